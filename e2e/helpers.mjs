@@ -1,0 +1,148 @@
+// Helpers for the browser tests (node:test + playwright-core + Debian's /usr/bin/chromium).
+//
+//   import { launch } from "./helpers.mjs";
+//   let env;
+//   before(async () => { env = await launch(); });
+//   after(() => env?.close());
+//   test("...", async () => {
+//     const page = await env.open("/");          // new page, navigated, errors collected
+//     assertNoErrors(page);                       // no console errors, no uncaught errors
+//   });
+//
+// The static server (scripts/serve.mjs, with its strict CSP) runs on a free port, so the
+// page is tested under the same Content-Security-Policy it is deployed with.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { startServer } from "../scripts/serve.mjs";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** @type {WeakMap<import("playwright-core").Page, {console: object[], page: object[], requests: object[]}>} */
+const collected = new WeakMap();
+const launched = new Set();
+
+/** Start collecting a page's console errors, uncaught errors and failed requests. */
+export function watch(page) {
+  if (collected.has(page)) return collected.get(page);
+  const errors = { console: [], page: [], requests: [] };
+  collected.set(page, errors);
+  page.on("console", (msg) => {
+    if (msg.type() === "error") {
+      const loc = msg.location();
+      errors.console.push({ text: msg.text(), url: loc?.url ?? "", line: loc?.lineNumber ?? 0 });
+    }
+  });
+  page.on("pageerror", (err) => {
+    errors.page.push({ message: err.message, stack: err.stack ?? "" });
+  });
+  page.on("requestfailed", (req) => {
+    errors.requests.push({ url: req.url(), failure: req.failure()?.errorText ?? "" });
+  });
+  return errors;
+}
+
+/** The errors collected so far for a page: {console, page, requests}. */
+export function errorsOf(page) {
+  const errors = collected.get(page);
+  if (!errors) throw new Error("errorsOf: this page was not opened by the helpers (call watch(page) first)");
+  return errors;
+}
+
+/** Assert the page logged no console error and threw no uncaught error. */
+export function assertNoErrors(page, { requests = false } = {}) {
+  const e = errorsOf(page);
+  assert.deepEqual(
+    e.console.map((c) => `${c.text}${c.url ? ` (${c.url}:${c.line})` : ""}`),
+    [],
+    "console errors",
+  );
+  assert.deepEqual(
+    e.page.map((p) => p.stack || p.message),
+    [],
+    "uncaught page errors",
+  );
+  if (requests) {
+    assert.deepEqual(
+      e.requests.map((r) => `${r.url}: ${r.failure}`),
+      [],
+      "failed requests",
+    );
+  }
+}
+
+/**
+ * Start the static server on a free port and a headless Chromium with a fresh profile.
+ * @param {{root?: string, viewport?: {width: number, height: number}, contextOptions?: object}} [options]
+ */
+export async function launch({ root = ROOT, viewport = { width: 1280, height: 800 }, contextOptions = {} } = {}) {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} not found: run \`bash scripts/install-tools.sh --browser\` (or set CHROMIUM_PATH)`);
+  }
+  const server = await startServer({ port: 0, root });
+  let browser;
+  try {
+    // launch() gives the browser a fresh temporary user-data-dir and removes it on close.
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      chromiumSandbox: false,
+      args: CHROMIUM_ARGS,
+      timeout: 60_000,
+    });
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+  const context = await browser.newContext({ viewport, baseURL: server.url, ...contextOptions });
+  context.setDefaultTimeout(15_000);
+  context.setDefaultNavigationTimeout(30_000);
+
+  const env = {
+    server,
+    browser,
+    context,
+    baseURL: server.url,
+    /** A new page whose errors are collected (see errorsOf / assertNoErrors). */
+    async newPage() {
+      const page = await context.newPage();
+      watch(page);
+      return page;
+    },
+    /** A new page navigated to `path` (relative to the server root), waited until loaded. */
+    async open(path = "/", { waitUntil = "load" } = {}) {
+      const page = await env.newPage();
+      const response = await page.goto(new URL(path, server.url).href, { waitUntil });
+      assert.ok(response, `no response for ${path}`);
+      assert.equal(response.status(), 200, `HTTP status of ${path}`);
+      return page;
+    },
+    async close() {
+      launched.delete(env);
+      await context.close().catch(() => {});
+      await browser.close().catch(() => {});
+      await server.close();
+    },
+  };
+  launched.add(env);
+  return env;
+}
+
+/** Close one environment, or every environment launch() opened and has not closed yet. */
+export async function close(env) {
+  if (env) return env.close();
+  await Promise.all([...launched].map((e) => e.close()));
+}

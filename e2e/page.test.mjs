@@ -1,0 +1,269 @@
+// The playground page in headless Chromium: it plays, pauses, steps, scrubs,
+// intervenes, switches theme and scenario, and the LEO and HW it shows for
+// each broker equal the native CLI's trace, step for step.
+//
+// Needs www/pkg (npm run build). Uses HWSCOPE_BIN when set, else builds the
+// native CLI once (cargo build --release --bin hwscope, a no-op when fresh).
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { join, resolve } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
+
+const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
+let bin = process.env.HWSCOPE_BIN;
+const traces = new Map();
+
+/** The CLI's trace of a built-in scenario, one record per step. */
+function trace(name) {
+  if (!traces.has(name)) {
+    if (!bin) {
+      execFileSync("cargo", ["build", "--quiet", "--release", "--bin", "hwscope"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+      bin = join(TARGET_DIR, "release", "hwscope");
+    }
+    const r = spawnSync(bin, ["run", "--builtin", name, "--format", "jsonl"], { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 30 });
+    assert.equal(r.status, 0, `hwscope run --builtin ${name}: ${r.stderr}`);
+    traces.set(name, r.stdout.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)));
+  }
+  return traces.get(name);
+}
+
+/** What the page shows: the step, its time, and each broker's LEO and HW. */
+async function shown(page) {
+  return page.evaluate(() => ({
+    step: Number(document.getElementById("status").dataset.step),
+    time: Number(document.getElementById("status").dataset.time),
+    brokers: [...document.querySelectorAll(".broker[data-broker]")].map((g) => ({
+      broker: Number(g.dataset.broker),
+      leo: Number(g.dataset.leo),
+      hw: Number(g.dataset.hw),
+      alive: g.dataset.alive === "true",
+    })),
+  }));
+}
+
+function expected(rec) {
+  return {
+    step: rec.step,
+    time: rec.time_ms,
+    brokers: rec.replicas.map((r) => ({ broker: r.broker, leo: r.leo, hw: r.hw, alive: r.alive })),
+  };
+}
+
+async function ready(page) {
+  await page.waitForSelector("#status[data-step]");
+  await page.waitForSelector(".broker[data-broker]");
+}
+
+async function scenarioName(page) {
+  return page.$eval("#scenario", (s) => s.value);
+}
+
+/** Moves the scrubber as a user would (an input event). */
+async function scrubTo(page, n) {
+  await page.$eval("#scrub", (el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+  }, n);
+}
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(async () => {
+  await env?.close();
+});
+
+describe("the playground page", () => {
+  let page;
+  let name;
+  before(async () => {
+    // Count animation frames requested, to prove none is left running when paused.
+    await env.context.addInitScript(() => {
+      const raf = window.requestAnimationFrame.bind(window);
+      window.__frames = 0;
+      window.requestAnimationFrame = (cb) => {
+        window.__frames++;
+        return raf(cb);
+      };
+    });
+    page = await env.open("/");
+    await ready(page);
+    name = await scenarioName(page);
+  });
+  after(async () => {
+    assertNoErrors(page);
+    await page.close();
+  });
+
+  test("draws its first frame quickly and shows the seed and the time", async () => {
+    const ms = await page.evaluate(() => performance.getEntriesByName("hwscope-first-frame")[0]?.startTime);
+    assert.ok(ms > 0, "the page marks its first frame");
+    assert.ok(ms < 1500, `first frame after ${ms} ms`);
+    const status = await page.textContent("#status");
+    assert.match(status, /seed \d+/);
+    assert.match(status, /t = [\d.]+ ms/);
+  });
+
+  test("step 0 and the next steps match the CLI trace", async () => {
+    const recs = trace(name);
+    assert.deepEqual(await shown(page), expected(recs[0]));
+    for (let n = 1; n <= Math.min(12, recs.length - 1); n++) {
+      await page.keyboard.press("ArrowRight");
+      assert.deepEqual(await shown(page), expected(recs[n]), `step ${n}`);
+    }
+  });
+
+  test("steps back with ←", async () => {
+    const recs = trace(name);
+    const before = (await shown(page)).step;
+    await page.keyboard.press("ArrowLeft");
+    assert.deepEqual(await shown(page), expected(recs[before - 1]));
+  });
+
+  test("scrubs to any step, forward and back", async () => {
+    const recs = trace(name);
+    const last = recs.length - 1;
+    for (const n of [last, Math.floor(last / 2), 3, last - 1, 0]) {
+      await scrubTo(page, n);
+      assert.deepEqual(await shown(page), expected(recs[n]), `scrubbed to ${n}`);
+    }
+    await page.waitForFunction((n) => Number(document.getElementById("scrub").max) === n, last);
+    await page.keyboard.press("End");
+    assert.equal((await shown(page)).step, last);
+    await page.keyboard.press("Home");
+    assert.equal((await shown(page)).step, 0);
+  });
+
+  test("plays, pauses, and spends no frames while paused", async () => {
+    await page.click("#play");
+    await page.waitForFunction(() => Number(document.getElementById("status").dataset.step) >= 3, null, { timeout: 10_000 });
+    await page.click("#play");
+    assert.equal(await page.textContent("#play"), "Play");
+    const paused = await shown(page);
+    const frames = await page.evaluate(() => window.__frames);
+    await page.waitForTimeout(400);
+    assert.equal(await page.evaluate(() => window.__frames), frames, "no animation frame requested while paused");
+    assert.deepEqual(await shown(page), paused);
+    assert.deepEqual(paused, expected(trace(name)[paused.step]));
+  });
+
+  test("the narration lists the steps, and a click jumps to one", async () => {
+    await scrubTo(page, 6);
+    // After a jump the history fills in once scrubbing stops.
+    await page.waitForFunction(() => document.querySelectorAll("#narration button").length === 7);
+    const items = await page.$$eval("#narration button", (bs) => bs.map((b) => b.textContent));
+    assert.equal(items.length, 7);
+    assert.ok(items[6].includes(trace(name)[6].text));
+    assert.equal(await page.textContent("#live"), trace(name)[6].text);
+    await page.click('#narration button[data-step="2"]');
+    assert.equal((await shown(page)).step, 2);
+  });
+
+  test("a click on a broker or a message shows its fields", async () => {
+    await page.click('.broker[data-broker="1"]');
+    assert.match(await page.textContent("#inspector"), /Broker 1[\s\S]*leo/);
+    const msg = await page.$(".msg[data-msg]");
+    if (msg) {
+      await msg.click({ force: true });
+      assert.match(await page.textContent("#inspector"), /sent_ms[\s\S]*arrive_ms/);
+    }
+    await page.click("#insp-close");
+    assert.match(await page.textContent("#inspector"), /Step 2/);
+  });
+
+  test("an intervention forks the future: crash, restart, produce, add a consumer", async () => {
+    await scrubTo(page, 4);
+    await page.selectOption("#iv-broker", "1");
+    await page.click('[data-iv="crash"]');
+    let now = await shown(page);
+    assert.equal(now.step, 5);
+    assert.equal(now.brokers[1].alive, false, "broker 1 is down after the crash");
+    await page.click('[data-iv="restart"]');
+    now = await shown(page);
+    assert.equal(now.step, 6);
+    assert.equal(now.brokers[1].alive, true);
+    await page.click('[data-iv="produce"]');
+    assert.equal((await shown(page)).step, 7);
+    const consumers = await page.$$eval(".consumer[data-consumer]", (gs) => gs.length);
+    await page.click('[data-iv="add_consumer"]');
+    assert.equal(await page.$$eval(".consumer[data-consumer]", (gs) => gs.length), consumers + 1);
+    // Stepping back past the fork shows the recorded past unchanged.
+    await scrubTo(page, 3);
+    assert.deepEqual(await shown(page), expected(trace(name)[3]));
+  });
+
+  test("the settings panel shows the core's error next to the field", async () => {
+    await page.click("#settings-open");
+    await page.fill("#f-replicas", "40");
+    assert.match(await page.textContent("#f-replicas-err"), /between 1 and 7/);
+    assert.equal(await page.isDisabled("#settings-run"), true);
+    // One more broker than now is always valid (events only name existing ones).
+    const more = (await shown(page)).brokers.length + 1;
+    await page.fill("#f-replicas", String(more));
+    assert.equal(await page.textContent("#f-replicas-err"), "");
+    await page.click("#settings-run");
+    await page.waitForFunction((n) => document.querySelectorAll(".broker[data-broker]").length === n, more);
+    assert.equal((await shown(page)).step, 0);
+  });
+
+  test("switching scenario shows that scenario's trace", async () => {
+    const names = await page.$$eval("#scenario option", (os) => os.map((o) => o.value));
+    const other = names.find((n) => n !== name) ?? name;
+    await page.selectOption("#scenario", other);
+    await ready(page);
+    const recs = trace(other);
+    assert.deepEqual(await shown(page), expected(recs[0]));
+    const n = Math.min(recs.length - 1, 9);
+    await scrubTo(page, n);
+    assert.deepEqual(await shown(page), expected(recs[n]));
+  });
+
+  test("the theme button cycles auto, light and dark", async () => {
+    const theme = () => page.evaluate(() => document.documentElement.dataset.theme ?? "auto");
+    const start = await theme();
+    const seen = [start];
+    for (let i = 0; i < 2; i++) {
+      await page.click("#theme");
+      seen.push(await theme());
+    }
+    assert.deepEqual([...seen].sort(), ["auto", "dark", "light"]);
+  });
+});
+
+test("?theme=dark gives a dark page, and 320 px needs no sideways scrolling", async () => {
+  const page = await env.newPage();
+  await page.setViewportSize({ width: 320, height: 640 });
+  await page.goto(new URL("/?theme=dark", env.baseURL).href);
+  await ready(page);
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const [r, g, b] = bg.match(/\d+/g).map(Number);
+  assert.ok(r + g + b < 150, `dark background, got ${bg}`);
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 320), "no horizontal overflow at 320 px");
+  assertNoErrors(page);
+  await page.close();
+});
+
+test("reduced motion still plays, one discrete step at a time", async () => {
+  const context = await env.browser.newContext({ baseURL: env.baseURL, reducedMotion: "reduce" });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(new URL("/", env.baseURL).href);
+  await ready(page);
+  await page.click("#play");
+  await page.waitForFunction(() => Number(document.getElementById("status").dataset.step) >= 2, null, { timeout: 10_000 });
+  await page.click("#play");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test("a wasm that fails to load shows a message, not a blank page", async () => {
+  const page = await env.newPage();
+  await page.route("**/hwscope_bg.wasm", (route) => route.fulfill({ status: 404, body: "gone" }));
+  await page.goto(new URL("/", env.baseURL).href);
+  await page.waitForSelector("#banner:not([hidden])");
+  assert.match(await page.textContent("#banner"), /could not be loaded/);
+  await page.close();
+});

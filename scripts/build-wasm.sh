@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Build the wasm package the page loads: www/pkg/hwscope.js + www/pkg/hwscope_bg.wasm.
+#
+#   bash scripts/build-wasm.sh            # release build, wasm-bindgen --target web, wasm-opt -Oz
+#   bash scripts/build-wasm.sh --no-opt   # skip wasm-opt (faster, bigger)
+#
+# Installs the tools it needs first (scripts/install-tools.sh, without the browser).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+opt=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-opt) opt=0 ;;
+    *)
+      echo "build-wasm: unknown argument: $arg" >&2
+      exit 2
+      ;;
+  esac
+done
+
+bash scripts/install-tools.sh
+
+target_dir="${CARGO_TARGET_DIR:-target}"
+wasm_in="$target_dir/wasm32-unknown-unknown/release/hwscope.wasm"
+out_dir="www/pkg"
+
+echo "build-wasm: cargo build --lib --target wasm32-unknown-unknown --release"
+# Keep the wasm unstripped for wasm-bindgen: with `strip = true` the target_features
+# section is gone, wasm-bindgen cannot see that reference types are on (and warns).
+# wasm-opt --strip-debug below removes names and debug info. Native builds keep the
+# profile's setting; the env var only changes this one (wasm32, separately cached) build.
+CARGO_PROFILE_RELEASE_STRIP=false cargo build --lib --target wasm32-unknown-unknown --release
+
+echo "build-wasm: wasm-bindgen --target web --out-dir $out_dir"
+rm -rf "$out_dir"
+wasm-bindgen --target web --out-dir "$out_dir" --out-name hwscope "$wasm_in"
+
+# wasm-opt from the npm package `binaryen` (Debian's wasm-opt 108 emits modules that fail
+# to load). Enable exactly the features rustc's wasm32-unknown-unknown target emits by
+# default (Rust >= 1.82/1.87): without them wasm-opt rejects the module or, worse, lowers
+# it into something the wasm-bindgen glue cannot instantiate. Every feature listed is
+# supported by Node 20 and current Chromium, Firefox and Safari.
+wasm_features=(
+  --enable-bulk-memory
+  --enable-bulk-memory-opt
+  --enable-multivalue
+  --enable-mutable-globals
+  --enable-nontrapping-float-to-int
+  --enable-reference-types
+  --enable-sign-ext
+)
+wasm="$out_dir/hwscope_bg.wasm"
+if [[ $opt == 1 ]]; then
+  before=$(wc -c <"$wasm")
+  echo "build-wasm: wasm-opt -Oz"
+  node_modules/.bin/wasm-opt "$wasm" -o "$wasm.opt" -Oz "${wasm_features[@]}" \
+    --strip-debug --strip-producers
+  mv "$wasm.opt" "$wasm"
+  after=$(wc -c <"$wasm")
+  echo "build-wasm: hwscope_bg.wasm $before -> $after bytes"
+fi
+
+# Fail the build here, not in the browser, if the package does not instantiate.
+node scripts/check-pkg.mjs "$out_dir"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Every test, in order, stopping at the first failure:
+#   1. build the wasm package (npm run build) and make sure chromium is installed,
+#   2. cargo test (native),
+#   3. node --test tests/js/  (wasm vs native traces, the JS API),
+#   4. node --test e2e/       (the page in headless Chromium).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+phase() { printf '\n== %s\n' "$*"; }
+
+phase "build (npm run build)"
+npm run --silent build
+
+phase "browser (install-tools --browser)"
+bash scripts/install-tools.sh --browser
+
+phase "cargo test"
+cargo test
+
+shopt -s nullglob
+js_tests=(tests/js/*.test.mjs tests/js/*.test.js)
+e2e_tests=(e2e/*.test.mjs e2e/*.test.js)
+shopt -u nullglob
+
+phase "node --test tests/js/"
+if ((${#js_tests[@]} == 0)); then echo "test: no test files in tests/js/" >&2; exit 1; fi
+node --test "${js_tests[@]}"
+
+phase "node --test e2e/"
+if ((${#e2e_tests[@]} == 0)); then echo "test: no test files in e2e/" >&2; exit 1; fi
+node --test "${e2e_tests[@]}"
+
+printf '\nall tests passed\n'

@@ -1,0 +1,155 @@
+//! The `hwscope` command line: run a scenario and print its steps.
+
+use hwscope::{builtin, format, Run, Scenario, ScenarioError};
+use std::io::Write;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown] [--until-ms N] [--preset NAME]
+  hwscope scenarios                list the built-in scenarios
+  hwscope presets                  list the presets
+  hwscope bench [--seconds S]      simulated events per second for each built-in scenario";
+
+/// A usage or input error: exit status 2, one line on stderr.
+struct Fail(String);
+
+impl From<ScenarioError> for Fail {
+    fn from(e: ScenarioError) -> Fail {
+        Fail(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail(msg)) => {
+            eprintln!("hwscope: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), Fail> {
+    match args.first().map(String::as_str) {
+        Some("run") => cmd_run(&args[1..]),
+        Some("scenarios") => {
+            for (name, json) in builtin::BUILTINS {
+                let title = Scenario::from_json(json).map(|s| s.title).unwrap_or_default();
+                println!("{name:<28} {title}");
+            }
+            Ok(())
+        }
+        Some("presets") => {
+            for p in hwscope::scenario::Preset::ALL {
+                println!("{:<12} {}", p.name(), p.description());
+            }
+            Ok(())
+        }
+        Some("bench") => cmd_bench(&args[1..]),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        _ => Err(Fail(format!("expected a command\n{USAGE}"))),
+    }
+}
+
+fn value<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result<&'a str, Fail> {
+    *i += 1;
+    args.get(*i).map(String::as_str).ok_or_else(|| Fail(format!("{flag} needs a value")))
+}
+
+fn cmd_run(args: &[String]) -> Result<(), Fail> {
+    let mut file = None;
+    let mut builtin_name = None;
+    let mut fmt = "jsonl".to_string();
+    let mut until = None;
+    let mut preset = None;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--builtin" => builtin_name = Some(value(args, &mut i, "--builtin")?.to_string()),
+            "--format" => fmt = value(args, &mut i, "--format")?.to_string(),
+            "--until-ms" => {
+                let v = value(args, &mut i, "--until-ms")?;
+                until = Some(v.parse::<u64>().map_err(|_| Fail(format!("--until-ms: must be a number of milliseconds, got {v:?}")))?);
+            }
+            "--preset" => preset = Some(value(args, &mut i, "--preset")?.to_string()),
+            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n{USAGE}"))),
+            a => file = Some(a.to_string()),
+        }
+        i += 1;
+    }
+    if !matches!(fmt.as_str(), "jsonl" | "table" | "markdown") {
+        return Err(Fail(format!("--format: must be jsonl, table or markdown, got {fmt:?}")));
+    }
+    let mut scenario = match (file, builtin_name) {
+        (Some(path), None) => {
+            let text = std::fs::read_to_string(&path).map_err(|e| Fail(format!("{path}: {e}")))?;
+            Scenario::from_json(&text)?
+        }
+        (None, Some(name)) => builtin::load(&name)?,
+        _ => return Err(Fail(format!("give a scenario file or --builtin NAME\n{USAGE}"))),
+    };
+    if let Some(p) = preset {
+        let quoted = serde_json::Value::String(p.clone()).to_string();
+        scenario.preset = serde_json::from_str(&quoted).map_err(|_| Fail(format!("--preset: no preset {p:?}; run `hwscope presets`")))?;
+    }
+    if let Some(u) = until {
+        scenario.stop_at_ms = u.min(hwscope::scenario::MAX_TIME_MS);
+    }
+    let mut run = Run::new(scenario);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if fmt == "jsonl" {
+        let mut failed = false;
+        run.for_each_record(|r| {
+            if !failed && writeln!(out, "{}", r.to_json()).is_err() {
+                failed = true;
+            }
+        });
+    } else {
+        let mut records = Vec::new();
+        run.for_each_record(|r| records.push(r.clone()));
+        let text = if fmt == "table" { format::table(&records) } else { format::markdown(&records) };
+        let _ = out.write_all(text.as_bytes());
+    }
+    let _ = out.flush();
+    Ok(())
+}
+
+/// Simulated events per second, natively, for each built-in scenario.
+fn cmd_bench(args: &[String]) -> Result<(), Fail> {
+    let mut seconds = 1.0f64;
+    let mut i = 0;
+    while i < args.len() {
+        if args[i] == "--seconds" {
+            let v = value(args, &mut i, "--seconds")?;
+            seconds = v.parse().map_err(|_| Fail(format!("--seconds: must be a number, got {v:?}")))?;
+        }
+        i += 1;
+    }
+    let mut total_events = 0u64;
+    let mut total_time = 0f64;
+    println!("{:<28} {:>10} {:>14}", "scenario", "steps", "events/s");
+    for (name, json) in builtin::BUILTINS {
+        let scenario = Scenario::from_json(json)?;
+        let start = std::time::Instant::now();
+        let mut events = 0u64;
+        let mut steps = 0u64;
+        while start.elapsed().as_secs_f64() < seconds / builtin::BUILTINS.len() as f64 {
+            let mut run = Run::new(scenario.clone());
+            while run.step() {
+                events += 1;
+            }
+            steps = run.current();
+        }
+        let elapsed = start.elapsed().as_secs_f64();
+        total_events += events;
+        total_time += elapsed;
+        println!("{name:<28} {steps:>10} {:>14.0}", events as f64 / elapsed);
+    }
+    println!("{:<28} {:>10} {:>14.0}", "all (native)", "", total_events as f64 / total_time);
+    Ok(())
+}

@@ -1,0 +1,224 @@
+//! Named properties, checked after every step. Each is one function; a
+//! violation is reported once, in the step where it first holds, with a
+//! sentence that names the record.
+//!
+//! The checks are incremental (a verified prefix per leader or per pair of
+//! replicas) so that a long run costs O(1) per step, not O(log length).
+
+use crate::sim::log::RecordId;
+use crate::sim::Sim;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub const HW_ABOVE_LEO: &str = "hw-above-leo";
+pub const FOLLOWER_HW_ABOVE_LEADER: &str = "follower-hw-above-leader";
+pub const ACKED_RECORD_LOST: &str = "acked-record-lost";
+pub const CONSUMED_RECORD_LOST: &str = "consumed-record-lost";
+pub const REPLICAS_DIVERGED: &str = "replicas-diverged";
+pub const CONSUMER_READ_UNCOMMITTED: &str = "consumer-read-uncommitted";
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Violation {
+    pub invariant: &'static str,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Watch {
+    Acked,
+    Consumed(usize),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Invariants {
+    /// The violations that first held in this step.
+    pub new_violations: Vec<Violation>,
+    /// Every violation so far, with the step it appeared in.
+    pub history: Vec<(u64, Violation)>,
+    /// Records that have been below some leader's HW: id → offset.
+    committed: BTreeMap<RecordId, u64>,
+    /// Records that must stay on the leader: offset → (why, record).
+    watched: BTreeMap<u64, Vec<(Watch, RecordId)>>,
+    /// Newly watched records not yet checked against the leader.
+    fresh: Vec<(u64, Watch, RecordId)>,
+    /// (leader, leader epoch, offset below which the watched records were verified).
+    leader_verified: Option<(u32, i32, u64)>,
+    /// Per pair of replicas, the offset below which their logs were verified equal.
+    pair_verified: BTreeMap<(u32, u32), u64>,
+    reported: BTreeSet<(&'static str, u64, u64)>,
+}
+
+impl Invariants {
+    pub fn begin_step(&mut self) {
+        self.new_violations.clear();
+    }
+
+    fn report(&mut self, invariant: &'static str, key: (u64, u64), text: String) {
+        if self.reported.insert((invariant, key.0, key.1)) {
+            self.new_violations.push(Violation { invariant, text });
+        }
+    }
+
+    /// The leader's HW moved from `from` to `to`: those records are committed.
+    pub fn note_committed(&mut self, log: &crate::sim::log::Log, from: u64, to: u64, _epoch: i32) {
+        for o in from..to {
+            if let Some(e) = log.get(o) {
+                self.committed.entry(e.id).or_insert(o);
+            }
+        }
+    }
+
+    /// A producer got an acks=all acknowledgement for these records.
+    pub fn note_acked(&mut self, ids: &[RecordId]) {
+        for id in ids {
+            if let Some(&o) = self.committed.get(id) {
+                self.watched.entry(o).or_default().push((Watch::Acked, *id));
+                self.fresh.push((o, Watch::Acked, *id));
+            }
+        }
+    }
+
+    /// A consumer received this record at this offset.
+    pub fn note_consumed(&mut self, consumer: usize, offset: u64, id: RecordId) {
+        self.watched.entry(offset).or_default().push((Watch::Consumed(consumer), id));
+        self.fresh.push((offset, Watch::Consumed(consumer), id));
+    }
+}
+
+/// Runs every property after a step.
+pub fn check(sim: &mut Sim) {
+    hw_above_leo(sim);
+    follower_hw_above_leader(sim);
+    consumer_read_uncommitted(sim);
+    records_kept_by_leader(sim);
+    replicas_diverged(sim);
+    let step = sim.step;
+    let new = sim.invariants.new_violations.clone();
+    sim.invariants.history.extend(new.into_iter().map(|v| (step, v)));
+}
+
+/// `hw-above-leo`: no replica's HW is above its own log end.
+fn hw_above_leo(sim: &mut Sim) {
+    for i in 0..sim.brokers.len() {
+        let b = &sim.brokers[i];
+        if b.alive && b.hw > b.log.leo() {
+            let text = format!("Broker {}'s HW {} is above its LEO {}.", b.id, b.hw, b.log.leo());
+            let key = (b.id as u64, b.hw);
+            sim.invariants.report(HW_ABOVE_LEO, key, text);
+        }
+    }
+}
+
+/// `follower-hw-above-leader`: a follower's HW, learned from the current leader in
+/// its current epoch, never exceeds that leader's HW (the HW flows leader → follower).
+fn follower_hw_above_leader(sim: &mut Sim) {
+    let Some(l) = sim.acting_leader() else { return };
+    let (leader_hw, epoch) = (sim.broker(l).hw, sim.broker(l).leader_epoch);
+    for i in 0..sim.brokers.len() {
+        let b = &sim.brokers[i];
+        if b.id != l && b.alive && b.hw_epoch == epoch && b.leader_epoch == epoch && b.hw > leader_hw {
+            let text = format!("Follower {}'s HW {} is above leader {l}'s HW {leader_hw} in epoch {epoch}.", b.id, b.hw);
+            let key = (b.id as u64, b.hw);
+            sim.invariants.report(FOLLOWER_HW_ABOVE_LEADER, key, text);
+        }
+    }
+}
+
+/// `consumer-read-uncommitted`: a consumer only receives records that were committed
+/// (below the leader's HW) when it read them.
+fn consumer_read_uncommitted(sim: &mut Sim) {
+    let fresh: Vec<(u64, Watch, RecordId)> = sim.invariants.fresh.iter().copied().filter(|f| matches!(f.1, Watch::Consumed(_))).collect();
+    for (o, w, id) in fresh {
+        if !sim.invariants.committed.contains_key(&id) {
+            let Watch::Consumed(c) = w else { continue };
+            let text = format!("{} read {} at offset {o}, which no leader had committed.", sim.consumers[c].spec.id, sim.record_name(id));
+            sim.invariants.report(CONSUMER_READ_UNCOMMITTED, (o, id.n as u64 | ((id.producer as u64) << 32)), text);
+        }
+    }
+}
+
+/// `acked-record-lost` and `consumed-record-lost`: every record acknowledged with
+/// acks=all, and every record a consumer has read, is still in the leader's log at its offset.
+fn records_kept_by_leader(sim: &mut Sim) {
+    let Some(l) = sim.acting_leader() else { return };
+    let epoch = sim.broker(l).leader_epoch;
+    let leo = sim.broker(l).log.leo();
+    let from = match sim.invariants.leader_verified {
+        Some((vl, ve, upto)) if vl == l && ve == epoch => upto.min(leo),
+        _ => 0,
+    };
+    let mut to_check: Vec<(u64, Watch, RecordId)> =
+        sim.invariants.watched.range(from..).flat_map(|(o, ws)| ws.iter().map(move |(w, id)| (*o, *w, *id))).collect();
+    to_check.extend(sim.invariants.fresh.drain(..).filter(|f| f.0 < from));
+    for (o, w, id) in to_check {
+        let log = &sim.broker(l).log;
+        let held = log.get(o).map(|e| e.id);
+        if held == Some(id) {
+            continue;
+        }
+        let name = sim.record_name(id);
+        let instead = match held {
+            Some(other) => format!("{} stands there instead", sim.record_name(other)),
+            None if o >= leo => format!("its log ends at {leo}"),
+            None => "another record stands there".into(),
+        };
+        let key = (o, id.n as u64 | ((id.producer as u64) << 32));
+        match w {
+            Watch::Acked => {
+                let text = format!("{name} was acknowledged with acks=all at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.");
+                sim.invariants.report(ACKED_RECORD_LOST, key, text);
+            }
+            Watch::Consumed(c) => {
+                let text = format!("{} read {name} at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.", sim.consumers[c].spec.id);
+                sim.invariants.report(CONSUMED_RECORD_LOST, (key.0, key.1 ^ ((c as u64 + 1) << 48)), text);
+            }
+        }
+    }
+    sim.invariants.fresh.clear();
+    sim.invariants.leader_verified = Some((l, epoch, leo));
+}
+
+/// `replicas-diverged`: two live replicas never hold different records at an offset
+/// below both of their HWs. A follower's HW counts once it has heard it from the
+/// current leader: a replica just back from a crash carries an HW from an older
+/// epoch, which its first truncation may still correct.
+fn replicas_diverged(sim: &mut Sim) {
+    let n = sim.brokers.len() as u32;
+    let Some(l) = sim.acting_leader() else { return };
+    let epoch = sim.broker(l).leader_epoch;
+    let authoritative = |s: &Sim, x: u32| {
+        let b = s.broker(x);
+        b.alive && (x == l || (b.hw_epoch == epoch && b.leader_epoch == epoch))
+    };
+    for a in 0..n {
+        for b in (a + 1)..n {
+            let (ra, rb) = (sim.broker(a), sim.broker(b));
+            if !authoritative(sim, a) || !authoritative(sim, b) {
+                continue;
+            }
+            let limit = ra.hw.min(rb.hw).min(ra.log.leo()).min(rb.log.leo());
+            let verified = sim.invariants.pair_verified.get(&(a, b)).copied().unwrap_or(0).min(limit);
+            let start = verified.max(ra.log.base().min(rb.log.base()));
+            let mut found = None;
+            for o in start..limit {
+                if !ra.log.same_record(&rb.log, o) {
+                    found = Some(o);
+                    break;
+                }
+            }
+            let (hw_a, hw_b) = (ra.hw, rb.hw);
+            sim.invariants.pair_verified.insert((a, b), limit);
+            if let Some(o) = found {
+                let name = |s: &Sim, x: u32| s.broker(x).log.get(o).map_or("an initial record".to_string(), |e| format!("{} (epoch {})", s.record_name(e.id), e.epoch));
+                let text = format!(
+                    "Brokers {a} and {b} hold different records at offset {o}, below both HWs ({} and {}): {} on {a}, {} on {b}.",
+                    hw_a,
+                    hw_b,
+                    name(sim, a),
+                    name(sim, b)
+                );
+                sim.invariants.report(REPLICAS_DIVERGED, (o, ((a as u64) << 8) | b as u64), text);
+            }
+        }
+    }
+}

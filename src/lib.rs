@@ -1,0 +1,32 @@
+//! hwscope: how Apache Kafka replicates a partition, as a deterministic simulation.
+//!
+//! Data flows one way: a [`scenario::Scenario`] (the input, CONTRACT.md §2) builds a
+//! [`sim::Sim`]; each step runs one event chosen by the scheduler and hands it to
+//! the role that owns it; [`record::StepRecord`] (CONTRACT.md §3) is what a step
+//! looks like from outside. Nothing here knows how it will be drawn.
+//!
+//! - `scenario/`  format 1, defaults, validation, presets (behaviour switches as data)
+//! - `sim/`       the engine: scheduler (the only place order is decided), network,
+//!                log, and one file per role: leader, follower, controller,
+//!                producer, consumer
+//! - `invariants` named properties, one function each
+//! - `record`     the step record and its narration
+//! - `run`        a run with checkpoints: step, seek back and forth, fork
+//! - `builtin`    the built-in scenarios (JSON files in `scenarios/`)
+//! - `format`     the CLI's table and markdown views
+//! - `wasm`       the browser facade (wasm32 only)
+
+pub mod builtin;
+pub mod format;
+pub mod invariants;
+pub mod record;
+pub mod run;
+pub mod scenario;
+pub mod sim;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use record::StepRecord;
+pub use run::Run;
+pub use scenario::{Scenario, ScenarioError};

@@ -1,0 +1,610 @@
+//! The input: a scenario in format 1 (CONTRACT.md §2), its defaults and its
+//! validation. Every error names the field it is about.
+
+mod presets;
+
+pub use presets::{AboveHw, Behavior, BehaviorOverrides, HwCounts, IsrUpdate, Preset, ResponseHw, Truncation};
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The largest cluster the playground draws.
+pub const MAX_REPLICAS: u32 = 7;
+/// A day of simulated time is far more than any lesson needs.
+pub const MAX_TIME_MS: u64 = 86_400_000;
+
+/// A bad scenario: which field, and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub field: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { field: field.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub format: u32,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub title: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub preset: Preset,
+    #[serde(default, skip_serializing_if = "BehaviorOverrides::is_empty")]
+    pub behavior: BehaviorOverrides,
+    #[serde(default = "default_replicas")]
+    pub replicas: u32,
+    #[serde(default)]
+    pub initial: Initial,
+    #[serde(default)]
+    pub config: Config,
+    #[serde(default = "default_record_bytes")]
+    pub record_bytes: u64,
+    #[serde(default)]
+    pub network: Network,
+    #[serde(default = "default_producers")]
+    pub producers: Vec<ProducerSpec>,
+    #[serde(default)]
+    pub consumers: Vec<ConsumerSpec>,
+    #[serde(default)]
+    pub events: Vec<EventSpec>,
+    #[serde(default = "default_stop")]
+    pub stop_at_ms: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Initial {
+    #[serde(default)]
+    pub log_end_offset: u64,
+}
+
+/// Kafka's own configuration names and defaults. The first seven are the
+/// contract's; the rest are documented extensions with Kafka's defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    #[serde(rename = "replica.fetch.wait.max.ms")]
+    pub replica_fetch_wait_max_ms: u64,
+    #[serde(rename = "replica.fetch.min.bytes")]
+    pub replica_fetch_min_bytes: u64,
+    #[serde(rename = "replica.fetch.max.bytes")]
+    pub replica_fetch_max_bytes: u64,
+    #[serde(rename = "replica.lag.time.max.ms")]
+    pub replica_lag_time_max_ms: u64,
+    #[serde(rename = "min.insync.replicas")]
+    pub min_insync_replicas: u32,
+    #[serde(rename = "unclean.leader.election.enable")]
+    pub unclean_leader_election_enable: bool,
+    #[serde(rename = "broker.session.timeout.ms")]
+    pub broker_session_timeout_ms: u64,
+    #[serde(rename = "broker.heartbeat.interval.ms")]
+    pub broker_heartbeat_interval_ms: u64,
+    #[serde(rename = "replica.socket.timeout.ms")]
+    pub replica_socket_timeout_ms: u64,
+    #[serde(rename = "replica.fetch.backoff.ms")]
+    pub replica_fetch_backoff_ms: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            replica_fetch_wait_max_ms: 500,
+            replica_fetch_min_bytes: 1,
+            replica_fetch_max_bytes: 1_048_576,
+            replica_lag_time_max_ms: 30_000,
+            min_insync_replicas: 1,
+            unclean_leader_election_enable: false,
+            broker_session_timeout_ms: 9_000,
+            broker_heartbeat_interval_ms: 2_000,
+            replica_socket_timeout_ms: 30_000,
+            replica_fetch_backoff_ms: 1_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Network {
+    #[serde(default = "default_latency")]
+    pub latency_ms: u64,
+    /// Extra latency drawn from the seed, 0..=jitter_ms, per message.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub jitter_ms: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkSpec>,
+}
+
+impl Default for Network {
+    fn default() -> Self {
+        Network { latency_ms: default_latency(), jitter_ms: 0, links: Vec::new() }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub from: u32,
+    pub to: u32,
+    pub latency_ms: u64,
+}
+
+/// `acks`: 0, 1 or "all" (-1 is accepted as Kafka's spelling of all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Acks {
+    Zero,
+    One,
+    All,
+}
+
+impl Serialize for Acks {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Acks::Zero => s.serialize_u8(0),
+            Acks::One => s.serialize_u8(1),
+            Acks::All => s.serialize_str("all"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Acks {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        match &v {
+            serde_json::Value::String(s) if s == "all" => Ok(Acks::All),
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(0) => Ok(Acks::Zero),
+                Some(1) => Ok(Acks::One),
+                Some(-1) => Ok(Acks::All),
+                _ => Err(serde::de::Error::custom(format!("must be 0, 1 or \"all\", got {n}"))),
+            },
+            other => Err(serde::de::Error::custom(format!("must be 0, 1 or \"all\", got {other}"))),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProducerSpec {
+    pub id: String,
+    #[serde(default = "default_acks")]
+    pub acks: Acks,
+    #[serde(rename = "request.timeout.ms", default = "default_request_timeout")]
+    pub request_timeout_ms: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConsumerSpec {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fetch_from: Option<u32>,
+    #[serde(rename = "fetch.max.wait.ms", default = "default_consumer_wait")]
+    pub fetch_max_wait_ms: u64,
+    /// Where the consumer starts; by default the end of the initial log
+    /// (auto.offset.reset=latest on an idle partition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<u64>,
+    #[serde(rename = "request.timeout.ms", default = "default_request_timeout")]
+    pub request_timeout_ms: u64,
+}
+
+/// One scheduled happening. Exactly one of the action fields is set; an
+/// intervention (`Playground.apply`) has the same shape, without `at_ms`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventSpec {
+    #[serde(default)]
+    pub at_ms: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub produce: Option<ProduceSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crash: Option<CrashSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart: Option<BrokerRef>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<LinkCut>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heal: Option<LinkCut>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub add_consumer: Option<ConsumerSpec>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProduceSpec {
+    pub producer: String,
+    #[serde(default = "one")]
+    pub records: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrashSpec {
+    pub broker: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unflushed: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrokerRef {
+    pub broker: u32,
+}
+
+/// `{"between":[a,b]}` (both directions) or `{"from":a,"to":b}` (one).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkCut {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between: Option<[u32; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<u32>,
+}
+
+impl LinkCut {
+    /// The directed links this cut names, once validated.
+    pub fn directions(&self) -> Vec<(u32, u32)> {
+        match (self.between, self.from, self.to) {
+            (Some([a, b]), _, _) => vec![(a, b), (b, a)],
+            (None, Some(a), Some(b)) => vec![(a, b)],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A validated action, as the simulation consumes it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Produce { producer: usize, records: u32 },
+    Crash { broker: u32, unflushed: u64 },
+    Restart { broker: u32 },
+    Partition { links: Vec<(u32, u32)> },
+    Heal { links: Vec<(u32, u32)> },
+    AddConsumer(ConsumerSpec),
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_replicas() -> u32 {
+    3
+}
+fn default_record_bytes() -> u64 {
+    100
+}
+fn default_latency() -> u64 {
+    1
+}
+fn default_stop() -> u64 {
+    60_000
+}
+fn default_acks() -> Acks {
+    Acks::All
+}
+fn default_request_timeout() -> u64 {
+    30_000
+}
+fn default_consumer_wait() -> u64 {
+    500
+}
+fn one() -> u32 {
+    1
+}
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+fn default_producers() -> Vec<ProducerSpec> {
+    vec![ProducerSpec { id: "p1".into(), acks: Acks::All, request_timeout_ms: default_request_timeout() }]
+}
+
+impl Scenario {
+    /// Parses and validates a scenario from JSON text.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let scenario: Scenario = match serde_path_to_error::deserialize(&mut de) {
+            Ok(s) => s,
+            Err(e) => return Err(json_error(e)),
+        };
+        if let Err(e) = de.end() {
+            return Err(ScenarioError::new("", format!("not a single JSON object: {e}")));
+        }
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The behaviour switches in force: the preset's, with the scenario's overrides.
+    pub fn behavior(&self) -> Behavior {
+        self.behavior.apply(self.preset.behavior())
+    }
+
+    pub fn producer_index(&self, id: &str) -> Option<usize> {
+        self.producers.iter().position(|p| p.id == id)
+    }
+
+    /// Checks every value a JSON type cannot: ranges, references, uniqueness.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.format != 1 {
+            return Err(ScenarioError::new("format", format!("must be 1, got {} (made by a newer hwscope?)", self.format)));
+        }
+        if !(1..=MAX_REPLICAS).contains(&self.replicas) {
+            return Err(ScenarioError::new("replicas", format!("must be between 1 and {MAX_REPLICAS}, got {}", self.replicas)));
+        }
+        in_range("initial.log_end_offset", self.initial.log_end_offset, 0, 1_000_000_000)?;
+        in_range("record_bytes", self.record_bytes, 1, 1_048_576)?;
+        in_range("stop_at_ms", self.stop_at_ms, 0, MAX_TIME_MS)?;
+        self.validate_config()?;
+        in_range("network.latency_ms", self.network.latency_ms, 1, 60_000)?;
+        in_range("network.jitter_ms", self.network.jitter_ms, 0, 60_000)?;
+        for (i, link) in self.network.links.iter().enumerate() {
+            self.broker_exists(&format!("network.links[{i}].from"), link.from)?;
+            self.broker_exists(&format!("network.links[{i}].to"), link.to)?;
+            if link.from == link.to {
+                return Err(ScenarioError::new(format!("network.links[{i}]"), "from and to must differ"));
+            }
+            in_range(&format!("network.links[{i}].latency_ms"), link.latency_ms, 1, 60_000)?;
+        }
+        if self.producers.len() > 8 {
+            return Err(ScenarioError::new("producers", format!("at most 8 producers, got {}", self.producers.len())));
+        }
+        for (i, p) in self.producers.iter().enumerate() {
+            client_id(&format!("producers[{i}].id"), &p.id)?;
+            if self.producers[..i].iter().any(|q| q.id == p.id) {
+                return Err(ScenarioError::new(format!("producers[{i}].id"), format!("\"{}\" is used twice", p.id)));
+            }
+            in_range(&format!("producers[{i}].request.timeout.ms"), p.request_timeout_ms, 1, MAX_TIME_MS)?;
+        }
+        if self.consumers.len() > 8 {
+            return Err(ScenarioError::new("consumers", format!("at most 8 consumers, got {}", self.consumers.len())));
+        }
+        for (i, c) in self.consumers.iter().enumerate() {
+            self.validate_consumer(&format!("consumers[{i}]"), c)?;
+            if self.consumers[..i].iter().any(|d| d.id == c.id) {
+                return Err(ScenarioError::new(format!("consumers[{i}].id"), format!("\"{}\" is used twice", c.id)));
+            }
+        }
+        if self.events.len() > 10_000 {
+            return Err(ScenarioError::new("events", format!("at most 10000 events, got {}", self.events.len())));
+        }
+        for (i, e) in self.events.iter().enumerate() {
+            let field = format!("events[{i}]");
+            if e.at_ms < 0 {
+                return Err(ScenarioError::new(format!("{field}.at_ms"), format!("must be 0 or more, got {}", e.at_ms)));
+            }
+            if e.at_ms as u64 > MAX_TIME_MS {
+                return Err(ScenarioError::new(format!("{field}.at_ms"), format!("must be at most {MAX_TIME_MS}, got {}", e.at_ms)));
+            }
+            self.action(&field, e)?;
+        }
+        Ok(())
+    }
+
+    fn validate_config(&self) -> Result<(), ScenarioError> {
+        let c = &self.config;
+        in_range("config.replica.fetch.wait.max.ms", c.replica_fetch_wait_max_ms, 0, 600_000)?;
+        in_range("config.replica.fetch.min.bytes", c.replica_fetch_min_bytes, 0, 1 << 30)?;
+        in_range("config.replica.fetch.max.bytes", c.replica_fetch_max_bytes, 1, 1 << 30)?;
+        in_range("config.replica.lag.time.max.ms", c.replica_lag_time_max_ms, 2, MAX_TIME_MS)?;
+        in_range("config.min.insync.replicas", c.min_insync_replicas as u64, 1, MAX_REPLICAS as u64)?;
+        in_range("config.broker.heartbeat.interval.ms", c.broker_heartbeat_interval_ms, 1, MAX_TIME_MS)?;
+        in_range("config.broker.session.timeout.ms", c.broker_session_timeout_ms, 1, MAX_TIME_MS)?;
+        if c.broker_session_timeout_ms < c.broker_heartbeat_interval_ms {
+            return Err(ScenarioError::new(
+                "config.broker.session.timeout.ms",
+                format!("must be at least broker.heartbeat.interval.ms ({}), got {}", c.broker_heartbeat_interval_ms, c.broker_session_timeout_ms),
+            ));
+        }
+        in_range("config.replica.socket.timeout.ms", c.replica_socket_timeout_ms, 1, MAX_TIME_MS)?;
+        in_range("config.replica.fetch.backoff.ms", c.replica_fetch_backoff_ms, 1, MAX_TIME_MS)?;
+        Ok(())
+    }
+
+    fn validate_consumer(&self, field: &str, c: &ConsumerSpec) -> Result<(), ScenarioError> {
+        client_id(&format!("{field}.id"), &c.id)?;
+        if let Some(b) = c.fetch_from {
+            self.broker_exists(&format!("{field}.fetch_from"), b)?;
+        }
+        in_range(&format!("{field}.fetch.max.wait.ms"), c.fetch_max_wait_ms, 0, 600_000)?;
+        in_range(&format!("{field}.request.timeout.ms"), c.request_timeout_ms, 1, MAX_TIME_MS)?;
+        if let Some(p) = c.position {
+            in_range(&format!("{field}.position"), p, 0, self.initial.log_end_offset)?;
+        }
+        Ok(())
+    }
+
+    fn broker_exists(&self, field: &str, broker: u32) -> Result<(), ScenarioError> {
+        if broker >= self.replicas {
+            let hint = if self.replicas == 1 { "the only broker is 0".to_string() } else { format!("brokers are 0 to {}", self.replicas - 1) };
+            return Err(ScenarioError::new(field, format!("no broker {broker}: {hint}")));
+        }
+        Ok(())
+    }
+
+    /// Validates one action and turns it into what the simulation consumes.
+    pub fn action(&self, field: &str, a: &EventSpec) -> Result<Action, ScenarioError> {
+        let set = [a.produce.is_some(), a.crash.is_some(), a.restart.is_some(), a.partition.is_some(), a.heal.is_some(), a.add_consumer.is_some()]
+            .iter()
+            .filter(|s| **s)
+            .count();
+        if set != 1 {
+            return Err(ScenarioError::new(
+                field,
+                format!("needs exactly one of produce, crash, restart, partition, heal, add_consumer; got {set}"),
+            ));
+        }
+        if let Some(p) = &a.produce {
+            let Some(producer) = self.producer_index(&p.producer) else {
+                return Err(ScenarioError::new(format!("{field}.produce.producer"), format!("no producer \"{}\"", p.producer)));
+            };
+            in_range(&format!("{field}.produce.records"), p.records as u64, 1, 10_000)?;
+            return Ok(Action::Produce { producer, records: p.records });
+        }
+        if let Some(c) = &a.crash {
+            self.broker_exists(&format!("{field}.crash.broker"), c.broker)?;
+            in_range(&format!("{field}.crash.unflushed"), c.unflushed, 0, 1_000_000_000)?;
+            return Ok(Action::Crash { broker: c.broker, unflushed: c.unflushed });
+        }
+        if let Some(r) = &a.restart {
+            self.broker_exists(&format!("{field}.restart.broker"), r.broker)?;
+            return Ok(Action::Restart { broker: r.broker });
+        }
+        if let Some(cut) = &a.partition {
+            return Ok(Action::Partition { links: self.link_cut(&format!("{field}.partition"), cut)? });
+        }
+        if let Some(cut) = &a.heal {
+            return Ok(Action::Heal { links: self.link_cut(&format!("{field}.heal"), cut)? });
+        }
+        if let Some(c) = &a.add_consumer {
+            self.validate_consumer(&format!("{field}.add_consumer"), c)?;
+            return Ok(Action::AddConsumer(c.clone()));
+        }
+        Err(ScenarioError::new(field, "empty action"))
+    }
+
+    fn link_cut(&self, field: &str, cut: &LinkCut) -> Result<Vec<(u32, u32)>, ScenarioError> {
+        match (cut.between, cut.from, cut.to) {
+            (Some([a, b]), None, None) => {
+                self.broker_exists(&format!("{field}.between[0]"), a)?;
+                self.broker_exists(&format!("{field}.between[1]"), b)?;
+                if a == b {
+                    return Err(ScenarioError::new(format!("{field}.between"), "needs two different brokers"));
+                }
+            }
+            (None, Some(a), Some(b)) => {
+                self.broker_exists(&format!("{field}.from"), a)?;
+                self.broker_exists(&format!("{field}.to"), b)?;
+                if a == b {
+                    return Err(ScenarioError::new(field.to_string(), "from and to must differ"));
+                }
+            }
+            _ => return Err(ScenarioError::new(field, "give either \"between\": [a, b] or both \"from\" and \"to\"")),
+        }
+        Ok(cut.directions())
+    }
+}
+
+fn in_range(field: &str, value: u64, min: u64, max: u64) -> Result<(), ScenarioError> {
+    if value < min || value > max {
+        return Err(ScenarioError::new(field, format!("must be between {min} and {max}, got {value}")));
+    }
+    Ok(())
+}
+
+fn client_id(field: &str, id: &str) -> Result<(), ScenarioError> {
+    let ok = !id.is_empty() && id.len() <= 32 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
+    if !ok {
+        return Err(ScenarioError::new(field, format!("must be 1 to 32 letters, digits, '.', '_' or '-', got {:?}", truncate(id, 40))));
+    }
+    if id == "controller" {
+        return Err(ScenarioError::new(field, "\"controller\" is reserved"));
+    }
+    Ok(())
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let t: String = s.chars().take(max).collect();
+        format!("{t}…")
+    }
+}
+
+/// Turns serde's error into "field: what is wrong".
+fn json_error(e: serde_path_to_error::Error<serde_json::Error>) -> ScenarioError {
+    let path = e.path().to_string();
+    let inner = e.into_inner();
+    let msg = inner.to_string();
+    // serde_json appends " at line L column C"; keep it only for syntax errors.
+    let short = match msg.rfind(" at line ") {
+        Some(i) if !inner.is_syntax() && !inner.is_eof() => msg[..i].to_string(),
+        _ => msg,
+    };
+    if inner.is_syntax() || inner.is_eof() {
+        return ScenarioError::new("", format!("not valid JSON: {short}"));
+    }
+    let field = if path == "." { String::new() } else { path };
+    let short = if field.is_empty() && short.starts_with("missing field `format`") {
+        "missing field `format` (a scenario starts with {\"format\": 1})".to_string()
+    } else {
+        short
+    };
+    ScenarioError::new(field, short)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minimal_scenario_has_contract_defaults() {
+        let s = Scenario::from_json(r#"{"format":1}"#).unwrap();
+        assert_eq!(s.replicas, 3);
+        assert_eq!(s.seed, 1);
+        assert_eq!(s.preset, Preset::Kafka40);
+        assert_eq!(s.stop_at_ms, 60_000);
+        assert_eq!(s.config.replica_fetch_wait_max_ms, 500);
+        assert_eq!(s.producers.len(), 1);
+        assert_eq!(s.producers[0].acks, Acks::All);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let cases = [
+            (r#"{"format":1,"replicas":40}"#, "replicas: must be between 1 and 7, got 40"),
+            (r#"{"format":1,"replica":3}"#, "unknown field `replica`"),
+            (r#"{"format":1,"config":{"replica.fetch.wait.max.ms":-1}}"#, "config.replica.fetch.wait.max.ms"),
+            (r#"{"format":1,"events":[{"at_ms":-5,"crash":{"broker":0}}]}"#, "events[0].at_ms: must be 0 or more, got -5"),
+            (r#"{"format":1,"events":[{"at_ms":5,"crash":{"broker":9}}]}"#, "events[0].crash.broker: no broker 9"),
+            (r#"{"format":1,"producers":[{"id":"p1","acks":2}]}"#, "producers[0].acks"),
+            (r#"{"format":2}"#, "format: must be 1, got 2"),
+            (r#"{"replicas":2}"#, "missing field `format`"),
+            (r#"not json"#, "not valid JSON"),
+            (r#"{"format":1,"preset":"kafka-9"}"#, "preset"),
+            (r#"{"format":1,"events":[{"at_ms":5}]}"#, "events[0]: needs exactly one of"),
+            (r#"{"format":1,"events":[{"at_ms":5,"partition":{"between":[0,0]}}]}"#, "events[0].partition.between"),
+        ];
+        for (input, want) in cases {
+            let err = Scenario::from_json(input).unwrap_err().to_string();
+            assert!(err.contains(want), "{input}: got {err:?}, want {want:?}");
+        }
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let s = Scenario::from_json(r#"{"format":1,"producers":[{"id":"a","acks":0},{"id":"b","acks":-1}],"events":[{"at_ms":3,"partition":{"from":0,"to":1}}]}"#).unwrap();
+        let again = Scenario::from_json(&s.to_json()).unwrap();
+        assert_eq!(s, again);
+        assert_eq!(again.producers[1].acks, Acks::All);
+    }
+}

@@ -1,0 +1,229 @@
+// The wasm build and the native CLI must produce the same trace, record for record
+// (CONTRACT §3: "the wasm step() returns the same object; they are equal field for field").
+//
+// Needs www/pkg (npm run build). Builds the native CLI once (cargo build --release --bin
+// hwscope, a no-op when it is fresh); HWSCOPE_BIN=/path/to/hwscope skips that build.
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { before, describe, test } from "node:test";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const PKG_JS = join(ROOT, "www/pkg/hwscope.js");
+const PKG_WASM = join(ROOT, "www/pkg/hwscope_bg.wasm");
+const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
+const EXE = process.platform === "win32" ? ".exe" : "";
+
+// ---- load the wasm package (top level: the scenario list decides which tests exist) ----
+
+if (!existsSync(PKG_JS) || !existsSync(PKG_WASM)) {
+  throw new Error(`${PKG_JS} or ${PKG_WASM} is missing: run \`npm run build\` first`);
+}
+const wasm = await import(pathToFileURL(PKG_JS).href);
+wasm.initSync({ module: readFileSync(PKG_WASM) });
+const { Playground } = wasm;
+assert.equal(typeof Playground, "function", "www/pkg exports the Playground class");
+assert.equal(typeof wasm.builtinScenarios, "function", "www/pkg exports builtinScenarios()");
+const BUILTINS = wasm.builtinScenarios();
+
+// ---- the native CLI ----
+
+let bin = process.env.HWSCOPE_BIN;
+
+function buildNative() {
+  if (bin) return;
+  execFileSync("cargo", ["build", "--quiet", "--release", "--bin", "hwscope"], {
+    cwd: ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  bin = join(TARGET_DIR, "release", `hwscope${EXE}`);
+}
+
+function runNative(args) {
+  const r = spawnSync(bin, args, { cwd: ROOT, maxBuffer: 1 << 30, encoding: "utf8" });
+  if (r.error) throw r.error;
+  return r;
+}
+
+function nativeRecords(args, label) {
+  const r = runNative(args);
+  assert.equal(r.status, 0, `${label}: \`hwscope ${args.join(" ")}\` exited ${r.status}: ${r.stderr}`);
+  return r.stdout
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line, i) => {
+      try {
+        return JSON.parse(line);
+      } catch (err) {
+        throw new Error(`${label}: jsonl line ${i + 1} is not JSON (${err.message}): ${line.slice(0, 200)}`);
+      }
+    });
+}
+
+// ---- helpers ----
+
+/** Run a scenario in wasm to the end: [configure's step 0, step 1, ...]. */
+function wasmRecords(scenario, { limit = 10_000_000 } = {}) {
+  const p = new Playground();
+  try {
+    const records = [p.configure(scenario)];
+    for (let s = p.step(); s !== null; s = p.step()) {
+      records.push(s);
+      if (records.length > limit) throw new Error(`more than ${limit} steps: does step() ever return null?`);
+    }
+    return records;
+  } finally {
+    p.free?.();
+  }
+}
+
+/** The path of the first value that JSON cannot hold (Map, undefined, BigInt, class instance...), or null. */
+function nonJson(value, path = "$") {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return null;
+  if (typeof value === "number") return Number.isFinite(value) ? null : `${path} = ${value}`;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = nonJson(value[i], `${path}[${i}]`);
+      if (bad) return bad;
+    }
+    return null;
+  }
+  if (typeof value === "object") {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) {
+      return `${path} is a ${value?.constructor?.name ?? "non-plain object"}, not a plain object`;
+    }
+    for (const [k, v] of Object.entries(value)) {
+      const bad = nonJson(v, `${path}.${k}`);
+      if (bad) return bad;
+    }
+    return null;
+  }
+  return `${path} is ${typeof value === "bigint" ? `a BigInt (${value}n)` : typeof value}`;
+}
+
+function assertSameTrace(wasmTrace, nativeTrace, label) {
+  const n = Math.min(wasmTrace.length, nativeTrace.length);
+  for (let i = 0; i < n; i++) {
+    const bad = nonJson(wasmTrace[i]);
+    assert.equal(bad, null, `${label}: wasm record ${i} is not plain JSON data: ${bad}`);
+    assert.deepStrictEqual(wasmTrace[i], nativeTrace[i], `${label}: record ${i} differs (actual: wasm, expected: native)`);
+  }
+  assert.equal(wasmTrace.length, nativeTrace.length, `${label}: number of records (wasm vs native)`);
+}
+
+// ---- tests ----
+
+before(buildNative);
+
+test("builtinScenarios() lists named scenarios, each valid JSON", () => {
+  assert.ok(Array.isArray(BUILTINS), "builtinScenarios() returns an array");
+  assert.ok(BUILTINS.length > 0, "at least one built-in scenario");
+  const names = new Set();
+  for (const b of BUILTINS) {
+    assert.equal(typeof b.name, "string");
+    assert.equal(typeof b.title, "string");
+    assert.equal(typeof b.scenario, "string", `${b.name}: scenario is a JSON string`);
+    assert.doesNotThrow(() => JSON.parse(b.scenario), `${b.name}: scenario parses`);
+    assert.ok(!names.has(b.name), `duplicate built-in name ${b.name}`);
+    names.add(b.name);
+  }
+});
+
+test("`hwscope scenarios` lists every built-in scenario the wasm build knows", () => {
+  const r = runNative(["scenarios"]);
+  assert.equal(r.status, 0, `hwscope scenarios exited ${r.status}: ${r.stderr}`);
+  for (const b of BUILTINS) {
+    assert.match(r.stdout, new RegExp(`(^|\\W)${b.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(\\W|$)`, "m"), b.name);
+  }
+});
+
+describe("wasm and native traces are equal, record by record", () => {
+  for (const b of BUILTINS) {
+    test(b.name, () => {
+      const w = wasmRecords(b.scenario);
+      const n = nativeRecords(["run", "--builtin", b.name, "--format", "jsonl"], b.name);
+      assertSameTrace(w, n, b.name);
+    });
+  }
+});
+
+test("a scenario file run natively gives the same trace as the built-in (first scenario)", () => {
+  const b = BUILTINS[0];
+  const dir = mkdtempSync(join(tmpdir(), "hwscope-test-"));
+  try {
+    const file = join(dir, `${b.name}.json`);
+    writeFileSync(file, b.scenario);
+    const fromFile = nativeRecords(["run", file, "--format", "jsonl"], `${b.name} (file)`);
+    assertSameTrace(wasmRecords(b.scenario), fromFile, `${b.name} (file)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("configure() takes the scenario as an object or as a JSON string, alike", () => {
+  for (const b of BUILTINS) {
+    const p = new Playground();
+    try {
+      const fromString = p.configure(b.scenario);
+      const fromObject = p.configure(JSON.parse(b.scenario));
+      assert.deepStrictEqual(fromObject, fromString, b.name);
+    } finally {
+      p.free?.();
+    }
+  }
+});
+
+describe("configure() rejects bad input with an Error naming the field", () => {
+  const cases = [
+    { input: '{"format":1,"replicas":40}', names: "replicas" },
+    { input: { format: 1, replicas: 40 }, names: "replicas" },
+    { input: '{"format":1,"replicsa":3}', names: "replicsa" }, // unknown keys are an error
+    { input: '{"format":2}', names: "format" },
+    { input: '{"format":1,"stop_at_ms":"soon"}', names: "stop_at_ms" },
+  ];
+  for (const { input, names } of cases) {
+    const shown = typeof input === "string" ? input : `object ${JSON.stringify(input)}`;
+    test(shown, () => {
+      const p = new Playground();
+      try {
+        assert.throws(
+          () => p.configure(input),
+          (err) => {
+            assert.ok(err instanceof Error, `throws an Error, not ${typeof err}: ${String(err)}`);
+            assert.ok(err.message.includes(names), `message names "${names}": ${err.message}`);
+            return true;
+          },
+        );
+      } finally {
+        p.free?.();
+      }
+    });
+  }
+
+  test("not JSON at all", () => {
+    const p = new Playground();
+    try {
+      assert.throws(() => p.configure("{not json"), Error);
+    } finally {
+      p.free?.();
+    }
+  });
+
+  test("the CLI rejects the same input with exit status 2 and one line naming the field", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hwscope-test-"));
+    try {
+      const file = join(dir, "bad.json");
+      writeFileSync(file, '{"format":1,"replicas":40}');
+      const r = runNative(["run", file]);
+      assert.equal(r.status, 2, `exit status (stderr: ${r.stderr})`);
+      assert.match(r.stderr, /replicas/);
+      assert.equal(r.stderr.trim().split("\n").length, 1, `one line on stderr: ${r.stderr}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,66 @@
+// Playback controls: buttons, the scrubber over the whole run, the speed on
+// a log scale, and the keyboard (Space, ←, →, Home, End, ?).
+
+export function createControls(doc, player, sim) {
+  const $ = (id) => doc.getElementById(id);
+  const play = $("play");
+  const scrub = $("scrub");
+  const scrubOut = $("scrub-out");
+  const speed = $("speed");
+  const speedOut = $("speed-out");
+  const help = $("help");
+
+  const go = (n) => {
+    player.pause();
+    player.go(n);
+  };
+
+  $("reset").addEventListener("click", () => go(0));
+  $("back").addEventListener("click", () => go(player.step - 1));
+  $("fwd").addEventListener("click", () => go(player.step + 1));
+  $("end").addEventListener("click", () => go(sim.known - 1));
+  play.addEventListener("click", () => player.toggle());
+  scrub.addEventListener("input", () => go(Number(scrub.value)));
+
+  function setSpeed() {
+    player.speed = 2 ** Number(speed.value);
+    const s = player.speed;
+    speedOut.textContent = s >= 1 ? `×${s % 1 ? s.toFixed(1) : s}` : `×1/${Math.round(1 / s)}`;
+  }
+  speed.addEventListener("input", setSpeed);
+  setSpeed();
+
+  $("help-open").addEventListener("click", () => help.showModal());
+
+  doc.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || doc.querySelector("dialog[open]")) return;
+    const tag = e.target.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+    const actions = {
+      " ": () => player.toggle(),
+      ArrowLeft: () => go(player.step - 1),
+      ArrowRight: () => go(player.step + 1),
+      Home: () => go(0),
+      End: () => go(sim.known - 1),
+      "?": () => help.showModal(),
+    };
+    const action = actions[e.key];
+    if (action) {
+      e.preventDefault();
+      action();
+    }
+  });
+
+  return {
+    /** Reflects the shown step and the run's known length. */
+    update(step) {
+      scrub.max = Math.max(0, sim.known - 1);
+      scrub.value = step;
+      scrubOut.textContent = `${step} / ${sim.known - 1}${sim.done ? "" : "+"}`;
+    },
+    playing(on) {
+      play.textContent = on ? "Pause" : "Play";
+      play.setAttribute("aria-pressed", on);
+    },
+  };
+}

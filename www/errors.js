@@ -1,0 +1,28 @@
+// Failures shown on the page, never a blank or frozen page: a wasm that did
+// not load, a Rust panic, or any uncaught error.
+
+const banner = () => document.getElementById("banner");
+
+export function showError(message, { fatal = false } = {}) {
+  const b = banner();
+  b.textContent = message;
+  b.hidden = false;
+  b.classList.toggle("fatal", fatal);
+  if (fatal) {
+    for (const el of document.querySelectorAll("#controls button, #controls input, #intervene button, #scenario, #settings-open")) el.disabled = true;
+  }
+}
+
+export function clearError() {
+  const b = banner();
+  if (!b.classList.contains("fatal")) b.hidden = true;
+}
+
+export function catchAll() {
+  const report = (err) => {
+    const fatal = err?.name === "CoreFailure";
+    showError(fatal ? err.message : `Something went wrong: ${err?.message ?? err}`, { fatal });
+  };
+  addEventListener("error", (e) => report(e.error ?? e));
+  addEventListener("unhandledrejection", (e) => report(e.reason));
+}

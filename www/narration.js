@@ -1,0 +1,76 @@
+// The narration log: each step's sentence, up to the step shown, newest at
+// the bottom; a click jumps to that step. The shown step's sentence also
+// goes to an aria-live region for screen readers.
+
+const WINDOW = 150;
+/** Steps of history filled in after a jump, once the user stops scrubbing. */
+const HISTORY = 30;
+
+export function createNarration(list, live, sim, jump) {
+  let first = 0;
+  let last = -1;
+  let filling = 0;
+
+  function entry({ step, time, text }) {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.step = step;
+    const t = document.createElement("span");
+    t.className = "t";
+    t.textContent = `#${step} · ${time} ms`;
+    b.append(t, " ", text || "(no narration)");
+    li.append(b);
+    return li;
+  }
+
+  list.addEventListener("click", (e) => {
+    const b = e.target.closest("button[data-step]");
+    if (b) jump(Number(b.dataset.step));
+  });
+
+  function reset() {
+    clearTimeout(filling);
+    first = 0;
+    last = -1;
+    list.replaceChildren();
+  }
+
+  function show(rec, { announce = true } = {}) {
+    const n = rec.step;
+    if (n === last + 1 && last >= 0) {
+      list.append(entry({ step: n, time: rec.time_ms, text: rec.text }));
+    } else if (n <= last && n >= first) {
+      while (last > n) {
+        list.lastElementChild.remove();
+        last--;
+      }
+    } else {
+      // A jump: show this step now and its history when the scrubbing stops,
+      // so a drag across a long run never walks the core through it.
+      first = n;
+      list.replaceChildren(entry({ step: n, time: rec.time_ms, text: rec.text }));
+      clearTimeout(filling);
+      filling = setTimeout(() => {
+        if (last !== n || first !== n || n === 0) return;
+        first = Math.max(0, n - HISTORY);
+        list.prepend(...sim.narration(first, n - 1).map(entry));
+        list.scrollTop = list.scrollHeight;
+      }, 150);
+    }
+    last = n;
+    while (last - first >= WINDOW) {
+      list.firstElementChild.remove();
+      first++;
+    }
+    const current = list.lastElementChild;
+    list.querySelector("[aria-current]")?.removeAttribute("aria-current");
+    if (current) {
+      current.firstChild.setAttribute("aria-current", "step");
+      list.scrollTop = list.scrollHeight;
+    }
+    if (announce) live.textContent = rec.text;
+  }
+
+  return { show, reset };
+}

@@ -1,0 +1,51 @@
+// Broker headers: name, role, leader epoch, ISR membership, LEO and HW.
+// The header group carries the values as data- attributes for tests and tools.
+
+import { el, set, text, Keyed } from "./svg.js";
+
+export function createBrokers(layer) {
+  const keyed = new Keyed(layer, (r) => {
+    const g = el("g", { class: "broker", tabindex: 0, role: "button", "data-broker": r.broker });
+    return {
+      g,
+      box: el("rect", { rx: 6 }, g),
+      name: el("text", { class: "name" }, g),
+      line2: el("text", {}, g),
+      line3: el("text", { class: "nums" }, g),
+      line4: el("text", { class: "nums" }, g),
+    };
+  });
+
+  return function render(rec, L, selected) {
+    const { isr, maximal_isr: maximal = isr } = rec.partition;
+    keyed.sync(rec.replicas, (r) => r.broker, (n, r) => {
+      const col = L.cols[r.broker];
+      const inIsr = isr.includes(r.broker);
+      const membership = inIsr ? "in ISR" : maximal.includes(r.broker) ? "joining ISR" : "out of ISR";
+      const role = r.alive ? r.role : "offline";
+      const x = col.x0 + 3;
+      const w = col.w - 6;
+      set(n.g, {
+        class: `broker ${role}${inIsr ? " isr" : ""}${r.fenced ? " fenced" : ""}${selected === r.broker ? " sel" : ""}`,
+        "data-leo": r.leo,
+        "data-hw": r.hw,
+        "data-role": role,
+        "data-alive": r.alive,
+        "data-epoch": r.leader_epoch,
+        "aria-label": `Broker ${r.broker}, ${role}, leader epoch ${r.leader_epoch}, ${membership}, LEO ${r.leo}, HW ${r.hw}`,
+      });
+      set(n.box, { x, y: L.top, width: w, height: L.headH });
+      const lh = L.font + 4;
+      const tx = x + 6;
+      set(n.name, { x: tx, y: L.top + lh });
+      set(n.line2, { x: tx, y: L.top + 2 * lh });
+      set(n.line3, { x: tx, y: L.top + 3 * lh });
+      set(n.line4, { x: tx, y: L.top + 4 * lh });
+      text(n.name, `${L.small ? "B" : "Broker "}${r.broker} · ${role}`);
+      text(n.line2, `e${r.leader_epoch} · ${r.fenced ? "fenced" : membership}`);
+      // Narrow columns put LEO and HW on lines of their own.
+      text(n.line3, L.small ? `LEO ${r.leo}` : `LEO ${r.leo} · HW ${r.hw}`);
+      text(n.line4, L.small ? `HW ${r.hw}` : "");
+    });
+  };
+}
