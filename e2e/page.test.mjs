@@ -28,7 +28,8 @@ function trace(name) {
   return traces.get(name);
 }
 
-/** What the page shows: the step, its time, and each broker's LEO and HW. */
+/** What the page shows: the step, its time, each broker's LEO and HW, the
+ *  messages in flight and each consumer's position. */
 async function shown(page) {
   return page.evaluate(() => ({
     step: Number(document.getElementById("status").dataset.step),
@@ -39,6 +40,8 @@ async function shown(page) {
       hw: Number(g.dataset.hw),
       alive: g.dataset.alive === "true",
     })),
+    inFlight: [...document.querySelectorAll(".msg[data-msg]")].map((g) => Number(g.dataset.msg)).sort((a, b) => a - b),
+    consumers: [...document.querySelectorAll(".consumer[data-consumer]")].map((g) => `${g.dataset.consumer}@${g.dataset.position}`).sort(),
   }));
 }
 
@@ -47,6 +50,8 @@ function expected(rec) {
     step: rec.step,
     time: rec.time_ms,
     brokers: rec.replicas.map((r) => ({ broker: r.broker, leo: r.leo, hw: r.hw, alive: r.alive })),
+    inFlight: rec.in_flight.map((m) => m.id).sort((a, b) => a - b),
+    consumers: rec.consumers.map((c) => `${c.id}@${c.position}`).sort(),
   };
 }
 
@@ -59,8 +64,9 @@ async function scenarioName(page) {
   return page.$eval("#scenario", (s) => s.value);
 }
 
-/** Moves the scrubber as a user would (an input event). */
+/** Moves the scrubber as a user would (an input event), once it reaches n. */
 async function scrubTo(page, n) {
+  await page.waitForFunction((v) => Number(document.getElementById("scrub").max) >= v, n);
   await page.$eval("#scrub", (el, v) => {
     el.value = String(v);
     el.dispatchEvent(new Event("input", { bubbles: true }));
@@ -192,6 +198,11 @@ describe("the playground page", () => {
     // Stepping back past the fork shows the recorded past unchanged.
     await scrubTo(page, 3);
     assert.deepEqual(await shown(page), expected(trace(name)[3]));
+    // Reset drops the interventions: step 6 is the scenario's own again.
+    await page.click("#reset");
+    assert.equal((await shown(page)).step, 0);
+    await scrubTo(page, 6);
+    assert.deepEqual(await shown(page), expected(trace(name)[6]));
   });
 
   test("the settings panel shows the core's error next to the field", async () => {
@@ -209,7 +220,7 @@ describe("the playground page", () => {
   });
 
   test("switching scenario shows that scenario's trace", async () => {
-    const names = await page.$$eval("#scenario option", (os) => os.map((o) => o.value));
+    const names = await page.$$eval("#scenario option:not([disabled])", (os) => os.map((o) => o.value));
     const other = names.find((n) => n !== name) ?? name;
     await page.selectOption("#scenario", other);
     await ready(page);
@@ -265,5 +276,22 @@ test("a wasm that fails to load shows a message, not a blank page", async () => 
   await page.goto(new URL("/", env.baseURL).href);
   await page.waitForSelector("#banner:not([hidden])");
   assert.match(await page.textContent("#banner"), /could not be loaded/);
+  await page.close();
+});
+
+test("a Rust panic shows a message and stops the controls", async () => {
+  const page = await env.newPage();
+  // Serve the real package with step() and seek() trapping as a panic does.
+  await page.route("**/www/pkg/hwscope.js", async (route) => {
+    const response = await route.fetch();
+    const trap = "\nfor (const name of ['step', 'seek']) Playground.prototype[name] = () => { throw new WebAssembly.RuntimeError('unreachable executed'); };\n";
+    await route.fulfill({ response, body: (await response.text()) + trap });
+  });
+  await page.goto(new URL("/", env.baseURL).href);
+  await ready(page);
+  await page.keyboard.press("ArrowRight");
+  await page.waitForSelector("#banner.fatal:not([hidden])");
+  assert.match(await page.textContent("#banner"), /simulation core stopped/);
+  assert.equal(await page.isDisabled("#play"), true);
   await page.close();
 });

@@ -63,12 +63,17 @@ function runOnce(scenario) {
     const t2 = performance.now();
     return { configureMs: t1 - t0, stepMs: t2 - t1, steps };
   } finally {
-    p.free?.();
+    try {
+      p.free?.();
+    } catch {
+      // poisoned by a panic inside wasm: keep the original error
+    }
   }
 }
 
 const results = [];
-for (const { name, scenario } of scenarios) {
+for (const { name, scenario: s, json: j } of scenarios) {
+  const scenario = s ?? j; // `scenario` is the API; `json` tolerated
   runOnce(scenario); // warm-up (JIT, allocator)
   let runs = 0;
   let steps = 0;

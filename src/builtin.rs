@@ -14,6 +14,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("kip279-fast-leader-change", include_str!("../scenarios/kip279-fast-leader-change.json")),
     ("unclean-election", include_str!("../scenarios/unclean-election.json")),
     ("temporary-hw-drop", include_str!("../scenarios/temporary-hw-drop.json")),
+    ("steady-load", include_str!("../scenarios/steady-load.json")),
 ];
 
 pub fn names() -> impl Iterator<Item = &'static str> {

@@ -6,9 +6,13 @@
 //! replicas) so that a long run costs O(1) per step, not O(log length).
 
 use crate::sim::log::RecordId;
+use crate::sim::pvec::PVec;
 use crate::sim::Sim;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Not committed, in `Invariants::committed`.
+const NONE: u64 = u64::MAX;
 
 pub const HW_ABOVE_LEO: &str = "hw-above-leo";
 pub const FOLLOWER_HW_ABOVE_LEADER: &str = "follower-hw-above-leader";
@@ -35,10 +39,10 @@ pub struct Invariants {
     pub new_violations: Vec<Violation>,
     /// Every violation so far, with the step it appeared in.
     pub history: Vec<(u64, Violation)>,
-    /// Records that have been below some leader's HW: id → offset.
-    committed: BTreeMap<RecordId, u64>,
-    /// Records that must stay on the leader: offset → (why, record).
-    watched: BTreeMap<u64, Vec<(Watch, RecordId)>>,
+    /// Per producer, per record (n - 1): the offset at which it was first below a leader's HW.
+    committed: Vec<PVec<u64>>,
+    /// Records that must stay on the leader: (offset, why, record).
+    watched: PVec<(u64, Watch, RecordId)>,
     /// Newly watched records not yet checked against the leader.
     fresh: Vec<(u64, Watch, RecordId)>,
     /// (leader, leader epoch, offset below which the watched records were verified).
@@ -61,18 +65,31 @@ impl Invariants {
 
     /// The leader's HW moved from `from` to `to`: those records are committed.
     pub fn note_committed(&mut self, log: &crate::sim::log::Log, from: u64, to: u64, _epoch: i32) {
-        for o in from..to {
-            if let Some(e) = log.get(o) {
-                self.committed.entry(e.id).or_insert(o);
+        for (o, e) in log.entries_from(from).take_while(|(o, _)| *o < to) {
+            let (p, i) = (e.id.producer as usize, (e.id.n - 1) as usize);
+            if self.committed.len() <= p {
+                self.committed.resize(p + 1, PVec::new());
+            }
+            let list = &mut self.committed[p];
+            while list.len() <= i {
+                list.push(NONE);
+            }
+            if list.get(i) == Some(&NONE) {
+                list.set(i, o);
             }
         }
+    }
+
+    /// Where a record was committed, if it was.
+    pub fn committed_at(&self, id: RecordId) -> Option<u64> {
+        self.committed.get(id.producer as usize)?.get((id.n - 1) as usize).copied().filter(|&o| o != NONE)
     }
 
     /// A producer got an acks=all acknowledgement for these records.
     pub fn note_acked(&mut self, ids: &[RecordId]) {
         for id in ids {
-            if let Some(&o) = self.committed.get(id) {
-                self.watched.entry(o).or_default().push((Watch::Acked, *id));
+            if let Some(o) = self.committed_at(*id) {
+                self.watched.push((o, Watch::Acked, *id));
                 self.fresh.push((o, Watch::Acked, *id));
             }
         }
@@ -80,7 +97,7 @@ impl Invariants {
 
     /// A consumer received this record at this offset.
     pub fn note_consumed(&mut self, consumer: usize, offset: u64, id: RecordId) {
-        self.watched.entry(offset).or_default().push((Watch::Consumed(consumer), id));
+        self.watched.push((offset, Watch::Consumed(consumer), id));
         self.fresh.push((offset, Watch::Consumed(consumer), id));
     }
 }
@@ -129,7 +146,7 @@ fn follower_hw_above_leader(sim: &mut Sim) {
 fn consumer_read_uncommitted(sim: &mut Sim) {
     let fresh: Vec<(u64, Watch, RecordId)> = sim.invariants.fresh.iter().copied().filter(|f| matches!(f.1, Watch::Consumed(_))).collect();
     for (o, w, id) in fresh {
-        if !sim.invariants.committed.contains_key(&id) {
+        if sim.invariants.committed_at(id).is_none() {
             let Watch::Consumed(c) = w else { continue };
             let text = format!("{} read {} at offset {o}, which no leader had committed.", sim.consumers[c].spec.id, sim.record_name(id));
             sim.invariants.report(CONSUMER_READ_UNCOMMITTED, (o, id.n as u64 | ((id.producer as u64) << 32)), text);
@@ -143,13 +160,10 @@ fn records_kept_by_leader(sim: &mut Sim) {
     let Some(l) = sim.acting_leader() else { return };
     let epoch = sim.broker(l).leader_epoch;
     let leo = sim.broker(l).log.leo();
-    let from = match sim.invariants.leader_verified {
-        Some((vl, ve, upto)) if vl == l && ve == epoch => upto.min(leo),
-        _ => 0,
-    };
-    let mut to_check: Vec<(u64, Watch, RecordId)> =
-        sim.invariants.watched.range(from..).flat_map(|(o, ws)| ws.iter().map(move |(w, id)| (*o, *w, *id))).collect();
-    to_check.extend(sim.invariants.fresh.drain(..).filter(|f| f.0 < from));
+    // The same leader in the same epoch only appends: only new records need a look.
+    // A new leader (or epoch) gets every watched record checked once.
+    let same = matches!(sim.invariants.leader_verified, Some((vl, ve, upto)) if vl == l && ve == epoch && upto <= leo);
+    let to_check: Vec<(u64, Watch, RecordId)> = if same { sim.invariants.fresh.clone() } else { sim.invariants.watched.iter().copied().collect() };
     for (o, w, id) in to_check {
         let log = &sim.broker(l).log;
         let held = log.get(o).map(|e| e.id);

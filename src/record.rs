@@ -297,7 +297,7 @@ impl Sim {
 
     fn replica_record(&self, id: u32) -> ReplicaRecord {
         let b = self.broker(id);
-        let log = b.log.entries_from(b.log.base(), usize::MAX).into_iter().map(|(offset, e)| LogRecord { offset, epoch: e.epoch, id: self.record_name(e.id) }).collect();
+        let log = b.log.entries_from(0).map(|(offset, e)| LogRecord { offset, epoch: e.epoch, id: self.record_name(e.id) }).collect();
         let followers = b.lead.as_ref().map(|ls| {
             ls.followers
                 .iter()
@@ -414,7 +414,11 @@ impl Sim {
         r
     }
 
+    /// Record ids as a JSON array (null while not narrating: only records show them).
     pub fn ids_value(&self, ids: impl Iterator<Item = crate::sim::log::RecordId>) -> Value {
+        if !self.narrate {
+            return Value::Null;
+        }
         Value::Array(ids.map(|r| Value::String(self.record_name(r))).collect())
     }
 }

@@ -210,3 +210,24 @@ impl Run {
         }
     }
 }
+
+/// Steps fresh copies of the scenario with narration off for at least `seconds`
+/// (measured by the caller's clock: the core has none). Returns (events, seconds).
+pub fn bench<I: Copy, C: Fn() -> I>(scenario: &Scenario, seconds: f64, now: C) -> (u64, f64)
+where
+    I: std::ops::Sub<I, Output = std::time::Duration>,
+{
+    let start = now();
+    let mut events = 0u64;
+    loop {
+        let mut sim = Sim::new(scenario.clone());
+        sim.narrate = false;
+        while sim.step() {
+            events += 1;
+        }
+        let elapsed = (now() - start).as_secs_f64();
+        if elapsed >= seconds {
+            return (events, elapsed);
+        }
+    }
+}

@@ -5,8 +5,14 @@ import { h } from "./dom.js";
 
 const last = (ids, n = 6) => (ids.length > n ? `…${ids.slice(-n).join(" ")}` : ids.join(" ") || "—");
 
+let drawn = "";
+
 export function renderClients(box, rec) {
   const leader = rec.replicas.find((r) => r.role === "leader" && r.alive);
+  // Rebuild only when a figure shown here changed (most steps change none).
+  const key = [leader?.broker, leader?.hw, ...rec.producers.map((p) => `${p.id}:${p.acked.length}/${p.pending.length}/${p.failed.length}`), ...rec.consumers.map((c) => `${c.id}@${c.position}/${c.records_read}/${c.fetch_from}`)].join();
+  if (key === drawn && box.firstChild) return;
+  drawn = key;
   const producers = rec.producers.map((p) =>
     h("tr", {}, h("th", { scope: "row" }, p.id), h("td", {}, `acks=${p.acks}`),
       h("td", {}, `acked ${p.acked.length}`, h("small", {}, last(p.acked))),

@@ -1,7 +1,8 @@
 // Playback controls: buttons, the scrubber over the whole run, the speed on
 // a log scale, and the keyboard (Space, ←, →, Home, End, ?).
 
-export function createControls(doc, player, sim) {
+/** `reset` reloads the scenario, dropping interventions; Home only goes to step 0. */
+export function createControls(doc, player, sim, reset) {
   const $ = (id) => doc.getElementById(id);
   const play = $("play");
   const scrub = $("scrub");
@@ -15,7 +16,8 @@ export function createControls(doc, player, sim) {
     player.go(n);
   };
 
-  $("reset").addEventListener("click", () => go(0));
+  $("reset").addEventListener("click", reset);
+  $("first").addEventListener("click", () => go(0));
   $("back").addEventListener("click", () => go(player.step - 1));
   $("fwd").addEventListener("click", () => go(player.step + 1));
   $("end").addEventListener("click", () => go(sim.known - 1));

@@ -22,7 +22,7 @@ export function createInspector(box, unpick, act) {
     if (r.parked?.length) {
       out.push(h("h4", {}, "Waiting here"), h("ul", {}, r.parked.map((p) => h("li", {}, `${p.kind} from ${p.from} at offset ${p.offset}, expires at ${p.expire_ms} ms`))));
     }
-    out.push(h("h4", {}, `Log (${r.log.length} records after the initial ${Math.min(r.leo, r.log[0]?.offset ?? r.leo)})`),
+    out.push(h("h4", {}, "Log, newest first"),
       h("ol", { class: "loglist" }, r.log.slice(-40).reverse().map((e) => h("li", {}, `${e.offset} · epoch ${e.epoch} · ${e.id}${e.offset < r.hw ? "" : " (above HW)"}`))));
     return out;
   }

@@ -19,9 +19,9 @@ import { h } from "./dom.js";
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 
+/** Imported dynamically so that a missing or broken build still leaves a page that says so. */
 async function loadCore() {
-  const url = params.get("dev") === "fixture" ? "./dev/fixture.js" : "./pkg/hwscope.js";
-  const wasm = await import(url);
+  const wasm = await import("./pkg/hwscope.js");
   await wasm.default();
   return wasm;
 }
@@ -55,13 +55,15 @@ async function boot() {
     stage.frame(t);
     status.time(t);
   }, (on) => controls.playing(on));
-  const controls = createControls(document, player, sim);
+  const controls = createControls(document, player, sim, () => load(json));
   const interventions = createInterventions($("intervene"), (event) => intervene(event));
   const openSettings = createSettings($("settings"), wasm, (text) => load(text));
 
+  let fresh = true;
   function show(rec) {
     shown = rec;
-    stage.step(rec, sim.initialEnd);
+    stage.step(rec, sim.initialEnd, fresh);
+    fresh = false;
     status.step(rec);
     narration.show(rec);
     inspect(rec, selection);
@@ -96,11 +98,13 @@ async function boot() {
     cancelIdleCallback(extending);
     if (sim.done) return;
     extending = requestIdleCallback((deadline) => {
-      while (deadline.timeRemaining() > 3 && !sim.extend(100));
+      if (document.hidden) return;
+      while (deadline.timeRemaining() > 4 && !sim.extend(10));
       controls.update(player.step);
       extendLater();
     }, { timeout: 2000 });
   }
+  document.addEventListener("visibilitychange", () => document.hidden || extendLater());
 
   function load(text) {
     player.pause();
@@ -117,16 +121,24 @@ async function boot() {
     selection = null;
     stage.select(null);
     narration.reset();
+    fresh = true;
     status.scenario(sim.scenario);
     const meta = scenarios.find((s) => s.json === text);
-    $("about").replaceChildren(h("b", {}, sim.scenario.title || meta?.title || "Custom scenario"), meta?.description ? ` ${meta.description}` : "");
+    $("scenario").value = meta ? meta.name : "";
+    // The description is the lesson; on a phone it folds away above the stage.
+    const description = sim.scenario.description || meta?.description;
+    const title = h("b", {}, sim.scenario.title || meta?.title || "Custom scenario");
+    $("about").replaceChildren(description ? h("details", { open: innerWidth > 640 ? "" : null }, h("summary", {}, title), description) : title);
+    // Most runs are short: learn their whole length now, the rest when idle.
+    const started = performance.now();
+    while (performance.now() - started < 8 && !sim.extend(50));
     player.showRecord(first);
     extendLater();
     return true;
   }
 
   const picker = $("scenario");
-  picker.replaceChildren(...scenarios.map((s) => h("option", { value: s.name }, s.title || s.name)));
+  picker.replaceChildren(...scenarios.map((s) => h("option", { value: s.name }, s.title || s.name)), h("option", { value: "", disabled: "" }, "Custom (from Settings)"));
   picker.addEventListener("change", () => {
     const s = scenarios.find((x) => x.name === picker.value);
     if (s) load(s.json);
@@ -137,7 +149,6 @@ async function boot() {
 
   const wanted = params.get("scenario");
   const initial = scenarios.find((s) => s.name === wanted) ?? scenarios.find((s) => s.name === "seed-walkthrough") ?? scenarios[0];
-  picker.value = initial.name;
   load(initial.json);
   if (wanted && initial.name !== wanted) showError(`There is no built-in scenario "${wanted}"; showing "${initial.name}".`);
   performance.mark("hwscope-first-frame");

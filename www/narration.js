@@ -2,7 +2,7 @@
 // the bottom; a click jumps to that step. The shown step's sentence also
 // goes to an aria-live region for screen readers.
 
-const WINDOW = 150;
+const WINDOW = 100;
 /** Steps of history filled in after a jump, once the user stops scrubbing. */
 const HISTORY = 30;
 
@@ -36,10 +36,13 @@ export function createNarration(list, live, sim, jump) {
     list.replaceChildren();
   }
 
-  function show(rec, { announce = true } = {}) {
+  function show(rec) {
     const n = rec.step;
     if (n === last + 1 && last >= 0) {
       list.append(entry({ step: n, time: rec.time_ms, text: rec.text }));
+    } else if (n > last && last >= 0 && n - last <= HISTORY) {
+      // Fast play passes several steps per frame: their sentences are cached.
+      list.append(...sim.narration(last + 1, n).map(entry));
     } else if (n <= last && n >= first) {
       while (last > n) {
         list.lastElementChild.remove();
@@ -55,7 +58,6 @@ export function createNarration(list, live, sim, jump) {
         if (last !== n || first !== n || n === 0) return;
         first = Math.max(0, n - HISTORY);
         list.prepend(...sim.narration(first, n - 1).map(entry));
-        list.scrollTop = list.scrollHeight;
       }, 150);
     }
     last = n;
@@ -63,13 +65,9 @@ export function createNarration(list, live, sim, jump) {
       list.firstElementChild.remove();
       first++;
     }
-    const current = list.lastElementChild;
     list.querySelector("[aria-current]")?.removeAttribute("aria-current");
-    if (current) {
-      current.firstChild.setAttribute("aria-current", "step");
-      list.scrollTop = list.scrollHeight;
-    }
-    if (announce) live.textContent = rec.text;
+    list.lastElementChild?.firstChild.setAttribute("aria-current", "step");
+    live.textContent = rec.text;
   }
 
   return { show, reset };

@@ -76,11 +76,11 @@ export class Player {
     this.run();
   }
 
+  /** Stops where it is: messages stay frozen mid-flight until the next step. */
   pause() {
     if (!this.playing) return;
     this.playing = false;
     this.halt();
-    this.frame(this.rec.time_ms);
     this.onState(false);
   }
 

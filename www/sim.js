@@ -4,6 +4,9 @@
 
 const KEEP = 600;
 const TEXTS = 20000;
+/** Log entries and read ids per record the page needs at most (it draws a
+ *  window of 16 offsets); a core that can send lighter records is asked to. */
+const TAIL = 64;
 
 /** Thrown when the core itself failed (a Rust panic): the page must stop using it. */
 export class CoreFailure extends Error {
@@ -13,6 +16,7 @@ export class CoreFailure extends Error {
 export class Sim {
   constructor(Playground) {
     this.p = new Playground();
+    if (typeof this.p.setLogTail === "function") this.p.setLogTail(TAIL);
     this.records = new Map();
     this.texts = new Map();
     this.known = 1;

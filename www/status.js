@@ -25,7 +25,9 @@ export function createStatus(line, violations) {
       line.dataset.step = rec.step;
       line.dataset.time = rec.time_ms;
       parts.step.textContent = `step ${rec.step}`;
-      parts.part.textContent = `leader ${p.leader ?? "none"} · epoch ${p.leader_epoch} · ISR {${p.isr.join(", ")}}${p.maximal_isr && p.maximal_isr.length !== p.isr.length ? ` (pending {${p.maximal_isr.join(", ")}})` : ""}`;
+      const pending = p.maximal_isr && p.maximal_isr.length !== p.isr.length ? ` (pending {${p.maximal_isr.join(", ")}})` : "";
+      const cut = p.cut_links?.length ? ` · cut ${p.cut_links.map(([a, b]) => `${a}→${b}`).join(" ")}` : "";
+      parts.part.textContent = `leader ${p.leader ?? "none"} · epoch ${p.leader_epoch} · ISR {${p.isr.join(", ")}}${pending}${cut}`;
       violations.replaceChildren(...rec.violations.map((v) => h("li", {}, h("b", {}, v.invariant), ` ${v.text}`)));
     },
   };

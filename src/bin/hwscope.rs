@@ -119,37 +119,46 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     Ok(())
 }
 
-/// Simulated events per second, natively, for each built-in scenario.
+/// Simulated events per second, natively, for each built-in scenario (narration
+/// and step records off: this is the engine's own speed), and peak memory.
 fn cmd_bench(args: &[String]) -> Result<(), Fail> {
-    let mut seconds = 1.0f64;
+    let mut seconds = 2.0f64;
+    let mut json = false;
     let mut i = 0;
     while i < args.len() {
-        if args[i] == "--seconds" {
-            let v = value(args, &mut i, "--seconds")?;
-            seconds = v.parse().map_err(|_| Fail(format!("--seconds: must be a number, got {v:?}")))?;
+        match args[i].as_str() {
+            "--seconds" => {
+                let v = value(args, &mut i, "--seconds")?;
+                seconds = v.parse().map_err(|_| Fail(format!("--seconds: must be a number, got {v:?}")))?;
+            }
+            "--json" => json = true,
+            a => return Err(Fail(format!("bench: unknown option {a}"))),
         }
         i += 1;
     }
-    let mut total_events = 0u64;
-    let mut total_time = 0f64;
-    println!("{:<28} {:>10} {:>14}", "scenario", "steps", "events/s");
-    for (name, json) in builtin::BUILTINS {
-        let scenario = Scenario::from_json(json)?;
-        let start = std::time::Instant::now();
-        let mut events = 0u64;
-        let mut steps = 0u64;
-        while start.elapsed().as_secs_f64() < seconds / builtin::BUILTINS.len() as f64 {
-            let mut run = Run::new(scenario.clone());
-            while run.step() {
-                events += 1;
-            }
-            steps = run.current();
-        }
-        let elapsed = start.elapsed().as_secs_f64();
-        total_events += events;
-        total_time += elapsed;
-        println!("{name:<28} {steps:>10} {:>14.0}", events as f64 / elapsed);
+    let mut rows = Vec::new();
+    for (name, text) in builtin::BUILTINS {
+        let scenario = Scenario::from_json(text)?;
+        let (events, elapsed) = hwscope::run::bench(&scenario, seconds / builtin::BUILTINS.len() as f64, || std::time::Instant::now());
+        rows.push((name.to_string(), events, elapsed));
     }
-    println!("{:<28} {:>10} {:>14.0}", "all (native)", "", total_events as f64 / total_time);
+    let peak_kib = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<u64>().ok()));
+    if json {
+        let list: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(n, e, t)| serde_json::json!({ "scenario": n, "events": e, "seconds": t, "events_per_second": *e as f64 / t }))
+            .collect();
+        println!("{}", serde_json::json!({ "native": list, "peak_rss_kib": peak_kib }));
+        return Ok(());
+    }
+    println!("{:<28} {:>12} {:>14}", "scenario", "events", "events/s");
+    for (n, e, t) in &rows {
+        println!("{n:<28} {e:>12} {:>14.0}", *e as f64 / t);
+    }
+    if let Some(k) = peak_kib {
+        println!("peak memory (VmHWM): {:.1} MiB", k as f64 / 1024.0);
+    }
     Ok(())
 }

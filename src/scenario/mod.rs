@@ -216,6 +216,9 @@ pub struct ConsumerSpec {
 pub struct EventSpec {
     #[serde(default)]
     pub at_ms: i64,
+    /// Repeats the action `count` times in all, `every_ms` apart (an extension).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<Repeat>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub produce: Option<ProduceSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -228,6 +231,13 @@ pub struct EventSpec {
     pub heal: Option<LinkCut>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub add_consumer: Option<ConsumerSpec>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Repeat {
+    pub count: u32,
+    pub every_ms: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -405,6 +415,10 @@ impl Scenario {
                 return Err(ScenarioError::new(format!("{field}.at_ms"), format!("must be at most {MAX_TIME_MS}, got {}", e.at_ms)));
             }
             self.action(&field, e)?;
+            if let Some(r) = e.repeat {
+                in_range(&format!("{field}.repeat.count"), r.count as u64, 1, 100_000)?;
+                in_range(&format!("{field}.repeat.every_ms"), r.every_ms, 1, MAX_TIME_MS)?;
+            }
         }
         Ok(())
     }

@@ -15,7 +15,7 @@ const RETRY_BACKOFF_MS: u64 = 100;
 impl Sim {
     pub(crate) fn add_consumer(&mut self, spec: ConsumerSpec) {
         let position = spec.position.unwrap_or(self.scenario.initial.log_end_offset);
-        self.consumers.push(Consumer { spec, position, records_read: 0, read: Vec::new(), in_flight: None, use_leader: false });
+        self.consumers.push(Consumer { spec, position, records_read: 0, read: super::pvec::PVec::new(), in_flight: None, use_leader: false });
         let c = self.consumers.len() - 1;
         self.send_consumer_fetch(c);
     }
@@ -52,7 +52,7 @@ impl Sim {
         let is_leader = self.broker(id).lead.is_some();
         let preferred = self.consumers[c].spec.fetch_from.filter(|_| self.behavior.follower_fetching);
         if !is_leader && preferred != Some(id) {
-            return self.answer_consumer(id, c, msg.id, offset, Vec::new(), Some(KafkaError::NotLeaderOrFollower), None, format!("Broker {id} does not lead and is not {cname}'s preferred replica: NOT_LEADER_OR_FOLLOWER."));
+            return self.answer_consumer(id, c, msg.id, offset, Vec::new(), Some(KafkaError::NotLeaderOrFollower), None, say!(self, "Broker {id} does not lead and is not {cname}'s preferred replica: NOT_LEADER_OR_FOLLOWER."));
         }
         if is_leader {
             if let Some(f) = preferred.filter(|&f| f != id) {
@@ -69,7 +69,7 @@ impl Sim {
                         Vec::new(),
                         None,
                         Some(f),
-                        format!("Leader {id} tells {cname} to read from broker {f}, its preferred read replica, and returns no records (KIP-392)."),
+                        say!(self, "Leader {id} tells {cname} to read from broker {f}, its preferred read replica, and returns no records (KIP-392)."),
                     );
                 }
             }
@@ -85,7 +85,7 @@ impl Sim {
         let cname = self.consumers[c].spec.id.clone();
         let role = if b.lead.is_some() { "Leader" } else { "Follower" };
         if offset > leo || offset < start {
-            return self.answer_consumer(id, c, request, offset, Vec::new(), Some(KafkaError::OffsetOutOfRange), None, format!("{role} {id} has no offset {offset} (its log is [{start}, {leo})): OFFSET_OUT_OF_RANGE for {cname}."));
+            return self.answer_consumer(id, c, request, offset, Vec::new(), Some(KafkaError::OffsetOutOfRange), None, say!(self, "{role} {id} has no offset {offset} (its log is [{start}, {leo})): OFFSET_OUT_OF_RANGE for {cname}."));
         }
         if offset < hw {
             let per = self.scenario.record_bytes.max(1);
@@ -93,7 +93,7 @@ impl Sim {
             let end = hw.min(offset + max);
             let records: Vec<(u64, Option<Entry>)> = (offset..end).map(|o| (o, b.log.get(o))).collect();
             let n = records.len();
-            return self.answer_consumer(id, c, request, offset, records, None, None, format!("{role} {id} returns {n} record{} from {offset} to {cname}: everything below its HW {hw}.", plural(n)));
+            return self.answer_consumer(id, c, request, offset, records, None, None, say!(self, "{role} {id} returns {n} record{} from {offset} to {cname}: everything below its HW {hw}.", plural(n)));
         }
         let wait = self.consumers[c].spec.fetch_max_wait_ms;
         let above = offset > hw;
@@ -103,7 +103,7 @@ impl Sim {
             let timer = self.set_timer(expire_ms, Timer::ConsumerFetchExpiry { broker: id, consumer: c });
             self.broker_mut(id).parked_consumers.push(ParkedConsumerFetch { consumer: c, request, offset, expire_ms, timer });
             self.ev().outcome = Some("parked");
-            self.text = format!(
+            self.text = say!(self, 
                 "{cname} asks {} {id} for offset {offset}, {} its HW {hw}: nothing it may read yet. The fetch waits up to fetch.max.wait.ms ({wait} ms) for the HW to move.",
                 role.to_lowercase(),
                 if above { "above" } else { "at" }
@@ -111,11 +111,11 @@ impl Sim {
             return;
         }
         let why = if expired {
-            format!("{cname}'s fetch at {offset} has waited fetch.max.wait.ms on {} {id}; it is answered with no records (HW {hw}).", role.to_lowercase())
+            say!(self, "{cname}'s fetch at {offset} has waited fetch.max.wait.ms on {} {id}; it is answered with no records (HW {hw}).", role.to_lowercase())
         } else if above {
-            format!("{cname} asks {} {id} for offset {offset}, above its HW {hw}: answered at once with no records (DelayedFetch Case F), so the consumer asks again.", role.to_lowercase())
+            say!(self, "{cname} asks {} {id} for offset {offset}, above its HW {hw}: answered at once with no records (DelayedFetch Case F), so the consumer asks again.", role.to_lowercase())
         } else {
-            format!("{cname} asks {} {id} for offset {offset}, at its HW: nothing to read, and fetch.max.wait.ms is 0.", role.to_lowercase())
+            say!(self, "{cname} asks {} {id} for offset {offset}, at its HW: nothing to read, and fetch.max.wait.ms is 0.", role.to_lowercase())
         };
         self.answer_consumer(id, c, request, offset, Vec::new(), None, None, why);
     }
@@ -127,7 +127,7 @@ impl Sim {
             self.ev().outcome = Some(if error.is_some() { "error" } else { "answered" });
         }
         let sent = self.send(Node::Broker(id), Node::Consumer(c), Body::ConsumerFetchResponse { request, offset, records, hw, error, preferred });
-        self.text = format!("{text}{}", sent.note());
+        self.text = say!(self, "{text}{}", sent.note());
     }
 
     /// Releases consumer fetches parked on `id` now that its HW moved
@@ -147,7 +147,7 @@ impl Sim {
             self.send(Node::Broker(id), Node::Consumer(p.consumer), Body::ConsumerFetchResponse { request: p.request, offset: p.offset, records, hw, error: None, preferred: None });
             names.push(self.consumers[p.consumer].spec.id.clone());
         }
-        format!(" The HW move releases {}'s waiting fetch{} on broker {id}.", names.join(" and "), if names.len() == 1 { "" } else { "es" })
+        say!(self, " The HW move releases {}'s waiting fetch{} on broker {id}.", names.join(" and "), if names.len() == 1 { "" } else { "es" })
     }
 
     pub(crate) fn expire_consumer_fetch(&mut self, id: u32, c: usize) {
@@ -175,7 +175,7 @@ impl Sim {
             Some((_, r, timer)) if r == request => self.cancel(timer),
             _ => {
                 self.ev().outcome = Some("ignored");
-                self.text = format!("{cname} gets an answer to a fetch it has given up on; ignored.");
+                self.text = say!(self, "{cname} gets an answer to a fetch it has given up on; ignored.");
                 return;
             }
         }
@@ -183,21 +183,21 @@ impl Sim {
         let mut text = match (error, preferred) {
             (Some(KafkaError::OffsetOutOfRange), _) if self.consumers[c].spec.fetch_from == Some(from) && self.broker(from).lead.is_none() => {
                 self.consumers[c].use_leader = true;
-                format!("{cname} is told OFFSET_OUT_OF_RANGE by follower {from}; it forgets its preferred replica and goes back to the leader.")
+                say!(self, "{cname} is told OFFSET_OUT_OF_RANGE by follower {from}; it forgets its preferred replica and goes back to the leader.")
             }
             (Some(KafkaError::OffsetOutOfRange), _) => {
                 let position = self.consumers[c].position;
                 self.consumers[c].position = hw.min(position);
-                format!("{cname} is told OFFSET_OUT_OF_RANGE by broker {from}; auto.offset.reset moves it to {}.", hw.min(position))
+                say!(self, "{cname} is told OFFSET_OUT_OF_RANGE by broker {from}; auto.offset.reset moves it to {}.", hw.min(position))
             }
             (Some(e), _) => {
                 let timer = self.set_timer(self.now + RETRY_BACKOFF_MS, Timer::ConsumerRequestTimeout { consumer: c });
                 self.consumers[c].in_flight = Some((u32::MAX, 0, timer));
-                self.text = format!("{cname}'s fetch fails with {}; it refreshes metadata and retries in {RETRY_BACKOFF_MS} ms.", e.name());
+                self.text = say!(self, "{cname}'s fetch fails with {}; it refreshes metadata and retries in {RETRY_BACKOFF_MS} ms.", e.name());
                 return;
             }
-            (None, Some(f)) => format!("{cname} switches to broker {f} as told."),
-            (None, None) if records.is_empty() => format!("{cname} gets no records from broker {from} (its HW is {hw})."),
+            (None, Some(f)) => say!(self, "{cname} switches to broker {f} as told."),
+            (None, None) if records.is_empty() => say!(self, "{cname} gets no records from broker {from} (its HW is {hw})."),
             (None, None) => {
                 let n = records.len() as u64;
                 for (o, e) in &records {
@@ -209,12 +209,12 @@ impl Sim {
                 let consumer = &mut self.consumers[c];
                 consumer.position = offset + n;
                 consumer.records_read += n;
-                let shown = if ids.is_empty() { format!("{n} record{}", plural(n as usize)) } else { ids.join(", ") };
-                format!("{cname} receives {shown} from broker {from}; its position is now {}.", offset + n)
+                let shown = if ids.is_empty() { say!(self, "{n} record{}", plural(n as usize)) } else { ids.join(", ") };
+                say!(self, "{cname} receives {shown} from broker {from}; its position is now {}.", offset + n)
             }
         };
         if let Some((target, sent)) = self.send_consumer_fetch(c) {
-            text.push_str(&format!(" It fetches again from broker {target} at {}.{}", self.consumers[c].position, sent.note()));
+            text.push_str(&say!(self, " It fetches again from broker {target} at {}.{}", self.consumers[c].position, sent.note()));
         }
         self.text = text;
     }
@@ -225,10 +225,10 @@ impl Sim {
         self.event = Some(EventRecord { consumer: Some(cname.clone()), timer: Some("consumer-request-timeout"), ..EventRecord::new("timeout") });
         let retry = matches!(self.consumers[c].in_flight, Some((u32::MAX, _, _)));
         self.consumers[c].in_flight = None;
-        let head = if retry { format!("{cname} retries.") } else { format!("{cname}'s fetch has had no answer for request.timeout.ms; it sends another.") };
+        let head = if retry { say!(self, "{cname} retries.") } else { say!(self, "{cname}'s fetch has had no answer for request.timeout.ms; it sends another.") };
         self.text = match self.send_consumer_fetch(c) {
-            Some((target, sent)) => format!("{head} Fetch at {} to broker {target}.{}", self.consumers[c].position, sent.note()),
-            None => format!("{head} There is no leader yet; it waits {RETRY_BACKOFF_MS} ms."),
+            Some((target, sent)) => say!(self, "{head} Fetch at {} to broker {target}.{}", self.consumers[c].position, sent.note()),
+            None => say!(self, "{head} There is no leader yet; it waits {RETRY_BACKOFF_MS} ms."),
         };
     }
 }

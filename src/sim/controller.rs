@@ -15,7 +15,7 @@ impl Sim {
     pub(crate) fn crash(&mut self, id: u32, unflushed: u64) {
         self.event = Some(EventRecord { broker: Some(id), unflushed: (unflushed > 0).then_some(unflushed), ..EventRecord::new("crash") });
         if !self.broker(id).alive {
-            self.text = format!("Broker {id} is already down.");
+            self.text = say!(self, "Broker {id} is already down.");
             return;
         }
         let dropped = self.drop_messages_to(Node::Broker(id));
@@ -29,17 +29,18 @@ impl Sim {
         b.alive = false;
         b.parked_consumers.clear();
         let leo = b.log.leo();
-        let mut text = format!("Broker {id} crashes.");
+        let mut text = say!(self, "Broker {id} crashes.");
         if unflushed > 0 {
             let keep = leo.saturating_sub(unflushed);
+            let b = self.broker_mut(id);
             b.log.truncate_to(keep);
             if b.hw > keep {
                 b.hw = keep;
             }
-            text.push_str(&format!(" The last {} record{} of its log were not flushed to disk and are lost: LEO {leo} → {keep}.", leo - keep, super::leader::plural((leo - keep) as usize)));
+            text.push_str(&say!(self, " The last {} record{} of its log were not flushed to disk and are lost: LEO {leo} → {keep}.", leo - keep, super::leader::plural((leo - keep) as usize)));
         }
         if dropped > 0 {
-            text.push_str(&format!(" {dropped} message{} on the way to it will never be read.", super::leader::plural(dropped)));
+            text.push_str(&say!(self, " {dropped} message{} on the way to it will never be read.", super::leader::plural(dropped)));
         }
         // The controller notices only when heartbeats stop for broker.session.timeout.ms.
         let interval = self.scenario.config.broker_heartbeat_interval_ms;
@@ -48,7 +49,7 @@ impl Sim {
         let expire = (last_heartbeat + self.scenario.config.broker_session_timeout_ms).max(self.now + 1);
         let timer = self.set_timer(expire, Timer::SessionExpiry { broker: id });
         self.controller.session_timers.insert(id, timer);
-        text.push_str(&format!(
+        text.push_str(&say!(self, 
             " Its last heartbeat reached the controller at {last_heartbeat} ms; the controller will fence it at {expire} ms (broker.session.timeout.ms = {} ms).",
             self.scenario.config.broker_session_timeout_ms
         ));
@@ -95,7 +96,7 @@ impl Sim {
     pub(crate) fn restart(&mut self, id: u32) {
         self.event = Some(EventRecord { broker: Some(id), ..EventRecord::new("restart") });
         if self.broker(id).alive {
-            self.text = format!("Broker {id} is already running.");
+            self.text = say!(self, "Broker {id} is already running.");
             return;
         }
         let b = self.broker_mut(id);
@@ -103,7 +104,7 @@ impl Sim {
         b.role = Role::Follower;
         b.hw = b.hw.min(b.log.leo());
         let (leo, hw) = (b.log.leo(), b.hw);
-        let mut text = format!("Broker {id} restarts with LEO {leo} and HW {hw} (its HW checkpoint).");
+        let mut text = say!(self, "Broker {id} restarts with LEO {leo} and HW {hw} (its HW checkpoint).");
         let was_fenced = self.controller.fenced.remove(&id);
         if let Some(t) = self.controller.session_timers.remove(&id) {
             self.cancel(t);
@@ -144,7 +145,7 @@ impl Sim {
         self.controller.session_timers.remove(&id);
         self.controller.fenced.insert(id);
         let before = self.controller.isr.clone();
-        let mut text = format!("The controller has had no heartbeat from broker {id} for {} ms and fences it.", self.scenario.config.broker_session_timeout_ms);
+        let mut text = say!(self, "The controller has had no heartbeat from broker {id} for {} ms and fences it.", self.scenario.config.broker_session_timeout_ms);
         if before.contains(&id) && before.len() > 1 {
             self.controller.isr.retain(|&b| b != id);
         } else if before.contains(&id) {
@@ -154,10 +155,10 @@ impl Sim {
         if self.controller.leader == Some(id) {
             let candidates: Vec<u32> = self.controller.isr.iter().copied().filter(|&b| b != id && self.eligible(b)).collect();
             if let Some(&new) = candidates.first() {
-                text.push_str(&self.elect(new, true, &format!("leader {id} was fenced")));
+                text.push_str(&self.elect(new, true, &say!(self, "leader {id} was fenced")));
             } else if self.scenario.config.unclean_leader_election_enable {
                 match (0..self.scenario.replicas).find(|&b| b != id && self.eligible(b)) {
-                    Some(new) => text.push_str(&self.elect(new, false, &format!("leader {id} was fenced and no ISR member is alive"))),
+                    Some(new) => text.push_str(&self.elect(new, false, &say!(self, "leader {id} was fenced and no ISR member is alive"))),
                     None => text.push_str(&self.go_offline(id)),
                 }
             } else {
@@ -170,7 +171,7 @@ impl Sim {
         let isr = self.controller.isr.clone();
         self.ev().isr = Some(isr.clone());
         if before != isr {
-            text.push_str(&format!(" The ISR shrinks {} → {}; the leader learns it from the metadata.", set_str(&before), set_str(&isr)));
+            text.push_str(&say!(self, " The ISR shrinks {} → {}; the leader learns it from the metadata.", set_str(&before), set_str(&isr)));
         }
         self.send_metadata_to_all();
         self.text = text;
@@ -188,7 +189,7 @@ impl Sim {
         self.ev().leader = Some(None);
         self.ev().leader_epoch = Some(self.controller.leader_epoch);
         self.send_metadata_to_all();
-        format!(
+        say!(self, 
             " Leader {old} is gone and no replica in the ISR {} can take over{}: the partition is offline until one returns.",
             set_str(&self.controller.isr),
             if self.scenario.config.unclean_leader_election_enable { "" } else { " (unclean.leader.election.enable is false)" }
@@ -213,9 +214,9 @@ impl Sim {
         ev.clean = Some(clean);
         self.send_metadata_to_all();
         if clean {
-            format!(" Because {why}, the controller elects broker {new} from the ISR: leader epoch {epoch}, ISR {}.", set_str(&isr))
+            say!(self, " Because {why}, the controller elects broker {new} from the ISR: leader epoch {epoch}, ISR {}.", set_str(&isr))
         } else {
-            format!(
+            say!(self, 
                 " Because {why}, the controller elects broker {new} although it is not in the ISR (unclean leader election): leader epoch {epoch}, ISR {}. Records it lacks may be lost.",
                 set_str(&isr)
             )
@@ -251,11 +252,11 @@ impl Sim {
         });
         if meta.leader_epoch < self.broker(id).leader_epoch {
             self.ev().outcome = Some("stale");
-            self.text = format!("Broker {id} gets metadata for leader epoch {}, older than its own {}; ignored.", meta.leader_epoch, self.broker(id).leader_epoch);
+            self.text = say!(self, "Broker {id} gets metadata for leader epoch {}, older than its own {}; ignored.", meta.leader_epoch, self.broker(id).leader_epoch);
             return;
         }
         let text = self.apply_metadata(id, &meta);
-        self.text = format!("Broker {id} learns from the controller: leader {}, epoch {}, ISR {}.{text}", leader_str(meta.leader), meta.leader_epoch, set_str(&meta.isr));
+        self.text = say!(self, "Broker {id} learns from the controller: leader {}, epoch {}, ISR {}.{text}", leader_str(meta.leader), meta.leader_epoch, set_str(&meta.isr));
     }
 
     /// `ReplicaManager.applyDelta`: become leader, become follower, or update the ISR.
@@ -274,7 +275,7 @@ impl Sim {
                 ls.partition_epoch = meta.partition_epoch;
                 ls.fenced = fenced;
                 ls.pending = None;
-                let mut text = if before != meta.isr { format!(" Its ISR {} → {}.", set_str(&before), set_str(&meta.isr)) } else { String::new() };
+                let mut text = if before != meta.isr { say!(self, " Its ISR {} → {}.", set_str(&before), set_str(&meta.isr)) } else { String::new() };
                 text.push_str(&self.hw_after_isr_change(id));
                 return text;
             }
@@ -286,13 +287,13 @@ impl Sim {
             self.make_leader(id, meta.isr.clone(), meta.partition_epoch, fenced);
             let hw_now = self.broker(id).hw;
             let leo = self.broker(id).log.leo();
-            let mut text = format!(" It becomes the leader in epoch {} with LEO {leo}; its epoch starts at offset {leo}.", meta.leader_epoch);
+            let mut text = say!(self, " It becomes the leader in epoch {} with LEO {leo}; its epoch starts at offset {leo}.", meta.leader_epoch);
             if hw_now == hw {
-                text.push_str(&format!(
+                text.push_str(&say!(self, 
                     " Its HW is {hw}, what it last heard as a follower; it moves only when followers report their LEOs, so consumers beyond it wait."
                 ));
             } else {
-                text.push_str(&format!(" HW {hw} → {hw_now}."));
+                text.push_str(&say!(self, " HW {hw} → {hw_now}."));
             }
             return text;
         }
@@ -316,7 +317,7 @@ impl Sim {
         let Some(leader) = meta.leader else {
             return " There is no leader to follow.".into();
         };
-        let mut text = format!(" It follows leader {leader}.");
+        let mut text = say!(self, " It follows leader {leader}.");
         if was_leader {
             text.insert_str(0, " It steps down; waiting requests get NOT_LEADER_OR_FOLLOWER.");
         }
@@ -352,13 +353,13 @@ impl Sim {
         self.ev().error = error;
         let sent = self.send(Node::Controller, msg.from, Body::AlterPartitionResponse { leader_epoch: le, partition_epoch: pe, isr: committed.clone(), error });
         self.text = match error {
-            None => format!(
+            None => say!(self, 
                 "The controller commits leader {from}'s ISR change {} → {} (partition epoch {pe}) and answers.{}",
                 set_str(&before),
                 set_str(&committed),
                 sent.note()
             ),
-            Some(e) => format!("The controller rejects leader {from}'s ISR change to {}: {e}.{}", set_str(&isr), sent.note()),
+            Some(e) => say!(self, "The controller rejects leader {from}'s ISR change to {}: {e}.{}", set_str(&isr), sent.note()),
         };
     }
 }

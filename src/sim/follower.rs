@@ -62,20 +62,20 @@ impl Sim {
         self.broker_mut(id).fetcher = FetcherState::Idle;
         let b = self.broker(id);
         let Some(leader) = b.leader.filter(|_| b.alive && b.role == Role::Follower) else {
-            self.text = format!("Broker {id}'s fetcher wakes up, but it has no leader to fetch from.");
+            self.text = say!(self, "Broker {id}'s fetcher wakes up, but it has no leader to fetch from.");
             return;
         };
         let offset = b.log.leo();
         if b.needs_truncation && matches!(self.behavior.truncation, Truncation::EpochRequest | Truncation::EpochRequestMultiRound) {
             self.start_fetching(id);
-            self.text = format!("Follower {id} asks leader {leader} again where its epoch ends (OffsetsForLeaderEpoch).");
+            self.text = say!(self, "Follower {id} asks leader {leader} again where its epoch ends (OffsetsForLeaderEpoch).");
             return;
         }
         let sent = self.send_fetch(id);
         self.text = if self.behavior.long_poll {
-            format!("Follower {id}'s backoff is over; it sends a Fetch at {offset} to leader {leader}.{}", sent.note())
+            say!(self, "Follower {id}'s backoff is over; it sends a Fetch at {offset} to leader {leader}.{}", sent.note())
         } else {
-            format!(
+            say!(self, 
                 "Follower {id} polls again after waiting {} ms (textbook: no long-poll, so an idle follower waits between fetches instead of spinning): Fetch at {offset} to leader {leader}.{}",
                 self.scenario.config.replica_fetch_wait_max_ms,
                 sent.note()
@@ -89,7 +89,7 @@ impl Sim {
         self.broker_mut(id).fetcher = FetcherState::Idle;
         let backoff = self.scenario.config.replica_fetch_backoff_ms;
         self.fetch_later(id, backoff);
-        self.text = format!(
+        self.text = say!(self, 
             "Follower {id}'s request has had no answer for replica.socket.timeout.ms ({} ms): it gives up on it and tries again after replica.fetch.backoff.ms ({backoff} ms).",
             self.scenario.config.replica_socket_timeout_ms
         );
@@ -112,7 +112,7 @@ impl Sim {
         let current = matches!(self.broker(id).fetcher, FetcherState::Fetching { request, .. } if request == resp.request);
         if !current {
             self.ev().outcome = Some("ignored");
-            self.text = format!("Broker {id} gets an answer from broker {leader} to a Fetch it no longer waits for; ignored.");
+            self.text = say!(self, "Broker {id} gets an answer from broker {leader} to a Fetch it no longer waits for; ignored.");
             return;
         }
         self.clear_fetcher(id);
@@ -124,7 +124,7 @@ impl Sim {
             let (target, _complete) = self.offset_truncation_state(id, Some(epoch), end);
             self.truncate(id, target, "diverging-epoch");
             let sent = self.send_fetch(id);
-            self.text = format!(
+            self.text = say!(self, 
                 "Follower {id} learns its log diverges from leader {leader}'s: epoch {epoch} ends at {end} on the leader. It truncates {leo} → {target} (the HW is not updated this round, KAFKA-14704) and fetches again at {target}.{}",
                 sent.note()
             );
@@ -139,7 +139,7 @@ impl Sim {
         let b = self.broker(id);
         if resp.fetch_offset != b.log.leo() {
             self.ev().outcome = Some("ignored");
-            self.text = format!("Follower {id}'s log end moved since it sent this Fetch; the response is dropped.");
+            self.text = say!(self, "Follower {id}'s log end moved since it sent this Fetch; the response is dropped.");
             return self.after_response(id, leader, 0, String::new());
         }
         let hw_before = b.hw;
@@ -163,18 +163,18 @@ impl Sim {
         self.ev().hw_after = Some(hw);
         self.ev().leo_after = Some(leo);
         self.ev().outcome = Some("appended");
-        let appended = if n == 0 { "No records".to_string() } else { format!("Follower {id} appends {n} record{} (LEO {leo})", plural(n)) };
+        let appended = if n == 0 { "No records".to_string() } else { say!(self, "Follower {id} appends {n} record{} (LEO {leo})", plural(n)) };
         let hw_text = if hw == hw_before {
-            format!("its HW stays {hw}")
+            say!(self, "its HW stays {hw}")
         } else if resp.hw > leo {
-            format!("its HW {hw_before} → {hw} (the leader's HW {} clamped to its own LEO)", resp.hw)
+            say!(self, "its HW {hw_before} → {hw} (the leader's HW {} clamped to its own LEO)", resp.hw)
         } else {
-            format!("its HW {hw_before} → {hw}")
+            say!(self, "its HW {hw_before} → {hw}")
         };
         let mut text = if n == 0 {
-            format!("{appended} in leader {leader}'s answer to follower {id}; it carries HW {}, so {hw_text}.", resp.hw)
+            say!(self, "{appended} in leader {leader}'s answer to follower {id}; it carries HW {}, so {hw_text}.", resp.hw)
         } else {
-            format!("{appended}; the response carries HW {}, so {hw_text}.", resp.hw)
+            say!(self, "{appended}; the response carries HW {}, so {hw_text}.", resp.hw)
         };
         if hw != hw_before && self.behavior.follower_hw_completes_consumer_fetch {
             text.push_str(&self.complete_consumer_fetches(id));
@@ -187,11 +187,11 @@ impl Sim {
         if !self.behavior.long_poll && appended == 0 {
             let wait = self.scenario.config.replica_fetch_wait_max_ms;
             self.fetch_later(id, wait);
-            text.push_str(&format!(" Nothing new, so it waits {wait} ms before polling again."));
+            text.push_str(&say!(self, " Nothing new, so it waits {wait} ms before polling again."));
         } else {
             let offset = self.broker(id).log.leo();
             let sent = self.send_fetch(id);
-            text.push_str(&format!(" It sends the next Fetch at {offset} to leader {leader} right away.{}", sent.note()));
+            text.push_str(&say!(self, " It sends the next Fetch at {offset} to leader {leader} right away.{}", sent.note()));
         }
         self.text = text;
     }
@@ -206,7 +206,7 @@ impl Sim {
                 if resp.leader_leo < leo {
                     self.truncate(id, resp.leader_leo, "offset-out-of-range");
                     let sent = self.send_fetch(id);
-                    self.text = format!(
+                    self.text = say!(self, 
                         "Follower {id} is told OFFSET_OUT_OF_RANGE: leader {leader}'s log ends at {}, before its own ({leo}). It truncates to {} and fetches again.{}",
                         resp.leader_leo,
                         resp.leader_leo,
@@ -217,17 +217,17 @@ impl Sim {
                     self.truncate(id, 0, "offset-out-of-range");
                     self.broker_mut(id).log.start_offset = start;
                     let sent = self.send_fetch(id);
-                    self.text = format!("Follower {id} is told OFFSET_OUT_OF_RANGE and starts over from the leader's log start {start}.{}", sent.note());
+                    self.text = say!(self, "Follower {id} is told OFFSET_OUT_OF_RANGE and starts over from the leader's log start {start}.{}", sent.note());
                 }
             }
             KafkaError::FencedLeaderEpoch => {
-                self.text = format!(
+                self.text = say!(self, 
                     "Follower {id} is told FENCED_LEADER_EPOCH by broker {leader}: its leader epoch is out of date. It stops fetching until new metadata arrives."
                 );
             }
             _ => {
                 self.fetch_later(id, backoff);
-                self.text = format!("Follower {id} is told {} by broker {leader}; it tries again in replica.fetch.backoff.ms ({backoff} ms).", error.name());
+                self.text = say!(self, "Follower {id} is told {} by broker {leader}; it tries again in replica.fetch.backoff.ms ({backoff} ms).", error.name());
             }
         }
     }
@@ -273,7 +273,7 @@ impl Sim {
                 let (hw, leo) = (b.hw, b.log.leo());
                 if hw < leo {
                     self.truncate(id, hw, "high-watermark");
-                    format!(" It truncates its log to its own HW: {leo} → {hw} (pre-KIP-101 rule).")
+                    say!(self, " It truncates its log to its own HW: {leo} → {hw} (pre-KIP-101 rule).")
                 } else {
                     " Its log ends at its HW, so HW truncation removes nothing.".to_string()
                 }
@@ -316,10 +316,10 @@ impl Sim {
         let sent = self.send(msg.to, msg.from, Body::OffsetsForLeaderEpochResponse { request: msg.id, requested: epoch, answer, error });
         let Node::Broker(follower) = msg.from else { return };
         self.text = match (answer, error) {
-            (_, Some(e)) => format!("Broker {leader} answers follower {follower}'s OffsetsForLeaderEpoch with {}.{}", e.name(), sent.note()),
-            (None, None) => format!("Leader {leader} does not know where epoch {epoch} ends (UNDEFINED).{}", sent.note()),
-            (Some((_, o)), None) if v0 => format!("Leader {leader} answers follower {follower}: epoch {epoch} ends at {o} in its log (v0: an offset only).{}", sent.note()),
-            (Some((e, o)), None) => format!("Leader {leader} answers follower {follower}: asked about epoch {epoch}, its log says epoch {e} ends at {o}.{}", sent.note()),
+            (_, Some(e)) => say!(self, "Broker {leader} answers follower {follower}'s OffsetsForLeaderEpoch with {}.{}", e.name(), sent.note()),
+            (None, None) => say!(self, "Leader {leader} does not know where epoch {epoch} ends (UNDEFINED).{}", sent.note()),
+            (Some((_, o)), None) if v0 => say!(self, "Leader {leader} answers follower {follower}: epoch {epoch} ends at {o} in its log (v0: an offset only).{}", sent.note()),
+            (Some((e, o)), None) => say!(self, "Leader {leader} answers follower {follower}: asked about epoch {epoch}, its log says epoch {e} ends at {o}.{}", sent.note()),
         };
     }
 
@@ -334,13 +334,13 @@ impl Sim {
         });
         if !matches!(self.broker(id).fetcher, FetcherState::Truncating { request: r, .. } if r == request) {
             self.ev().outcome = Some("ignored");
-            self.text = format!("Broker {id} gets an OffsetsForLeaderEpoch answer it no longer waits for; ignored.");
+            self.text = say!(self, "Broker {id} gets an OffsetsForLeaderEpoch answer it no longer waits for; ignored.");
             return;
         }
         self.clear_fetcher(id);
         if let Some(e) = error {
             self.fetch_later(id, self.scenario.config.replica_fetch_backoff_ms);
-            self.text = format!("Follower {id}'s OffsetsForLeaderEpoch fails with {}; it retries after a backoff.", e.name());
+            self.text = say!(self, "Follower {id}'s OffsetsForLeaderEpoch fails with {}; it retries after a backoff.", e.name());
             return;
         }
         let leo = self.broker(id).log.leo();
@@ -352,14 +352,14 @@ impl Sim {
         };
         self.ev().kind = "truncate";
         self.truncate(id, target, if self.behavior.truncation == Truncation::EpochRequest { "epoch-request" } else { "epoch-request-multi-round" });
-        let what = if target < leo { format!("truncates {leo} → {target}") } else { format!("keeps its log (LEO {leo})") };
+        let what = if target < leo { say!(self, "truncates {leo} → {target}") } else { say!(self, "keeps its log (LEO {leo})") };
         if complete {
             self.broker_mut(id).needs_truncation = false;
             let sent = self.send_fetch(id);
-            self.text = format!("Follower {id} {what} and starts fetching at {}.{}", self.broker(id).log.leo(), sent.note());
+            self.text = say!(self, "Follower {id} {what} and starts fetching at {}.{}", self.broker(id).log.leo(), sent.note());
         } else {
             self.send_offsets_for_leader_epoch(id);
-            self.text = format!(
+            self.text = say!(self, 
                 "Follower {id} {what}: the leader's epoch is not in its cache, so it asks again about its own latest epoch (KIP-279's extra round)."
             );
         }

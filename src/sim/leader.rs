@@ -139,7 +139,7 @@ impl Sim {
         });
         let b = self.broker(leader);
         if b.lead.is_none() {
-            return self.fetch_error(msg, req, KafkaError::NotLeaderOrFollower, format!("Broker {leader} is not the leader; it answers follower {follower}'s Fetch with NOT_LEADER_OR_FOLLOWER."));
+            return self.fetch_error(msg, req, KafkaError::NotLeaderOrFollower, say!(self, "Broker {leader} is not the leader; it answers follower {follower}'s Fetch with NOT_LEADER_OR_FOLLOWER."));
         }
         let epoch = b.leader_epoch;
         if self.behavior.leader_epoch_fencing && req.current_leader_epoch != epoch {
@@ -152,7 +152,7 @@ impl Sim {
                 msg,
                 req,
                 error,
-                format!("Leader {leader} (epoch {epoch}) gets follower {follower}'s Fetch in epoch {}, {why}; it answers {} (KIP-320).", req.current_leader_epoch, error.name()),
+                say!(self, "Leader {leader} (epoch {epoch}) gets follower {follower}'s Fetch in epoch {}, {why}; it answers {} (KIP-320).", req.current_leader_epoch, error.name()),
             );
         }
         let initial_hw = b.hw;
@@ -164,7 +164,7 @@ impl Sim {
                         msg,
                         req,
                         KafkaError::OffsetOutOfRange,
-                        format!("Leader {leader} cannot find the end of epoch {fetch_epoch} that follower {follower} last fetched; it answers OFFSET_OUT_OF_RANGE."),
+                        say!(self, "Leader {leader} cannot find the end of epoch {fetch_epoch} that follower {follower} last fetched; it answers OFFSET_OUT_OF_RANGE."),
                     )
                 }
                 Some((end_epoch, end_offset)) if end_epoch < fetch_epoch || end_offset < req.fetch_offset => {
@@ -178,7 +178,7 @@ impl Sim {
                 msg,
                 req,
                 KafkaError::OffsetOutOfRange,
-                format!("Follower {follower} fetches at {}, outside leader {leader}'s log [{}, {leo}); it answers OFFSET_OUT_OF_RANGE.", req.fetch_offset, b.log.start_offset),
+                say!(self, "Follower {follower} fetches at {}, outside leader {leader}'s log [{}, {leo}); it answers OFFSET_OUT_OF_RANGE.", req.fetch_offset, b.log.start_offset),
             );
         }
         let mut text = String::new();
@@ -186,18 +186,18 @@ impl Sim {
         let expanded = self.update_follower_fetch_state(leader, follower, req.fetch_offset, req.log_start_offset, &mut text);
         let hw_move = if prev != Some(req.fetch_offset) || expanded { self.maybe_increment_leader_hw(leader) } else { None };
         let known = match prev {
-            Some(p) if p == req.fetch_offset => format!("Leader {leader} hears again that follower {follower} is at {}", req.fetch_offset),
-            _ => format!("Leader {leader} learns follower {follower} is at {}", req.fetch_offset),
+            Some(p) if p == req.fetch_offset => say!(self, "Leader {leader} hears again that follower {follower} is at {}", req.fetch_offset),
+            _ => say!(self, "Leader {leader} learns follower {follower} is at {}", req.fetch_offset),
         };
         let hw_now = self.broker(leader).hw;
         let hw_text = match hw_move {
-            Some((a, b)) => format!("; HW {a} → {b}."),
+            Some((a, b)) => say!(self, "; HW {a} → {b}."),
             None if self.behavior.hw_held_under_min_isr && self.under_min_isr(leader) => {
-                format!("; HW stays {hw_now}: the ISR is under min.insync.replicas ({}).", self.scenario.config.min_insync_replicas)
+                say!(self, "; HW stays {hw_now}: the ISR is under min.insync.replicas ({}).", self.scenario.config.min_insync_replicas)
             }
-            None => format!("; HW stays {hw_now}."),
+            None => say!(self, "; HW stays {hw_now}."),
         };
-        let mut text = format!("{known}{hw_text}{text}");
+        let mut text = say!(self, "{known}{hw_text}{text}");
         self.ev().hw_before = Some(initial_hw);
         self.ev().hw_after = Some(hw_now);
         if hw_move.is_some() {
@@ -250,12 +250,12 @@ impl Sim {
             IsrUpdate::Immediate => {
                 let before = ls.isr.clone();
                 self.commit_isr(leader, proposed.clone());
-                text.push_str(&format!(" Follower {follower} has caught up: the ISR grows {} → {}.", set_str(&before), set_str(&proposed)));
+                text.push_str(&say!(self, " Follower {follower} has caught up: the ISR grows {} → {}.", set_str(&before), set_str(&proposed)));
             }
             IsrUpdate::AlterPartition => {
                 self.lead_mut(leader).pending = Some(PendingIsr::Expand(follower));
                 let sent = self.send_alter_partition(leader, proposed.clone());
-                text.push_str(&format!(
+                text.push_str(&say!(self, 
                     " Follower {follower} has caught up: leader {leader} asks the controller to make the ISR {} (AlterPartition) and counts it in the HW meanwhile (maximal ISR).{}",
                     set_str(&proposed),
                     sent
@@ -289,7 +289,7 @@ impl Sim {
         let lag = self.scenario.config.replica_lag_time_max_ms;
         self.event = Some(EventRecord { broker: Some(leader), timer: Some("isr-expiration"), ..EventRecord::new("timeout") });
         if self.broker(leader).lead.is_none() {
-            self.text = format!("Broker {leader}'s ISR check finds it no longer leads.");
+            self.text = say!(self, "Broker {leader}'s ISR check finds it no longer leads.");
             return;
         }
         let next = self.set_timer(self.now + period, Timer::IsrExpiration { leader });
@@ -299,20 +299,20 @@ impl Sim {
         let before = ls.isr.clone();
         let out: Vec<u32> = ls.isr.iter().copied().filter(|&f| f != leader && ls.followers.get(&f).is_some_and(|v| !self.is_caught_up(v, leo))).collect();
         if ls.pending.is_some() {
-            self.text = format!("Leader {leader} checks the ISR, but an ISR change is still in flight; it checks again in {period} ms.");
+            self.text = say!(self, "Leader {leader} checks the ISR, but an ISR change is still in flight; it checks again in {period} ms.");
             return;
         }
         if out.is_empty() {
-            self.text = format!("Leader {leader} checks the ISR {}: every member has caught up within {lag} ms; no change.", set_str(&before));
+            self.text = say!(self, "Leader {leader} checks the ISR {}: every member has caught up within {lag} ms; no change.", set_str(&before));
             return;
         }
         let lagging: Vec<String> = out
             .iter()
             .map(|f| {
                 let v = &ls.followers[f];
-                format!(
+                say!(self, 
                     "{f} (last caught up at {}, at offset {})",
-                    v.last_caught_up_ms.map_or("never".into(), |t| format!("{t} ms")),
+                    v.last_caught_up_ms.map_or("never".into(), |t| say!(self, "{t} ms")),
                     v.leo.map_or("unknown".into(), |o| o.to_string())
                 )
             })
@@ -324,7 +324,7 @@ impl Sim {
             IsrUpdate::Immediate => {
                 self.ev().kind = "isr_change";
                 self.commit_isr(leader, proposed.clone());
-                let mut text = format!(
+                let mut text = say!(self, 
                     "Leader {leader} checks the ISR: {} has not caught up for more than {lag} ms; the ISR shrinks {} → {}.",
                     lagging.join(", "),
                     set_str(&before),
@@ -337,7 +337,7 @@ impl Sim {
                 self.ev().outcome = Some("shrink-proposed");
                 self.lead_mut(leader).pending = Some(PendingIsr::Shrink(out.clone()));
                 let sent = self.send_alter_partition(leader, proposed.clone());
-                self.text = format!(
+                self.text = say!(self, 
                     "Leader {leader} checks the ISR: {} has not caught up for more than {lag} ms. It asks the controller to shrink the ISR to {} (AlterPartition); until that is committed, the HW still waits for the old ISR.{}",
                     lagging.join(", "),
                     set_str(&proposed),
@@ -353,9 +353,9 @@ impl Sim {
             Some((a, b)) => {
                 self.ev().hw_before = Some(a);
                 self.ev().hw_after = Some(b);
-                format!(" HW {a} → {b}.{}", self.try_complete_delayed_requests(leader))
+                say!(self, " HW {a} → {b}.{}", self.try_complete_delayed_requests(leader))
             }
-            None => format!(" HW stays {}.", self.broker(leader).hw),
+            None => say!(self, " HW stays {}.", self.broker(leader).hw),
         }
     }
 
@@ -366,7 +366,7 @@ impl Sim {
         let b = self.broker(leader);
         if b.lead.is_none() || b.leader_epoch != leader_epoch {
             self.ev().outcome = Some("ignored");
-            self.text = format!("Broker {leader} gets an AlterPartition answer for epoch {leader_epoch}, but it no longer leads in that epoch; ignored.");
+            self.text = say!(self, "Broker {leader} gets an AlterPartition answer for epoch {leader_epoch}, but it no longer leads in that epoch; ignored.");
             return;
         }
         if let Some(err) = error {
@@ -375,7 +375,7 @@ impl Sim {
                 self.lead_mut(leader).pending = None;
             }
             self.ev().outcome = Some(if revert { "reverted" } else { "pending" });
-            self.text = format!(
+            self.text = say!(self, 
                 "The controller refuses leader {leader}'s ISR change with {err}; {}",
                 if revert { "the leader goes back to its committed ISR." } else { "the leader keeps the change pending until new metadata arrives." }
             );
@@ -387,7 +387,7 @@ impl Sim {
         ls.isr = isr.clone();
         ls.pending = None;
         ls.partition_epoch = partition_epoch;
-        let mut text = format!("The controller has committed the ISR {} → {} (partition epoch {partition_epoch}); leader {leader} applies it.", set_str(&before), set_str(&isr));
+        let mut text = say!(self, "The controller has committed the ISR {} → {} (partition epoch {partition_epoch}); leader {leader} applies it.", set_str(&before), set_str(&isr));
         text.push_str(&self.hw_after_isr_change(leader));
         self.text = text;
     }
@@ -433,12 +433,12 @@ impl Sim {
                 let n = records.len();
                 self.ev().outcome = Some("answered");
                 let sent = self.send_fetch_response(leader, follower, msg.id, req.fetch_offset, records, hw_sent, None, None);
-                let what = if n == 0 { "nothing new".to_string() } else { format!("{n} record{} from {}", plural(n), req.fetch_offset) };
+                let what = if n == 0 { "nothing new".to_string() } else { say!(self, "{n} record{} from {}", plural(n), req.fetch_offset) };
                 let which_hw = match (self.behavior.response_hw, hw_sent == hw) {
-                    (ResponseHw::BeforeFetch, false) => format!("HW {hw_sent}, the value from before this fetch moved it"),
-                    _ => format!("HW {hw_sent}"),
+                    (ResponseHw::BeforeFetch, false) => say!(self, "HW {hw_sent}, the value from before this fetch moved it"),
+                    _ => say!(self, "HW {hw_sent}"),
                 };
-                text.push_str(&format!(" It answers at once{reason}: {what}, {which_hw}.{}", sent.note()));
+                text.push_str(&say!(self, " It answers at once{reason}: {what}, {which_hw}.{}", sent.note()));
             }
             None => {
                 let wait = c.replica_fetch_wait_max_ms;
@@ -446,7 +446,7 @@ impl Sim {
                 let timer = self.set_timer(expire_ms, Timer::FetchExpiry { leader, follower });
                 self.lead_mut(leader).parked_fetches.push(ParkedFetch { follower, request: msg.id, req, expire_ms, timer });
                 self.ev().outcome = Some("parked");
-                text.push_str(&format!(" Nothing new to send: the fetch waits up to {wait} ms (until {expire_ms} ms) for new records."));
+                text.push_str(&say!(self, " Nothing new to send: the fetch waits up to {wait} ms (until {expire_ms} ms) for new records."));
             }
         }
         self.text = text;
@@ -478,7 +478,7 @@ impl Sim {
         self.ev().error = Some(error.name());
         let hw = self.broker(leader).hw;
         let sent = self.send_fetch_response(leader, req.replica, msg.id, req.fetch_offset, Vec::new(), hw, Some(error), None);
-        self.text = format!("{text}{}", sent.note());
+        self.text = say!(self, "{text}{}", sent.note());
     }
 
     /// `Partition.readRecords`: the follower's last fetched epoch ends earlier on the
@@ -488,7 +488,7 @@ impl Sim {
         self.ev().outcome = Some("diverging");
         self.ev().diverging_epoch = Some(EpochEnd { epoch, end_offset });
         let sent = self.send_fetch_response(leader, req.replica, msg.id, req.fetch_offset, Vec::new(), initial_hw, None, Some((epoch, end_offset)));
-        self.text = format!(
+        self.text = say!(self, 
             "Follower {} fetches at {} having last fetched epoch {}, but on leader {leader} epoch {} ends at {end_offset}: the logs diverge. The leader answers at once with diverging epoch ({epoch}, {end_offset}) and leaves the follower's state alone.{}",
             req.replica,
             req.fetch_offset,
@@ -511,11 +511,11 @@ impl Sim {
         self.ev().fetch_offset = Some(parked.req.fetch_offset);
         self.ev().hw = Some(hw);
         let sent = self.send_fetch_response(leader, follower, parked.request, parked.req.fetch_offset, records, hw, None, None);
-        self.text = format!(
+        self.text = say!(self, 
             "Follower {follower}'s fetch at {} has waited replica.fetch.wait.max.ms ({} ms) on leader {leader}. It is answered with {} and the HW as it is now, {hw}.{}",
             parked.req.fetch_offset,
             self.scenario.config.replica_fetch_wait_max_ms,
-            if n == 0 { "no records".to_string() } else { format!("{n} record{}", plural(n)) },
+            if n == 0 { "no records".to_string() } else { say!(self, "{n} record{}", plural(n)) },
             sent.note()
         );
     }
@@ -533,7 +533,7 @@ impl Sim {
         if !self.behavior.hw_move_completes_follower_fetch && self.behavior.long_poll {
             let waiting: Vec<u32> = self.broker(leader).lead.as_ref().map_or(Vec::new(), |ls| ls.parked_fetches.iter().map(|p| p.follower).collect());
             if !waiting.is_empty() {
-                text.push_str(&format!(
+                text.push_str(&say!(self, 
                     " Follower {}'s parked fetch stays parked: an HW move does not release it (only new data or its timeout).",
                     join_ids(&waiting)
                 ));
@@ -578,7 +578,7 @@ impl Sim {
             released.push(p.follower);
         }
         let why = if hw_only { "the HW moved past what they last heard" } else { "new data" };
-        format!(
+        say!(self, 
             " This releases the parked fetch{} of follower{} {} ({why}); the response{} carr{} HW {hw}.",
             if released.len() == 1 { "" } else { "es" },
             if released.len() == 1 { "" } else { "s" },
@@ -604,8 +604,8 @@ impl Sim {
             let pname = self.scenario.producers[d.producer].id.clone();
             let sent = self.send(Node::Broker(leader), Node::Producer(d.producer), Body::ProduceResponse { request: d.request, ids: d.ids.clone(), error });
             text.push_str(&match error {
-                None => format!(" The HW has passed {}: {pname}'s acks=all write is acknowledged.{}", d.required_offset, sent.note()),
-                Some(e) => format!(" The HW has passed {}, but the ISR is smaller than min.insync.replicas: {pname} gets {}.{}", d.required_offset, e.name(), sent.note()),
+                None => say!(self, " The HW has passed {}: {pname}'s acks=all write is acknowledged.{}", d.required_offset, sent.note()),
+                Some(e) => say!(self, " The HW has passed {}, but the ISR is smaller than min.insync.replicas: {pname} gets {}.{}", d.required_offset, e.name(), sent.note()),
             });
         }
         text
@@ -618,7 +618,7 @@ impl Sim {
         let d = ls.delayed_produces.remove(i);
         let pname = self.scenario.producers[d.producer].id.clone();
         let sent = self.send(Node::Broker(leader), Node::Producer(d.producer), Body::ProduceResponse { request, ids: d.ids, error: Some(KafkaError::RequestTimedOut) });
-        self.text = format!(
+        self.text = say!(self, 
             "{pname}'s acks=all write waited its request timeout on leader {leader} without the HW reaching {}: REQUEST_TIMED_OUT (the records stay in the log).{}",
             d.required_offset,
             sent.note()
@@ -637,7 +637,7 @@ impl Sim {
             self.ev().outcome = Some("error");
             self.ev().error = Some(KafkaError::NotLeaderOrFollower.name());
             let sent = self.send(msg.to, msg.from, Body::ProduceResponse { request: msg.id, ids, error: Some(KafkaError::NotLeaderOrFollower) });
-            self.text = format!("Broker {leader} does not lead the partition: {pname}'s write gets NOT_LEADER_OR_FOLLOWER.{}", sent.note());
+            self.text = say!(self, "Broker {leader} does not lead the partition: {pname}'s write gets NOT_LEADER_OR_FOLLOWER.{}", sent.note());
             return;
         };
         let min_isr = self.scenario.config.min_insync_replicas;
@@ -646,7 +646,7 @@ impl Sim {
             self.ev().outcome = Some("error");
             self.ev().error = Some(KafkaError::NotEnoughReplicas.name());
             let sent = self.send(msg.to, msg.from, Body::ProduceResponse { request: msg.id, ids, error: Some(KafkaError::NotEnoughReplicas) });
-            self.text = format!(
+            self.text = say!(self, 
                 "Leader {leader} refuses {pname}'s acks=all write: the ISR {} has {} member{}, fewer than min.insync.replicas = {min_isr}. NOT_ENOUGH_REPLICAS; nothing is appended.{}",
                 set_str(&isr),
                 isr.len(),
@@ -664,32 +664,32 @@ impl Sim {
         self.ev().outcome = Some("appended");
         self.ev().first_offset = Some(first);
         self.ev().leo_after = Some(leo);
-        let mut text = format!(
+        let mut text = say!(self, 
             "Leader {leader} appends {pname}'s {} record{} at offset{} {} (LEO {leo}) in epoch {epoch}.",
             ids.len(),
             plural(ids.len()),
             if ids.len() == 1 { "" } else { "s" },
-            if ids.len() == 1 { first.to_string() } else { format!("{first}–{}", leo - 1) }
+            if ids.len() == 1 { first.to_string() } else { say!(self, "{first}–{}", leo - 1) }
         );
         // The append path also tries the HW: it matters when the leader is alone in the ISR.
         let hw_move = self.maybe_increment_leader_hw(leader);
         if let Some((a, b)) = hw_move {
             self.ev().hw_before = Some(a);
             self.ev().hw_after = Some(b);
-            text.push_str(&format!(" No follower counts toward the HW, so it moves at once: HW {a} → {b}."));
+            text.push_str(&say!(self, " No follower counts toward the HW, so it moves at once: HW {a} → {b}."));
         }
         match acks {
             Acks::Zero => text.push_str(" acks=0: no answer is sent."),
             Acks::One => {
                 let sent = self.send(msg.to, msg.from, Body::ProduceResponse { request: msg.id, ids: ids.clone(), error: None });
-                text.push_str(&format!(" acks=1: the leader acknowledges now, before any follower has the records.{}", sent.note()));
+                text.push_str(&say!(self, " acks=1: the leader acknowledges now, before any follower has the records.{}", sent.note()));
             }
             Acks::All => {
                 let timeout = self.scenario.producers[producer].request_timeout_ms;
                 let expire_ms = self.now + timeout;
                 let timer = self.set_timer(expire_ms, Timer::ProduceExpiry { leader, request: msg.id });
                 self.lead_mut(leader).delayed_produces.push(DelayedProduce { producer, request: msg.id, ids: ids.clone(), required_offset: leo, expire_ms, timer });
-                text.push_str(&format!(" acks=all: the answer waits until the HW reaches {leo}."));
+                text.push_str(&say!(self, " acks=all: the answer waits until the HW reaches {leo}."));
             }
         }
         // INCREASED: produce, then fetch purgatory; SAME: fetch purgatory (`addCompletePurgatoryAction`).

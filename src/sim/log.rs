@@ -4,7 +4,7 @@
 //! Records are kept in shared chunks so that a checkpoint of the whole
 //! simulation (for seeking backwards) copies pointers, not records.
 
-use std::rc::Rc;
+use super::pvec::PVec;
 
 /// A produced record's identity: producer index and its 1-based count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -19,14 +19,11 @@ pub struct Entry {
     pub id: RecordId,
 }
 
-const CHUNK: usize = 256;
-
 #[derive(Debug, Clone)]
 pub struct Log {
     /// Offsets below `base` are the scenario's initial records: epoch 0, the same on every replica.
     base: u64,
-    chunks: Vec<Rc<Vec<Entry>>>,
-    len: usize,
+    entries: PVec<Entry>,
     pub start_offset: u64,
     /// The leader-epoch cache: (epoch, start offset), ascending.
     epochs: Vec<(i32, u64)>,
@@ -34,11 +31,11 @@ pub struct Log {
 
 impl Log {
     pub fn new(initial_leo: u64) -> Log {
-        Log { base: initial_leo, chunks: Vec::new(), len: 0, start_offset: 0, epochs: vec![(0, 0)] }
+        Log { base: initial_leo, entries: PVec::new(), start_offset: 0, epochs: vec![(0, 0)] }
     }
 
     pub fn leo(&self) -> u64 {
-        self.base + self.len as u64
+        self.base + self.entries.len() as u64
     }
 
     pub fn base(&self) -> u64 {
@@ -50,8 +47,7 @@ impl Log {
         if offset < self.base || offset >= self.leo() {
             return None;
         }
-        let i = (offset - self.base) as usize;
-        self.chunks[i / CHUNK].get(i % CHUNK).copied()
+        self.entries.get((offset - self.base) as usize).copied()
     }
 
     /// The epoch of the record at `offset` (initial records are epoch 0).
@@ -74,19 +70,13 @@ impl Log {
     /// Appends a record and notes its epoch in the cache (`LeaderEpochFileCache.assign`).
     pub fn append(&mut self, entry: Entry) {
         self.assign_epoch(entry.epoch, self.leo());
-        if self.len % CHUNK == 0 {
-            self.chunks.push(Rc::new(Vec::with_capacity(CHUNK)));
-        }
-        if let Some(last) = self.chunks.last_mut() {
-            Rc::make_mut(last).push(entry);
-        }
-        self.len += 1;
+        self.entries.push(entry);
     }
 
     /// Appends one of the scenario's initial records (a follower that lost some
     /// to a crash fetches them back; they always precede produced records).
     pub fn append_initial(&mut self) {
-        if self.len == 0 {
+        if self.entries.is_empty() {
             self.base += 1;
         }
     }
@@ -98,17 +88,9 @@ impl Log {
         }
         if offset < self.base {
             self.base = offset;
-            self.chunks.clear();
-            self.len = 0;
+            self.entries.clear();
         } else {
-            let keep = (offset - self.base) as usize;
-            self.chunks.truncate(keep.div_ceil(CHUNK));
-            if keep % CHUNK != 0 {
-                if let Some(last) = self.chunks.last_mut() {
-                    Rc::make_mut(last).truncate(keep % CHUNK);
-                }
-            }
-            self.len = keep;
+            self.entries.truncate((offset - self.base) as usize);
         }
         self.epochs.retain(|&(_, start)| start < offset);
         if self.epochs.is_empty() {
@@ -119,10 +101,10 @@ impl Log {
         }
     }
 
-    /// The produced records from `offset`, at most `max`.
-    pub fn entries_from(&self, offset: u64, max: usize) -> Vec<(u64, Entry)> {
-        let end = self.leo().min(offset.saturating_add(max as u64));
-        (offset.max(self.base)..end).filter_map(|o| self.get(o).map(|e| (o, e))).collect()
+    /// The produced records from `offset` on, with their offsets.
+    pub fn entries_from(&self, offset: u64) -> impl Iterator<Item = (u64, Entry)> + '_ {
+        let from = offset.max(self.base);
+        self.entries.iter_from((from - self.base) as usize).enumerate().map(move |(i, e)| (from + i as u64, *e))
     }
 
     /// Whether two logs hold the same record at `offset` (both must have it).

@@ -10,6 +10,7 @@ pub mod leader;
 pub mod log;
 pub mod network;
 pub mod producer;
+pub mod pvec;
 pub mod scheduler;
 
 use crate::invariants::Invariants;
@@ -271,8 +272,8 @@ pub struct Controller {
 #[derive(Debug, Clone)]
 pub struct Producer {
     pub next_n: u32,
-    pub acked: Vec<RecordId>,
-    pub failed: Vec<RecordId>,
+    pub acked: pvec::PVec<RecordId>,
+    pub failed: pvec::PVec<RecordId>,
     pub pending: Vec<RecordId>,
     /// Requests in flight or awaiting an answer: request id → (records, timeout timer).
     pub requests: BTreeMap<u64, (Vec<RecordId>, Key)>,
@@ -283,7 +284,7 @@ pub struct Consumer {
     pub spec: crate::scenario::ConsumerSpec,
     pub position: u64,
     pub records_read: u64,
-    pub read: Vec<(u64, RecordId)>,
+    pub read: pvec::PVec<(u64, RecordId)>,
     /// The broker its fetch in flight went to, the request id and its timeout.
     pub in_flight: Option<(u32, u64, Key)>,
     /// After OFFSET_OUT_OF_RANGE from a follower, fetch from the leader until it redirects.
@@ -311,7 +312,11 @@ pub struct Sim {
     pub event: Option<EventRecord>,
     pub text: String,
     pub done: bool,
+    /// Whether handlers write the narration and the event's lists. Off while
+    /// replaying to a seek target or benchmarking; the state is the same either way.
+    pub narrate: bool,
 }
+
 
 impl Sim {
     /// Builds the world at time 0 (step 0): broker 0 leads in epoch 0, every
@@ -345,7 +350,7 @@ impl Sim {
         let producers = scenario
             .producers
             .iter()
-            .map(|_| Producer { next_n: 1, acked: Vec::new(), failed: Vec::new(), pending: Vec::new(), requests: BTreeMap::new() })
+            .map(|_| Producer { next_n: 1, acked: pvec::PVec::new(), failed: pvec::PVec::new(), pending: Vec::new(), requests: BTreeMap::new() })
             .collect();
         let mut sim = Sim {
             behavior,
@@ -372,12 +377,16 @@ impl Sim {
             event: None,
             text: String::new(),
             done: false,
+            narrate: true,
             scenario: scenario.clone(),
         };
         for (i, e) in scenario.events.iter().enumerate() {
             // Validated already; an action that fails here is skipped, never a panic.
             if let Ok(action) = scenario.action(&format!("events[{i}]"), e) {
-                sim.sched.schedule(e.at_ms as u64, SCENARIO, Due::Scenario(action));
+                let (count, every) = e.repeat.map_or((1, 0), |r| (r.count as u64, r.every_ms));
+                for k in 0..count {
+                    sim.sched.schedule(e.at_ms as u64 + k * every, SCENARIO, Due::Scenario(action.clone()));
+                }
             }
         }
         // The leader starts leading, with every follower known to be caught up.
@@ -480,7 +489,7 @@ impl Sim {
             Action::AddConsumer(spec) => {
                 let name = spec.id.clone();
                 if self.consumers.iter().any(|c| c.spec.id == name) {
-                    self.text = format!("A consumer named {name} already exists; nothing added.");
+                    self.text = say!(self, "A consumer named {name} already exists; nothing added.");
                     self.event = Some(EventRecord::new("add_consumer"));
                     return;
                 }
@@ -489,8 +498,8 @@ impl Sim {
                 let from = self.consumers[c].spec.fetch_from;
                 self.event = Some(EventRecord { consumer: Some(name.clone()), broker: from, ..EventRecord::new("add_consumer") });
                 self.text = match from {
-                    Some(b) => format!("Consumer {name} joins, reading from broker {b} (KIP-392 follower fetching) from offset {}.", self.consumers[c].position),
-                    None => format!("Consumer {name} joins, reading from the leader from offset {}.", self.consumers[c].position),
+                    Some(b) => say!(self, "Consumer {name} joins, reading from broker {b} (KIP-392 follower fetching) from offset {}.", self.consumers[c].position),
+                    None => say!(self, "Consumer {name} joins, reading from the leader from offset {}.", self.consumers[c].position),
                 };
             }
         }
@@ -501,7 +510,7 @@ impl Sim {
             Node::Broker(b) if !self.broker(b).alive => {
                 // Only reachable if a message was scheduled to a broker that died in the same instant.
                 self.event = Some(EventRecord::message("lost", &msg, self));
-                self.text = format!("A message to broker {b} arrives, but broker {b} is down.");
+                self.text = say!(self, "A message to broker {b} arrives, but broker {b} is down.");
             }
             _ => match msg.body.clone() {
                 Body::Fetch(req) => self.handle_fetch_request(&msg, req),
@@ -569,9 +578,10 @@ impl Sim {
         let followers = match n {
             1 => "there are no followers".to_string(),
             2 => "follower 1 fetches from it".to_string(),
-            _ => format!("followers {} fetch from it", join_ids(&(1..n).collect::<Vec<_>>())),
+            _ => say!(self, "followers {} fetch from it", join_ids(&(1..n).collect::<Vec<_>>())),
         };
-        format!(
+        say!(
+            self,
             "Broker 0 leads the partition in epoch 0; every replica is in the ISR at LEO = HW = {leo}; {followers}. Preset {}.",
             self.scenario.preset.name()
         )

@@ -101,12 +101,12 @@ impl Sim {
         }
         self.event = Some(EventRecord { links: Some(links.clone()), ..EventRecord::new("partition") });
         self.text = if links.len() == 2 {
-            format!(
+            say!(self, 
                 "The network between brokers {} and {} is cut both ways: messages sent across it from now on are lost; those already on the wire still arrive.",
                 links[0].0, links[0].1
             )
         } else {
-            format!("The link from broker {} to broker {} is cut (one way): what {} sends to {} from now on is lost.", links[0].0, links[0].1, links[0].0, links[0].1)
+            say!(self, "The link from broker {} to broker {} is cut (one way): what {} sends to {} from now on is lost.", links[0].0, links[0].1, links[0].0, links[0].1)
         };
     }
 
@@ -116,12 +116,12 @@ impl Sim {
         }
         self.event = Some(EventRecord { links: Some(links.clone()), ..EventRecord::new("heal") });
         self.text = if links.len() == 2 {
-            format!(
+            say!(self, 
                 "The network between brokers {} and {} is healed. Lost requests are only noticed when their timeouts fire.",
                 links[0].0, links[0].1
             )
         } else {
-            format!("The link from broker {} to broker {} is healed.", links[0].0, links[0].1)
+            say!(self, "The link from broker {} to broker {} is healed.", links[0].0, links[0].1)
         };
     }
 }

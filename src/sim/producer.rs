@@ -17,9 +17,9 @@ impl Sim {
         let names = self.ids_value(ids.iter().copied());
         self.event = Some(EventRecord { producer: Some(spec.id.clone()), records: Some(names), acks: Some(spec.acks), ..EventRecord::new("produce") });
         let Some(leader) = self.controller.leader else {
-            self.producers[producer].failed.extend(ids.iter().copied());
+            ids.iter().for_each(|r| self.producers[producer].failed.push(*r));
             self.ev().error = Some("NOT_LEADER_OR_FOLLOWER");
-            self.text = format!("{} has {} record{} to send, but the partition has no leader: the write fails.", spec.id, records, plural(records as usize));
+            self.text = say!(self, "{} has {} record{} to send, but the partition has no leader: the write fails.", spec.id, records, plural(records as usize));
             return;
         };
         self.ev().to = Some(crate::record::NodeName::Broker(leader));
@@ -27,15 +27,15 @@ impl Sim {
         let p = &mut self.producers[producer];
         if spec.acks == Acks::Zero {
             // Fire and forget: the producer counts them as sent.
-            p.acked.extend(ids.iter().copied());
+            ids.iter().for_each(|r| p.acked.push(*r));
         } else {
             p.pending.extend(ids.iter().copied());
             let timer = self.set_timer(self.now + spec.request_timeout_ms, Timer::ProduceRequestTimeout { producer, request: sent.id });
             self.producers[producer].requests.insert(sent.id, (ids.clone(), timer));
         }
         let first = self.record_name(ids[0]);
-        let range = if ids.len() == 1 { first } else { format!("{first} … {}", self.record_name(ids[ids.len() - 1])) };
-        self.text = format!(
+        let range = if ids.len() == 1 { first } else { say!(self, "{first} … {}", self.record_name(ids[ids.len() - 1])) };
+        self.text = say!(self, 
             "{} sends {} record{} ({range}) to leader {leader} with acks={}.{}",
             spec.id,
             records,
@@ -52,7 +52,7 @@ impl Sim {
         let pname = self.scenario.producers[producer].id.clone();
         let acks = self.scenario.producers[producer].acks;
         let Some((_, timer)) = self.producers[producer].requests.remove(&request) else {
-            self.text = format!("{pname} gets an answer to a request it has already given up on; ignored.");
+            self.text = say!(self, "{pname} gets an answer to a request it has already given up on; ignored.");
             return;
         };
         self.cancel(timer);
@@ -60,15 +60,15 @@ impl Sim {
         p.pending.retain(|r| !ids.contains(r));
         match error {
             None => {
-                p.acked.extend(ids.iter().copied());
+                ids.iter().for_each(|r| p.acked.push(*r));
                 if acks == Acks::All {
                     self.invariants.note_acked(&ids);
                 }
-                self.text = format!("{pname} gets its acknowledgement: {} record{} written.", ids.len(), plural(ids.len()));
+                self.text = say!(self, "{pname} gets its acknowledgement: {} record{} written.", ids.len(), plural(ids.len()));
             }
             Some(e) => {
-                p.failed.extend(ids.iter().copied());
-                self.text = format!("{pname}'s write fails with {}.", e.name());
+                ids.iter().for_each(|r| p.failed.push(*r));
+                self.text = say!(self, "{pname}'s write fails with {}.", e.name());
             }
         }
     }
@@ -79,8 +79,8 @@ impl Sim {
         let Some((ids, _)) = self.producers[producer].requests.remove(&request) else { return };
         let p = &mut self.producers[producer];
         p.pending.retain(|r| !ids.contains(r));
-        p.failed.extend(ids.iter().copied());
-        self.text = format!(
+        ids.iter().for_each(|r| p.failed.push(*r));
+        self.text = say!(self, 
             "{pname} has had no answer for request.timeout.ms ({} ms): {} record{} count as failed (they may still be in the log).",
             self.scenario.producers[producer].request_timeout_ms,
             ids.len(),

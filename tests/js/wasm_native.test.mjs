@@ -65,6 +65,18 @@ function nativeRecords(args, label) {
 
 // ---- helpers ----
 
+/** The scenario JSON of a builtinScenarios() entry (`scenario`; `json` accepted for the trace tests). */
+const scenarioOf = (b) => b.scenario ?? b.json;
+
+/** Free a Playground without masking the test's own error (after a wasm trap, free() throws too). */
+function release(p) {
+  try {
+    release(p);
+  } catch {
+    // the instance is poisoned (a panic inside wasm); the original error is what matters
+  }
+}
+
 /** Run a scenario in wasm to the end: [configure's step 0, step 1, ...]. */
 function wasmRecords(scenario, { limit = 10_000_000 } = {}) {
   const p = new Playground();
@@ -76,7 +88,7 @@ function wasmRecords(scenario, { limit = 10_000_000 } = {}) {
     }
     return records;
   } finally {
-    p.free?.();
+    release(p);
   }
 }
 
@@ -126,7 +138,11 @@ test("builtinScenarios() lists named scenarios, each valid JSON", () => {
   for (const b of BUILTINS) {
     assert.equal(typeof b.name, "string");
     assert.equal(typeof b.title, "string");
-    assert.equal(typeof b.scenario, "string", `${b.name}: scenario is a JSON string`);
+    assert.equal(
+      typeof b.scenario,
+      "string",
+      `${b.name}: the entry's \`scenario\` field is the scenario JSON string (keys: ${Object.keys(b).join(", ")})`,
+    );
     assert.doesNotThrow(() => JSON.parse(b.scenario), `${b.name}: scenario parses`);
     assert.ok(!names.has(b.name), `duplicate built-in name ${b.name}`);
     names.add(b.name);
@@ -144,7 +160,7 @@ test("`hwscope scenarios` lists every built-in scenario the wasm build knows", (
 describe("wasm and native traces are equal, record by record", () => {
   for (const b of BUILTINS) {
     test(b.name, () => {
-      const w = wasmRecords(b.scenario);
+      const w = wasmRecords(scenarioOf(b));
       const n = nativeRecords(["run", "--builtin", b.name, "--format", "jsonl"], b.name);
       assertSameTrace(w, n, b.name);
     });
@@ -156,9 +172,9 @@ test("a scenario file run natively gives the same trace as the built-in (first s
   const dir = mkdtempSync(join(tmpdir(), "hwscope-test-"));
   try {
     const file = join(dir, `${b.name}.json`);
-    writeFileSync(file, b.scenario);
+    writeFileSync(file, scenarioOf(b));
     const fromFile = nativeRecords(["run", file, "--format", "jsonl"], `${b.name} (file)`);
-    assertSameTrace(wasmRecords(b.scenario), fromFile, `${b.name} (file)`);
+    assertSameTrace(wasmRecords(scenarioOf(b)), fromFile, `${b.name} (file)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -168,11 +184,11 @@ test("configure() takes the scenario as an object or as a JSON string, alike", (
   for (const b of BUILTINS) {
     const p = new Playground();
     try {
-      const fromString = p.configure(b.scenario);
-      const fromObject = p.configure(JSON.parse(b.scenario));
+      const fromString = p.configure(scenarioOf(b));
+      const fromObject = p.configure(JSON.parse(scenarioOf(b)));
       assert.deepStrictEqual(fromObject, fromString, b.name);
     } finally {
-      p.free?.();
+      release(p);
     }
   }
 });
@@ -199,7 +215,7 @@ describe("configure() rejects bad input with an Error naming the field", () => {
           },
         );
       } finally {
-        p.free?.();
+        release(p);
       }
     });
   }
@@ -209,7 +225,7 @@ describe("configure() rejects bad input with an Error naming the field", () => {
     try {
       assert.throws(() => p.configure("{not json"), Error);
     } finally {
-      p.free?.();
+      release(p);
     }
   });
 

@@ -1,22 +1,31 @@
 // Geometry of the stage: one column per broker, one offset ruler shared by
 // every log, and the point each party's messages leave from and arrive at.
 
-/** Offsets shown on the ruler at once; older ones scroll off the bottom. */
+/** Offsets shown on the ruler at most; older ones scroll off the bottom. */
 export const ROWS = 16;
 
-export function layout(width, rec, initialEnd) {
+/** Rows the ruler needs for this record: it grows with the log up to ROWS. */
+export function rowsFor(rec, initialEnd) {
+  let need = 1;
+  for (const r of rec.replicas) need = Math.max(need, r.leo + 1);
+  return Math.max(8, Math.min(ROWS, need - Math.max(0, initialEnd - 3) + 2));
+}
+
+/** `rows` only grows within a run (see stage.js), so the page does not jump
+ *  up and down while it plays. */
+export function layout(width, rec, initialEnd, rows = ROWS) {
   const small = width < 560;
   const n = rec.replicas.length;
   const ruler = small ? 22 : 34;
   const colW = (width - ruler) / n;
   const left = small ? 16 : 28;
-  const right = small ? 40 : 64;
+  const right = small ? 46 : 64;
   const stripW = Math.max(24, Math.min(110, colW - left - right - 4));
   const cell = small ? 16 : 18;
   const top = small ? 84 : 100;
   const headH = small ? 56 : 50;
   const stripTop = top + headH + (small ? 30 : 34);
-  const stripBottom = stripTop + ROWS * cell;
+  const stripBottom = stripTop + rows * cell;
   const consumersY = stripBottom + (small ? 44 : 52);
 
   const cols = rec.replicas.map((_, i) => {
@@ -31,8 +40,8 @@ export function layout(width, rec, initialEnd) {
   for (const r of rec.replicas) need = Math.max(need, r.leo + 1);
   for (const c of rec.consumers) need = Math.max(need, c.position + 1);
   let lo = Math.max(0, initialEnd - 3);
-  if (need - lo > ROWS) lo = Math.ceil((need - ROWS) / 4) * 4;
-  const hi = lo + ROWS;
+  if (need - lo > rows) lo = Math.ceil((need - rows) / 4) * 4;
+  const hi = lo + rows;
 
   const stack = new Map();
   const consumers = new Map();
@@ -42,7 +51,7 @@ export function layout(width, rec, initialEnd) {
     stack.set(col, k + 1);
     consumers.set(c.id, { x: cols[col].cx + (k % 2 ? 1 : -1) * (k ? 4 : 0), y: consumersY + k * 26, col });
   }
-  const rows = Math.max(1, ...stack.values());
+  const stacked = Math.max(1, ...stack.values());
   const producers = new Map(rec.producers.map((p, i) => [p.id, { x: small ? 22 : 30, y: 18 + i * 24 }]));
   const controller = { x: width - (small ? 40 : 56), y: 18 };
 
@@ -76,8 +85,8 @@ export function layout(width, rec, initialEnd) {
 
   return {
     width, small, cell, ruler, cols, stripW, top, headH, stripTop, stripBottom,
-    consumersY, consumers, producers, controller, lo, hi, initialEnd,
-    height: consumersY + rows * 26 + 8,
+    consumersY, consumers, producers, controller, lo, hi, rows, initialEnd,
+    height: rec.consumers.length ? consumersY + stacked * 26 + 8 : stripBottom + 24,
     font: small ? 9 : 11,
     /** y of the boundary below offset o (clamped to the window). */
     y: (o) => stripBottom - (Math.max(lo, Math.min(hi, o)) - lo) * cell,

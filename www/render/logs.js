@@ -35,10 +35,19 @@ export function createLogs(rulerLayer, layer) {
     return n;
   });
 
+  // Each broker's HW at the step drawn last and at the one before it, to show
+  // "HW 100→105" on the step that moved it.
+  let drawn = { step: -2, hw: null };
+  let prev = null;
+
   return function render(rec, L) {
+    if (drawn.step !== rec.step) {
+      prev = drawn.step === rec.step - 1 ? drawn.hw : null;
+      drawn = { step: rec.step, hw: new Map(rec.replicas.map((r) => [r.broker, r.hw])) };
+    }
     for (let i = 0; i < ROWS; i++) {
       set(rows[i], { x: L.ruler - 4, y: L.y(L.lo + i) - L.cell / 2 + L.font / 2.8 });
-      text(rows[i], L.lo + i);
+      text(rows[i], i < L.rows ? L.lo + i : "");
     }
     const leader = rec.replicas.find((r) => r.role === "leader" && r.alive);
     const fs = L.font;
@@ -78,7 +87,10 @@ export function createLogs(rulerLayer, layer) {
       set(n.hwLabel, { x: right + 2, y: yHw + fs + 1 });
       set(n.lagLabel, { x: right + 2, y: yHw + 2 * fs + 3 });
       text(n.leoLabel, `LEO ${r.leo}`);
-      text(n.hwLabel, `HW ${r.hw}`);
+      const was = prev?.get(r.broker);
+      const moved = was !== undefined && was !== r.hw;
+      set(n.hwLabel, { class: moved ? "hwt moved" : "hwt" });
+      text(n.hwLabel, moved ? (L.small ? `HW↑${r.hw}` : `HW ${was}→${r.hw}`) : `HW ${r.hw}`);
       text(n.lagLabel, lag > 0 ? `lag ${lag}` : "");
 
       // The leader's view of each follower: where it last asked to fetch from.

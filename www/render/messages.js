@@ -38,8 +38,8 @@ const ms = (v) => (v >= 10000 ? `${Math.round(v / 1000)} s` : `${Math.round(v)} 
 
 export function createMessages(trailLayer, layer, parkLayer) {
   let edges = new Map();
-  let selected = null;
   let width = 0;
+  let font = 11;
   const msgs = new Keyed(layer, (m) => {
     const g = el("g", { class: "msg", tabindex: 0, role: "button", "data-msg": m.id });
     const trail = el("path", { class: "trail" });
@@ -53,8 +53,8 @@ export function createMessages(trailLayer, layer, parkLayer) {
   });
 
   function step(rec, L, sel) {
-    selected = sel;
     width = L.width;
+    font = L.font;
     edges = new Map();
     msgs.sync(rec.in_flight, (m) => m.id, (n, m) => {
       const edge = L.edge(m.from, m.to);
@@ -92,21 +92,22 @@ export function createMessages(trailLayer, layer, parkLayer) {
   }
 
   function frame(t) {
+    const placed = [];
     for (const [id, n] of msgs.nodes) {
       const { sent_ms: s, arrive_ms: a } = n.m;
       const f = a > s ? Math.max(0, Math.min(1, (t - s) / (a - s))) : 1;
       const p = along(edges.get(id), f);
       set(n.g, { transform: `translate(${p.x.toFixed(1)},${p.y.toFixed(1)})` });
-      // Keep the label on the stage near its edges.
-      if (n.beside) {
-        set(n.label, { x: 9, y: 4 });
-      } else {
-        const dx = Math.max(n.half, Math.min(width - n.half, p.x)) - p.x;
-        set(n.label, { x: dx.toFixed(1), y: p.y < 24 ? 16 : -8 });
-      }
+      // Keep the label on the stage and off the labels placed before it
+      // (a request and its answer often leave one broker at the same instant).
+      let x = n.beside ? p.x + 9 + n.half : Math.max(n.half, Math.min(width - n.half, p.x));
+      let y = n.beside ? p.y + 4 : p.y < 24 ? p.y + 16 : p.y - 8;
+      for (let tries = 0; tries < 4 && placed.some((q) => Math.abs(q.x - x) < q.half + n.half && Math.abs(q.y - y) < font + 2); tries++) y -= font + 3;
+      placed.push({ x, y, half: n.half });
+      set(n.label, { x: ((n.beside ? x - n.half : x) - p.x).toFixed(1), y: (y - p.y).toFixed(1) });
     }
     for (const n of parked.nodes.values()) text(n.left, ms(Math.max(0, n.p.expire_ms - t)));
   }
 
-  return { step, frame, selected: () => selected };
+  return { step, frame };
 }

@@ -1,8 +1,8 @@
 // The stage: one SVG, layered back to front, sized to its container. It draws
 // a step record (step) and moves what travels between steps (frame).
 
-import { el, set } from "./svg.js";
-import { layout } from "./layout.js";
+import { el, set, text, Keyed } from "./svg.js";
+import { layout, rowsFor, along, pathOf } from "./layout.js";
 import { createBrokers } from "./brokers.js";
 import { createLogs } from "./logs.js";
 import { createMessages } from "./messages.js";
@@ -19,6 +19,7 @@ export function createStage(svg, onPick) {
   const heads = layer("heads");
   const clientsLayer = layer("clients");
   const parkLayer = layer("parks");
+  const cutLayer = layer("cuts");
   const trails = layer("trails");
   const msgLayer = layer("msgs");
 
@@ -26,22 +27,37 @@ export function createStage(svg, onPick) {
   const renderLogs = createLogs(ruler, logsLayer);
   const renderClients = createClients(clientsLayer, marks);
   const messages = createMessages(trails, msgLayer, parkLayer);
+  const cuts = new Keyed(cutLayer, () => {
+    const g = el("g", { class: "cut" });
+    return { g, path: el("path", {}, g), mark: el("text", {}, g) };
+  });
 
   let rec = null;
   let initialEnd = 0;
   let selection = null;
   let width = svg.clientWidth || 600;
   let t = 0;
+  let rows = 0;
 
-  function step(next, initial = initialEnd) {
+  /** Draws a record; `fresh` starts a new run (the ruler may shrink again). */
+  function step(next, initial = initialEnd, fresh = false) {
     rec = next;
     initialEnd = initial;
-    const L = layout(width, rec, initialEnd);
+    rows = Math.max(fresh ? 0 : rows, rowsFor(rec, initialEnd));
+    const L = layout(width, rec, initialEnd, rows);
     set(svg, { viewBox: `0 0 ${width} ${L.height}`, height: L.height, "font-size": L.font });
     renderLogs(rec, L);
     renderBrokers(rec, L, selection?.kind === "broker" ? selection.id : null);
     renderClients(rec, L);
     messages.step(rec, L, selection?.kind === "msg" ? selection.id : null);
+    // A cut link: its arc in red with a cross where messages are lost.
+    cuts.sync(rec.partition.cut_links ?? [], ([a, b]) => `${a}>${b}`, (n, [a, b]) => {
+      const edge = L.edge(a, b);
+      const mid = along(edge, 0.5);
+      set(n.path, { d: pathOf(edge) });
+      set(n.mark, { x: mid.x, y: mid.y + 5 });
+      text(n.mark, "✕");
+    });
   }
 
   function frame(time) {

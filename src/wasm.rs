@@ -1,0 +1,172 @@
+//! The browser facade (CONTRACT.md §5): a thin wrapper that turns JS values into
+//! scenario JSON and step records into plain JS objects. No rule lives here.
+
+use crate::record::StepRecord;
+use crate::scenario::{EventSpec, Preset, Scenario};
+use crate::{builtin, Run};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// A scenario given as a JS object or a JSON string, as JSON text.
+fn json_text(input: &JsValue) -> Result<String, JsError> {
+    if let Some(s) = input.as_string() {
+        return Ok(s);
+    }
+    js_sys::JSON::stringify(input).map(String::from).map_err(|_| JsError::new("scenario: not JSON-serialisable"))
+}
+
+#[wasm_bindgen]
+pub struct Playground {
+    run: Option<Run>,
+}
+
+impl Default for Playground {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[wasm_bindgen]
+impl Playground {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Playground {
+        Playground { run: None }
+    }
+
+    fn run(&mut self) -> Result<&mut Run, JsError> {
+        self.run.as_mut().ok_or_else(|| JsError::new("call configure(scenario) first"))
+    }
+
+    fn current_record(&mut self) -> Result<JsValue, JsError> {
+        let r: StepRecord = self.run()?.record();
+        to_js(&r)
+    }
+
+    /// Sets the scenario and returns step 0. Throws an Error naming the bad field.
+    pub fn configure(&mut self, scenario: JsValue) -> Result<JsValue, JsError> {
+        let text = json_text(&scenario)?;
+        let run = Run::from_json(&text).map_err(|e| JsError::new(&e.to_string()))?;
+        self.run = Some(run);
+        self.current_record()
+    }
+
+    /// The next step record, or null at the end of the run.
+    pub fn step(&mut self) -> Result<JsValue, JsError> {
+        if self.run()?.step() {
+            self.current_record()
+        } else {
+            Ok(JsValue::NULL)
+        }
+    }
+
+    pub fn reset(&mut self) -> Result<JsValue, JsError> {
+        self.run()?.reset();
+        self.current_record()
+    }
+
+    /// The record at `step` (the last step if the run ends before it).
+    pub fn seek(&mut self, step: f64) -> Result<JsValue, JsError> {
+        let step = if step.is_finite() && step > 0.0 { step as u64 } else { 0 };
+        self.run()?.seek(step);
+        self.current_record()
+    }
+
+    pub fn snapshot(&mut self) -> Result<JsValue, JsError> {
+        self.current_record()
+    }
+
+    /// An intervention now (`{"crash":{"broker":1}}`…): returns the new step; the future forks.
+    pub fn apply(&mut self, event: JsValue) -> Result<JsValue, JsError> {
+        let text = json_text(&event)?;
+        let spec: EventSpec = serde_json::from_str(&text).map_err(|e| JsError::new(&format!("event: {e}")))?;
+        self.run()?.apply(&spec).map_err(|e| JsError::new(&e.to_string()))?;
+        self.current_record()
+    }
+
+    /// Computes up to `budget` more steps ahead without moving the cursor: `{steps, done}`.
+    pub fn extend(&mut self, budget: f64) -> Result<JsValue, JsError> {
+        let budget = if budget.is_finite() && budget > 0.0 { budget as u64 } else { 0 };
+        let (steps, done) = self.run()?.extend(budget);
+        #[derive(Serialize)]
+        struct Extent {
+            steps: u64,
+            done: bool,
+        }
+        to_js(&Extent { steps, done })
+    }
+
+    pub fn current(&mut self) -> Result<f64, JsError> {
+        Ok(self.run()?.current() as f64)
+    }
+
+    /// The scenario in force, as JSON text (defaults filled in).
+    pub fn scenario(&mut self) -> Result<String, JsError> {
+        Ok(self.run()?.scenario().to_json())
+    }
+
+    /// Runs `steps` steps from a fresh start and returns how many ran (for benchmarks).
+    #[wasm_bindgen(js_name = runSteps)]
+    pub fn run_steps(&mut self, steps: f64) -> Result<f64, JsError> {
+        let run = self.run()?;
+        let mut fresh = Run::new(run.scenario().clone());
+        let mut n = 0u64;
+        while (n as f64) < steps && fresh.step() {
+            n += 1;
+        }
+        Ok(n as f64)
+    }
+}
+
+#[derive(Serialize)]
+struct Builtin {
+    name: &'static str,
+    title: String,
+    description: String,
+    json: &'static str,
+}
+
+/// The built-in scenarios: `[{name, title, description, json}]`.
+#[wasm_bindgen(js_name = builtinScenarios)]
+pub fn builtin_scenarios() -> Result<JsValue, JsError> {
+    let list: Vec<Builtin> = builtin::BUILTINS
+        .iter()
+        .map(|(name, json)| {
+            let s = Scenario::from_json(json).ok();
+            Builtin {
+                name,
+                title: s.as_ref().map(|s| s.title.clone()).unwrap_or_default(),
+                description: s.map(|s| s.description).unwrap_or_default(),
+                json,
+            }
+        })
+        .collect();
+    to_js(&list)
+}
+
+#[derive(Serialize)]
+struct PresetInfo {
+    name: &'static str,
+    description: &'static str,
+}
+
+/// The presets: `[{name, description}]`.
+#[wasm_bindgen]
+pub fn presets() -> Result<JsValue, JsError> {
+    let list: Vec<PresetInfo> = Preset::ALL.iter().map(|p| PresetInfo { name: p.name(), description: p.description() }).collect();
+    to_js(&list)
+}
+
+/// null if the scenario is valid, else "field: what is wrong".
+#[wasm_bindgen(js_name = validateScenario)]
+pub fn validate_scenario(json: &str) -> Option<String> {
+    Scenario::from_json(json).err().map(|e| e.to_string())
+}
