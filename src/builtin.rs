@@ -29,6 +29,9 @@ pub fn json(name: &str) -> Option<&'static str> {
 pub fn load(name: &str) -> Result<Scenario, ScenarioError> {
     match json(name) {
         Some(text) => Scenario::from_json(text),
-        None => Err(ScenarioError::new("--builtin", format!("no built-in scenario \"{name}\"; there are: {}", names().collect::<Vec<_>>().join(", ")))),
+        None => Err(ScenarioError::new(
+            "--builtin",
+            format!("no built-in scenario \"{name}\"; there are: {}", names().collect::<Vec<_>>().join(", ")),
+        )),
     }
 }

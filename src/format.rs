@@ -38,11 +38,17 @@ pub fn short_event(e: &Option<EventRecord>) -> String {
             let l = e.links.as_ref().and_then(|l| l.first()).copied().unwrap_or((0, 0));
             format!("{} {}{}{}", e.kind, l.0, if e.links.as_ref().is_some_and(|l| l.len() == 2) { "↔" } else { "→" }, l.1)
         }
-        "leader_election" => format!("election leader {} epoch {}", e.leader.flatten().map_or("none".into(), |l| l.to_string()), e.leader_epoch.unwrap_or(0)),
+        "leader_election" => {
+            format!("election leader {} epoch {}", e.leader.flatten().map_or("none".into(), |l| l.to_string()), e.leader_epoch.unwrap_or(0))
+        }
         "leader_and_isr" => format!("LeaderAndIsr →{}{outcome}", node(&e.to)),
         "isr_change" => format!("ISR {}", e.isr.as_ref().map(|i| set(i)).unwrap_or_default()),
         "alter_partition" => format!("AlterPartition {}{outcome}", e.isr.as_ref().map(|i| set(i)).unwrap_or_default()),
-        "truncate" => format!("truncate b{} → {}", node(&e.to).replace('?', &e.broker.map(|b| b.to_string()).unwrap_or_default()), e.truncate_to.unwrap_or(0)),
+        "truncate" => format!(
+            "truncate b{} → {}",
+            node(&e.to).replace('?', &e.broker.map(|b| b.to_string()).unwrap_or_default()),
+            e.truncate_to.unwrap_or(0)
+        ),
         other => format!("{other} {arrow}"),
     }
 }
@@ -73,10 +79,13 @@ fn header(r: &StepRecord) -> Vec<String> {
 
 /// Writes the records as an aligned plain-text table.
 pub fn table(records: &[StepRecord]) -> String {
-    let Some(first) = records.first() else { return String::new() };
+    let Some(first) = records.first() else {
+        return String::new();
+    };
     let mut rows = vec![header(first)];
     rows.extend(records.iter().map(cells));
-    let widths: Vec<usize> = (0..rows[0].len()).map(|c| rows.iter().map(|r| r.get(c).map_or(0, |s| s.chars().count())).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> =
+        (0..rows[0].len()).map(|c| rows.iter().map(|r| r.get(c).map_or(0, |s| s.chars().count())).max().unwrap_or(0)).collect();
     let mut out = String::new();
     for row in rows {
         let line: Vec<String> = row.iter().enumerate().map(|(i, s)| format!("{s:<w$}", w = widths[i])).collect();
@@ -88,7 +97,9 @@ pub fn table(records: &[StepRecord]) -> String {
 
 /// Writes the records as a Markdown table, each step's sentence in the last column.
 pub fn markdown(records: &[StepRecord]) -> String {
-    let Some(first) = records.first() else { return String::new() };
+    let Some(first) = records.first() else {
+        return String::new();
+    };
     let mut h = header(first);
     h.push("what happens".into());
     let mut out = format!("| {} |\n|{}\n", h.join(" | "), "---|".repeat(h.len()));

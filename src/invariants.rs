@@ -7,9 +7,9 @@
 
 use crate::sim::log::RecordId;
 use crate::sim::pvec::PVec;
+use crate::sim::vecmap::{VecMap, VecSet};
 use crate::sim::Sim;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
 
 /// Not committed, in `Invariants::committed`.
 const NONE: u64 = u64::MAX;
@@ -48,8 +48,8 @@ pub struct Invariants {
     /// (leader, leader epoch, offset below which the watched records were verified).
     leader_verified: Option<(u32, i32, u64)>,
     /// Per pair of replicas, the offset below which their logs were verified equal.
-    pair_verified: BTreeMap<(u32, u32), u64>,
-    reported: BTreeSet<(&'static str, u64, u64)>,
+    pair_verified: VecMap<(u32, u32), u64>,
+    reported: VecSet<(&'static str, u64, u64)>,
 }
 
 impl Invariants {
@@ -163,7 +163,8 @@ fn records_kept_by_leader(sim: &mut Sim) {
     // The same leader in the same epoch only appends: only new records need a look.
     // A new leader (or epoch) gets every watched record checked once.
     let same = matches!(sim.invariants.leader_verified, Some((vl, ve, upto)) if vl == l && ve == epoch && upto <= leo);
-    let to_check: Vec<(u64, Watch, RecordId)> = if same { sim.invariants.fresh.clone() } else { sim.invariants.watched.iter().copied().collect() };
+    let to_check: Vec<(u64, Watch, RecordId)> =
+        if same { sim.invariants.fresh.clone() } else { sim.invariants.watched.iter().copied().collect() };
     for (o, w, id) in to_check {
         let log = &sim.broker(l).log;
         let held = log.get(o).map(|e| e.id);
@@ -179,11 +180,16 @@ fn records_kept_by_leader(sim: &mut Sim) {
         let key = (o, id.n as u64 | ((id.producer as u64) << 32));
         match w {
             Watch::Acked => {
-                let text = format!("{name} was acknowledged with acks=all at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.");
+                let text = format!(
+                    "{name} was acknowledged with acks=all at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}."
+                );
                 sim.invariants.report(ACKED_RECORD_LOST, key, text);
             }
             Watch::Consumed(c) => {
-                let text = format!("{} read {name} at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.", sim.consumers[c].spec.id);
+                let text = format!(
+                    "{} read {name} at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.",
+                    sim.consumers[c].spec.id
+                );
                 sim.invariants.report(CONSUMED_RECORD_LOST, (key.0, key.1 ^ ((c as u64 + 1) << 48)), text);
             }
         }
@@ -223,7 +229,12 @@ fn replicas_diverged(sim: &mut Sim) {
             let (hw_a, hw_b) = (ra.hw, rb.hw);
             sim.invariants.pair_verified.insert((a, b), limit);
             if let Some(o) = found {
-                let name = |s: &Sim, x: u32| s.broker(x).log.get(o).map_or("an initial record".to_string(), |e| format!("{} (epoch {})", s.record_name(e.id), e.epoch));
+                let name = |s: &Sim, x: u32| {
+                    s.broker(x)
+                        .log
+                        .get(o)
+                        .map_or("an initial record".to_string(), |e| format!("{} (epoch {})", s.record_name(e.id), e.epoch))
+                };
                 let text = format!(
                     "Brokers {a} and {b} hold different records at offset {o}, below both HWs ({} and {}): {} on {a}, {} on {b}.",
                     hw_a,

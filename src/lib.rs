@@ -7,8 +7,7 @@
 //!
 //! - `scenario/`  format 1, defaults, validation, presets (behaviour switches as data)
 //! - `sim/`       the engine: scheduler (the only place order is decided), network,
-//!                log, and one file per role: leader, follower, controller,
-//!                producer, consumer
+//!   log, and one file per role: leader, follower, controller, producer, consumer
 //! - `invariants` named properties, one function each
 //! - `record`     the step record and its narration
 //! - `run`        a run with checkpoints: step, seek back and forth, fork

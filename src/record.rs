@@ -301,20 +301,40 @@ impl Sim {
         let followers = b.lead.as_ref().map(|ls| {
             ls.followers
                 .iter()
-                .map(|(&f, v)| FollowerRecord { broker: f, fetch_offset: v.leo, last_caught_up_ms: v.last_caught_up_ms, in_isr: ls.isr.contains(&f) })
+                .map(|(&f, v)| FollowerRecord {
+                    broker: f,
+                    fetch_offset: v.leo,
+                    last_caught_up_ms: v.last_caught_up_ms,
+                    in_isr: ls.isr.contains(&f),
+                })
                 .collect()
         });
         let mut parked: Vec<ParkedRecord> = Vec::new();
         if let Some(ls) = &b.lead {
             for p in &ls.parked_fetches {
-                parked.push(ParkedRecord { kind: "fetch", from: NodeName::Broker(p.follower), offset: p.req.fetch_offset, expire_ms: p.expire_ms });
+                parked.push(ParkedRecord {
+                    kind: "fetch",
+                    from: NodeName::Broker(p.follower),
+                    offset: p.req.fetch_offset,
+                    expire_ms: p.expire_ms,
+                });
             }
             for d in &ls.delayed_produces {
-                parked.push(ParkedRecord { kind: "produce", from: self.node_name(Node::Producer(d.producer)), offset: d.required_offset, expire_ms: d.expire_ms });
+                parked.push(ParkedRecord {
+                    kind: "produce",
+                    from: self.node_name(Node::Producer(d.producer)),
+                    offset: d.required_offset,
+                    expire_ms: d.expire_ms,
+                });
             }
         }
         for p in &b.parked_consumers {
-            parked.push(ParkedRecord { kind: "consumer_fetch", from: self.node_name(Node::Consumer(p.consumer)), offset: p.offset, expire_ms: p.expire_ms });
+            parked.push(ParkedRecord {
+                kind: "consumer_fetch",
+                from: self.node_name(Node::Consumer(p.consumer)),
+                offset: p.offset,
+                expire_ms: p.expire_ms,
+            });
         }
         let role = if !b.alive {
             "offline"

@@ -2,10 +2,10 @@
 //! step, seek backwards and forwards, and fork the future with an intervention.
 
 use crate::record::StepRecord;
-use crate::scenario::{EventSpec, Scenario, ScenarioError};
 use crate::scenario::Action;
+use crate::scenario::{EventSpec, Scenario, ScenarioError};
+use crate::sim::vecmap::VecMap;
 use crate::sim::Sim;
-use std::collections::BTreeMap;
 
 /// At most this many checkpoints are kept; their spacing doubles as a run grows.
 const MAX_CHECKPOINTS: usize = 256;
@@ -23,13 +23,13 @@ pub struct Run {
     known: u64,
     done: bool,
     /// Interventions, by the step number they became: replays must repeat them.
-    interventions: BTreeMap<u64, Action>,
+    interventions: VecMap<u64, Action>,
 }
 
 impl Run {
     pub fn new(scenario: Scenario) -> Run {
         let sim = Sim::new(scenario);
-        Run { checkpoints: vec![sim.clone()], sim, ahead: None, spacing: 64, known: 1, done: false, interventions: BTreeMap::new() }
+        Run { checkpoints: vec![sim.clone()], sim, ahead: None, spacing: 64, known: 1, done: false, interventions: VecMap::new() }
     }
 
     pub fn from_json(text: &str) -> Result<Run, ScenarioError> {
@@ -66,7 +66,7 @@ impl Run {
         }
     }
 
-    fn advance(sim: &mut Sim, checkpoints: &mut Vec<Sim>, spacing: &mut u64, interventions: &BTreeMap<u64, Action>) -> bool {
+    fn advance(sim: &mut Sim, checkpoints: &mut Vec<Sim>, spacing: &mut u64, interventions: &VecMap<u64, Action>) -> bool {
         match interventions.get(&(sim.step + 1)) {
             Some(action) => sim.apply_now(action.clone()),
             None => {
@@ -211,13 +211,9 @@ impl Run {
     }
 }
 
-/// Steps fresh copies of the scenario with narration off for at least `seconds`
-/// (measured by the caller's clock: the core has none). Returns (events, seconds).
-pub fn bench<I: Copy, C: Fn() -> I>(scenario: &Scenario, seconds: f64, now: C) -> (u64, f64)
-where
-    I: std::ops::Sub<I, Output = std::time::Duration>,
-{
-    let start = now();
+/// Steps fresh copies of the scenario with narration off until `more(events)`
+/// says stop (the caller owns the clock: the core has none). Returns the events run.
+pub fn bench(scenario: &Scenario, mut more: impl FnMut(u64) -> bool) -> u64 {
     let mut events = 0u64;
     loop {
         let mut sim = Sim::new(scenario.clone());
@@ -225,9 +221,8 @@ where
         while sim.step() {
             events += 1;
         }
-        let elapsed = (now() - start).as_secs_f64();
-        if elapsed >= seconds {
-            return (events, elapsed);
+        if !more(events) {
+            return events;
         }
     }
 }

@@ -12,8 +12,12 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
+/// Values cross the boundary as JSON text parsed by the engine's `JSON.parse`: one
+/// serializer (serde_json, the CLI's) for everything, so records are equal field for
+/// field, and no second serializer is compiled into the page's WebAssembly.
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
+    let text = serde_json::to_string(value).map_err(|e| JsError::new(&e.to_string()))?;
+    js_sys::JSON::parse(&text).map_err(|_| JsError::new("JSON.parse failed"))
 }
 
 /// A scenario given as a JS object or a JSON string, as JSON text.
@@ -87,7 +91,7 @@ impl Playground {
     /// An intervention now (`{"crash":{"broker":1}}`…): returns the new step; the future forks.
     pub fn apply(&mut self, event: JsValue) -> Result<JsValue, JsError> {
         let text = json_text(&event)?;
-        let spec: EventSpec = serde_json::from_str(&text).map_err(|e| JsError::new(&format!("event: {e}")))?;
+        let spec: EventSpec = Scenario::event_from_json(&text).map_err(|e| JsError::new(&e.to_string()))?;
         self.run()?.apply(&spec).map_err(|e| JsError::new(&e.to_string()))?;
         self.current_record()
     }

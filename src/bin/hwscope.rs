@@ -93,8 +93,8 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
         _ => return Err(Fail(format!("give a scenario file or --builtin NAME\n{USAGE}"))),
     };
     if let Some(p) = preset {
-        let quoted = serde_json::Value::String(p.clone()).to_string();
-        scenario.preset = serde_json::from_str(&quoted).map_err(|_| Fail(format!("--preset: no preset {p:?}; run `hwscope presets`")))?;
+        use hwscope::scenario::{Named, Preset};
+        scenario.preset = Preset::parse("--preset", &serde_json::Value::String(p))?;
     }
     if let Some(u) = until {
         scenario.stop_at_ms = u.min(hwscope::scenario::MAX_TIME_MS);
@@ -139,12 +139,14 @@ fn cmd_bench(args: &[String]) -> Result<(), Fail> {
     let mut rows = Vec::new();
     for (name, text) in builtin::BUILTINS {
         let scenario = Scenario::from_json(text)?;
-        let (events, elapsed) = hwscope::run::bench(&scenario, seconds / builtin::BUILTINS.len() as f64, || std::time::Instant::now());
-        rows.push((name.to_string(), events, elapsed));
+        let start = std::time::Instant::now();
+        let budget = seconds / builtin::BUILTINS.len() as f64;
+        let events = hwscope::run::bench(&scenario, |_| start.elapsed().as_secs_f64() < budget);
+        rows.push((name.to_string(), events, start.elapsed().as_secs_f64()));
     }
-    let peak_kib = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<u64>().ok()));
+    let peak_kib = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
+        s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<u64>().ok())
+    });
     if json {
         let list: Vec<serde_json::Value> = rows
             .iter()

@@ -1,11 +1,14 @@
 //! The input: a scenario in format 1 (CONTRACT.md §2), its defaults and its
 //! validation. Every error names the field it is about.
 
+mod parse;
 mod presets;
+
+pub use parse::Named;
 
 pub use presets::{AboveHw, Behavior, BehaviorOverrides, HwCounts, IsrUpdate, Preset, ResponseHw, Truncation};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::fmt;
 
 /// The largest cluster the playground draws.
@@ -38,51 +41,36 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Scenario {
     pub format: u32,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub title: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub description: String,
-    #[serde(default = "default_seed")]
     pub seed: u64,
-    #[serde(default)]
     pub preset: Preset,
-    #[serde(default, skip_serializing_if = "BehaviorOverrides::is_empty")]
+    #[serde(skip_serializing_if = "BehaviorOverrides::is_empty")]
     pub behavior: BehaviorOverrides,
-    #[serde(default = "default_replicas")]
     pub replicas: u32,
-    #[serde(default)]
     pub initial: Initial,
-    #[serde(default)]
     pub config: Config,
-    #[serde(default = "default_record_bytes")]
     pub record_bytes: u64,
-    #[serde(default)]
     pub network: Network,
-    #[serde(default = "default_producers")]
     pub producers: Vec<ProducerSpec>,
-    #[serde(default)]
     pub consumers: Vec<ConsumerSpec>,
-    #[serde(default)]
     pub events: Vec<EventSpec>,
-    #[serde(default = "default_stop")]
     pub stop_at_ms: u64,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Initial {
-    #[serde(default)]
     pub log_end_offset: u64,
 }
 
 /// Kafka's own configuration names and defaults. The first seven are the
 /// contract's; the rest are documented extensions with Kafka's defaults.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Config {
     #[serde(rename = "replica.fetch.wait.max.ms")]
     pub replica_fetch_wait_max_ms: u64,
@@ -123,15 +111,13 @@ impl Default for Config {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Network {
-    #[serde(default = "default_latency")]
     pub latency_ms: u64,
     /// Extra latency drawn from the seed, 0..=jitter_ms, per message.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub jitter_ms: u64,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkSpec>,
 }
 
@@ -141,8 +127,7 @@ impl Default for Network {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LinkSpec {
     pub from: u32,
     pub to: u32,
@@ -167,110 +152,83 @@ impl Serialize for Acks {
     }
 }
 
-impl<'de> Deserialize<'de> for Acks {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = serde_json::Value::deserialize(d)?;
-        match &v {
-            serde_json::Value::String(s) if s == "all" => Ok(Acks::All),
-            serde_json::Value::Number(n) => match n.as_i64() {
-                Some(0) => Ok(Acks::Zero),
-                Some(1) => Ok(Acks::One),
-                Some(-1) => Ok(Acks::All),
-                _ => Err(serde::de::Error::custom(format!("must be 0, 1 or \"all\", got {n}"))),
-            },
-            other => Err(serde::de::Error::custom(format!("must be 0, 1 or \"all\", got {other}"))),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProducerSpec {
     pub id: String,
-    #[serde(default = "default_acks")]
     pub acks: Acks,
-    #[serde(rename = "request.timeout.ms", default = "default_request_timeout")]
+    #[serde(rename = "request.timeout.ms")]
     pub request_timeout_ms: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConsumerSpec {
     pub id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fetch_from: Option<u32>,
-    #[serde(rename = "fetch.max.wait.ms", default = "default_consumer_wait")]
+    #[serde(rename = "fetch.max.wait.ms")]
     pub fetch_max_wait_ms: u64,
     /// Where the consumer starts; by default the end of the initial log
     /// (auto.offset.reset=latest on an idle partition).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<u64>,
-    #[serde(rename = "request.timeout.ms", default = "default_request_timeout")]
+    #[serde(rename = "request.timeout.ms")]
     pub request_timeout_ms: u64,
 }
 
 /// One scheduled happening. Exactly one of the action fields is set; an
 /// intervention (`Playground.apply`) has the same shape, without `at_ms`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct EventSpec {
-    #[serde(default)]
     pub at_ms: i64,
     /// Repeats the action `count` times in all, `every_ms` apart (an extension).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub repeat: Option<Repeat>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub produce: Option<ProduceSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub crash: Option<CrashSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub restart: Option<BrokerRef>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<LinkCut>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub heal: Option<LinkCut>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub add_consumer: Option<ConsumerSpec>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Repeat {
     pub count: u32,
     pub every_ms: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProduceSpec {
     pub producer: String,
-    #[serde(default = "one")]
     pub records: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CrashSpec {
     pub broker: u32,
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub unflushed: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BrokerRef {
     pub broker: u32,
 }
 
 /// `{"between":[a,b]}` (both directions) or `{"from":a,"to":b}` (one).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LinkCut {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub between: Option<[u32; 2]>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<u32>,
 }
 
@@ -296,32 +254,11 @@ pub enum Action {
     AddConsumer(ConsumerSpec),
 }
 
-fn default_seed() -> u64 {
-    1
-}
-fn default_replicas() -> u32 {
-    3
-}
-fn default_record_bytes() -> u64 {
-    100
-}
 fn default_latency() -> u64 {
     1
 }
-fn default_stop() -> u64 {
-    60_000
-}
-fn default_acks() -> Acks {
-    Acks::All
-}
 fn default_request_timeout() -> u64 {
     30_000
-}
-fn default_consumer_wait() -> u64 {
-    500
-}
-fn one() -> u32 {
-    1
 }
 fn is_zero(v: &u64) -> bool {
     *v == 0
@@ -333,16 +270,17 @@ fn default_producers() -> Vec<ProducerSpec> {
 impl Scenario {
     /// Parses and validates a scenario from JSON text.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let scenario: Scenario = match serde_path_to_error::deserialize(&mut de) {
-            Ok(s) => s,
-            Err(e) => return Err(json_error(e)),
-        };
-        if let Err(e) = de.end() {
-            return Err(ScenarioError::new("", format!("not a single JSON object: {e}")));
-        }
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| ScenarioError::new("", format!("not valid JSON: {e}")))?;
+        let scenario = parse::scenario(&value)?;
         scenario.validate()?;
         Ok(scenario)
+    }
+
+    /// Parses one event or intervention (`{"crash":{"broker":1}}`), not yet validated.
+    pub fn event_from_json(text: &str) -> Result<EventSpec, ScenarioError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ScenarioError::new("event", format!("not valid JSON: {e}")))?;
+        parse::event("event", &value)
     }
 
     pub fn to_json(&self) -> String {
@@ -435,7 +373,10 @@ impl Scenario {
         if c.broker_session_timeout_ms < c.broker_heartbeat_interval_ms {
             return Err(ScenarioError::new(
                 "config.broker.session.timeout.ms",
-                format!("must be at least broker.heartbeat.interval.ms ({}), got {}", c.broker_heartbeat_interval_ms, c.broker_session_timeout_ms),
+                format!(
+                    "must be at least broker.heartbeat.interval.ms ({}), got {}",
+                    c.broker_heartbeat_interval_ms, c.broker_session_timeout_ms
+                ),
             ));
         }
         in_range("config.replica.socket.timeout.ms", c.replica_socket_timeout_ms, 1, MAX_TIME_MS)?;
@@ -458,7 +399,8 @@ impl Scenario {
 
     fn broker_exists(&self, field: &str, broker: u32) -> Result<(), ScenarioError> {
         if broker >= self.replicas {
-            let hint = if self.replicas == 1 { "the only broker is 0".to_string() } else { format!("brokers are 0 to {}", self.replicas - 1) };
+            let hint =
+                if self.replicas == 1 { "the only broker is 0".to_string() } else { format!("brokers are 0 to {}", self.replicas - 1) };
             return Err(ScenarioError::new(field, format!("no broker {broker}: {hint}")));
         }
         Ok(())
@@ -466,10 +408,17 @@ impl Scenario {
 
     /// Validates one action and turns it into what the simulation consumes.
     pub fn action(&self, field: &str, a: &EventSpec) -> Result<Action, ScenarioError> {
-        let set = [a.produce.is_some(), a.crash.is_some(), a.restart.is_some(), a.partition.is_some(), a.heal.is_some(), a.add_consumer.is_some()]
-            .iter()
-            .filter(|s| **s)
-            .count();
+        let set = [
+            a.produce.is_some(),
+            a.crash.is_some(),
+            a.restart.is_some(),
+            a.partition.is_some(),
+            a.heal.is_some(),
+            a.add_consumer.is_some(),
+        ]
+        .iter()
+        .filter(|s| **s)
+        .count();
         if set != 1 {
             return Err(ScenarioError::new(
                 field,
@@ -554,28 +503,6 @@ fn truncate(s: &str, max: usize) -> String {
     }
 }
 
-/// Turns serde's error into "field: what is wrong".
-fn json_error(e: serde_path_to_error::Error<serde_json::Error>) -> ScenarioError {
-    let path = e.path().to_string();
-    let inner = e.into_inner();
-    let msg = inner.to_string();
-    // serde_json appends " at line L column C"; keep it only for syntax errors.
-    let short = match msg.rfind(" at line ") {
-        Some(i) if !inner.is_syntax() && !inner.is_eof() => msg[..i].to_string(),
-        _ => msg,
-    };
-    if inner.is_syntax() || inner.is_eof() {
-        return ScenarioError::new("", format!("not valid JSON: {short}"));
-    }
-    let field = if path == "." { String::new() } else { path };
-    let short = if field.is_empty() && short.starts_with("missing field `format`") {
-        "missing field `format` (a scenario starts with {\"format\": 1})".to_string()
-    } else {
-        short
-    };
-    ScenarioError::new(field, short)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -616,7 +543,10 @@ mod tests {
 
     #[test]
     fn round_trips_through_json() {
-        let s = Scenario::from_json(r#"{"format":1,"producers":[{"id":"a","acks":0},{"id":"b","acks":-1}],"events":[{"at_ms":3,"partition":{"from":0,"to":1}}]}"#).unwrap();
+        let s = Scenario::from_json(
+            r#"{"format":1,"producers":[{"id":"a","acks":0},{"id":"b","acks":-1}],"events":[{"at_ms":3,"partition":{"from":0,"to":1}}]}"#,
+        )
+        .unwrap();
         let again = Scenario::from_json(&s.to_json()).unwrap();
         assert_eq!(s, again);
         assert_eq!(again.producers[1].acks, Acks::All);

@@ -2,9 +2,9 @@
 //! switch tied to the Kafka version, KIP or ticket that introduced it
 //! (see docs/behaviors.md and kafka-replication-semantics.md).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub enum Preset {
     #[serde(rename = "textbook")]
     Textbook,
@@ -21,12 +21,12 @@ pub enum Preset {
     #[serde(rename = "kafka-3.7")]
     Kafka37,
     #[default]
-    #[serde(rename = "kafka-4.0", alias = "latest")]
+    #[serde(rename = "kafka-4.0")]
     Kafka40,
 }
 
 /// Which followers' LEOs bound the leader's HW (`Partition.maybeIncrementLeaderHW`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HwCounts {
     /// ≤0.10.1: the committed ISR only.
@@ -40,7 +40,7 @@ pub enum HwCounts {
 }
 
 /// Which HW a Fetch answered at once carries (`Partition.readRecords`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ResponseHw {
     /// The HW as updated by this very fetch (the textbook story; 1.0–1.1 under KAFKA-5758).
@@ -50,7 +50,7 @@ pub enum ResponseHw {
 }
 
 /// What a consumer fetch above the serving replica's HW (not above its LEO) gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum AboveHw {
     /// Parked like a fetch at the HW (older `DelayedFetch`, segment comparison).
@@ -60,7 +60,7 @@ pub enum AboveHw {
 }
 
 /// How a replica that becomes a follower finds where its log departs from the leader's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Truncation {
     /// ≤0.10.2: truncate to its own HW (`ReplicaManager.makeFollowers`).
@@ -74,7 +74,7 @@ pub enum Truncation {
 }
 
 /// How an ISR change reaches the controller.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum IsrUpdate {
     /// Before 2.7 the leader wrote the ISR to ZooKeeper itself and applied it at once.
@@ -84,7 +84,7 @@ pub enum IsrUpdate {
 }
 
 /// The switches. Every rule in `sim/` that differs between versions reads one of these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Behavior {
     pub hw_counts: HwCounts,
     /// 3.7 (KAFKA-15583): the HW does not advance while the ISR is under min.insync.replicas.
@@ -109,8 +109,7 @@ pub struct Behavior {
 }
 
 /// Single switches a scenario overrides in its `behavior` object.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct BehaviorOverrides {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hw_counts: Option<HwCounts>,
@@ -193,7 +192,8 @@ const KAFKA_2_4: Behavior = Behavior {
     ..KAFKA_2_8
 };
 
-const KAFKA_2_0: Behavior = Behavior { hw_move_completes_follower_fetch: false, follower_fetching: false, leader_epoch_fencing: false, ..KAFKA_2_4 };
+const KAFKA_2_0: Behavior =
+    Behavior { hw_move_completes_follower_fetch: false, follower_fetching: false, leader_epoch_fencing: false, ..KAFKA_2_4 };
 
 const KAFKA_0_11: Behavior = Behavior { truncation: Truncation::EpochRequest, ..KAFKA_2_0 };
 
@@ -214,8 +214,16 @@ const TEXTBOOK: Behavior = Behavior {
 };
 
 impl Preset {
-    pub const ALL: [Preset; 8] =
-        [Preset::Textbook, Preset::Kafka010, Preset::Kafka011, Preset::Kafka20, Preset::Kafka24, Preset::Kafka28, Preset::Kafka37, Preset::Kafka40];
+    pub const ALL: [Preset; 8] = [
+        Preset::Textbook,
+        Preset::Kafka010,
+        Preset::Kafka011,
+        Preset::Kafka20,
+        Preset::Kafka24,
+        Preset::Kafka28,
+        Preset::Kafka37,
+        Preset::Kafka40,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {

@@ -15,7 +15,14 @@ const RETRY_BACKOFF_MS: u64 = 100;
 impl Sim {
     pub(crate) fn add_consumer(&mut self, spec: ConsumerSpec) {
         let position = spec.position.unwrap_or(self.scenario.initial.log_end_offset);
-        self.consumers.push(Consumer { spec, position, records_read: 0, read: super::pvec::PVec::new(), in_flight: None, use_leader: false });
+        self.consumers.push(Consumer {
+            spec,
+            position,
+            records_read: 0,
+            read: super::pvec::PVec::new(),
+            in_flight: None,
+            use_leader: false,
+        });
         let c = self.consumers.len() - 1;
         self.send_consumer_fetch(c);
     }
@@ -52,13 +59,24 @@ impl Sim {
         let is_leader = self.broker(id).lead.is_some();
         let preferred = self.consumers[c].spec.fetch_from.filter(|_| self.behavior.follower_fetching);
         if !is_leader && preferred != Some(id) {
-            return self.answer_consumer(id, c, msg.id, offset, Vec::new(), Some(KafkaError::NotLeaderOrFollower), None, say!(self, "Broker {id} does not lead and is not {cname}'s preferred replica: NOT_LEADER_OR_FOLLOWER."));
+            return self.answer_consumer(
+                id,
+                c,
+                msg.id,
+                offset,
+                Vec::new(),
+                Some(KafkaError::NotLeaderOrFollower),
+                None,
+                say!(self, "Broker {id} does not lead and is not {cname}'s preferred replica: NOT_LEADER_OR_FOLLOWER."),
+            );
         }
         if is_leader {
             if let Some(f) = preferred.filter(|&f| f != id) {
                 // `findPreferredReadReplica`: an ISR follower that has the offset.
                 let ls = self.broker(id).lead.as_ref();
-                let ok = ls.is_some_and(|ls| ls.isr.contains(&f) && ls.followers.get(&f).and_then(|v| v.leo).is_some_and(|leo| leo >= offset)) && self.broker(f).alive;
+                let ok = ls
+                    .is_some_and(|ls| ls.isr.contains(&f) && ls.followers.get(&f).and_then(|v| v.leo).is_some_and(|leo| leo >= offset))
+                    && self.broker(f).alive;
                 if ok {
                     self.consumers[c].use_leader = false;
                     return self.answer_consumer(
@@ -85,7 +103,16 @@ impl Sim {
         let cname = self.consumers[c].spec.id.clone();
         let role = if b.lead.is_some() { "Leader" } else { "Follower" };
         if offset > leo || offset < start {
-            return self.answer_consumer(id, c, request, offset, Vec::new(), Some(KafkaError::OffsetOutOfRange), None, say!(self, "{role} {id} has no offset {offset} (its log is [{start}, {leo})): OFFSET_OUT_OF_RANGE for {cname}."));
+            return self.answer_consumer(
+                id,
+                c,
+                request,
+                offset,
+                Vec::new(),
+                Some(KafkaError::OffsetOutOfRange),
+                None,
+                say!(self, "{role} {id} has no offset {offset} (its log is [{start}, {leo})): OFFSET_OUT_OF_RANGE for {cname}."),
+            );
         }
         if offset < hw {
             let per = self.scenario.record_bytes.max(1);
@@ -93,7 +120,16 @@ impl Sim {
             let end = hw.min(offset + max);
             let records: Vec<(u64, Option<Entry>)> = (offset..end).map(|o| (o, b.log.get(o))).collect();
             let n = records.len();
-            return self.answer_consumer(id, c, request, offset, records, None, None, say!(self, "{role} {id} returns {n} record{} from {offset} to {cname}: everything below its HW {hw}.", plural(n)));
+            return self.answer_consumer(
+                id,
+                c,
+                request,
+                offset,
+                records,
+                None,
+                None,
+                say!(self, "{role} {id} returns {n} record{} from {offset} to {cname}: everything below its HW {hw}.", plural(n)),
+            );
         }
         let wait = self.consumers[c].spec.fetch_max_wait_ms;
         let above = offset > hw;
@@ -103,7 +139,8 @@ impl Sim {
             let timer = self.set_timer(expire_ms, Timer::ConsumerFetchExpiry { broker: id, consumer: c });
             self.broker_mut(id).parked_consumers.push(ParkedConsumerFetch { consumer: c, request, offset, expire_ms, timer });
             self.ev().outcome = Some("parked");
-            self.text = say!(self, 
+            self.text = say!(
+                self,
                 "{cname} asks {} {id} for offset {offset}, {} its HW {hw}: nothing it may read yet. The fetch waits up to fetch.max.wait.ms ({wait} ms) for the HW to move.",
                 role.to_lowercase(),
                 if above { "above" } else { "at" }
@@ -111,22 +148,41 @@ impl Sim {
             return;
         }
         let why = if expired {
-            say!(self, "{cname}'s fetch at {offset} has waited fetch.max.wait.ms on {} {id}; it is answered with no records (HW {hw}).", role.to_lowercase())
+            say!(
+                self,
+                "{cname}'s fetch at {offset} has waited fetch.max.wait.ms on {} {id}; it is answered with no records (HW {hw}).",
+                role.to_lowercase()
+            )
         } else if above {
             say!(self, "{cname} asks {} {id} for offset {offset}, above its HW {hw}: answered at once with no records (DelayedFetch Case F), so the consumer asks again.", role.to_lowercase())
         } else {
-            say!(self, "{cname} asks {} {id} for offset {offset}, at its HW: nothing to read, and fetch.max.wait.ms is 0.", role.to_lowercase())
+            say!(
+                self,
+                "{cname} asks {} {id} for offset {offset}, at its HW: nothing to read, and fetch.max.wait.ms is 0.",
+                role.to_lowercase()
+            )
         };
         self.answer_consumer(id, c, request, offset, Vec::new(), None, None, why);
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn answer_consumer(&mut self, id: u32, c: usize, request: u64, offset: u64, records: Vec<(u64, Option<Entry>)>, error: Option<KafkaError>, preferred: Option<u32>, text: String) {
+    fn answer_consumer(
+        &mut self,
+        id: u32,
+        c: usize,
+        request: u64,
+        offset: u64,
+        records: Vec<(u64, Option<Entry>)>,
+        error: Option<KafkaError>,
+        preferred: Option<u32>,
+        text: String,
+    ) {
         let hw = self.broker(id).hw;
         if self.event.as_ref().is_some_and(|e| e.outcome.is_none()) {
             self.ev().outcome = Some(if error.is_some() { "error" } else { "answered" });
         }
-        let sent = self.send(Node::Broker(id), Node::Consumer(c), Body::ConsumerFetchResponse { request, offset, records, hw, error, preferred });
+        let sent =
+            self.send(Node::Broker(id), Node::Consumer(c), Body::ConsumerFetchResponse { request, offset, records, hw, error, preferred });
         self.text = say!(self, "{text}{}", sent.note());
     }
 
@@ -144,21 +200,46 @@ impl Sim {
             self.cancel(p.timer);
             let log = &self.broker(id).log;
             let records: Vec<(u64, Option<Entry>)> = (p.offset..hw).map(|o| (o, log.get(o))).collect();
-            self.send(Node::Broker(id), Node::Consumer(p.consumer), Body::ConsumerFetchResponse { request: p.request, offset: p.offset, records, hw, error: None, preferred: None });
+            self.send(
+                Node::Broker(id),
+                Node::Consumer(p.consumer),
+                Body::ConsumerFetchResponse { request: p.request, offset: p.offset, records, hw, error: None, preferred: None },
+            );
             names.push(self.consumers[p.consumer].spec.id.clone());
         }
-        say!(self, " The HW move releases {}'s waiting fetch{} on broker {id}.", names.join(" and "), if names.len() == 1 { "" } else { "es" })
+        say!(
+            self,
+            " The HW move releases {}'s waiting fetch{} on broker {id}.",
+            names.join(" and "),
+            if names.len() == 1 { "" } else { "es" }
+        )
     }
 
     pub(crate) fn expire_consumer_fetch(&mut self, id: u32, c: usize) {
-        self.event = Some(EventRecord { broker: Some(id), consumer: Some(self.consumers[c].spec.id.clone()), timer: Some("consumer-fetch-expiry"), ..EventRecord::new("timeout") });
-        let Some(i) = self.broker(id).parked_consumers.iter().position(|p| p.consumer == c) else { return };
+        self.event = Some(EventRecord {
+            broker: Some(id),
+            consumer: Some(self.consumers[c].spec.id.clone()),
+            timer: Some("consumer-fetch-expiry"),
+            ..EventRecord::new("timeout")
+        });
+        let Some(i) = self.broker(id).parked_consumers.iter().position(|p| p.consumer == c) else {
+            return;
+        };
         let p = self.broker_mut(id).parked_consumers.remove(i);
         self.serve_consumer(id, c, p.request, p.offset, true);
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn handle_consumer_fetch_response(&mut self, msg: &Msg, request: u64, offset: u64, records: Vec<(u64, Option<Entry>)>, hw: u64, error: Option<KafkaError>, preferred: Option<u32>) {
+    pub(crate) fn handle_consumer_fetch_response(
+        &mut self,
+        msg: &Msg,
+        request: u64,
+        offset: u64,
+        records: Vec<(u64, Option<Entry>)>,
+        hw: u64,
+        error: Option<KafkaError>,
+        preferred: Option<u32>,
+    ) {
         let Node::Consumer(c) = msg.to else { return };
         let Node::Broker(from) = msg.from else { return };
         let ids: Vec<String> = records.iter().filter_map(|(_, e)| e.map(|e| self.record_name(e.id))).collect();
@@ -181,9 +262,14 @@ impl Sim {
         }
         self.consumers[c].in_flight = None;
         let mut text = match (error, preferred) {
-            (Some(KafkaError::OffsetOutOfRange), _) if self.consumers[c].spec.fetch_from == Some(from) && self.broker(from).lead.is_none() => {
+            (Some(KafkaError::OffsetOutOfRange), _)
+                if self.consumers[c].spec.fetch_from == Some(from) && self.broker(from).lead.is_none() =>
+            {
                 self.consumers[c].use_leader = true;
-                say!(self, "{cname} is told OFFSET_OUT_OF_RANGE by follower {from}; it forgets its preferred replica and goes back to the leader.")
+                say!(
+                    self,
+                    "{cname} is told OFFSET_OUT_OF_RANGE by follower {from}; it forgets its preferred replica and goes back to the leader."
+                )
             }
             (Some(KafkaError::OffsetOutOfRange), _) => {
                 let position = self.consumers[c].position;
@@ -193,7 +279,8 @@ impl Sim {
             (Some(e), _) => {
                 let timer = self.set_timer(self.now + RETRY_BACKOFF_MS, Timer::ConsumerRequestTimeout { consumer: c });
                 self.consumers[c].in_flight = Some((u32::MAX, 0, timer));
-                self.text = say!(self, "{cname}'s fetch fails with {}; it refreshes metadata and retries in {RETRY_BACKOFF_MS} ms.", e.name());
+                self.text =
+                    say!(self, "{cname}'s fetch fails with {}; it refreshes metadata and retries in {RETRY_BACKOFF_MS} ms.", e.name());
                 return;
             }
             (None, Some(f)) => say!(self, "{cname} switches to broker {f} as told."),
@@ -222,10 +309,15 @@ impl Sim {
     /// No answer within request.timeout.ms (or the retry backoff is over): fetch again.
     pub(crate) fn consumer_request_timeout(&mut self, c: usize) {
         let cname = self.consumers[c].spec.id.clone();
-        self.event = Some(EventRecord { consumer: Some(cname.clone()), timer: Some("consumer-request-timeout"), ..EventRecord::new("timeout") });
+        self.event =
+            Some(EventRecord { consumer: Some(cname.clone()), timer: Some("consumer-request-timeout"), ..EventRecord::new("timeout") });
         let retry = matches!(self.consumers[c].in_flight, Some((u32::MAX, _, _)));
         self.consumers[c].in_flight = None;
-        let head = if retry { say!(self, "{cname} retries.") } else { say!(self, "{cname}'s fetch has had no answer for request.timeout.ms; it sends another.") };
+        let head = if retry {
+            say!(self, "{cname} retries.")
+        } else {
+            say!(self, "{cname}'s fetch has had no answer for request.timeout.ms; it sends another.")
+        };
         self.text = match self.send_consumer_fetch(c) {
             Some((target, sent)) => say!(self, "{head} Fetch at {} to broker {target}.{}", self.consumers[c].position, sent.note()),
             None => say!(self, "{head} There is no leader yet; it waits {RETRY_BACKOFF_MS} ms."),

@@ -7,7 +7,7 @@
 
 use super::{set_str, Body, FetcherState, KafkaError, Metadata, Msg, Node, Role, Sim, Timer};
 use crate::record::EventRecord;
-use std::collections::BTreeSet;
+use crate::sim::vecmap::VecSet;
 
 impl Sim {
     /// `crash`: the broker stops at once. Requests on their way to it are lost, its
@@ -37,7 +37,12 @@ impl Sim {
             if b.hw > keep {
                 b.hw = keep;
             }
-            text.push_str(&say!(self, " The last {} record{} of its log were not flushed to disk and are lost: LEO {leo} → {keep}.", leo - keep, super::leader::plural((leo - keep) as usize)));
+            text.push_str(&say!(
+                self,
+                " The last {} record{} of its log were not flushed to disk and are lost: LEO {leo} → {keep}.",
+                leo - keep,
+                super::leader::plural((leo - keep) as usize)
+            ));
         }
         if dropped > 0 {
             text.push_str(&say!(self, " {dropped} message{} on the way to it will never be read.", super::leader::plural(dropped)));
@@ -49,7 +54,8 @@ impl Sim {
         let expire = (last_heartbeat + self.scenario.config.broker_session_timeout_ms).max(self.now + 1);
         let timer = self.set_timer(expire, Timer::SessionExpiry { broker: id });
         self.controller.session_timers.insert(id, timer);
-        text.push_str(&say!(self, 
+        text.push_str(&say!(
+            self,
             " Its last heartbeat reached the controller at {last_heartbeat} ms; the controller will fence it at {expire} ms (broker.session.timeout.ms = {} ms).",
             self.scenario.config.broker_session_timeout_ms
         ));
@@ -59,7 +65,9 @@ impl Sim {
     /// Ends a broker's leadership: parked fetches and delayed produces are answered
     /// with NOT_LEADER_OR_FOLLOWER if it is alive (`error`), or simply vanish in a crash.
     fn drop_leadership(&mut self, id: u32, error: Option<KafkaError>) {
-        let Some(ls) = self.broker_mut(id).lead.take() else { return };
+        let Some(ls) = self.broker_mut(id).lead.take() else {
+            return;
+        };
         if let Some(t) = ls.isr_timer {
             self.cancel(t);
         }
@@ -85,7 +93,11 @@ impl Sim {
                 self.send(Node::Broker(id), Node::Broker(p.follower), Body::FetchResponse(resp));
             }
             for d in ls.delayed_produces {
-                self.send(Node::Broker(id), Node::Producer(d.producer), Body::ProduceResponse { request: d.request, ids: d.ids, error: Some(error) });
+                self.send(
+                    Node::Broker(id),
+                    Node::Producer(d.producer),
+                    Body::ProduceResponse { request: d.request, ids: d.ids, error: Some(error) },
+                );
             }
         }
         self.broker_mut(id).role = Role::Follower;
@@ -145,13 +157,22 @@ impl Sim {
         self.controller.session_timers.remove(&id);
         self.controller.fenced.insert(id);
         let before = self.controller.isr.clone();
-        let mut text = say!(self, "The controller has had no heartbeat from broker {id} for {} ms and fences it.", self.scenario.config.broker_session_timeout_ms);
+        let mut text = say!(
+            self,
+            "The controller has had no heartbeat from broker {id} for {} ms and fences it.",
+            self.scenario.config.broker_session_timeout_ms
+        );
         if before.contains(&id) && before.len() > 1 {
             self.controller.isr.retain(|&b| b != id);
         } else if before.contains(&id) {
             text.push_str(" It is the last replica in the ISR, so it stays there (Kafka never empties the ISR without ELR).");
         }
-        self.event = Some(EventRecord { broker: Some(id), timer: Some("session-expiry"), isr_before: Some(before.clone()), ..EventRecord::new("isr_change") });
+        self.event = Some(EventRecord {
+            broker: Some(id),
+            timer: Some("session-expiry"),
+            isr_before: Some(before.clone()),
+            ..EventRecord::new("isr_change")
+        });
         if self.controller.leader == Some(id) {
             let candidates: Vec<u32> = self.controller.isr.iter().copied().filter(|&b| b != id && self.eligible(b)).collect();
             if let Some(&new) = candidates.first() {
@@ -171,7 +192,12 @@ impl Sim {
         let isr = self.controller.isr.clone();
         self.ev().isr = Some(isr.clone());
         if before != isr {
-            text.push_str(&say!(self, " The ISR shrinks {} → {}; the leader learns it from the metadata.", set_str(&before), set_str(&isr)));
+            text.push_str(&say!(
+                self,
+                " The ISR shrinks {} → {}; the leader learns it from the metadata.",
+                set_str(&before),
+                set_str(&isr)
+            ));
         }
         self.send_metadata_to_all();
         self.text = text;
@@ -189,7 +215,8 @@ impl Sim {
         self.ev().leader = Some(None);
         self.ev().leader_epoch = Some(self.controller.leader_epoch);
         self.send_metadata_to_all();
-        say!(self, 
+        say!(
+            self,
             " Leader {old} is gone and no replica in the ISR {} can take over{}: the partition is offline until one returns.",
             set_str(&self.controller.isr),
             if self.scenario.config.unclean_leader_election_enable { "" } else { " (unclean.leader.election.enable is false)" }
@@ -216,7 +243,8 @@ impl Sim {
         if clean {
             say!(self, " Because {why}, the controller elects broker {new} from the ISR: leader epoch {epoch}, ISR {}.", set_str(&isr))
         } else {
-            say!(self, 
+            say!(
+                self,
                 " Because {why}, the controller elects broker {new} although it is not in the ISR (unclean leader election): leader epoch {epoch}, ISR {}. Records it lacks may be lost.",
                 set_str(&isr)
             )
@@ -225,7 +253,13 @@ impl Sim {
 
     pub(crate) fn metadata(&self) -> Metadata {
         let c = &self.controller;
-        Metadata { leader: c.leader, leader_epoch: c.leader_epoch, isr: c.isr.clone(), partition_epoch: c.partition_epoch, fenced: c.fenced.iter().copied().collect() }
+        Metadata {
+            leader: c.leader,
+            leader_epoch: c.leader_epoch,
+            isr: c.isr.clone(),
+            partition_epoch: c.partition_epoch,
+            fenced: c.fenced.iter().copied().collect(),
+        }
     }
 
     fn send_metadata_to_all(&mut self) {
@@ -252,30 +286,47 @@ impl Sim {
         });
         if meta.leader_epoch < self.broker(id).leader_epoch {
             self.ev().outcome = Some("stale");
-            self.text = say!(self, "Broker {id} gets metadata for leader epoch {}, older than its own {}; ignored.", meta.leader_epoch, self.broker(id).leader_epoch);
+            self.text = say!(
+                self,
+                "Broker {id} gets metadata for leader epoch {}, older than its own {}; ignored.",
+                meta.leader_epoch,
+                self.broker(id).leader_epoch
+            );
             return;
         }
         let text = self.apply_metadata(id, &meta);
-        self.text = say!(self, "Broker {id} learns from the controller: leader {}, epoch {}, ISR {}.{text}", leader_str(meta.leader), meta.leader_epoch, set_str(&meta.isr));
+        self.text = say!(
+            self,
+            "Broker {id} learns from the controller: leader {}, epoch {}, ISR {}.{text}",
+            leader_str(meta.leader),
+            meta.leader_epoch,
+            set_str(&meta.isr)
+        );
     }
 
     /// `ReplicaManager.applyDelta`: become leader, become follower, or update the ISR.
     fn apply_metadata(&mut self, id: u32, meta: &Metadata) -> String {
         let b = self.broker(id);
         let same_epoch = b.leader_epoch == meta.leader_epoch;
-        let fenced: BTreeSet<u32> = meta.fenced.iter().copied().collect();
+        let fenced: VecSet<u32> = meta.fenced.iter().copied().collect();
         if meta.leader == Some(id) {
             if same_epoch && b.lead.is_some() {
                 // Same epoch: an ISR change by the controller; follower states are kept
                 // (`testDoNotResetReplicaStateIfLeaderEpochIsNotBumped`).
                 self.ev().outcome = Some("isr-update");
-                let Some(ls) = self.broker_mut(id).lead.as_mut() else { return String::new() };
+                let Some(ls) = self.broker_mut(id).lead.as_mut() else {
+                    return String::new();
+                };
                 let before = ls.isr.clone();
                 ls.isr = meta.isr.clone();
                 ls.partition_epoch = meta.partition_epoch;
                 ls.fenced = fenced;
                 ls.pending = None;
-                let mut text = if before != meta.isr { say!(self, " Its ISR {} → {}.", set_str(&before), set_str(&meta.isr)) } else { String::new() };
+                let mut text = if before != meta.isr {
+                    say!(self, " Its ISR {} → {}.", set_str(&before), set_str(&meta.isr))
+                } else {
+                    String::new()
+                };
                 text.push_str(&self.hw_after_isr_change(id));
                 return text;
             }
@@ -287,9 +338,11 @@ impl Sim {
             self.make_leader(id, meta.isr.clone(), meta.partition_epoch, fenced);
             let hw_now = self.broker(id).hw;
             let leo = self.broker(id).log.leo();
-            let mut text = say!(self, " It becomes the leader in epoch {} with LEO {leo}; its epoch starts at offset {leo}.", meta.leader_epoch);
+            let mut text =
+                say!(self, " It becomes the leader in epoch {} with LEO {leo}; its epoch starts at offset {leo}.", meta.leader_epoch);
             if hw_now == hw {
-                text.push_str(&say!(self, 
+                text.push_str(&say!(
+                    self,
                     " Its HW is {hw}, what it last heard as a follower; it moves only when followers report their LEOs, so consumers beyond it wait."
                 ));
             } else {
@@ -329,7 +382,11 @@ impl Sim {
     /// The controller handles AlterPartition (`ReplicationControlManager.alterPartition`).
     pub(crate) fn handle_alter_partition(&mut self, msg: &Msg, leader_epoch: i32, partition_epoch: u32, isr: Vec<u32>) {
         let Node::Broker(from) = msg.from else { return };
-        self.event = Some(EventRecord { isr: Some(isr.clone()), leader_epoch: Some(leader_epoch), ..EventRecord::message("alter_partition", msg, self) });
+        self.event = Some(EventRecord {
+            isr: Some(isr.clone()),
+            leader_epoch: Some(leader_epoch),
+            ..EventRecord::message("alter_partition", msg, self)
+        });
         let c = &self.controller;
         let error = if leader_epoch < c.leader_epoch {
             Some("FENCED_LEADER_EPOCH")
@@ -351,9 +408,14 @@ impl Sim {
         let (le, pe, committed) = (c.leader_epoch, c.partition_epoch, c.isr.clone());
         self.ev().outcome = Some(if error.is_some() { "rejected" } else { "committed" });
         self.ev().error = error;
-        let sent = self.send(Node::Controller, msg.from, Body::AlterPartitionResponse { leader_epoch: le, partition_epoch: pe, isr: committed.clone(), error });
+        let sent = self.send(
+            Node::Controller,
+            msg.from,
+            Body::AlterPartitionResponse { leader_epoch: le, partition_epoch: pe, isr: committed.clone(), error },
+        );
         self.text = match error {
-            None => say!(self, 
+            None => say!(
+                self,
                 "The controller commits leader {from}'s ISR change {} → {} (partition epoch {pe}) and answers.{}",
                 set_str(&before),
                 set_str(&committed),

@@ -36,7 +36,8 @@ impl Sim {
             log_start_offset: b.log.start_offset,
         };
         let sent = self.send(Node::Broker(id), Node::Broker(leader), Body::Fetch(req));
-        let timeout = self.set_timer(self.now + self.scenario.config.replica_socket_timeout_ms, Timer::FetchRequestTimeout { follower: id });
+        let timeout =
+            self.set_timer(self.now + self.scenario.config.replica_socket_timeout_ms, Timer::FetchRequestTimeout { follower: id });
         self.broker_mut(id).fetcher = FetcherState::Fetching { request: sent.id, timeout };
         sent
     }
@@ -75,7 +76,8 @@ impl Sim {
         self.text = if self.behavior.long_poll {
             say!(self, "Follower {id}'s backoff is over; it sends a Fetch at {offset} to leader {leader}.{}", sent.note())
         } else {
-            say!(self, 
+            say!(
+                self,
                 "Follower {id} polls again after waiting {} ms (textbook: no long-poll, so an idle follower waits between fetches instead of spinning): Fetch at {offset} to leader {leader}.{}",
                 self.scenario.config.replica_fetch_wait_max_ms,
                 sent.note()
@@ -89,7 +91,8 @@ impl Sim {
         self.broker_mut(id).fetcher = FetcherState::Idle;
         let backoff = self.scenario.config.replica_fetch_backoff_ms;
         self.fetch_later(id, backoff);
-        self.text = say!(self, 
+        self.text = say!(
+            self,
             "Follower {id}'s request has had no answer for replica.socket.timeout.ms ({} ms): it gives up on it and tries again after replica.fetch.backoff.ms ({backoff} ms).",
             self.scenario.config.replica_socket_timeout_ms
         );
@@ -98,7 +101,9 @@ impl Sim {
     /// A Fetch response arrives at the follower.
     pub(crate) fn handle_fetch_response(&mut self, msg: &Msg, resp: FetchResponse) {
         let Node::Broker(id) = msg.to else { return };
-        let Node::Broker(leader) = msg.from else { return };
+        let Node::Broker(leader) = msg.from else {
+            return;
+        };
         let names: Vec<String> = resp.records.iter().filter_map(|(_, e)| e.map(|e| self.record_name(e.id))).collect();
         self.event = Some(EventRecord {
             records: Some(serde_json::Value::from(resp.records.len())),
@@ -124,7 +129,8 @@ impl Sim {
             let (target, _complete) = self.offset_truncation_state(id, Some(epoch), end);
             self.truncate(id, target, "diverging-epoch");
             let sent = self.send_fetch(id);
-            self.text = say!(self, 
+            self.text = say!(
+                self,
                 "Follower {id} learns its log diverges from leader {leader}'s: epoch {epoch} ends at {end} on the leader. It truncates {leo} → {target} (the HW is not updated this round, KAFKA-14704) and fetches again at {target}.{}",
                 sent.note()
             );
@@ -163,7 +169,8 @@ impl Sim {
         self.ev().hw_after = Some(hw);
         self.ev().leo_after = Some(leo);
         self.ev().outcome = Some("appended");
-        let appended = if n == 0 { "No records".to_string() } else { say!(self, "Follower {id} appends {n} record{} (LEO {leo})", plural(n)) };
+        let appended =
+            if n == 0 { "No records".to_string() } else { say!(self, "Follower {id} appends {n} record{} (LEO {leo})", plural(n)) };
         let hw_text = if hw == hw_before {
             say!(self, "its HW stays {hw}")
         } else if resp.hw > leo {
@@ -206,7 +213,8 @@ impl Sim {
                 if resp.leader_leo < leo {
                     self.truncate(id, resp.leader_leo, "offset-out-of-range");
                     let sent = self.send_fetch(id);
-                    self.text = say!(self, 
+                    self.text = say!(
+                        self,
                         "Follower {id} is told OFFSET_OUT_OF_RANGE: leader {leader}'s log ends at {}, before its own ({leo}). It truncates to {} and fetches again.{}",
                         resp.leader_leo,
                         resp.leader_leo,
@@ -217,17 +225,26 @@ impl Sim {
                     self.truncate(id, 0, "offset-out-of-range");
                     self.broker_mut(id).log.start_offset = start;
                     let sent = self.send_fetch(id);
-                    self.text = say!(self, "Follower {id} is told OFFSET_OUT_OF_RANGE and starts over from the leader's log start {start}.{}", sent.note());
+                    self.text = say!(
+                        self,
+                        "Follower {id} is told OFFSET_OUT_OF_RANGE and starts over from the leader's log start {start}.{}",
+                        sent.note()
+                    );
                 }
             }
             KafkaError::FencedLeaderEpoch => {
-                self.text = say!(self, 
+                self.text = say!(
+                    self,
                     "Follower {id} is told FENCED_LEADER_EPOCH by broker {leader}: its leader epoch is out of date. It stops fetching until new metadata arrives."
                 );
             }
             _ => {
                 self.fetch_later(id, backoff);
-                self.text = say!(self, "Follower {id} is told {} by broker {leader}; it tries again in replica.fetch.backoff.ms ({backoff} ms).", error.name());
+                self.text = say!(
+                    self,
+                    "Follower {id} is told {} by broker {leader}; it tries again in replica.fetch.backoff.ms ({backoff} ms).",
+                    error.name()
+                );
             }
         }
     }
@@ -254,7 +271,9 @@ impl Sim {
     fn offset_truncation_state(&self, id: u32, leader_epoch: Option<i32>, leader_end: u64) -> (u64, bool) {
         let log = &self.broker(id).log;
         let leo = log.leo();
-        let Some(e_l) = leader_epoch else { return (leader_end.min(leo), true) };
+        let Some(e_l) = leader_epoch else {
+            return (leader_end.min(leo), true);
+        };
         match log.end_offset_for(e_l) {
             None => (leader_end.min(leo), true),
             Some((e_f, o_f)) if e_f != e_l => (o_f.min(leo), false),
@@ -282,18 +301,23 @@ impl Sim {
                 self.broker_mut(id).needs_truncation = true;
                 " Before fetching it asks the leader where its last epoch ends (OffsetsForLeaderEpoch, KIP-101).".to_string()
             }
-            Truncation::DivergingEpoch => " It keeps its log and fetches from its LEO with its last fetched epoch; the leader will say if they diverge.".to_string(),
+            Truncation::DivergingEpoch => {
+                " It keeps its log and fetches from its LEO with its last fetched epoch; the leader will say if they diverge.".to_string()
+            }
         }
     }
 
     fn send_offsets_for_leader_epoch(&mut self, id: u32) {
         self.clear_fetcher(id);
         let b = self.broker(id);
-        let Some(leader) = b.leader.filter(|&l| l != id) else { return };
+        let Some(leader) = b.leader.filter(|&l| l != id) else {
+            return;
+        };
         let epoch = b.log.latest_epoch();
         let current_leader_epoch = b.leader_epoch;
         let sent = self.send(Node::Broker(id), Node::Broker(leader), Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch });
-        let timeout = self.set_timer(self.now + self.scenario.config.replica_socket_timeout_ms, Timer::FetchRequestTimeout { follower: id });
+        let timeout =
+            self.set_timer(self.now + self.scenario.config.replica_socket_timeout_ms, Timer::FetchRequestTimeout { follower: id });
         self.broker_mut(id).fetcher = FetcherState::Truncating { request: sent.id, timeout };
     }
 
@@ -314,17 +338,36 @@ impl Sim {
         let answer = answer.map(|(e, o)| if v0 { (-1, o) } else { (e, o) });
         self.ev().end_offset = answer.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
         let sent = self.send(msg.to, msg.from, Body::OffsetsForLeaderEpochResponse { request: msg.id, requested: epoch, answer, error });
-        let Node::Broker(follower) = msg.from else { return };
+        let Node::Broker(follower) = msg.from else {
+            return;
+        };
         self.text = match (answer, error) {
-            (_, Some(e)) => say!(self, "Broker {leader} answers follower {follower}'s OffsetsForLeaderEpoch with {}.{}", e.name(), sent.note()),
+            (_, Some(e)) => {
+                say!(self, "Broker {leader} answers follower {follower}'s OffsetsForLeaderEpoch with {}.{}", e.name(), sent.note())
+            }
             (None, None) => say!(self, "Leader {leader} does not know where epoch {epoch} ends (UNDEFINED).{}", sent.note()),
-            (Some((_, o)), None) if v0 => say!(self, "Leader {leader} answers follower {follower}: epoch {epoch} ends at {o} in its log (v0: an offset only).{}", sent.note()),
-            (Some((e, o)), None) => say!(self, "Leader {leader} answers follower {follower}: asked about epoch {epoch}, its log says epoch {e} ends at {o}.{}", sent.note()),
+            (Some((_, o)), None) if v0 => say!(
+                self,
+                "Leader {leader} answers follower {follower}: epoch {epoch} ends at {o} in its log (v0: an offset only).{}",
+                sent.note()
+            ),
+            (Some((e, o)), None) => say!(
+                self,
+                "Leader {leader} answers follower {follower}: asked about epoch {epoch}, its log says epoch {e} ends at {o}.{}",
+                sent.note()
+            ),
         };
     }
 
     /// The follower truncates by the leader's answer (`AbstractFetcherThread.truncateToEpochEndOffsets`).
-    pub(crate) fn handle_offsets_for_leader_epoch_response(&mut self, msg: &Msg, request: u64, requested: i32, answer: Option<(i32, u64)>, error: Option<KafkaError>) {
+    pub(crate) fn handle_offsets_for_leader_epoch_response(
+        &mut self,
+        msg: &Msg,
+        request: u64,
+        requested: i32,
+        answer: Option<(i32, u64)>,
+        error: Option<KafkaError>,
+    ) {
         let Node::Broker(id) = msg.to else { return };
         self.event = Some(EventRecord {
             epoch: Some(requested),
@@ -351,7 +394,11 @@ impl Sim {
             Some((e, o)) => self.offset_truncation_state(id, Some(e), o),
         };
         self.ev().kind = "truncate";
-        self.truncate(id, target, if self.behavior.truncation == Truncation::EpochRequest { "epoch-request" } else { "epoch-request-multi-round" });
+        self.truncate(
+            id,
+            target,
+            if self.behavior.truncation == Truncation::EpochRequest { "epoch-request" } else { "epoch-request-multi-round" },
+        );
         let what = if target < leo { say!(self, "truncates {leo} → {target}") } else { say!(self, "keeps its log (LEO {leo})") };
         if complete {
             self.broker_mut(id).needs_truncation = false;
@@ -359,7 +406,8 @@ impl Sim {
             self.text = say!(self, "Follower {id} {what} and starts fetching at {}.{}", self.broker(id).log.leo(), sent.note());
         } else {
             self.send_offsets_for_leader_epoch(id);
-            self.text = say!(self, 
+            self.text = say!(
+                self,
                 "Follower {id} {what}: the leader's epoch is not in its cache, so it asks again about its own latest epoch (KIP-279's extra round)."
             );
         }

@@ -5,12 +5,12 @@
 
 use super::log::{Entry, RecordId};
 use super::{
-    join_ids, set_str, Body, DelayedProduce, FetchRequest, FetchResponse, FollowerView, KafkaError, LeaderState, Msg, Node, ParkedFetch, PendingIsr, Role, Sim,
-    Timer,
+    join_ids, set_str, Body, DelayedProduce, FetchRequest, FetchResponse, FollowerView, KafkaError, LeaderState, Msg, Node, ParkedFetch,
+    PendingIsr, Role, Sim, Timer,
 };
 use crate::record::{EpochEnd, EventRecord};
 use crate::scenario::{Acks, HwCounts, IsrUpdate, ResponseHw, Truncation};
-use std::collections::{BTreeMap, BTreeSet};
+use crate::sim::vecmap::{VecMap, VecSet};
 
 impl Sim {
     pub(crate) fn ev(&mut self) -> &mut EventRecord {
@@ -31,28 +31,50 @@ impl Sim {
         let n = self.scenario.replicas;
         let leo = self.scenario.initial.log_end_offset;
         let followers = (1..n)
-            .map(|f| (f, FollowerView { leo: Some(leo), log_start_offset: 0, last_fetch_leader_leo: leo, last_fetch_ms: Some(0), last_caught_up_ms: Some(0), last_sent_hw: leo }))
+            .map(|f| {
+                (
+                    f,
+                    FollowerView {
+                        leo: Some(leo),
+                        log_start_offset: 0,
+                        last_fetch_leader_leo: leo,
+                        last_fetch_ms: Some(0),
+                        last_caught_up_ms: Some(0),
+                        last_sent_hw: leo,
+                    },
+                )
+            })
             .collect();
-        self.install_leader(0, (0..n).collect(), 0, followers, BTreeSet::new());
+        self.install_leader(0, (0..n).collect(), 0, followers, VecSet::new());
     }
 
     /// `Partition.makeLeader`: the epoch cache gets (epoch, LEO) before anything is
     /// written; followers' states are reset (LEO unknown; ISR members counted as
     /// caught up now); then the leader tries to move its HW.
-    pub(crate) fn make_leader(&mut self, id: u32, isr: Vec<u32>, partition_epoch: u32, fenced: BTreeSet<u32>) {
+    pub(crate) fn make_leader(&mut self, id: u32, isr: Vec<u32>, partition_epoch: u32, fenced: VecSet<u32>) {
         let now = self.now;
-        let followers: BTreeMap<u32, FollowerView> = (0..self.scenario.replicas)
+        let followers: VecMap<u32, FollowerView> = (0..self.scenario.replicas)
             .filter(|&f| f != id)
             .map(|f| {
                 let caught = isr.contains(&f).then_some(now);
-                (f, FollowerView { leo: None, log_start_offset: 0, last_fetch_leader_leo: 0, last_fetch_ms: None, last_caught_up_ms: caught, last_sent_hw: 0 })
+                (
+                    f,
+                    FollowerView {
+                        leo: None,
+                        log_start_offset: 0,
+                        last_fetch_leader_leo: 0,
+                        last_fetch_ms: None,
+                        last_caught_up_ms: caught,
+                        last_sent_hw: 0,
+                    },
+                )
             })
             .collect();
         self.install_leader(id, isr, partition_epoch, followers, fenced);
         self.maybe_increment_leader_hw(id);
     }
 
-    fn install_leader(&mut self, id: u32, isr: Vec<u32>, partition_epoch: u32, followers: BTreeMap<u32, FollowerView>, fenced: BTreeSet<u32>) {
+    fn install_leader(&mut self, id: u32, isr: Vec<u32>, partition_epoch: u32, followers: VecMap<u32, FollowerView>, fenced: VecSet<u32>) {
         let period = (self.scenario.config.replica_lag_time_max_ms / 2).max(1);
         let timer = (self.scenario.replicas > 1).then(|| self.set_timer(self.now + period, Timer::IsrExpiration { leader: id }));
         let b = self.broker_mut(id);
@@ -77,7 +99,8 @@ impl Sim {
 
     /// `Replica.isCaughtUp`: at the leader's LEO, or caught up within replica.lag.time.max.ms.
     fn is_caught_up(&self, view: &FollowerView, leader_leo: u64) -> bool {
-        view.leo == Some(leader_leo) || view.last_caught_up_ms.is_some_and(|t| self.now.saturating_sub(t) <= self.scenario.config.replica_lag_time_max_ms)
+        view.leo == Some(leader_leo)
+            || view.last_caught_up_ms.is_some_and(|t| self.now.saturating_sub(t) <= self.scenario.config.replica_lag_time_max_ms)
     }
 
     /// `Partition.isReplicaIsrEligible` (KRaft): not fenced, as far as the leader knows.
@@ -100,12 +123,14 @@ impl Sim {
         }
         let maximal = ls.maximal_isr();
         let mut new_hw = leo;
-        for (&f, view) in &ls.followers {
+        for (&f, view) in ls.followers.iter() {
             let counts = match self.behavior.hw_counts {
                 HwCounts::Isr => ls.isr.contains(&f),
                 HwCounts::IsrOrCaughtUp => ls.isr.contains(&f) || self.is_caught_up(view, leo),
                 HwCounts::MaximalIsrOrCaughtUp => maximal.contains(&f) || self.is_caught_up(view, leo),
-                HwCounts::MaximalIsrOrCaughtUpEligible => maximal.contains(&f) || (self.is_caught_up(view, leo) && self.is_isr_eligible(leader, f)),
+                HwCounts::MaximalIsrOrCaughtUpEligible => {
+                    maximal.contains(&f) || (self.is_caught_up(view, leo) && self.is_isr_eligible(leader, f))
+                }
             };
             if counts {
                 match view.leo {
@@ -139,7 +164,12 @@ impl Sim {
         });
         let b = self.broker(leader);
         if b.lead.is_none() {
-            return self.fetch_error(msg, req, KafkaError::NotLeaderOrFollower, say!(self, "Broker {leader} is not the leader; it answers follower {follower}'s Fetch with NOT_LEADER_OR_FOLLOWER."));
+            return self.fetch_error(
+                msg,
+                req,
+                KafkaError::NotLeaderOrFollower,
+                say!(self, "Broker {leader} is not the leader; it answers follower {follower}'s Fetch with NOT_LEADER_OR_FOLLOWER."),
+            );
         }
         let epoch = b.leader_epoch;
         if self.behavior.leader_epoch_fencing && req.current_leader_epoch != epoch {
@@ -152,7 +182,12 @@ impl Sim {
                 msg,
                 req,
                 error,
-                say!(self, "Leader {leader} (epoch {epoch}) gets follower {follower}'s Fetch in epoch {}, {why}; it answers {} (KIP-320).", req.current_leader_epoch, error.name()),
+                say!(
+                    self,
+                    "Leader {leader} (epoch {epoch}) gets follower {follower}'s Fetch in epoch {}, {why}; it answers {} (KIP-320).",
+                    req.current_leader_epoch,
+                    error.name()
+                ),
             );
         }
         let initial_hw = b.hw;
@@ -178,7 +213,12 @@ impl Sim {
                 msg,
                 req,
                 KafkaError::OffsetOutOfRange,
-                say!(self, "Follower {follower} fetches at {}, outside leader {leader}'s log [{}, {leo}); it answers OFFSET_OUT_OF_RANGE.", req.fetch_offset, b.log.start_offset),
+                say!(
+                    self,
+                    "Follower {follower} fetches at {}, outside leader {leader}'s log [{}, {leo}); it answers OFFSET_OUT_OF_RANGE.",
+                    req.fetch_offset,
+                    b.log.start_offset
+                ),
             );
         }
         let mut text = String::new();
@@ -186,7 +226,9 @@ impl Sim {
         let expanded = self.update_follower_fetch_state(leader, follower, req.fetch_offset, req.log_start_offset, &mut text);
         let hw_move = if prev != Some(req.fetch_offset) || expanded { self.maybe_increment_leader_hw(leader) } else { None };
         let known = match prev {
-            Some(p) if p == req.fetch_offset => say!(self, "Leader {leader} hears again that follower {follower} is at {}", req.fetch_offset),
+            Some(p) if p == req.fetch_offset => {
+                say!(self, "Leader {leader} hears again that follower {follower} is at {}", req.fetch_offset)
+            }
             _ => say!(self, "Leader {leader} learns follower {follower} is at {}", req.fetch_offset),
         };
         let hw_now = self.broker(leader).hw;
@@ -218,7 +260,9 @@ impl Sim {
         let now = self.now;
         let leo = self.broker(leader).log.leo();
         let ls = self.lead_mut(leader);
-        let Some(view) = ls.followers.get_mut(&follower) else { return false };
+        let Some(view) = ls.followers.get_mut(&follower) else {
+            return false;
+        };
         if fetch_offset >= leo {
             view.last_caught_up_ms = Some(view.last_caught_up_ms.map_or(now, |t| t.max(now)));
         } else if let Some(last) = view.last_fetch_ms.filter(|_| fetch_offset >= view.last_fetch_leader_leo) {
@@ -236,7 +280,9 @@ impl Sim {
     fn maybe_expand_isr(&mut self, leader: u32, follower: u32, text: &mut String) -> bool {
         let hw = self.broker(leader).hw;
         let ls = self.lead(leader);
-        let Some(f_leo) = ls.followers.get(&follower).and_then(|v| v.leo) else { return false };
+        let Some(f_leo) = ls.followers.get(&follower).and_then(|v| v.leo) else {
+            return false;
+        };
         if ls.pending.is_some() || ls.isr.contains(&follower) || !self.is_isr_eligible(leader, follower) {
             return false;
         }
@@ -250,12 +296,18 @@ impl Sim {
             IsrUpdate::Immediate => {
                 let before = ls.isr.clone();
                 self.commit_isr(leader, proposed.clone());
-                text.push_str(&say!(self, " Follower {follower} has caught up: the ISR grows {} → {}.", set_str(&before), set_str(&proposed)));
+                text.push_str(&say!(
+                    self,
+                    " Follower {follower} has caught up: the ISR grows {} → {}.",
+                    set_str(&before),
+                    set_str(&proposed)
+                ));
             }
             IsrUpdate::AlterPartition => {
                 self.lead_mut(leader).pending = Some(PendingIsr::Expand(follower));
                 let sent = self.send_alter_partition(leader, proposed.clone());
-                text.push_str(&say!(self, 
+                text.push_str(&say!(
+                    self,
                     " Follower {follower} has caught up: leader {leader} asks the controller to make the ISR {} (AlterPartition) and counts it in the HW meanwhile (maximal ISR).{}",
                     set_str(&proposed),
                     sent
@@ -297,20 +349,25 @@ impl Sim {
         let leo = self.broker(leader).log.leo();
         let ls = self.lead(leader);
         let before = ls.isr.clone();
-        let out: Vec<u32> = ls.isr.iter().copied().filter(|&f| f != leader && ls.followers.get(&f).is_some_and(|v| !self.is_caught_up(v, leo))).collect();
+        let out: Vec<u32> =
+            ls.isr.iter().copied().filter(|&f| f != leader && ls.followers.get(&f).is_some_and(|v| !self.is_caught_up(v, leo))).collect();
         if ls.pending.is_some() {
             self.text = say!(self, "Leader {leader} checks the ISR, but an ISR change is still in flight; it checks again in {period} ms.");
             return;
         }
         if out.is_empty() {
-            self.text = say!(self, "Leader {leader} checks the ISR {}: every member has caught up within {lag} ms; no change.", set_str(&before));
+            self.text =
+                say!(self, "Leader {leader} checks the ISR {}: every member has caught up within {lag} ms; no change.", set_str(&before));
             return;
         }
         let lagging: Vec<String> = out
             .iter()
             .map(|f| {
-                let v = &ls.followers[f];
-                say!(self, 
+                let Some(v) = ls.followers.get(f) else {
+                    return String::new();
+                };
+                say!(
+                    self,
                     "{f} (last caught up at {}, at offset {})",
                     v.last_caught_up_ms.map_or("never".into(), |t| say!(self, "{t} ms")),
                     v.leo.map_or("unknown".into(), |o| o.to_string())
@@ -324,7 +381,8 @@ impl Sim {
             IsrUpdate::Immediate => {
                 self.ev().kind = "isr_change";
                 self.commit_isr(leader, proposed.clone());
-                let mut text = say!(self, 
+                let mut text = say!(
+                    self,
                     "Leader {leader} checks the ISR: {} has not caught up for more than {lag} ms; the ISR shrinks {} → {}.",
                     lagging.join(", "),
                     set_str(&before),
@@ -337,7 +395,8 @@ impl Sim {
                 self.ev().outcome = Some("shrink-proposed");
                 self.lead_mut(leader).pending = Some(PendingIsr::Shrink(out.clone()));
                 let sent = self.send_alter_partition(leader, proposed.clone());
-                self.text = say!(self, 
+                self.text = say!(
+                    self,
                     "Leader {leader} checks the ISR: {} has not caught up for more than {lag} ms. It asks the controller to shrink the ISR to {} (AlterPartition); until that is committed, the HW still waits for the old ISR.{}",
                     lagging.join(", "),
                     set_str(&proposed),
@@ -360,13 +419,23 @@ impl Sim {
     }
 
     /// The controller's answer to AlterPartition (`Partition.handleAlterPartitionUpdate` / `…Error`).
-    pub(crate) fn handle_alter_partition_response(&mut self, msg: &Msg, leader_epoch: i32, partition_epoch: u32, isr: Vec<u32>, error: Option<&'static str>) {
+    pub(crate) fn handle_alter_partition_response(
+        &mut self,
+        msg: &Msg,
+        leader_epoch: i32,
+        partition_epoch: u32,
+        isr: Vec<u32>,
+        error: Option<&'static str>,
+    ) {
         let Node::Broker(leader) = msg.to else { return };
         self.event = Some(EventRecord { isr: Some(isr.clone()), error, ..EventRecord::message("isr_change", msg, self) });
         let b = self.broker(leader);
         if b.lead.is_none() || b.leader_epoch != leader_epoch {
             self.ev().outcome = Some("ignored");
-            self.text = say!(self, "Broker {leader} gets an AlterPartition answer for epoch {leader_epoch}, but it no longer leads in that epoch; ignored.");
+            self.text = say!(
+                self,
+                "Broker {leader} gets an AlterPartition answer for epoch {leader_epoch}, but it no longer leads in that epoch; ignored."
+            );
             return;
         }
         if let Some(err) = error {
@@ -375,9 +444,14 @@ impl Sim {
                 self.lead_mut(leader).pending = None;
             }
             self.ev().outcome = Some(if revert { "reverted" } else { "pending" });
-            self.text = say!(self, 
+            self.text = say!(
+                self,
                 "The controller refuses leader {leader}'s ISR change with {err}; {}",
-                if revert { "the leader goes back to its committed ISR." } else { "the leader keeps the change pending until new metadata arrives." }
+                if revert {
+                    "the leader goes back to its committed ISR."
+                } else {
+                    "the leader keeps the change pending until new metadata arrives."
+                }
             );
             return;
         }
@@ -387,7 +461,12 @@ impl Sim {
         ls.isr = isr.clone();
         ls.pending = None;
         ls.partition_epoch = partition_epoch;
-        let mut text = say!(self, "The controller has committed the ISR {} → {} (partition epoch {partition_epoch}); leader {leader} applies it.", set_str(&before), set_str(&isr));
+        let mut text = say!(
+            self,
+            "The controller has committed the ISR {} → {} (partition epoch {partition_epoch}); leader {leader} applies it.",
+            set_str(&before),
+            set_str(&isr)
+        );
         text.push_str(&self.hw_after_isr_change(leader));
         self.text = text;
     }
@@ -409,7 +488,8 @@ impl Sim {
         let leo = self.broker(leader).log.leo();
         let bytes = (leo - req.fetch_offset) * self.scenario.record_bytes;
         let hw = self.broker(leader).hw;
-        let stale_hw = self.behavior.hw_move_completes_follower_fetch && self.lead(leader).followers.get(&follower).is_some_and(|v| v.last_sent_hw < hw);
+        let stale_hw = self.behavior.hw_move_completes_follower_fetch
+            && self.lead(leader).followers.get(&follower).is_some_and(|v| v.last_sent_hw < hw);
         let now_reason = if !self.behavior.long_poll {
             Some("")
         } else if c.replica_fetch_wait_max_ms == 0 {
@@ -465,7 +545,16 @@ impl Sim {
         diverging_epoch: Option<(i32, u64)>,
     ) -> super::network::Sent {
         let b = self.broker(leader);
-        let resp = FetchResponse { request, fetch_offset, records, hw, log_start_offset: b.log.start_offset, leader_leo: b.log.leo(), error, diverging_epoch };
+        let resp = FetchResponse {
+            request,
+            fetch_offset,
+            records,
+            hw,
+            log_start_offset: b.log.start_offset,
+            leader_leo: b.log.leo(),
+            error,
+            diverging_epoch,
+        };
         if let Some(v) = self.broker_mut(leader).lead.as_mut().and_then(|ls| ls.followers.get_mut(&follower)) {
             v.last_sent_hw = hw;
         }
@@ -487,8 +576,18 @@ impl Sim {
         let Node::Broker(leader) = msg.to else { return };
         self.ev().outcome = Some("diverging");
         self.ev().diverging_epoch = Some(EpochEnd { epoch, end_offset });
-        let sent = self.send_fetch_response(leader, req.replica, msg.id, req.fetch_offset, Vec::new(), initial_hw, None, Some((epoch, end_offset)));
-        self.text = say!(self, 
+        let sent = self.send_fetch_response(
+            leader,
+            req.replica,
+            msg.id,
+            req.fetch_offset,
+            Vec::new(),
+            initial_hw,
+            None,
+            Some((epoch, end_offset)),
+        );
+        self.text = say!(
+            self,
             "Follower {} fetches at {} having last fetched epoch {}, but on leader {leader} epoch {} ends at {end_offset}: the logs diverge. The leader answers at once with diverging epoch ({epoch}, {end_offset}) and leaves the follower's state alone.{}",
             req.replica,
             req.fetch_offset,
@@ -501,9 +600,18 @@ impl Sim {
     /// A parked fetch reaches replica.fetch.wait.max.ms: `DelayedFetch.onComplete`
     /// reads again and reports the HW as it is now.
     pub(crate) fn expire_parked_fetch(&mut self, leader: u32, follower: u32) {
-        self.event = Some(EventRecord { broker: Some(leader), timer: Some("fetch-expiry"), to: Some(crate::record::NodeName::Broker(follower)), ..EventRecord::new("timeout") });
-        let Some(ls) = self.broker_mut(leader).lead.as_mut() else { return };
-        let Some(i) = ls.parked_fetches.iter().position(|p| p.follower == follower) else { return };
+        self.event = Some(EventRecord {
+            broker: Some(leader),
+            timer: Some("fetch-expiry"),
+            to: Some(crate::record::NodeName::Broker(follower)),
+            ..EventRecord::new("timeout")
+        });
+        let Some(ls) = self.broker_mut(leader).lead.as_mut() else {
+            return;
+        };
+        let Some(i) = ls.parked_fetches.iter().position(|p| p.follower == follower) else {
+            return;
+        };
         let parked = ls.parked_fetches.remove(i);
         let hw = self.broker(leader).hw;
         let records = self.read_for_follower(leader, parked.req.fetch_offset);
@@ -511,7 +619,8 @@ impl Sim {
         self.ev().fetch_offset = Some(parked.req.fetch_offset);
         self.ev().hw = Some(hw);
         let sent = self.send_fetch_response(leader, follower, parked.request, parked.req.fetch_offset, records, hw, None, None);
-        self.text = say!(self, 
+        self.text = say!(
+            self,
             "Follower {follower}'s fetch at {} has waited replica.fetch.wait.max.ms ({} ms) on leader {leader}. It is answered with {} and the HW as it is now, {hw}.{}",
             parked.req.fetch_offset,
             self.scenario.config.replica_fetch_wait_max_ms,
@@ -531,9 +640,11 @@ impl Sim {
         }
         text.push_str(&self.complete_delayed_produces(leader));
         if !self.behavior.hw_move_completes_follower_fetch && self.behavior.long_poll {
-            let waiting: Vec<u32> = self.broker(leader).lead.as_ref().map_or(Vec::new(), |ls| ls.parked_fetches.iter().map(|p| p.follower).collect());
+            let waiting: Vec<u32> =
+                self.broker(leader).lead.as_ref().map_or(Vec::new(), |ls| ls.parked_fetches.iter().map(|p| p.follower).collect());
             if !waiting.is_empty() {
-                text.push_str(&say!(self, 
+                text.push_str(&say!(
+                    self,
                     " Follower {}'s parked fetch stays parked: an HW move does not release it (only new data or its timeout).",
                     join_ids(&waiting)
                 ));
@@ -545,7 +656,9 @@ impl Sim {
     /// Releases parked follower fetches that now have enough bytes (new data), or, with
     /// `hw_only`, whose last sent HW is stale (2.4–2.5, `DelayedFetch` Case H).
     pub(crate) fn complete_follower_fetches(&mut self, leader: u32, hw_only: bool) -> String {
-        let Some(ls) = self.broker(leader).lead.as_ref() else { return String::new() };
+        let Some(ls) = self.broker(leader).lead.as_ref() else {
+            return String::new();
+        };
         let leo = self.broker(leader).log.leo();
         let hw = self.broker(leader).hw;
         let min_bytes = self.scenario.config.replica_fetch_min_bytes;
@@ -555,7 +668,8 @@ impl Sim {
             .iter()
             .filter(|p| {
                 let bytes = (leo.saturating_sub(p.req.fetch_offset)) * per;
-                let stale = self.behavior.hw_move_completes_follower_fetch && ls.followers.get(&p.follower).is_some_and(|v| v.last_sent_hw < hw);
+                let stale =
+                    self.behavior.hw_move_completes_follower_fetch && ls.followers.get(&p.follower).is_some_and(|v| v.last_sent_hw < hw);
                 if hw_only {
                     stale
                 } else {
@@ -578,7 +692,8 @@ impl Sim {
             released.push(p.follower);
         }
         let why = if hw_only { "the HW moved past what they last heard" } else { "new data" };
-        say!(self, 
+        say!(
+            self,
             " This releases the parked fetch{} of follower{} {} ({why}); the response{} carr{} HW {hw}.",
             if released.len() == 1 { "" } else { "es" },
             if released.len() == 1 { "" } else { "s" },
@@ -590,7 +705,9 @@ impl Sim {
 
     /// `DelayedProduce.tryComplete` → `Partition.checkEnoughReplicasReachOffset`.
     fn complete_delayed_produces(&mut self, leader: u32) -> String {
-        let Some(ls) = self.broker(leader).lead.as_ref() else { return String::new() };
+        let Some(ls) = self.broker(leader).lead.as_ref() else {
+            return String::new();
+        };
         let hw = self.broker(leader).hw;
         let maximal = ls.maximal_isr().len() as u32;
         let ready: Vec<DelayedProduce> = ls.delayed_produces.iter().filter(|d| hw >= d.required_offset).cloned().collect();
@@ -602,10 +719,20 @@ impl Sim {
             self.cancel(d.timer);
             let error = (maximal < self.scenario.config.min_insync_replicas).then_some(KafkaError::NotEnoughReplicasAfterAppend);
             let pname = self.scenario.producers[d.producer].id.clone();
-            let sent = self.send(Node::Broker(leader), Node::Producer(d.producer), Body::ProduceResponse { request: d.request, ids: d.ids.clone(), error });
+            let sent = self.send(
+                Node::Broker(leader),
+                Node::Producer(d.producer),
+                Body::ProduceResponse { request: d.request, ids: d.ids.clone(), error },
+            );
             text.push_str(&match error {
                 None => say!(self, " The HW has passed {}: {pname}'s acks=all write is acknowledged.{}", d.required_offset, sent.note()),
-                Some(e) => say!(self, " The HW has passed {}, but the ISR is smaller than min.insync.replicas: {pname} gets {}.{}", d.required_offset, e.name(), sent.note()),
+                Some(e) => say!(
+                    self,
+                    " The HW has passed {}, but the ISR is smaller than min.insync.replicas: {pname} gets {}.{}",
+                    d.required_offset,
+                    e.name(),
+                    sent.note()
+                ),
             });
         }
         text
@@ -613,12 +740,21 @@ impl Sim {
 
     pub(crate) fn expire_delayed_produce(&mut self, leader: u32, request: u64) {
         self.event = Some(EventRecord { broker: Some(leader), timer: Some("produce-expiry"), ..EventRecord::new("timeout") });
-        let Some(ls) = self.broker_mut(leader).lead.as_mut() else { return };
-        let Some(i) = ls.delayed_produces.iter().position(|d| d.request == request) else { return };
+        let Some(ls) = self.broker_mut(leader).lead.as_mut() else {
+            return;
+        };
+        let Some(i) = ls.delayed_produces.iter().position(|d| d.request == request) else {
+            return;
+        };
         let d = ls.delayed_produces.remove(i);
         let pname = self.scenario.producers[d.producer].id.clone();
-        let sent = self.send(Node::Broker(leader), Node::Producer(d.producer), Body::ProduceResponse { request, ids: d.ids, error: Some(KafkaError::RequestTimedOut) });
-        self.text = say!(self, 
+        let sent = self.send(
+            Node::Broker(leader),
+            Node::Producer(d.producer),
+            Body::ProduceResponse { request, ids: d.ids, error: Some(KafkaError::RequestTimedOut) },
+        );
+        self.text = say!(
+            self,
             "{pname}'s acks=all write waited its request timeout on leader {leader} without the HW reaching {}: REQUEST_TIMED_OUT (the records stay in the log).{}",
             d.required_offset,
             sent.note()
@@ -628,7 +764,9 @@ impl Sim {
     /// `Partition.appendRecordsToLeader` and `ReplicaManager.appendRecords` for a produce.
     pub(crate) fn handle_produce_request(&mut self, msg: &Msg, ids: Vec<RecordId>, acks: Acks) {
         let Node::Broker(leader) = msg.to else { return };
-        let Node::Producer(producer) = msg.from else { return };
+        let Node::Producer(producer) = msg.from else {
+            return;
+        };
         let pname = self.scenario.producers[producer].id.clone();
         let names = self.ids_value(ids.iter().copied());
         self.event = Some(EventRecord { records: Some(names), acks: Some(acks), ..EventRecord::message("produce_request", msg, self) });
@@ -636,8 +774,10 @@ impl Sim {
         let Some(ls) = b.lead.as_ref() else {
             self.ev().outcome = Some("error");
             self.ev().error = Some(KafkaError::NotLeaderOrFollower.name());
-            let sent = self.send(msg.to, msg.from, Body::ProduceResponse { request: msg.id, ids, error: Some(KafkaError::NotLeaderOrFollower) });
-            self.text = say!(self, "Broker {leader} does not lead the partition: {pname}'s write gets NOT_LEADER_OR_FOLLOWER.{}", sent.note());
+            let sent =
+                self.send(msg.to, msg.from, Body::ProduceResponse { request: msg.id, ids, error: Some(KafkaError::NotLeaderOrFollower) });
+            self.text =
+                say!(self, "Broker {leader} does not lead the partition: {pname}'s write gets NOT_LEADER_OR_FOLLOWER.{}", sent.note());
             return;
         };
         let min_isr = self.scenario.config.min_insync_replicas;
@@ -645,8 +785,10 @@ impl Sim {
             let isr = ls.isr.clone();
             self.ev().outcome = Some("error");
             self.ev().error = Some(KafkaError::NotEnoughReplicas.name());
-            let sent = self.send(msg.to, msg.from, Body::ProduceResponse { request: msg.id, ids, error: Some(KafkaError::NotEnoughReplicas) });
-            self.text = say!(self, 
+            let sent =
+                self.send(msg.to, msg.from, Body::ProduceResponse { request: msg.id, ids, error: Some(KafkaError::NotEnoughReplicas) });
+            self.text = say!(
+                self,
                 "Leader {leader} refuses {pname}'s acks=all write: the ISR {} has {} member{}, fewer than min.insync.replicas = {min_isr}. NOT_ENOUGH_REPLICAS; nothing is appended.{}",
                 set_str(&isr),
                 isr.len(),
@@ -664,7 +806,8 @@ impl Sim {
         self.ev().outcome = Some("appended");
         self.ev().first_offset = Some(first);
         self.ev().leo_after = Some(leo);
-        let mut text = say!(self, 
+        let mut text = say!(
+            self,
             "Leader {leader} appends {pname}'s {} record{} at offset{} {} (LEO {leo}) in epoch {epoch}.",
             ids.len(),
             plural(ids.len()),
@@ -688,7 +831,14 @@ impl Sim {
                 let timeout = self.scenario.producers[producer].request_timeout_ms;
                 let expire_ms = self.now + timeout;
                 let timer = self.set_timer(expire_ms, Timer::ProduceExpiry { leader, request: msg.id });
-                self.lead_mut(leader).delayed_produces.push(DelayedProduce { producer, request: msg.id, ids: ids.clone(), required_offset: leo, expire_ms, timer });
+                self.lead_mut(leader).delayed_produces.push(DelayedProduce {
+                    producer,
+                    request: msg.id,
+                    ids: ids.clone(),
+                    required_offset: leo,
+                    expire_ms,
+                    timer,
+                });
                 text.push_str(&say!(self, " acks=all: the answer waits until the HW reaches {leo}."));
             }
         }

@@ -12,14 +12,15 @@ pub mod network;
 pub mod producer;
 pub mod pvec;
 pub mod scheduler;
+pub mod vecmap;
 
 use crate::invariants::Invariants;
 use crate::record::EventRecord;
 use crate::scenario::{Action, Behavior, Scenario};
+use crate::sim::vecmap::{VecMap, VecSet};
 use log::{Entry, Log, RecordId};
 use network::Network;
 use scheduler::{Key, Rng, Scheduler, PROTOCOL, SCENARIO};
-use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 /// Kafka error codes that the model produces.
@@ -72,15 +73,48 @@ pub struct Msg {
 pub enum Body {
     Fetch(FetchRequest),
     FetchResponse(FetchResponse),
-    Produce { ids: Vec<RecordId>, acks: crate::scenario::Acks },
-    ProduceResponse { request: u64, ids: Vec<RecordId>, error: Option<KafkaError> },
-    ConsumerFetch { offset: u64 },
-    ConsumerFetchResponse { request: u64, offset: u64, records: Vec<(u64, Option<Entry>)>, hw: u64, error: Option<KafkaError>, preferred: Option<u32> },
-    AlterPartition { leader_epoch: i32, partition_epoch: u32, isr: Vec<u32> },
-    AlterPartitionResponse { leader_epoch: i32, partition_epoch: u32, isr: Vec<u32>, error: Option<&'static str> },
+    Produce {
+        ids: Vec<RecordId>,
+        acks: crate::scenario::Acks,
+    },
+    ProduceResponse {
+        request: u64,
+        ids: Vec<RecordId>,
+        error: Option<KafkaError>,
+    },
+    ConsumerFetch {
+        offset: u64,
+    },
+    ConsumerFetchResponse {
+        request: u64,
+        offset: u64,
+        records: Vec<(u64, Option<Entry>)>,
+        hw: u64,
+        error: Option<KafkaError>,
+        preferred: Option<u32>,
+    },
+    AlterPartition {
+        leader_epoch: i32,
+        partition_epoch: u32,
+        isr: Vec<u32>,
+    },
+    AlterPartitionResponse {
+        leader_epoch: i32,
+        partition_epoch: u32,
+        isr: Vec<u32>,
+        error: Option<&'static str>,
+    },
     LeaderAndIsr(Metadata),
-    OffsetsForLeaderEpoch { epoch: i32, current_leader_epoch: i32 },
-    OffsetsForLeaderEpochResponse { request: u64, requested: i32, answer: Option<(i32, u64)>, error: Option<KafkaError> },
+    OffsetsForLeaderEpoch {
+        epoch: i32,
+        current_leader_epoch: i32,
+    },
+    OffsetsForLeaderEpochResponse {
+        request: u64,
+        requested: i32,
+        answer: Option<(i32, u64)>,
+        error: Option<KafkaError>,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -118,7 +152,14 @@ pub struct Metadata {
 /// Scheduled work: a scenario event, a message arriving, or a timer.
 #[derive(Debug, Clone)]
 pub enum Due {
-    Scenario(Action),
+    /// The scenario's event `index`, its `rep`-th occurrence (repeats are scheduled one at a time).
+    Scenario {
+        action: Action,
+        index: u32,
+        rep: u32,
+    },
+    /// An intervention applied through `Run::apply`.
+    Intervention(Action),
     Deliver(u64),
     Timer(Timer),
 }
@@ -126,22 +167,44 @@ pub enum Due {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Timer {
     /// A follower's parked Fetch reaches replica.fetch.wait.max.ms.
-    FetchExpiry { leader: u32, follower: u32 },
+    FetchExpiry {
+        leader: u32,
+        follower: u32,
+    },
     /// A consumer's parked fetch reaches fetch.max.wait.ms.
-    ConsumerFetchExpiry { broker: u32, consumer: usize },
+    ConsumerFetchExpiry {
+        broker: u32,
+        consumer: usize,
+    },
     /// An acks=all produce waits longer than its request timeout.
-    ProduceExpiry { leader: u32, request: u64 },
+    ProduceExpiry {
+        leader: u32,
+        request: u64,
+    },
     /// The leader's periodic `maybeShrinkIsr`, every replica.lag.time.max.ms / 2.
-    IsrExpiration { leader: u32 },
+    IsrExpiration {
+        leader: u32,
+    },
     /// A follower's next Fetch after an idle poll (textbook) or an error backoff.
-    FetcherRetry { follower: u32 },
+    FetcherRetry {
+        follower: u32,
+    },
     /// A follower's Fetch went unanswered for replica.socket.timeout.ms.
-    FetchRequestTimeout { follower: u32 },
+    FetchRequestTimeout {
+        follower: u32,
+    },
     /// A client request went unanswered for request.timeout.ms.
-    ProduceRequestTimeout { producer: usize, request: u64 },
-    ConsumerRequestTimeout { consumer: usize },
+    ProduceRequestTimeout {
+        producer: usize,
+        request: u64,
+    },
+    ConsumerRequestTimeout {
+        consumer: usize,
+    },
     /// The controller stops hearing a broker's heartbeats for broker.session.timeout.ms.
-    SessionExpiry { broker: u32 },
+    SessionExpiry {
+        broker: u32,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,9 +268,9 @@ pub struct LeaderState {
     pub isr: Vec<u32>,
     pub pending: Option<PendingIsr>,
     pub partition_epoch: u32,
-    pub followers: BTreeMap<u32, FollowerView>,
+    pub followers: VecMap<u32, FollowerView>,
     /// Brokers the leader has learned are fenced (not ISR-eligible).
-    pub fenced: BTreeSet<u32>,
+    pub fenced: VecSet<u32>,
     pub parked_fetches: Vec<ParkedFetch>,
     pub delayed_produces: Vec<DelayedProduce>,
     pub isr_timer: Option<Key>,
@@ -263,8 +326,8 @@ pub struct Controller {
     pub leader_epoch: i32,
     pub isr: Vec<u32>,
     pub partition_epoch: u32,
-    pub fenced: BTreeSet<u32>,
-    pub session_timers: BTreeMap<u32, Key>,
+    pub fenced: VecSet<u32>,
+    pub session_timers: VecMap<u32, Key>,
     /// Each broker's heartbeat phase in 0..interval, drawn from the seed.
     pub heartbeat_phase: Vec<u64>,
 }
@@ -276,7 +339,7 @@ pub struct Producer {
     pub failed: pvec::PVec<RecordId>,
     pub pending: Vec<RecordId>,
     /// Requests in flight or awaiting an answer: request id → (records, timeout timer).
-    pub requests: BTreeMap<u64, (Vec<RecordId>, Key)>,
+    pub requests: VecMap<u64, (Vec<RecordId>, Key)>,
 }
 
 #[derive(Debug, Clone)]
@@ -302,7 +365,7 @@ pub struct Sim {
     pub rng: Rng,
     pub net: Network,
     pub next_msg: u64,
-    pub in_flight: BTreeMap<u64, (Msg, Key)>,
+    pub in_flight: VecMap<u64, (Msg, Key)>,
     pub brokers: Vec<Broker>,
     pub controller: Controller,
     pub producers: Vec<Producer>,
@@ -316,7 +379,6 @@ pub struct Sim {
     /// replaying to a seek target or benchmarking; the state is the same either way.
     pub narrate: bool,
 }
-
 
 impl Sim {
     /// Builds the world at time 0 (step 0): broker 0 leads in epoch 0, every
@@ -350,7 +412,13 @@ impl Sim {
         let producers = scenario
             .producers
             .iter()
-            .map(|_| Producer { next_n: 1, acked: pvec::PVec::new(), failed: pvec::PVec::new(), pending: Vec::new(), requests: BTreeMap::new() })
+            .map(|_| Producer {
+                next_n: 1,
+                acked: pvec::PVec::new(),
+                failed: pvec::PVec::new(),
+                pending: Vec::new(),
+                requests: VecMap::new(),
+            })
             .collect();
         let mut sim = Sim {
             behavior,
@@ -360,15 +428,15 @@ impl Sim {
             rng,
             net: Network::new(&scenario),
             next_msg: 1,
-            in_flight: BTreeMap::new(),
+            in_flight: VecMap::new(),
             brokers,
             controller: Controller {
                 leader: Some(0),
                 leader_epoch: 0,
                 isr: all.clone(),
                 partition_epoch: 0,
-                fenced: BTreeSet::new(),
-                session_timers: BTreeMap::new(),
+                fenced: VecSet::new(),
+                session_timers: VecMap::new(),
                 heartbeat_phase,
             },
             producers,
@@ -383,10 +451,7 @@ impl Sim {
         for (i, e) in scenario.events.iter().enumerate() {
             // Validated already; an action that fails here is skipped, never a panic.
             if let Ok(action) = scenario.action(&format!("events[{i}]"), e) {
-                let (count, every) = e.repeat.map_or((1, 0), |r| (r.count as u64, r.every_ms));
-                for k in 0..count {
-                    sim.sched.schedule(e.at_ms as u64 + k * every, SCENARIO, Due::Scenario(action.clone()));
-                }
+                sim.sched.insert((e.at_ms as u64, SCENARIO, i as u64), Due::Scenario { action, index: i as u32, rep: 0 });
             }
         }
         // The leader starts leading, with every follower known to be caught up.
@@ -455,14 +520,26 @@ impl Sim {
     }
 
     fn run(&mut self, key: Key) {
-        let Some(due) = self.sched.take(key) else { return };
+        let Some(due) = self.sched.take(key) else {
+            return;
+        };
         self.now = key.0;
         self.step += 1;
         self.event = None;
         self.text.clear();
         self.invariants.begin_step();
         match due {
-            Due::Scenario(action) => self.perform(action),
+            Due::Scenario { action, index, rep } => {
+                // The next repetition, if any, keeps the event's place among scenario events.
+                if let Some(r) = self.scenario.events.get(index as usize).and_then(|e| e.repeat) {
+                    if rep + 1 < r.count {
+                        let at = self.now + r.every_ms;
+                        self.sched.insert((at, SCENARIO, index as u64), Due::Scenario { action: action.clone(), index, rep: rep + 1 });
+                    }
+                }
+                self.perform(action)
+            }
+            Due::Intervention(action) => self.perform(action),
             Due::Deliver(id) => {
                 if let Some((msg, _)) = self.in_flight.remove(&id) {
                     self.deliver(msg);
@@ -475,7 +552,9 @@ impl Sim {
 
     /// Applies an intervention now, as the next step (the future is recomputed from here).
     pub fn apply_now(&mut self, action: Action) {
-        let key = self.sched.schedule(self.now, SCENARIO, Due::Scenario(action));
+        // Interventions sort after the scenario's own events (whose sequence is their index).
+        let key = (self.now, SCENARIO, u64::MAX - self.step);
+        self.sched.insert(key, Due::Intervention(action));
         self.run(key);
     }
 
@@ -498,7 +577,11 @@ impl Sim {
                 let from = self.consumers[c].spec.fetch_from;
                 self.event = Some(EventRecord { consumer: Some(name.clone()), broker: from, ..EventRecord::new("add_consumer") });
                 self.text = match from {
-                    Some(b) => say!(self, "Consumer {name} joins, reading from broker {b} (KIP-392 follower fetching) from offset {}.", self.consumers[c].position),
+                    Some(b) => say!(
+                        self,
+                        "Consumer {name} joins, reading from broker {b} (KIP-392 follower fetching) from offset {}.",
+                        self.consumers[c].position
+                    ),
                     None => say!(self, "Consumer {name} joins, reading from the leader from offset {}.", self.consumers[c].position),
                 };
             }
@@ -521,12 +604,16 @@ impl Sim {
                 Body::ConsumerFetchResponse { request, offset, records, hw, error, preferred } => {
                     self.handle_consumer_fetch_response(&msg, request, offset, records, hw, error, preferred)
                 }
-                Body::AlterPartition { leader_epoch, partition_epoch, isr } => self.handle_alter_partition(&msg, leader_epoch, partition_epoch, isr),
+                Body::AlterPartition { leader_epoch, partition_epoch, isr } => {
+                    self.handle_alter_partition(&msg, leader_epoch, partition_epoch, isr)
+                }
                 Body::AlterPartitionResponse { leader_epoch, partition_epoch, isr, error } => {
                     self.handle_alter_partition_response(&msg, leader_epoch, partition_epoch, isr, error)
                 }
                 Body::LeaderAndIsr(meta) => self.handle_leader_and_isr(&msg, meta),
-                Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => self.handle_offsets_for_leader_epoch(&msg, epoch, current_leader_epoch),
+                Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => {
+                    self.handle_offsets_for_leader_epoch(&msg, epoch, current_leader_epoch)
+                }
                 Body::OffsetsForLeaderEpochResponse { request, requested, answer, error } => {
                     self.handle_offsets_for_leader_epoch_response(&msg, request, requested, answer, error)
                 }

@@ -6,7 +6,7 @@ use super::scheduler::PROTOCOL;
 use super::{Body, Due, Msg, Node, Sim};
 use crate::record::EventRecord;
 use crate::scenario::Scenario;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::sim::vecmap::{VecMap, VecSet};
 
 /// A message handed to the network.
 #[derive(Debug, Clone, Copy)]
@@ -30,8 +30,8 @@ impl Sent {
 pub struct Network {
     latency_ms: u64,
     jitter_ms: u64,
-    overrides: BTreeMap<(u32, u32), u64>,
-    cut: BTreeSet<(u32, u32)>,
+    overrides: VecMap<(u32, u32), u64>,
+    cut: VecSet<(u32, u32)>,
 }
 
 impl Network {
@@ -40,7 +40,7 @@ impl Network {
             latency_ms: s.network.latency_ms,
             jitter_ms: s.network.jitter_ms,
             overrides: s.network.links.iter().map(|l| ((l.from, l.to), l.latency_ms)).collect(),
-            cut: BTreeSet::new(),
+            cut: VecSet::new(),
         }
     }
 
@@ -101,12 +101,20 @@ impl Sim {
         }
         self.event = Some(EventRecord { links: Some(links.clone()), ..EventRecord::new("partition") });
         self.text = if links.len() == 2 {
-            say!(self, 
+            say!(
+                self,
                 "The network between brokers {} and {} is cut both ways: messages sent across it from now on are lost; those already on the wire still arrive.",
                 links[0].0, links[0].1
             )
         } else {
-            say!(self, "The link from broker {} to broker {} is cut (one way): what {} sends to {} from now on is lost.", links[0].0, links[0].1, links[0].0, links[0].1)
+            say!(
+                self,
+                "The link from broker {} to broker {} is cut (one way): what {} sends to {} from now on is lost.",
+                links[0].0,
+                links[0].1,
+                links[0].0,
+                links[0].1
+            )
         };
     }
 
@@ -116,9 +124,11 @@ impl Sim {
         }
         self.event = Some(EventRecord { links: Some(links.clone()), ..EventRecord::new("heal") });
         self.text = if links.len() == 2 {
-            say!(self, 
+            say!(
+                self,
                 "The network between brokers {} and {} is healed. Lost requests are only noticed when their timeouts fire.",
-                links[0].0, links[0].1
+                links[0].0,
+                links[0].1
             )
         } else {
             say!(self, "The link from broker {} to broker {} is healed.", links[0].0, links[0].1)

@@ -15,11 +15,22 @@ impl Sim {
         let ids: Vec<RecordId> = (0..records).map(|i| RecordId { producer: producer as u16, n: p.next_n + i }).collect();
         p.next_n += records;
         let names = self.ids_value(ids.iter().copied());
-        self.event = Some(EventRecord { producer: Some(spec.id.clone()), records: Some(names), acks: Some(spec.acks), ..EventRecord::new("produce") });
+        self.event = Some(EventRecord {
+            producer: Some(spec.id.clone()),
+            records: Some(names),
+            acks: Some(spec.acks),
+            ..EventRecord::new("produce")
+        });
         let Some(leader) = self.controller.leader else {
             ids.iter().for_each(|r| self.producers[producer].failed.push(*r));
             self.ev().error = Some("NOT_LEADER_OR_FOLLOWER");
-            self.text = say!(self, "{} has {} record{} to send, but the partition has no leader: the write fails.", spec.id, records, plural(records as usize));
+            self.text = say!(
+                self,
+                "{} has {} record{} to send, but the partition has no leader: the write fails.",
+                spec.id,
+                records,
+                plural(records as usize)
+            );
             return;
         };
         self.ev().to = Some(crate::record::NodeName::Broker(leader));
@@ -35,7 +46,8 @@ impl Sim {
         }
         let first = self.record_name(ids[0]);
         let range = if ids.len() == 1 { first } else { say!(self, "{first} … {}", self.record_name(ids[ids.len() - 1])) };
-        self.text = say!(self, 
+        self.text = say!(
+            self,
             "{} sends {} record{} ({range}) to leader {leader} with acks={}.{}",
             spec.id,
             records,
@@ -46,9 +58,15 @@ impl Sim {
     }
 
     pub(crate) fn handle_produce_response(&mut self, msg: &Msg, request: u64, ids: Vec<RecordId>, error: Option<KafkaError>) {
-        let Node::Producer(producer) = msg.to else { return };
+        let Node::Producer(producer) = msg.to else {
+            return;
+        };
         let names = self.ids_value(ids.iter().copied());
-        self.event = Some(EventRecord { records: Some(names), error: error.map(|e| e.name()), ..EventRecord::message("produce_response", msg, self) });
+        self.event = Some(EventRecord {
+            records: Some(names),
+            error: error.map(|e| e.name()),
+            ..EventRecord::message("produce_response", msg, self)
+        });
         let pname = self.scenario.producers[producer].id.clone();
         let acks = self.scenario.producers[producer].acks;
         let Some((_, timer)) = self.producers[producer].requests.remove(&request) else {
@@ -75,12 +93,16 @@ impl Sim {
 
     pub(crate) fn produce_request_timeout(&mut self, producer: usize, request: u64) {
         let pname = self.scenario.producers[producer].id.clone();
-        self.event = Some(EventRecord { producer: Some(pname.clone()), timer: Some("produce-request-timeout"), ..EventRecord::new("timeout") });
-        let Some((ids, _)) = self.producers[producer].requests.remove(&request) else { return };
+        self.event =
+            Some(EventRecord { producer: Some(pname.clone()), timer: Some("produce-request-timeout"), ..EventRecord::new("timeout") });
+        let Some((ids, _)) = self.producers[producer].requests.remove(&request) else {
+            return;
+        };
         let p = &mut self.producers[producer];
         p.pending.retain(|r| !ids.contains(r));
         ids.iter().for_each(|r| p.failed.push(*r));
-        self.text = say!(self, 
+        self.text = say!(
+            self,
             "{pname} has had no answer for request.timeout.ms ({} ms): {} record{} count as failed (they may still be in the log).",
             self.scenario.producers[producer].request_timeout_ms,
             ids.len(),

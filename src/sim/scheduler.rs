@@ -1,12 +1,11 @@
 //! The clock and the scheduler: the only place where the order of events is
 //! decided, and the seeded random source behind every other choice.
 //!
-//! Events due at the same instant run scenario events first, then protocol
-//! events in the order they were scheduled. An explorer may instead pick any
-//! of the events due at the earliest instant (`Sim::choices`, `Sim::step_choice`):
-//! handlers never depend on anything but the event they are given and the state.
-
-use std::collections::BTreeMap;
+//! Events due at the same instant run scenario events first (in the scenario's
+//! order), then protocol events in the order they were scheduled. An explorer may
+//! instead pick any of the events due at the earliest instant (`Sim::choices`,
+//! `Sim::step_choice`): handlers depend only on the event they are given and the
+//! state, never on the order they were called in.
 
 /// Scenario events sort before protocol events scheduled for the same instant.
 pub const SCENARIO: u8 = 0;
@@ -15,44 +14,57 @@ pub const PROTOCOL: u8 = 1;
 /// (due time, class, sequence number): a total order with no ties.
 pub type Key = (u64, u8, u64);
 
+/// Pending events, sorted latest first so that the next one is popped from the end.
+/// Few events are pending at once (messages in flight, timers, the next scenario
+/// events), so a sorted vector beats a tree and is cheap to checkpoint.
 #[derive(Debug, Clone)]
 pub struct Scheduler<T> {
-    queue: BTreeMap<Key, T>,
+    queue: Vec<(Key, T)>,
     seq: u64,
 }
 
 impl<T> Scheduler<T> {
     pub fn new() -> Self {
-        Scheduler { queue: BTreeMap::new(), seq: 0 }
+        Scheduler { queue: Vec::new(), seq: 0 }
+    }
+
+    fn position(&self, key: &Key) -> Result<usize, usize> {
+        self.queue.binary_search_by(|(k, _)| key.cmp(k))
     }
 
     pub fn schedule(&mut self, at_ms: u64, class: u8, item: T) -> Key {
         let key = (at_ms, class, self.seq);
         self.seq += 1;
-        self.queue.insert(key, item);
+        self.insert(key, item);
         key
     }
 
-    pub fn cancel(&mut self, key: Key) -> Option<T> {
-        self.queue.remove(&key)
+    /// Schedules with a key the caller chose (scenario events: their index in the scenario).
+    pub fn insert(&mut self, key: Key, item: T) {
+        match self.position(&key) {
+            Ok(i) => self.queue[i] = (key, item),
+            Err(i) => self.queue.insert(i, (key, item)),
+        }
     }
 
-    pub fn get(&self, key: &Key) -> Option<&T> {
-        self.queue.get(key)
+    pub fn cancel(&mut self, key: Key) -> Option<T> {
+        self.take(key)
+    }
+
+    pub fn take(&mut self, key: Key) -> Option<T> {
+        self.position(&key).ok().map(|i| self.queue.remove(i).1)
     }
 
     pub fn next_key(&self) -> Option<Key> {
-        self.queue.keys().next().copied()
+        self.queue.last().map(|(k, _)| *k)
     }
 
     /// Every event due at the earliest instant: the choices an explorer may make.
     pub fn due_now(&self) -> Vec<Key> {
-        let Some(first) = self.next_key() else { return Vec::new() };
-        self.queue.range(first..).take_while(|(k, _)| k.0 == first.0).map(|(k, _)| *k).collect()
-    }
-
-    pub fn take(&mut self, key: Key) -> Option<T> {
-        self.queue.remove(&key)
+        let Some(first) = self.next_key() else {
+            return Vec::new();
+        };
+        self.queue.iter().rev().take_while(|(k, _)| k.0 == first.0).map(|(k, _)| *k).collect()
     }
 
     pub fn is_empty(&self) -> bool {

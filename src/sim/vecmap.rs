@@ -1,0 +1,145 @@
+//! Small ordered maps and sets on a sorted `Vec`: the collections here hold a
+//! handful of entries (brokers, requests in flight, timers), and a sorted vector
+//! is faster, cheaper to clone for a checkpoint, and much smaller in WebAssembly
+//! than a B-tree.
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct VecMap<K, V> {
+    entries: Vec<(K, V)>,
+}
+
+impl<K: Ord, V> Default for VecMap<K, V> {
+    fn default() -> Self {
+        VecMap { entries: Vec::new() }
+    }
+}
+
+impl<K: Ord, V> VecMap<K, V> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn find(&self, key: &K) -> Result<usize, usize> {
+        self.entries.binary_search_by(|(k, _)| k.cmp(key))
+    }
+
+    pub fn get(&self, key: &K) -> Option<&V> {
+        self.find(key).ok().map(|i| &self.entries[i].1)
+    }
+
+    pub fn get_mut(&mut self, key: &K) -> Option<&mut V> {
+        match self.find(key) {
+            Ok(i) => Some(&mut self.entries[i].1),
+            Err(_) => None,
+        }
+    }
+
+    pub fn contains_key(&self, key: &K) -> bool {
+        self.find(key).is_ok()
+    }
+
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        match self.find(&key) {
+            Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
+            Err(i) => {
+                self.entries.insert(i, (key, value));
+                None
+            }
+        }
+    }
+
+    pub fn remove(&mut self, key: &K) -> Option<V> {
+        match self.find(key) {
+            Ok(i) => Some(self.entries.remove(i).1),
+            Err(_) => None,
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &K> {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    pub fn first(&self) -> Option<(&K, &V)> {
+        self.entries.first().map(|(k, v)| (k, v))
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn retain(&mut self, mut f: impl FnMut(&K, &V) -> bool) {
+        self.entries.retain(|(k, v)| f(k, v));
+    }
+}
+
+impl<K: Ord, V> FromIterator<(K, V)> for VecMap<K, V> {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Self {
+        let mut m = VecMap::new();
+        for (k, v) in iter {
+            m.insert(k, v);
+        }
+        m
+    }
+}
+
+/// A sorted set of small values.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct VecSet<K> {
+    items: Vec<K>,
+}
+
+impl<K: Ord + Copy> VecSet<K> {
+    pub fn new() -> Self {
+        VecSet { items: Vec::new() }
+    }
+
+    pub fn contains(&self, k: &K) -> bool {
+        self.items.binary_search(k).is_ok()
+    }
+
+    pub fn insert(&mut self, k: K) -> bool {
+        match self.items.binary_search(&k) {
+            Ok(_) => false,
+            Err(i) => {
+                self.items.insert(i, k);
+                true
+            }
+        }
+    }
+
+    pub fn remove(&mut self, k: &K) -> bool {
+        match self.items.binary_search(k) {
+            Ok(i) => {
+                self.items.remove(i);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &K> {
+        self.items.iter()
+    }
+}
+
+impl<K: Ord + Copy> FromIterator<K> for VecSet<K> {
+    fn from_iter<I: IntoIterator<Item = K>>(iter: I) -> Self {
+        let mut s = VecSet::new();
+        for k in iter {
+            s.insert(k);
+        }
+        s
+    }
+}
