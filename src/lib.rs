@@ -11,6 +11,7 @@
 //! - `invariants` named properties, one function each
 //! - `record`     the step record and its narration
 //! - `run`        a run with checkpoints: step, seek back and forth, fork
+//! - `link`       the share-link codec (URL fragment)
 //! - `builtin`    the built-in scenarios (JSON files in `scenarios/`)
 //! - `format`     the CLI's table and markdown views
 //! - `wasm`       the browser facade (wasm32 only)
@@ -26,6 +27,7 @@ macro_rules! say {
 pub mod builtin;
 pub mod format;
 pub mod invariants;
+pub mod link;
 pub mod record;
 pub mod run;
 pub mod scenario;

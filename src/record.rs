@@ -240,6 +240,9 @@ pub struct StepRecord {
     pub producers: Vec<ProducerRecord>,
     pub consumers: Vec<ConsumerRecord>,
     pub violations: Vec<Violation>,
+    /// Set in the lighter form: lists hold only their last `log_tail` items.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_tail: Option<usize>,
 }
 
 impl StepRecord {
@@ -248,9 +251,21 @@ impl StepRecord {
     }
 }
 
+/// Keeps the last `tail` items of a long list (all of them when `tail` is None).
+fn tail_of<T>(items: impl ExactSizeIterator<Item = T>, tail: Option<usize>) -> impl Iterator<Item = T> {
+    let skip = tail.map_or(0, |t| items.len().saturating_sub(t));
+    items.skip(skip)
+}
+
 impl Sim {
-    /// The step record of the state as it is now.
+    /// The step record of the state as it is now (complete: whole logs).
     pub fn record(&self) -> StepRecord {
+        self.record_with_tail(None)
+    }
+
+    /// The lighter form for long runs: only the last `tail` entries of each log and
+    /// of each producer's and consumer's record lists (`log_tail` says so).
+    pub fn record_with_tail(&self, tail: Option<usize>) -> StepRecord {
         let c = &self.controller;
         let maximal_isr = c.leader.and_then(|l| self.broker(l).lead.as_ref()).map_or_else(|| c.isr.clone(), |ls| ls.maximal_isr());
         StepRecord {
@@ -266,7 +281,7 @@ impl Sim {
                 maximal_isr,
                 cut_links: self.net.cut_links(),
             },
-            replicas: self.brokers.iter().map(|b| self.replica_record(b.id)).collect(),
+            replicas: self.brokers.iter().map(|b| self.replica_record(b.id, tail)).collect(),
             in_flight: self.in_flight.values().map(|(m, _)| self.in_flight_record(m)).collect(),
             producers: self
                 .producers
@@ -275,8 +290,8 @@ impl Sim {
                 .map(|(i, p)| ProducerRecord {
                     id: self.scenario.producers[i].id.clone(),
                     acks: self.scenario.producers[i].acks,
-                    acked: p.acked.iter().map(|r| self.record_name(*r)).collect(),
-                    failed: p.failed.iter().map(|r| self.record_name(*r)).collect(),
+                    acked: tail_of(p.acked.iter_exact(), tail).map(|r| self.record_name(*r)).collect(),
+                    failed: tail_of(p.failed.iter_exact(), tail).map(|r| self.record_name(*r)).collect(),
                     pending: p.pending.iter().map(|r| self.record_name(*r)).collect(),
                 })
                 .collect(),
@@ -288,16 +303,18 @@ impl Sim {
                     fetch_from: c.spec.fetch_from,
                     position: c.position,
                     records_read: c.records_read,
-                    read: c.read.iter().map(|(_, r)| self.record_name(*r)).collect(),
+                    read: tail_of(c.read.iter_exact(), tail).map(|(_, r)| self.record_name(*r)).collect(),
                 })
                 .collect(),
             violations: self.invariants.new_violations.clone(),
+            log_tail: tail,
         }
     }
 
-    fn replica_record(&self, id: u32) -> ReplicaRecord {
+    fn replica_record(&self, id: u32, tail: Option<usize>) -> ReplicaRecord {
         let b = self.broker(id);
-        let log = b.log.entries_from(0).map(|(offset, e)| LogRecord { offset, epoch: e.epoch, id: self.record_name(e.id) }).collect();
+        let from = tail.map_or(0, |t| b.log.leo().saturating_sub(t as u64));
+        let log = b.log.entries_from(from).map(|(offset, e)| LogRecord { offset, epoch: e.epoch, id: self.record_name(e.id) }).collect();
         let followers = b.lead.as_ref().map(|ls| {
             ls.followers
                 .iter()

@@ -24,12 +24,48 @@ pub struct Run {
     done: bool,
     /// Interventions, by the step number they became: replays must repeat them.
     interventions: VecMap<u64, Action>,
+    /// The same interventions as the user gave them, with their time, for share links.
+    intervention_specs: VecMap<u64, EventSpec>,
+    /// Lists in records keep only their last `log_tail` items (the lighter form).
+    log_tail: Option<usize>,
 }
 
 impl Run {
     pub fn new(scenario: Scenario) -> Run {
+        let mut interventions = VecMap::new();
+        let mut intervention_specs = VecMap::new();
+        for (i, e) in scenario.events.iter().enumerate() {
+            if let (Some(step), Ok(action)) = (e.at_step, scenario.action(&format!("events[{i}]"), e)) {
+                interventions.insert(step, action);
+                intervention_specs.insert(step, e.clone());
+            }
+        }
         let sim = Sim::new(scenario);
-        Run { checkpoints: vec![sim.clone()], sim, ahead: None, spacing: 64, known: 1, done: false, interventions: VecMap::new() }
+        Run {
+            checkpoints: vec![sim.clone()],
+            sim,
+            ahead: None,
+            spacing: 64,
+            known: 1,
+            done: false,
+            interventions,
+            intervention_specs,
+            log_tail: None,
+        }
+    }
+
+    /// Records list only the last `tail` items of each log and list (None: complete records).
+    pub fn set_log_tail(&mut self, tail: Option<usize>) {
+        self.log_tail = tail;
+    }
+
+    /// The scenario with the interventions made so far, each at the step it became:
+    /// what a share link carries so that opening it reproduces this run exactly.
+    pub fn shared_scenario(&self) -> Scenario {
+        let mut s = (*self.sim.scenario).clone();
+        s.events.retain(|e| e.at_step.is_none());
+        s.events.extend(self.intervention_specs.values().cloned());
+        s
     }
 
     pub fn from_json(text: &str) -> Result<Run, ScenarioError> {
@@ -49,7 +85,7 @@ impl Run {
     }
 
     pub fn record(&self) -> StepRecord {
-        self.sim.record()
+        self.sim.record_with_tail(self.log_tail)
     }
 
     pub fn known_steps(&self) -> u64 {
@@ -66,7 +102,10 @@ impl Run {
         }
     }
 
-    fn advance(sim: &mut Sim, checkpoints: &mut Vec<Sim>, spacing: &mut u64, interventions: &VecMap<u64, Action>) -> bool {
+    /// Runs one step (or the intervention recorded for it), narrating it only when
+    /// asked: replays to a seek target narrate just the last step.
+    fn advance(sim: &mut Sim, checkpoints: &mut Vec<Sim>, spacing: &mut u64, interventions: &VecMap<u64, Action>, narrate: bool) -> bool {
+        sim.narrate = narrate;
         match interventions.get(&(sim.step + 1)) {
             Some(action) => sim.apply_now(action.clone()),
             None => {
@@ -94,11 +133,13 @@ impl Run {
     pub fn step(&mut self) -> bool {
         if let Some(ahead) = &self.ahead {
             if ahead.step > self.sim.step {
-                return self.seek(self.sim.step + 1);
+                let next = self.sim.step + 1;
+                self.sim = self.sim_at(next);
+                return self.sim.step == next;
             }
             self.ahead = None;
         }
-        if Self::advance(&mut self.sim, &mut self.checkpoints, &mut self.spacing, &self.interventions) {
+        if Self::advance(&mut self.sim, &mut self.checkpoints, &mut self.spacing, &self.interventions, true) {
             let s = self.sim.step;
             self.note(s);
             true
@@ -125,7 +166,7 @@ impl Run {
             }
         };
         for _ in 0..budget {
-            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions) {
+            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions, false) {
                 self.done = true;
                 break;
             }
@@ -136,23 +177,27 @@ impl Run {
         (self.known, self.done)
     }
 
-    /// The simulation at `step` (clamped to the last step), from the nearest checkpoint.
+    /// The simulation at `step` (clamped to the last step), replayed from the nearest
+    /// earlier state; only the target step is narrated, so its record is complete.
     fn sim_at(&mut self, step: u64) -> Sim {
-        let index = ((step / self.spacing) as usize).min(self.checkpoints.len() - 1);
-        let mut sim = if self.sim.step <= step && self.sim.step >= index as u64 * self.spacing {
-            self.sim.clone()
-        } else {
-            self.checkpoints[index].clone()
-        };
+        if step == 0 {
+            return self.checkpoints[0].clone();
+        }
+        let index = (((step - 1) / self.spacing) as usize).min(self.checkpoints.len() - 1);
+        let floor = index as u64 * self.spacing;
+        let mut sim = if self.sim.step < step && self.sim.step >= floor { self.sim.clone() } else { self.checkpoints[index].clone() };
         if let Some(a) = &self.ahead {
-            if a.step <= step && a.step > sim.step {
+            if a.step < step && a.step > sim.step {
                 sim = a.clone();
             }
         }
         while sim.step < step {
-            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions) {
+            let narrate = sim.step + 1 == step;
+            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions, narrate) {
                 self.done = true;
-                break;
+                // The run ended first: the last step is the answer, narrated.
+                let last = sim.step;
+                return if last == 0 { sim } else { self.sim_at(last) };
             }
             let st = sim.step;
             self.note(st);
@@ -193,6 +238,8 @@ impl Run {
         let at = self.sim.step + 1;
         self.interventions.retain(|&k, _| k < at);
         self.interventions.insert(at, action.clone());
+        self.intervention_specs.retain(|&k, _| k < at);
+        self.intervention_specs.insert(at, EventSpec { at_ms: self.sim.now as i64, at_step: Some(at), repeat: None, ..event.clone() });
         self.sim.apply_now(action);
         self.known = self.sim.step + 1;
         let s = self.sim.step;
@@ -224,5 +271,56 @@ pub fn bench(scenario: &Scenario, mut more: impl FnMut(u64) -> bool) -> u64 {
         if !more(events) {
             return events;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace(run: &mut Run) -> Vec<String> {
+        let mut out = Vec::new();
+        run.for_each_record(|r| out.push(r.to_json()));
+        out
+    }
+
+    /// Seeking to any step, backwards or forwards, gives the record the step-by-step run gave.
+    #[test]
+    fn seek_matches_stepping() {
+        for (name, json) in crate::builtin::BUILTINS.iter().filter(|(n, _)| *n != "steady-load") {
+            let scenario = Scenario::from_json(json).unwrap();
+            let expected = trace(&mut Run::new(scenario.clone()));
+            let mut run = Run::new(scenario);
+            run.extend(1_000_000);
+            let n = expected.len() as u64;
+            let mut targets: Vec<u64> = (0..n).rev().step_by(7).collect();
+            targets.extend([n / 2, 3, n - 1, 0, n + 10]);
+            for t in targets {
+                run.seek(t);
+                let want = &expected[t.min(n - 1) as usize];
+                assert_eq!(&run.record().to_json(), want, "{name} at step {t}");
+            }
+        }
+    }
+
+    /// An intervention forks the future; seeking back and forth replays it, and the
+    /// shared scenario reproduces the same run from scratch.
+    #[test]
+    fn interventions_replay_and_share() {
+        let scenario = crate::builtin::load("idle-partition-lag").unwrap();
+        let mut run = Run::new(scenario);
+        run.seek(10);
+        run.apply(&Scenario::event_from_json(r#"{"crash":{"broker":1}}"#).unwrap()).unwrap();
+        run.seek(30);
+        let at30 = run.record().to_json();
+        run.seek(2);
+        run.seek(30);
+        assert_eq!(run.record().to_json(), at30);
+        let shared = run.shared_scenario();
+        let again = Scenario::from_json(&shared.to_json()).unwrap();
+        let mut replay = Run::new(again);
+        replay.seek(30);
+        assert_eq!(replay.record().to_json(), at30);
+        assert!(at30.contains("\"alive\":false"));
     }
 }

@@ -180,6 +180,10 @@ pub struct ConsumerSpec {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct EventSpec {
     pub at_ms: i64,
+    /// An intervention recorded in a share link: applied as step `at_step` (at
+    /// `at_ms`), exactly where it was made, instead of being scheduled by time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_step: Option<u64>,
     /// Repeats the action `count` times in all, `every_ms` apart (an extension).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repeat: Option<Repeat>,
@@ -353,6 +357,9 @@ impl Scenario {
                 return Err(ScenarioError::new(format!("{field}.at_ms"), format!("must be at most {MAX_TIME_MS}, got {}", e.at_ms)));
             }
             self.action(&field, e)?;
+            if e.at_step == Some(0) {
+                return Err(ScenarioError::new(format!("{field}.at_step"), "must be 1 or more (step 0 is the start)"));
+            }
             if let Some(r) = e.repeat {
                 in_range(&format!("{field}.repeat.count"), r.count as u64, 1, 100_000)?;
                 in_range(&format!("{field}.repeat.every_ms"), r.every_ms, 1, MAX_TIME_MS)?;

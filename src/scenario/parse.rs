@@ -278,9 +278,10 @@ fn link_cut(p: &str, v: &Value) -> Result<LinkCut, ScenarioError> {
 
 /// An event: `at_ms`, an optional `repeat`, and one action.
 pub(super) fn event(p: &str, v: &Value) -> Result<EventSpec, ScenarioError> {
-    let o = object(p, v, &["at_ms", "repeat", "produce", "crash", "restart", "partition", "heal", "add_consumer"])?;
+    let o = object(p, v, &["at_ms", "at_step", "repeat", "produce", "crash", "restart", "partition", "heal", "add_consumer"])?;
     Ok(EventSpec {
         at_ms: get(o, p, "at_ms", 0, int)?,
+        at_step: get(o, p, "at_step", None, |p, v| uint(p, v).map(Some))?,
         repeat: get(o, p, "repeat", None, |p, v| {
             let r = object(p, v, &["count", "every_ms"])?;
             Ok(Some(Repeat {

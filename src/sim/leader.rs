@@ -412,7 +412,8 @@ impl Sim {
             Some((a, b)) => {
                 self.ev().hw_before = Some(a);
                 self.ev().hw_after = Some(b);
-                say!(self, " HW {a} → {b}.{}", self.try_complete_delayed_requests(leader))
+                let completed = self.try_complete_delayed_requests(leader);
+                say!(self, " HW {a} → {b}.{completed}")
             }
             None => say!(self, " HW stays {}.", self.broker(leader).hw),
         }

@@ -448,7 +448,7 @@ impl Sim {
             narrate: true,
             scenario: scenario.clone(),
         };
-        for (i, e) in scenario.events.iter().enumerate() {
+        for (i, e) in scenario.events.iter().enumerate().filter(|(_, e)| e.at_step.is_none()) {
             // Validated already; an action that fails here is skipped, never a panic.
             if let Ok(action) = scenario.action(&format!("events[{i}]"), e) {
                 sim.sched.insert((e.at_ms as u64, SCENARIO, i as u64), Due::Scenario { action, index: i as u32, rep: 0 });

@@ -81,10 +81,42 @@ impl<T: Clone> PVec<T> {
         self.chunks.iter().skip(from / CHUNK).flat_map(|c| c.iter()).skip(skip)
     }
 
+    /// All items, with a known length.
+    pub fn iter_exact(&self) -> ExactIter<'_, T> {
+        ExactIter { vec: self, next: 0 }
+    }
+
     pub fn last(&self) -> Option<&T> {
         self.len.checked_sub(1).and_then(|i| self.get(i))
     }
 }
+
+pub struct ExactIter<'a, T: Clone> {
+    vec: &'a PVec<T>,
+    next: usize,
+}
+
+impl<'a, T: Clone> Iterator for ExactIter<'a, T> {
+    type Item = &'a T;
+
+    fn next(&mut self) -> Option<&'a T> {
+        let item = self.vec.get(self.next)?;
+        self.next += 1;
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.vec.len() - self.next;
+        (n, Some(n))
+    }
+
+    fn nth(&mut self, n: usize) -> Option<&'a T> {
+        self.next = self.next.saturating_add(n);
+        self.next()
+    }
+}
+
+impl<T: Clone> ExactSizeIterator for ExactIter<'_, T> {}
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,339 @@
+//! Share links (CONTRACT.md §6): the scenario and the step shown travel in the
+//! URL fragment, `v=1&s=…&at=N&h=…`. One codec serves the CLI, the tests and the
+//! page.
+//!
+//! `s` is the scenario as JSON with every default left out, either as is
+//! (`j` + base64url) or compressed (`z` + base64url of a small LZ77 stream),
+//! whichever is shorter. `h` is a hash of the step record at `at`, so the page
+//! can tell "reproduced exactly" from "made with different behaviour".
+//! Decoding never panics: every malformed input is an error that says what is wrong.
+
+use crate::record::StepRecord;
+use crate::scenario::{Scenario, ScenarioError};
+use serde_json::Value;
+use std::fmt;
+
+/// The link format this build writes and reads.
+pub const VERSION: u32 = 1;
+/// No link is longer than this: chat clients cut longer ones.
+pub const MAX_LINK: usize = 2000;
+/// Fragments longer than this are refused before any decoding.
+pub const MAX_FRAGMENT: usize = 16_384;
+/// A decompressed scenario never exceeds this.
+const MAX_JSON: usize = 262_144;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    pub scenario: Scenario,
+    pub at: Option<u64>,
+    pub hash: Option<String>,
+}
+
+/// What is wrong with a link, in words a reader understands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LinkError {
+    TooLong(usize),
+    Missing(&'static str),
+    FutureVersion(String),
+    BadPart { part: &'static str, why: String },
+    Truncated,
+    Scenario(ScenarioError),
+}
+
+impl fmt::Display for LinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LinkError::TooLong(n) => write!(f, "the link is {n} characters long; hwscope links are at most {MAX_FRAGMENT}"),
+            LinkError::Missing(part) => write!(f, "the link has no `{part}=` part"),
+            LinkError::FutureVersion(v) => write!(f, "the link is format v={v}, made by a newer hwscope; this one reads v={VERSION}"),
+            LinkError::BadPart { part, why } => write!(f, "the link's `{part}` part is damaged: {why}"),
+            LinkError::Truncated => write!(f, "the link's scenario is cut short (was the link truncated?)"),
+            LinkError::Scenario(e) => write!(f, "the link's scenario is not valid: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for LinkError {}
+
+/// The scenario with its defaults left out: what the link carries.
+pub fn minimal_json(scenario: &Scenario) -> String {
+    let mut value = serde_json::to_value(scenario).unwrap_or(Value::Null);
+    if let Ok(default) = Scenario::from_json(r#"{"format":1}"#) {
+        let default = serde_json::to_value(default).unwrap_or(Value::Null);
+        strip_defaults(&mut value, &default);
+    }
+    value.to_string()
+}
+
+fn strip_defaults(value: &mut Value, default: &Value) {
+    let (Value::Object(map), Value::Object(def)) = (value, default) else { return };
+    map.retain(|k, v| k == "format" || def.get(k) != Some(v));
+    for (k, v) in map.iter_mut() {
+        if let Some(d) = def.get(k) {
+            strip_defaults(v, d);
+        }
+    }
+}
+
+/// The fragment (without `#`) for a scenario, the step shown and its state hash.
+pub fn encode(scenario: &Scenario, at: Option<u64>, hash: Option<&str>) -> String {
+    let json = minimal_json(scenario);
+    let plain = format!("j{}", base64url(json.as_bytes()));
+    let packed = format!("z{}", base64url(&compress(json.as_bytes())));
+    let s = if packed.len() < plain.len() { packed } else { plain };
+    let mut out = format!("v={VERSION}&s={s}");
+    if let Some(at) = at {
+        out.push_str(&format!("&at={at}"));
+    }
+    if let Some(h) = hash {
+        out.push_str(&format!("&h={h}"));
+    }
+    out
+}
+
+/// Reads a fragment (with or without the leading `#`).
+pub fn decode(fragment: &str) -> Result<Link, LinkError> {
+    if fragment.len() > MAX_FRAGMENT {
+        return Err(LinkError::TooLong(fragment.len()));
+    }
+    let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+    let (mut v, mut s, mut at, mut h) = (None, None, None, None);
+    for part in fragment.split('&').filter(|p| !p.is_empty()) {
+        let (key, val) = part.split_once('=').unwrap_or((part, ""));
+        match key {
+            "v" => v = Some(val),
+            "s" => s = Some(val),
+            "at" => at = Some(val),
+            "h" => h = Some(val),
+            _ => {} // Presentation options may share the fragment; they are not ours.
+        }
+    }
+    let v = v.ok_or(LinkError::Missing("v"))?;
+    if v != VERSION.to_string() {
+        return match v.parse::<u32>() {
+            Ok(n) if n > VERSION => Err(LinkError::FutureVersion(v.chars().take(12).collect())),
+            _ => Err(LinkError::BadPart { part: "v", why: format!("{:?} is not a version", v.chars().take(12).collect::<String>()) }),
+        };
+    }
+    let s = s.ok_or(LinkError::Missing("s"))?;
+    let json = match s.split_at_checked(1) {
+        Some(("j", body)) => unbase64url(body).map_err(|why| LinkError::BadPart { part: "s", why })?,
+        Some(("z", body)) => decompress(&unbase64url(body).map_err(|why| LinkError::BadPart { part: "s", why })?)?,
+        _ => return Err(LinkError::BadPart { part: "s", why: "it starts with neither `j` nor `z`".into() }),
+    };
+    let text = String::from_utf8(json).map_err(|_| LinkError::BadPart { part: "s", why: "not UTF-8 text".into() })?;
+    let scenario = Scenario::from_json(&text).map_err(LinkError::Scenario)?;
+    let at = match at {
+        None => None,
+        Some(a) => Some(a.parse::<u64>().map_err(|_| LinkError::BadPart {
+            part: "at",
+            why: format!("{:?} is not a step number", a.chars().take(20).collect::<String>()),
+        })?),
+    };
+    let hash = match h {
+        None => None,
+        Some(h) if h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()) => Some(h.to_ascii_lowercase()),
+        Some(h) => {
+            return Err(LinkError::BadPart {
+                part: "h",
+                why: format!("{:?} is not a 16-digit hex hash", h.chars().take(20).collect::<String>()),
+            })
+        }
+    };
+    Ok(Link { scenario, at, hash })
+}
+
+/// FNV-1a (64-bit) of the step record's JSON: the state a link points at.
+pub fn state_hash(record: &StepRecord) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in record.to_json().bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+pub fn base64url(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 4 / 3 + 3);
+    for chunk in bytes.chunks(3) {
+        let n = (chunk[0] as u32) << 16 | (*chunk.get(1).unwrap_or(&0) as u32) << 8 | *chunk.get(2).unwrap_or(&0) as u32;
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+pub fn unbase64url(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for (i, c) in text.bytes().enumerate() {
+        let Some(v) = ALPHABET.iter().position(|&a| a == c) else {
+            return Err(format!("character {i} ({:?}) is not URL-safe base64", c as char));
+        };
+        acc = acc << 6 | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    if bits >= 6 {
+        return Err("its base64 ends mid-byte".into());
+    }
+    Ok(out)
+}
+
+/// LZ77 with varint tokens: `0 len bytes…` is a literal run, `1 dist len` copies
+/// `len` bytes from `dist` back. Small, and enough for JSON's repeated keys.
+pub fn compress(input: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut literals: Vec<u8> = Vec::new();
+    let mut head = vec![usize::MAX; 4096];
+    let mut prev = vec![usize::MAX; input.len()];
+    let hash = |i: usize| -> usize { ((input[i] as usize) << 8 ^ (input[i + 1] as usize) << 4 ^ input[i + 2] as usize) & 4095 };
+    let flush = |out: &mut Vec<u8>, lit: &mut Vec<u8>| {
+        if !lit.is_empty() {
+            out.push(0);
+            varint(out, lit.len());
+            out.append(lit);
+        }
+    };
+    let mut i = 0;
+    while i < input.len() {
+        let (mut best_len, mut best_dist) = (0, 0);
+        if i + 3 <= input.len() {
+            let h = hash(i);
+            let mut cand = head[h];
+            let mut tries = 64;
+            while cand != usize::MAX && tries > 0 {
+                let len = input[cand..].iter().zip(&input[i..]).take(258).take_while(|(a, b)| a == b).count();
+                if len > best_len {
+                    best_len = len;
+                    best_dist = i - cand;
+                }
+                cand = prev[cand];
+                tries -= 1;
+            }
+        }
+        let step = if best_len >= 4 { best_len } else { 1 };
+        for j in i..i + step {
+            if j + 3 <= input.len() {
+                let h = hash(j);
+                prev[j] = head[h];
+                head[h] = j;
+            }
+        }
+        if best_len >= 4 {
+            flush(&mut out, &mut literals);
+            out.push(1);
+            varint(&mut out, best_dist);
+            varint(&mut out, best_len);
+        } else {
+            literals.push(input[i]);
+        }
+        i += step;
+    }
+    flush(&mut out, &mut literals);
+    out
+}
+
+fn varint(out: &mut Vec<u8>, mut n: usize) {
+    while n >= 128 {
+        out.push((n as u8 & 127) | 128);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn read_varint(input: &[u8], pos: &mut usize) -> Result<usize, LinkError> {
+    let mut n: usize = 0;
+    for shift in (0..35).step_by(7) {
+        let b = *input.get(*pos).ok_or(LinkError::Truncated)?;
+        *pos += 1;
+        n |= ((b & 127) as usize) << shift;
+        if b < 128 {
+            return Ok(n);
+        }
+    }
+    Err(LinkError::BadPart { part: "s", why: "a length is too long".into() })
+}
+
+pub fn decompress(input: &[u8]) -> Result<Vec<u8>, LinkError> {
+    let bad = |why: &str| LinkError::BadPart { part: "s", why: why.to_string() };
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < input.len() {
+        let tag = input[pos];
+        pos += 1;
+        match tag {
+            0 => {
+                let len = read_varint(input, &mut pos)?;
+                let end = pos.checked_add(len).ok_or(LinkError::Truncated)?;
+                let bytes = input.get(pos..end).ok_or(LinkError::Truncated)?;
+                out.extend_from_slice(bytes);
+                pos = end;
+            }
+            1 => {
+                let dist = read_varint(input, &mut pos)?;
+                let len = read_varint(input, &mut pos)?;
+                if dist == 0 || dist > out.len() {
+                    return Err(bad("a back-reference points before the start"));
+                }
+                if len > MAX_JSON {
+                    return Err(bad("a back-reference is too long"));
+                }
+                let start = out.len() - dist;
+                for k in 0..len {
+                    let b = out[start + k];
+                    out.push(b);
+                }
+            }
+            _ => return Err(bad("it has an unknown token")),
+        }
+        if out.len() > MAX_JSON {
+            return Err(bad("it unpacks to more than 256 KB"));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_every_builtin_under_the_limit() {
+        for (name, json) in crate::builtin::BUILTINS {
+            let s = Scenario::from_json(json).unwrap();
+            let frag = encode(&s, Some(12), Some("00ff00ff00ff00ff"));
+            assert!(frag.len() + 40 <= MAX_LINK, "{name}: {} chars", frag.len());
+            let link = decode(&frag).unwrap();
+            assert_eq!(link.scenario, s, "{name}");
+            assert_eq!(link.at, Some(12));
+            assert_eq!(link.hash.as_deref(), Some("00ff00ff00ff00ff"));
+        }
+    }
+
+    #[test]
+    fn bad_links_say_what_is_wrong() {
+        let good = encode(&Scenario::from_json(r#"{"format":1,"title":"x"}"#).unwrap(), None, None);
+        let cases = [
+            ("v=2&s=jAA", "newer hwscope"),
+            ("s=jAA", "no `v=`"),
+            ("v=1", "no `s=`"),
+            ("v=1&s=j!!", "not URL-safe base64"),
+            ("v=1&s=xAA", "neither `j` nor `z`"),
+            ("v=1&s=zAQUB", "back-reference"),
+        ];
+        for (input, want) in cases {
+            let e = decode(input).unwrap_err().to_string();
+            assert!(e.contains(want), "{input}: {e}");
+        }
+        let cut = &good[..good.len() - 3];
+        assert!(decode(cut).is_err());
+        assert!(matches!(decode(&"a".repeat(MAX_FRAGMENT + 1)), Err(LinkError::TooLong(_))));
+    }
+}
