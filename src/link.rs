@@ -219,10 +219,10 @@ pub fn compress(input: &[u8]) -> Vec<u8> {
             }
         }
         let step = if best_len >= 4 { best_len } else { 1 };
-        for j in i..i + step {
+        for (j, slot) in prev.iter_mut().enumerate().skip(i).take(step) {
             if j + 3 <= input.len() {
                 let h = hash(j);
-                prev[j] = head[h];
+                *slot = head[h];
                 head[h] = j;
             }
         }
