@@ -3,7 +3,7 @@
 
 use crate::record::StepRecord;
 use crate::scenario::{EventSpec, Preset, Scenario};
-use crate::{builtin, Run};
+use crate::{builtin, link, Run};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -117,6 +117,29 @@ impl Playground {
         Ok(self.run()?.scenario().to_json())
     }
 
+    /// Records list only the last `n` items of each log and list (n ≤ 0: complete records).
+    #[wasm_bindgen(js_name = setLogTail)]
+    pub fn set_log_tail(&mut self, n: f64) -> Result<(), JsError> {
+        let tail = (n.is_finite() && n > 0.0).then_some(n as usize);
+        self.run()?.set_log_tail(tail);
+        Ok(())
+    }
+
+    /// The hash of the complete record at the cursor: what a share link carries in `h`.
+    #[wasm_bindgen(js_name = stateHash)]
+    pub fn state_hash(&mut self) -> Result<String, JsError> {
+        let run = self.run()?;
+        Ok(link::state_hash(&run.sim().record()))
+    }
+
+    /// The share-link fragment (without `#`) for this run at the cursor: the scenario
+    /// with the interventions made so far, the step, and its state hash.
+    pub fn link(&mut self) -> Result<String, JsError> {
+        let run = self.run()?;
+        let hash = link::state_hash(&run.sim().record());
+        Ok(link::encode(&run.shared_scenario(), Some(run.current()), Some(&hash)))
+    }
+
     /// Runs `steps` steps from a fresh start and returns how many ran (for benchmarks).
     #[wasm_bindgen(js_name = runSteps)]
     pub fn run_steps(&mut self, steps: f64) -> Result<f64, JsError> {
@@ -173,4 +196,26 @@ pub fn presets() -> Result<JsValue, JsError> {
 #[wasm_bindgen(js_name = validateScenario)]
 pub fn validate_scenario(json: &str) -> Option<String> {
     Scenario::from_json(json).err().map(|e| e.to_string())
+}
+
+#[derive(Serialize)]
+struct DecodedLink {
+    scenario: String,
+    at: Option<u64>,
+    hash: Option<String>,
+}
+
+/// Reads a share-link fragment: `{scenario (JSON text), at, hash}`, or throws an
+/// Error that says what is wrong with the link.
+#[wasm_bindgen(js_name = decodeLink)]
+pub fn decode_link(fragment: &str) -> Result<JsValue, JsError> {
+    let l = link::decode(fragment).map_err(|e| JsError::new(&e.to_string()))?;
+    to_js(&DecodedLink { scenario: l.scenario.to_json(), at: l.at, hash: l.hash })
+}
+
+/// The fragment for a scenario (JSON text), a step and a hash (either may be omitted).
+#[wasm_bindgen(js_name = encodeLink)]
+pub fn encode_link(scenario: &str, at: Option<f64>, hash: Option<String>) -> Result<String, JsError> {
+    let s = Scenario::from_json(scenario).map_err(|e| JsError::new(&e.to_string()))?;
+    Ok(link::encode(&s, at.filter(|a| a.is_finite() && *a >= 0.0).map(|a| a as u64), hash.as_deref()))
 }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown] [--until-ms N] [--preset NAME]
+  hwscope link SCENARIO.json|--builtin NAME [--at N]   print the share-link fragment
   hwscope scenarios                list the built-in scenarios
   hwscope presets                  list the presets
   hwscope bench [--seconds S]      simulated events per second for each built-in scenario";
@@ -47,6 +48,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
             Ok(())
         }
         Some("bench") => cmd_bench(&args[1..]),
+        Some("link") => cmd_link(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
@@ -58,6 +60,48 @@ fn run(args: &[String]) -> Result<(), Fail> {
 fn value<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result<&'a str, Fail> {
     *i += 1;
     args.get(*i).map(String::as_str).ok_or_else(|| Fail(format!("{flag} needs a value")))
+}
+
+/// Loads the scenario named by a file argument or `--builtin NAME`.
+fn load_scenario(file: Option<String>, builtin_name: Option<String>) -> Result<Scenario, Fail> {
+    match (file, builtin_name) {
+        (Some(path), None) => {
+            let text = std::fs::read_to_string(&path).map_err(|e| Fail(format!("{path}: {e}")))?;
+            Ok(Scenario::from_json(&text)?)
+        }
+        (None, Some(name)) => Ok(builtin::load(&name)?),
+        _ => Err(Fail(format!("give a scenario file or --builtin NAME\n{USAGE}"))),
+    }
+}
+
+/// Prints the share-link fragment; with `--at N`, for step N with its state hash.
+fn cmd_link(args: &[String]) -> Result<(), Fail> {
+    let (mut file, mut builtin_name, mut at) = (None, None, None);
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--builtin" => builtin_name = Some(value(args, &mut i, "--builtin")?.to_string()),
+            "--at" => {
+                let v = value(args, &mut i, "--at")?;
+                at = Some(v.parse::<u64>().map_err(|_| Fail(format!("--at: must be a step number, got {v:?}")))?);
+            }
+            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n{USAGE}"))),
+            a => file = Some(a.to_string()),
+        }
+        i += 1;
+    }
+    let scenario = load_scenario(file, builtin_name)?;
+    let hash = at.map(|n| {
+        let mut run = Run::new(scenario.clone());
+        run.seek(n);
+        hwscope::link::state_hash(&run.record())
+    });
+    let fragment = hwscope::link::encode(&scenario, at, hash.as_deref());
+    if fragment.len() + 40 > hwscope::link::MAX_LINK {
+        return Err(Fail(format!("the link would be {} characters, over the {} limit", fragment.len(), hwscope::link::MAX_LINK)));
+    }
+    println!("#{fragment}");
+    Ok(())
 }
 
 fn cmd_run(args: &[String]) -> Result<(), Fail> {
@@ -84,14 +128,7 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     if !matches!(fmt.as_str(), "jsonl" | "table" | "markdown") {
         return Err(Fail(format!("--format: must be jsonl, table or markdown, got {fmt:?}")));
     }
-    let mut scenario = match (file, builtin_name) {
-        (Some(path), None) => {
-            let text = std::fs::read_to_string(&path).map_err(|e| Fail(format!("{path}: {e}")))?;
-            Scenario::from_json(&text)?
-        }
-        (None, Some(name)) => builtin::load(&name)?,
-        _ => return Err(Fail(format!("give a scenario file or --builtin NAME\n{USAGE}"))),
-    };
+    let mut scenario = load_scenario(file, builtin_name)?;
     if let Some(p) = preset {
         use hwscope::scenario::{Named, Preset};
         scenario.preset = Preset::parse("--preset", &serde_json::Value::String(p))?;
