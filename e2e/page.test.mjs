@@ -155,6 +155,28 @@ describe("the playground page", () => {
     assert.deepEqual(paused, expected(trace(name)[paused.step]));
   });
 
+  test("a hidden tab stops playing frames; shown again, it plays on", async () => {
+    const setHidden = (hidden) =>
+      page.evaluate((h) => {
+        Object.defineProperty(document, "hidden", { value: h, configurable: true });
+        document.dispatchEvent(new Event("visibilitychange"));
+      }, hidden);
+    await page.keyboard.press("Home");
+    await page.click("#play");
+    await page.waitForTimeout(200);
+    await setHidden(true);
+    await page.waitForTimeout(50);
+    const frames = await page.evaluate(() => window.__frames);
+    const step = (await shown(page)).step;
+    await page.waitForTimeout(400);
+    assert.equal(await page.evaluate(() => window.__frames), frames, "no animation frame while hidden");
+    assert.equal((await shown(page)).step, step);
+    await setHidden(false);
+    await page.waitForFunction((n) => window.__frames > n, frames);
+    await page.click("#play");
+    assert.equal(await page.textContent("#play"), "Play");
+  });
+
   test("the narration lists the steps, and a click jumps to one", async () => {
     await scrubTo(page, 6);
     // After a jump the history fills in once scrubbing stops.

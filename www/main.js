@@ -1,157 +1,25 @@
-// Boot and wiring: load the wasm core, pick a scenario, and connect the
-// player, the stage and the panels. Nothing here computes protocol state:
-// the page draws the step records the core returns.
+// Boot: fetch the wasm core and the page's modules in parallel (the core
+// compiles while the UI loads), then hand over to app.js. A core that fails
+// to load leaves a page that says so instead of a blank one.
 
-import { Sim } from "./sim.js";
-import { Player } from "./player.js";
-import { createStage } from "./render/stage.js";
-import { createNarration } from "./narration.js";
-import { createInspector } from "./inspector.js";
-import { createControls } from "./controls.js";
-import { createInterventions } from "./interventions.js";
-import { createSettings } from "./settings.js";
-import { createStatus } from "./status.js";
-import { renderClients } from "./clients.js";
+import { showError, catchAll } from "./errors.js";
 import { initTheme } from "./theme.js";
-import { showError, clearError, catchAll } from "./errors.js";
-import { h } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
-const params = new URLSearchParams(location.search);
+catchAll();
+initTheme(document.getElementById("theme"));
 
-/** Imported dynamically so that a missing or broken build still leaves a page that says so. */
 async function loadCore() {
   const wasm = await import("./pkg/hwscope.js");
   await wasm.default();
+  performance.mark("hwscope-core-ready");
   return wasm;
 }
 
-async function boot() {
-  catchAll();
-  initTheme($("theme"));
-  let wasm;
-  try {
-    wasm = await loadCore();
-  } catch (e) {
-    $("about").textContent = "The simulation could not start.";
+const app = import("./app.js");
+loadCore().then(
+  async (wasm) => (await app).start(wasm),
+  (e) => {
+    document.getElementById("about").textContent = "The simulation could not start.";
     showError(`The simulation core (WebAssembly) could not be loaded: ${e.message}. If you are running from a checkout, run \`npm run build\` (or \`npm start\`) and reload.`, { fatal: true });
-    return;
-  }
-
-  const sim = new Sim(wasm.Playground);
-  const scenarios = wasm.builtinScenarios();
-  let selection = null;
-  let shown = null;
-  let json = "";
-
-  const stage = createStage($("stage"), (sel) => pick(sel));
-  const status = createStatus($("status"), $("violations"));
-  const narration = createNarration($("narration"), $("live"), sim, (n) => {
-    player.pause();
-    player.go(n);
-  });
-  const inspect = createInspector($("inspector"), $("insp-close"), (event) => intervene(event));
-  const player = new Player(sim, show, (t) => {
-    stage.frame(t);
-    status.time(t);
-  }, (on) => controls.playing(on));
-  const controls = createControls(document, player, sim, () => load(json));
-  const interventions = createInterventions($("intervene"), (event) => intervene(event));
-  const openSettings = createSettings($("settings"), wasm, (text) => load(text));
-
-  let fresh = true;
-  function show(rec) {
-    shown = rec;
-    stage.step(rec, sim.initialEnd, fresh);
-    fresh = false;
-    status.step(rec);
-    narration.show(rec);
-    inspect(rec, selection);
-    renderClients($("clients"), rec);
-    interventions(rec);
-    controls.update(rec.step);
-  }
-
-  function pick(sel) {
-    selection = sel;
-    stage.select(sel);
-    if (shown) inspect(shown, sel);
-  }
-  $("insp-close").addEventListener("click", () => pick(null));
-
-  function intervene(event) {
-    player.pause();
-    try {
-      player.showRecord(sim.apply(player.step, event));
-      clearError();
-      extendLater();
-    } catch (e) {
-      if (e.name === "CoreFailure") throw e;
-      showError(`That intervention was refused: ${e.message}`);
-    }
-  }
-
-  /** Learns the run's length in short slices when the browser is idle, so
-   *  the scrubber spans the whole run without ever delaying a frame. */
-  let extending = 0;
-  function extendLater() {
-    cancelIdleCallback(extending);
-    if (sim.done) return;
-    extending = requestIdleCallback((deadline) => {
-      if (document.hidden) return;
-      while (deadline.timeRemaining() > 4 && !sim.extend(10));
-      controls.update(player.step);
-      extendLater();
-    }, { timeout: 2000 });
-  }
-  document.addEventListener("visibilitychange", () => document.hidden || extendLater());
-
-  function load(text) {
-    player.pause();
-    let first;
-    try {
-      first = sim.load(text);
-    } catch (e) {
-      if (e.name === "CoreFailure") throw e;
-      showError(`This scenario was refused: ${e.message}`);
-      return false;
-    }
-    json = text;
-    clearError();
-    selection = null;
-    stage.select(null);
-    narration.reset();
-    fresh = true;
-    status.scenario(sim.scenario);
-    const meta = scenarios.find((s) => s.json === text);
-    $("scenario").value = meta ? meta.name : "";
-    // The description is the lesson; on a phone it folds away above the stage.
-    const description = sim.scenario.description || meta?.description;
-    const title = h("b", {}, sim.scenario.title || meta?.title || "Custom scenario");
-    $("about").replaceChildren(description ? h("details", { open: innerWidth > 640 ? "" : null }, h("summary", {}, title), description) : title);
-    // Most runs are short: learn their whole length now, the rest when idle.
-    const started = performance.now();
-    while (performance.now() - started < 8 && !sim.extend(50));
-    player.showRecord(first);
-    extendLater();
-    return true;
-  }
-
-  const picker = $("scenario");
-  picker.replaceChildren(...scenarios.map((s) => h("option", { value: s.name }, s.title || s.name)), h("option", { value: "", disabled: "" }, "Custom (from Settings)"));
-  picker.addEventListener("change", () => {
-    const s = scenarios.find((x) => x.name === picker.value);
-    if (s) load(s.json);
-  });
-  $("settings-open").addEventListener("click", () => openSettings(json));
-  picker.disabled = false;
-  $("settings-open").disabled = false;
-
-  const wanted = params.get("scenario");
-  const initial = scenarios.find((s) => s.name === wanted) ?? scenarios.find((s) => s.name === "seed-walkthrough") ?? scenarios[0];
-  load(initial.json);
-  if (wanted && initial.name !== wanted) showError(`There is no built-in scenario "${wanted}"; showing "${initial.name}".`);
-  performance.mark("hwscope-first-frame");
-}
-
-boot();
+  },
+);

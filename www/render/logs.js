@@ -66,7 +66,9 @@ export function createLogs(rulerLayer, layer) {
       set(n.initLabel, { x: sx + w / 2, y: (L.y(initTop) + L.y(initBottom)) / 2 + fs / 3 });
       text(n.initLabel, showInit && L.y(initBottom) - L.y(initTop) >= fs ? `${r.log_start_offset}–${initTop - 1}` : "");
 
-      const visible = r.log.filter((e) => e.offset >= L.lo && e.offset < L.hi);
+      // Offsets in a log are consecutive, so the window is a slice, not a scan.
+      const base = r.log.length ? r.log[0].offset : 0;
+      const visible = r.log.slice(Math.max(0, L.lo - base), Math.max(0, L.hi - base));
       n.cells.sync(visible, (e) => e.offset, (c, e) => {
         const y = L.y(e.offset + 1);
         set(c.g, { class: `rec ep${e.epoch % 6} ${e.offset < r.hw ? "c" : "u"}` });
