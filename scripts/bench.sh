@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Benchmarks (placeholder): the native simulator, then the wasm build under Node.
-#   bash scripts/bench.sh [--json]
+# Benchmarks: native and wasm events per second in one run (scripts/bench.mjs), then
+# the page-level figure: step() with full step records through the wasm facade.
+#   npm run bench
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-
-echo "== native: cargo run --release --bin hwscope -- bench"
-cargo run --quiet --release --bin hwscope -- bench
-
-echo "== wasm: node scripts/bench-wasm.mjs"
+cargo build --quiet --release --bin hwscope
 bash scripts/build-wasm.sh >/dev/null
-node scripts/bench-wasm.mjs "$@"
+echo "== engine: native vs wasm (narration off)"
+node scripts/bench.mjs "$@"
+echo
+echo "== page: Playground.step() with step records (node scripts/bench-wasm.mjs)"
+node scripts/bench-wasm.mjs --min-ms 300

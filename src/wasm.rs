@@ -219,3 +219,12 @@ pub fn encode_link(scenario: &str, at: Option<f64>, hash: Option<String>) -> Res
     let s = Scenario::from_json(scenario).map_err(|e| JsError::new(&e.to_string()))?;
     Ok(link::encode(&s, at.filter(|a| a.is_finite() && *a >= 0.0).map(|a| a as u64), hash.as_deref()))
 }
+
+/// Simulated events run in `millis` of wall time with narration and records off:
+/// the same loop as `hwscope bench`, for the native/wasm ratio.
+#[wasm_bindgen(js_name = benchEvents)]
+pub fn bench_events(scenario: &str, millis: f64) -> Result<f64, JsError> {
+    let s = Scenario::from_json(scenario).map_err(|e| JsError::new(&e.to_string()))?;
+    let start = js_sys::Date::now();
+    Ok(crate::run::bench(&s, |_| js_sys::Date::now() - start < millis) as f64)
+}
