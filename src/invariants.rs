@@ -7,7 +7,7 @@
 
 use crate::sim::log::RecordId;
 use crate::sim::pvec::PVec;
-use crate::sim::vecmap::{VecMap, VecSet};
+use crate::sim::vecmap::VecSet;
 use crate::sim::Sim;
 use serde::Serialize;
 
@@ -47,8 +47,8 @@ pub struct Invariants {
     fresh: Vec<(u64, Watch, RecordId)>,
     /// (leader, leader epoch, offset below which the watched records were verified).
     leader_verified: Option<(u32, i32, u64)>,
-    /// Per pair of replicas, the offset below which their logs were verified equal.
-    pair_verified: VecMap<(u32, u32), u64>,
+    /// Per pair of replicas (a * 8 + b), the offset below which their logs were verified equal.
+    pair_verified: Vec<u64>,
     reported: VecSet<(&'static str, u64, u64)>,
 }
 
@@ -206,18 +206,22 @@ fn replicas_diverged(sim: &mut Sim) {
     let n = sim.brokers.len() as u32;
     let Some(l) = sim.acting_leader() else { return };
     let epoch = sim.broker(l).leader_epoch;
-    let authoritative = |s: &Sim, x: u32| {
-        let b = s.broker(x);
-        b.alive && (x == l || (b.hw_epoch == epoch && b.leader_epoch == epoch))
-    };
+    if sim.invariants.pair_verified.len() < 64 {
+        sim.invariants.pair_verified.resize(64, 0);
+    }
+    let mut authoritative = [false; 8];
+    for (x, b) in sim.brokers.iter().enumerate() {
+        authoritative[x] = b.alive && (b.id == l || (b.hw_epoch == epoch && b.leader_epoch == epoch));
+    }
     for a in 0..n {
         for b in (a + 1)..n {
-            let (ra, rb) = (sim.broker(a), sim.broker(b));
-            if !authoritative(sim, a) || !authoritative(sim, b) {
+            if !authoritative[a as usize] || !authoritative[b as usize] {
                 continue;
             }
+            let (ra, rb) = (sim.broker(a), sim.broker(b));
             let limit = ra.hw.min(rb.hw).min(ra.log.leo()).min(rb.log.leo());
-            let verified = sim.invariants.pair_verified.get(&(a, b)).copied().unwrap_or(0).min(limit);
+            let pair = (a * 8 + b) as usize;
+            let verified = sim.invariants.pair_verified[pair].min(limit);
             let start = verified.max(ra.log.base().min(rb.log.base()));
             let mut found = None;
             for o in start..limit {
@@ -227,7 +231,7 @@ fn replicas_diverged(sim: &mut Sim) {
                 }
             }
             let (hw_a, hw_b) = (ra.hw, rb.hw);
-            sim.invariants.pair_verified.insert((a, b), limit);
+            sim.invariants.pair_verified[pair] = limit;
             if let Some(o) = found {
                 let name = |s: &Sim, x: u32| {
                     s.broker(x)

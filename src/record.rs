@@ -4,7 +4,7 @@
 
 use crate::invariants::Violation;
 use crate::scenario::Acks;
-use crate::sim::{Body, Msg, Node, Role, Sim};
+use crate::sim::{Body, Msg, MsgHead, Node, Role, Sim};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -115,7 +115,10 @@ impl EventRecord {
     }
 
     /// An event about a message arriving: type, from and to filled in.
-    pub fn message(kind: &'static str, msg: &Msg, sim: &Sim) -> EventRecord {
+    pub fn message(kind: &'static str, msg: &MsgHead, sim: &Sim) -> EventRecord {
+        if !sim.narrate {
+            return EventRecord { kind, ..Default::default() };
+        }
         EventRecord { kind, from: Some(sim.node_name(msg.from)), to: Some(sim.node_name(msg.to)), ..Default::default() }
     }
 }

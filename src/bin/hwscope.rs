@@ -9,7 +9,7 @@ const USAGE: &str = "usage:
   hwscope link SCENARIO.json|--builtin NAME [--at N]   print the share-link fragment
   hwscope scenarios                list the built-in scenarios
   hwscope presets                  list the presets
-  hwscope bench [--seconds S]      simulated events per second for each built-in scenario";
+  hwscope bench [--seconds S] [--only NAME] [--json]   simulated events per second per built-in scenario";
 
 /// A usage or input error: exit status 2, one line on stderr.
 struct Fail(String);
@@ -161,6 +161,7 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
 fn cmd_bench(args: &[String]) -> Result<(), Fail> {
     let mut seconds = 2.0f64;
     let mut json = false;
+    let mut only: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -169,12 +170,13 @@ fn cmd_bench(args: &[String]) -> Result<(), Fail> {
                 seconds = v.parse().map_err(|_| Fail(format!("--seconds: must be a number, got {v:?}")))?;
             }
             "--json" => json = true,
+            "--only" => only = Some(value(args, &mut i, "--only")?.to_string()),
             a => return Err(Fail(format!("bench: unknown option {a}"))),
         }
         i += 1;
     }
     let mut rows = Vec::new();
-    for (name, text) in builtin::BUILTINS {
+    for (name, text) in builtin::BUILTINS.iter().filter(|(n, _)| only.as_deref().is_none_or(|o| o == *n)) {
         let scenario = Scenario::from_json(text)?;
         let start = std::time::Instant::now();
         let budget = seconds / builtin::BUILTINS.len() as f64;

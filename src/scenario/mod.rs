@@ -255,7 +255,7 @@ pub enum Action {
     Restart { broker: u32 },
     Partition { links: Vec<(u32, u32)> },
     Heal { links: Vec<(u32, u32)> },
-    AddConsumer(ConsumerSpec),
+    AddConsumer(Box<ConsumerSpec>),
 }
 
 fn default_latency() -> u64 {
@@ -456,7 +456,7 @@ impl Scenario {
         }
         if let Some(c) = &a.add_consumer {
             self.validate_consumer(&format!("{field}.add_consumer"), c)?;
-            return Ok(Action::AddConsumer(c.clone()));
+            return Ok(Action::AddConsumer(Box::new(c.clone())));
         }
         Err(ScenarioError::new(field, "empty action"))
     }

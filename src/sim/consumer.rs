@@ -5,7 +5,7 @@
 
 use super::leader::plural;
 use super::log::Entry;
-use super::{Body, Consumer, KafkaError, Msg, Node, ParkedConsumerFetch, Sim, Timer};
+use super::{Body, Consumer, KafkaError, MsgHead, Node, ParkedConsumerFetch, Sim, Timer};
 use crate::record::EventRecord;
 use crate::scenario::{AboveHw, ConsumerSpec};
 
@@ -51,7 +51,7 @@ impl Sim {
     }
 
     /// A consumer fetch arrives at a broker.
-    pub(crate) fn handle_consumer_fetch(&mut self, msg: &Msg, offset: u64) {
+    pub(crate) fn handle_consumer_fetch(&mut self, msg: &MsgHead, offset: u64) {
         let Node::Broker(id) = msg.to else { return };
         let Node::Consumer(c) = msg.from else { return };
         self.event = Some(EventRecord { offset: Some(offset), ..EventRecord::message("consumer_fetch_request", msg, self) });
@@ -232,7 +232,7 @@ impl Sim {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn handle_consumer_fetch_response(
         &mut self,
-        msg: &Msg,
+        msg: &MsgHead,
         request: u64,
         offset: u64,
         records: Vec<(u64, Option<Entry>)>,
@@ -242,7 +242,8 @@ impl Sim {
     ) {
         let Node::Consumer(c) = msg.to else { return };
         let Node::Broker(from) = msg.from else { return };
-        let ids: Vec<String> = records.iter().filter_map(|(_, e)| e.map(|e| self.record_name(e.id))).collect();
+        let ids: Vec<String> =
+            if self.narrate { records.iter().filter_map(|(_, e)| e.map(|e| self.record_name(e.id))).collect() } else { Vec::new() };
         self.event = Some(EventRecord {
             records: Some(serde_json::Value::from(ids.clone())),
             offset: Some(offset),

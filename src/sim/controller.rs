@@ -5,7 +5,7 @@
 //! `BrokerHeartbeatManager`; brokers: `ReplicaManager.applyDelta`,
 //! `Partition.makeLeader` / `makeFollower`.
 
-use super::{set_str, Body, FetcherState, KafkaError, Metadata, Msg, Node, Role, Sim, Timer};
+use super::{set_str, Body, FetcherState, KafkaError, Metadata, MsgHead, Node, Role, Sim, Timer};
 use crate::record::EventRecord;
 use crate::sim::vecmap::VecSet;
 
@@ -276,7 +276,7 @@ impl Sim {
     }
 
     /// Metadata (LeaderAndIsr / a KRaft delta) reaches a broker.
-    pub(crate) fn handle_leader_and_isr(&mut self, msg: &Msg, meta: Metadata) {
+    pub(crate) fn handle_leader_and_isr(&mut self, msg: &MsgHead, meta: Metadata) {
         let Node::Broker(id) = msg.to else { return };
         self.event = Some(EventRecord {
             leader: Some(meta.leader),
@@ -380,7 +380,7 @@ impl Sim {
     }
 
     /// The controller handles AlterPartition (`ReplicationControlManager.alterPartition`).
-    pub(crate) fn handle_alter_partition(&mut self, msg: &Msg, leader_epoch: i32, partition_epoch: u32, isr: Vec<u32>) {
+    pub(crate) fn handle_alter_partition(&mut self, msg: &MsgHead, leader_epoch: i32, partition_epoch: u32, isr: Vec<u32>) {
         let Node::Broker(from) = msg.from else { return };
         self.event = Some(EventRecord {
             isr: Some(isr.clone()),

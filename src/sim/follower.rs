@@ -3,7 +3,7 @@
 //! `UnifiedLog`.
 
 use super::leader::plural;
-use super::{Body, FetchRequest, FetchResponse, FetcherState, KafkaError, Msg, Node, Role, Sim, Timer};
+use super::{Body, FetchRequest, FetchResponse, FetcherState, KafkaError, MsgHead, Node, Role, Sim, Timer};
 use crate::record::{EpochEnd, EventRecord};
 use crate::scenario::Truncation;
 
@@ -99,12 +99,13 @@ impl Sim {
     }
 
     /// A Fetch response arrives at the follower.
-    pub(crate) fn handle_fetch_response(&mut self, msg: &Msg, resp: FetchResponse) {
+    pub(crate) fn handle_fetch_response(&mut self, msg: &MsgHead, resp: FetchResponse) {
         let Node::Broker(id) = msg.to else { return };
         let Node::Broker(leader) = msg.from else {
             return;
         };
-        let names: Vec<String> = resp.records.iter().filter_map(|(_, e)| e.map(|e| self.record_name(e.id))).collect();
+        let names: Vec<String> =
+            if self.narrate { resp.records.iter().filter_map(|(_, e)| e.map(|e| self.record_name(e.id))).collect() } else { Vec::new() };
         self.event = Some(EventRecord {
             records: Some(serde_json::Value::from(resp.records.len())),
             ids: Some(names),
@@ -323,7 +324,7 @@ impl Sim {
 
     /// The leader answers OffsetsForLeaderEpoch (`Partition.lastOffsetForLeaderEpoch`).
     /// Before 2.0 (v0) the answer is an end offset only.
-    pub(crate) fn handle_offsets_for_leader_epoch(&mut self, msg: &Msg, epoch: i32, current_leader_epoch: i32) {
+    pub(crate) fn handle_offsets_for_leader_epoch(&mut self, msg: &MsgHead, epoch: i32, current_leader_epoch: i32) {
         let Node::Broker(leader) = msg.to else { return };
         self.event = Some(EventRecord { epoch: Some(epoch), ..EventRecord::message("offsets_for_leader_epoch", msg, self) });
         let b = self.broker(leader);
@@ -362,7 +363,7 @@ impl Sim {
     /// The follower truncates by the leader's answer (`AbstractFetcherThread.truncateToEpochEndOffsets`).
     pub(crate) fn handle_offsets_for_leader_epoch_response(
         &mut self,
-        msg: &Msg,
+        msg: &MsgHead,
         request: u64,
         requested: i32,
         answer: Option<(i32, u64)>,

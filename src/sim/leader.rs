@@ -5,8 +5,8 @@
 
 use super::log::{Entry, RecordId};
 use super::{
-    join_ids, set_str, Body, DelayedProduce, FetchRequest, FetchResponse, FollowerView, KafkaError, LeaderState, Msg, Node, ParkedFetch,
-    PendingIsr, Role, Sim, Timer,
+    join_ids, set_str, Body, DelayedProduce, FetchRequest, FetchResponse, FollowerView, KafkaError, LeaderState, MsgHead, Node,
+    ParkedFetch, PendingIsr, Role, Sim, Timer,
 };
 use crate::record::{EpochEnd, EventRecord};
 use crate::scenario::{Acks, HwCounts, IsrUpdate, ResponseHw, Truncation};
@@ -154,7 +154,7 @@ impl Sim {
     }
 
     /// `ReplicaManager.fetchMessages` → `Partition.fetchRecords` for a follower's Fetch.
-    pub(crate) fn handle_fetch_request(&mut self, msg: &Msg, req: FetchRequest) {
+    pub(crate) fn handle_fetch_request(&mut self, msg: &MsgHead, req: FetchRequest) {
         let Node::Broker(leader) = msg.to else { return };
         let follower = req.replica;
         self.event = Some(EventRecord {
@@ -422,7 +422,7 @@ impl Sim {
     /// The controller's answer to AlterPartition (`Partition.handleAlterPartitionUpdate` / `…Error`).
     pub(crate) fn handle_alter_partition_response(
         &mut self,
-        msg: &Msg,
+        msg: &MsgHead,
         leader_epoch: i32,
         partition_epoch: u32,
         isr: Vec<u32>,
@@ -482,7 +482,7 @@ impl Sim {
     }
 
     /// Answers at once, or parks the fetch in the purgatory (`DelayedFetch`).
-    fn answer_or_park(&mut self, msg: &Msg, req: FetchRequest, initial_hw: u64, mut text: String) {
+    fn answer_or_park(&mut self, msg: &MsgHead, req: FetchRequest, initial_hw: u64, mut text: String) {
         let Node::Broker(leader) = msg.to else { return };
         let follower = req.replica;
         let c = &self.scenario.config;
@@ -562,7 +562,7 @@ impl Sim {
         self.send(Node::Broker(leader), Node::Broker(follower), Body::FetchResponse(resp))
     }
 
-    fn fetch_error(&mut self, msg: &Msg, req: FetchRequest, error: KafkaError, text: String) {
+    fn fetch_error(&mut self, msg: &MsgHead, req: FetchRequest, error: KafkaError, text: String) {
         let Node::Broker(leader) = msg.to else { return };
         self.ev().outcome = Some("error");
         self.ev().error = Some(error.name());
@@ -573,7 +573,7 @@ impl Sim {
 
     /// `Partition.readRecords`: the follower's last fetched epoch ends earlier on the
     /// leader, so the answer is a diverging epoch, no records, and no state update.
-    fn answer_diverging(&mut self, msg: &Msg, req: FetchRequest, epoch: i32, end_offset: u64, initial_hw: u64) {
+    fn answer_diverging(&mut self, msg: &MsgHead, req: FetchRequest, epoch: i32, end_offset: u64, initial_hw: u64) {
         let Node::Broker(leader) = msg.to else { return };
         self.ev().outcome = Some("diverging");
         self.ev().diverging_epoch = Some(EpochEnd { epoch, end_offset });
@@ -763,7 +763,7 @@ impl Sim {
     }
 
     /// `Partition.appendRecordsToLeader` and `ReplicaManager.appendRecords` for a produce.
-    pub(crate) fn handle_produce_request(&mut self, msg: &Msg, ids: Vec<RecordId>, acks: Acks) {
+    pub(crate) fn handle_produce_request(&mut self, msg: &MsgHead, ids: Vec<RecordId>, acks: Acks) {
         let Node::Broker(leader) = msg.to else { return };
         let Node::Producer(producer) = msg.from else {
             return;

@@ -58,6 +58,16 @@ pub enum Node {
     Controller,
 }
 
+/// Who sent a message to whom, and when: what a handler needs besides the body.
+#[derive(Debug, Clone, Copy)]
+pub struct MsgHead {
+    pub id: u64,
+    pub from: Node,
+    pub to: Node,
+    pub sent_ms: u64,
+    pub arrive_ms: u64,
+}
+
 /// A request or response on the wire.
 #[derive(Debug, Clone)]
 pub struct Msg {
@@ -466,10 +476,12 @@ impl Sim {
         sim
     }
 
+    #[inline]
     pub fn broker(&self, id: u32) -> &Broker {
         &self.brokers[id as usize]
     }
 
+    #[inline]
     pub fn broker_mut(&mut self, id: u32) -> &mut Broker {
         &mut self.brokers[id as usize]
     }
@@ -572,7 +584,7 @@ impl Sim {
                     self.event = Some(EventRecord::new("add_consumer"));
                     return;
                 }
-                self.add_consumer(spec);
+                self.add_consumer(*spec);
                 let c = self.consumers.len() - 1;
                 let from = self.consumers[c].spec.fetch_from;
                 self.event = Some(EventRecord { consumer: Some(name.clone()), broker: from, ..EventRecord::new("add_consumer") });
@@ -588,34 +600,36 @@ impl Sim {
         }
     }
 
-    fn deliver(&mut self, msg: Msg) {
+    fn deliver(&mut self, full: Msg) {
+        let msg = MsgHead { id: full.id, from: full.from, to: full.to, sent_ms: full.sent_ms, arrive_ms: full.arrive_ms };
+        let msg = &msg;
         match msg.to {
             Node::Broker(b) if !self.broker(b).alive => {
                 // Only reachable if a message was scheduled to a broker that died in the same instant.
-                self.event = Some(EventRecord::message("lost", &msg, self));
+                self.event = Some(EventRecord::message("lost", msg, self));
                 self.text = say!(self, "A message to broker {b} arrives, but broker {b} is down.");
             }
-            _ => match msg.body.clone() {
-                Body::Fetch(req) => self.handle_fetch_request(&msg, req),
-                Body::FetchResponse(resp) => self.handle_fetch_response(&msg, resp),
-                Body::Produce { ids, acks } => self.handle_produce_request(&msg, ids, acks),
-                Body::ProduceResponse { request, ids, error } => self.handle_produce_response(&msg, request, ids, error),
-                Body::ConsumerFetch { offset } => self.handle_consumer_fetch(&msg, offset),
+            _ => match full.body {
+                Body::Fetch(req) => self.handle_fetch_request(msg, req),
+                Body::FetchResponse(resp) => self.handle_fetch_response(msg, resp),
+                Body::Produce { ids, acks } => self.handle_produce_request(msg, ids, acks),
+                Body::ProduceResponse { request, ids, error } => self.handle_produce_response(msg, request, ids, error),
+                Body::ConsumerFetch { offset } => self.handle_consumer_fetch(msg, offset),
                 Body::ConsumerFetchResponse { request, offset, records, hw, error, preferred } => {
-                    self.handle_consumer_fetch_response(&msg, request, offset, records, hw, error, preferred)
+                    self.handle_consumer_fetch_response(msg, request, offset, records, hw, error, preferred)
                 }
                 Body::AlterPartition { leader_epoch, partition_epoch, isr } => {
-                    self.handle_alter_partition(&msg, leader_epoch, partition_epoch, isr)
+                    self.handle_alter_partition(msg, leader_epoch, partition_epoch, isr)
                 }
                 Body::AlterPartitionResponse { leader_epoch, partition_epoch, isr, error } => {
-                    self.handle_alter_partition_response(&msg, leader_epoch, partition_epoch, isr, error)
+                    self.handle_alter_partition_response(msg, leader_epoch, partition_epoch, isr, error)
                 }
-                Body::LeaderAndIsr(meta) => self.handle_leader_and_isr(&msg, meta),
+                Body::LeaderAndIsr(meta) => self.handle_leader_and_isr(msg, meta),
                 Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => {
-                    self.handle_offsets_for_leader_epoch(&msg, epoch, current_leader_epoch)
+                    self.handle_offsets_for_leader_epoch(msg, epoch, current_leader_epoch)
                 }
                 Body::OffsetsForLeaderEpochResponse { request, requested, answer, error } => {
-                    self.handle_offsets_for_leader_epoch_response(&msg, request, requested, answer, error)
+                    self.handle_offsets_for_leader_epoch_response(msg, request, requested, answer, error)
                 }
             },
         }

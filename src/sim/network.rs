@@ -78,7 +78,7 @@ impl Sim {
         let msg = Msg { id, from, to, sent_ms: self.now, arrive_ms, body };
         let key = self.sched.schedule(arrive_ms, PROTOCOL, Due::Deliver(id));
         self.in_flight.insert(id, (msg, key));
-        if let Some(ev) = self.event.as_mut() {
+        if let Some(ev) = self.event.as_mut().filter(|_| self.narrate) {
             ev.sent.push(id);
         }
         Sent { id, lost: false }

@@ -4,7 +4,7 @@
 
 use super::leader::plural;
 use super::log::RecordId;
-use super::{Body, KafkaError, Msg, Node, Sim, Timer};
+use super::{Body, KafkaError, MsgHead, Node, Sim, Timer};
 use crate::record::EventRecord;
 use crate::scenario::Acks;
 
@@ -44,7 +44,7 @@ impl Sim {
             let timer = self.set_timer(self.now + spec.request_timeout_ms, Timer::ProduceRequestTimeout { producer, request: sent.id });
             self.producers[producer].requests.insert(sent.id, (ids.clone(), timer));
         }
-        let first = self.record_name(ids[0]);
+        let first = if self.narrate { self.record_name(ids[0]) } else { String::new() };
         let range = if ids.len() == 1 { first } else { say!(self, "{first} … {}", self.record_name(ids[ids.len() - 1])) };
         self.text = say!(
             self,
@@ -57,7 +57,7 @@ impl Sim {
         );
     }
 
-    pub(crate) fn handle_produce_response(&mut self, msg: &Msg, request: u64, ids: Vec<RecordId>, error: Option<KafkaError>) {
+    pub(crate) fn handle_produce_response(&mut self, msg: &MsgHead, request: u64, ids: Vec<RecordId>, error: Option<KafkaError>) {
         let Node::Producer(producer) = msg.to else {
             return;
         };
