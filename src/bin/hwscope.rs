@@ -4,9 +4,13 @@ use hwscope::{builtin, format, Run, Scenario, ScenarioError};
 use std::io::Write;
 use std::process::ExitCode;
 
+#[path = "../svg.rs"]
+mod svg;
+
 const USAGE: &str = "usage:
   hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown] [--until-ms N] [--preset NAME]
   hwscope link SCENARIO.json|--builtin NAME [--at N]   print the share-link fragment
+  hwscope svg SCENARIO.json|--builtin NAME [--at N]    the state at step N as a standalone SVG
   hwscope scenarios                list the built-in scenarios
   hwscope presets                  list the presets
   hwscope bench [--seconds S] [--only NAME] [--json]   simulated events per second per built-in scenario";
@@ -49,6 +53,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
         }
         Some("bench") => cmd_bench(&args[1..]),
         Some("link") => cmd_link(&args[1..]),
+        Some("svg") => cmd_svg(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
@@ -101,6 +106,30 @@ fn cmd_link(args: &[String]) -> Result<(), Fail> {
         return Err(Fail(format!("the link would be {} characters, over the {} limit", fragment.len(), hwscope::link::MAX_LINK)));
     }
     println!("#{fragment}");
+    Ok(())
+}
+
+/// Prints the state at step N (default 0; the last step if the run ends first) as SVG.
+fn cmd_svg(args: &[String]) -> Result<(), Fail> {
+    let (mut file, mut builtin_name, mut at) = (None, None, 0);
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--builtin" => builtin_name = Some(value(args, &mut i, "--builtin")?.to_string()),
+            "--at" => {
+                let v = value(args, &mut i, "--at")?;
+                at = v.parse::<u64>().map_err(|_| Fail(format!("--at: must be a step number, got {v:?}")))?;
+            }
+            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n{USAGE}"))),
+            a => file = Some(a.to_string()),
+        }
+        i += 1;
+    }
+    let scenario = load_scenario(file, builtin_name)?;
+    let title = scenario.title.clone();
+    let mut run = Run::new(scenario);
+    run.seek(at);
+    print!("{}", svg::render(&run.record(), &title));
     Ok(())
 }
 

@@ -340,11 +340,13 @@ impl Sim {
             let leo = self.broker(id).log.leo();
             let mut text =
                 say!(self, " It becomes the leader in epoch {} with LEO {leo}; its epoch starts at offset {leo}.", meta.leader_epoch);
-            if hw_now == hw {
+            if hw_now == hw && hw < leo {
                 text.push_str(&say!(
                     self,
                     " Its HW is {hw}, what it last heard as a follower; it moves only when followers report their LEOs, so consumers beyond it wait."
                 ));
+            } else if hw_now == hw {
+                text.push_str(&say!(self, " Its HW is {hw}, at its LEO."));
             } else {
                 text.push_str(&say!(self, " HW {hw} → {hw_now}."));
             }

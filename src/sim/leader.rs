@@ -215,7 +215,7 @@ impl Sim {
                 KafkaError::OffsetOutOfRange,
                 say!(
                     self,
-                    "Follower {follower} fetches at {}, outside leader {leader}'s log [{}, {leo}); it answers OFFSET_OUT_OF_RANGE.",
+                    "Follower {follower} fetches at {}, outside leader {leader}'s log [{}, {leo}): the leader answers OFFSET_OUT_OF_RANGE.",
                     req.fetch_offset,
                     b.log.start_offset
                 ),
@@ -807,14 +807,16 @@ impl Sim {
         self.ev().outcome = Some("appended");
         self.ev().first_offset = Some(first);
         self.ev().leo_after = Some(leo);
-        let mut text = say!(
-            self,
-            "Leader {leader} appends {pname}'s {} record{} at offset{} {} (LEO {leo}) in epoch {epoch}.",
-            ids.len(),
-            plural(ids.len()),
-            if ids.len() == 1 { "" } else { "s" },
-            if ids.len() == 1 { first.to_string() } else { say!(self, "{first}–{}", leo - 1) }
-        );
+        let mut text = if ids.len() == 1 {
+            say!(self, "Leader {leader} appends {} at offset {first} (LEO {leo}) in epoch {epoch}.", self.record_name(ids[0]))
+        } else {
+            say!(
+                self,
+                "Leader {leader} appends {pname}'s {} records at offsets {first}–{} (LEO {leo}) in epoch {epoch}.",
+                ids.len(),
+                leo - 1
+            )
+        };
         // The append path also tries the HW: it matters when the leader is alone in the ISR.
         let hw_move = self.maybe_increment_leader_hw(leader);
         if let Some((a, b)) = hw_move {
