@@ -31,6 +31,8 @@ fn json_text(input: &JsValue) -> Result<String, JsError> {
 #[wasm_bindgen]
 pub struct Playground {
     run: Option<Run>,
+    /// The lighter record form asked for, kept across `configure`.
+    log_tail: Option<usize>,
 }
 
 impl Default for Playground {
@@ -43,7 +45,7 @@ impl Default for Playground {
 impl Playground {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Playground {
-        Playground { run: None }
+        Playground { run: None, log_tail: None }
     }
 
     fn run(&mut self) -> Result<&mut Run, JsError> {
@@ -58,7 +60,8 @@ impl Playground {
     /// Sets the scenario and returns step 0. Throws an Error naming the bad field.
     pub fn configure(&mut self, scenario: JsValue) -> Result<JsValue, JsError> {
         let text = json_text(&scenario)?;
-        let run = Run::from_json(&text).map_err(|e| JsError::new(&e.to_string()))?;
+        let mut run = Run::from_json(&text).map_err(|e| JsError::new(&e.to_string()))?;
+        run.set_log_tail(self.log_tail);
         self.run = Some(run);
         self.current_record()
     }
@@ -117,12 +120,14 @@ impl Playground {
         Ok(self.run()?.scenario().to_json())
     }
 
-    /// Records list only the last `n` items of each log and list (n ≤ 0: complete records).
+    /// Records list only the last `n` items of each log and list (n ≤ 0: complete
+    /// records). May be called before `configure`; it lasts until changed.
     #[wasm_bindgen(js_name = setLogTail)]
-    pub fn set_log_tail(&mut self, n: f64) -> Result<(), JsError> {
-        let tail = (n.is_finite() && n > 0.0).then_some(n as usize);
-        self.run()?.set_log_tail(tail);
-        Ok(())
+    pub fn set_log_tail(&mut self, n: f64) {
+        self.log_tail = (n.is_finite() && n > 0.0).then_some(n as usize);
+        if let Some(run) = self.run.as_mut() {
+            run.set_log_tail(self.log_tail);
+        }
     }
 
     /// The hash of the complete record at the cursor: what a share link carries in `h`.

@@ -15,6 +15,16 @@ const USAGE: &str = "usage:
   hwscope presets                  list the presets
   hwscope bench [--seconds S] [--only NAME] [--json]   simulated events per second per built-in scenario";
 
+/// Prints a line to stdout; a closed pipe (`hwscope … | head`) ends quietly, not in a panic.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 /// A usage or input error: exit status 2, one line on stderr.
 struct Fail(String);
 
@@ -41,13 +51,13 @@ fn run(args: &[String]) -> Result<(), Fail> {
         Some("scenarios") => {
             for (name, json) in builtin::BUILTINS {
                 let title = Scenario::from_json(json).map(|s| s.title).unwrap_or_default();
-                println!("{name:<28} {title}");
+                out!("{name:<28} {title}");
             }
             Ok(())
         }
         Some("presets") => {
             for p in hwscope::scenario::Preset::ALL {
-                println!("{:<12} {}", p.name(), p.description());
+                out!("{:<12} {}", p.name(), p.description());
             }
             Ok(())
         }
@@ -55,7 +65,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
         Some("link") => cmd_link(&args[1..]),
         Some("svg") => cmd_svg(&args[1..]),
         Some("-h" | "--help" | "help") => {
-            println!("{USAGE}");
+            out!("{USAGE}");
             Ok(())
         }
         _ => Err(Fail(format!("expected a command\n{USAGE}"))),
@@ -105,7 +115,7 @@ fn cmd_link(args: &[String]) -> Result<(), Fail> {
     if fragment.len() + 40 > hwscope::link::MAX_LINK {
         return Err(Fail(format!("the link would be {} characters, over the {} limit", fragment.len(), hwscope::link::MAX_LINK)));
     }
-    println!("#{fragment}");
+    out!("#{fragment}");
     Ok(())
 }
 
@@ -169,17 +179,19 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if fmt == "jsonl" {
-        let mut failed = false;
         run.for_each_record(|r| {
-            if !failed && writeln!(out, "{}", r.to_json()).is_err() {
-                failed = true;
+            if writeln!(out, "{}", r.to_json()).is_err() {
+                // The reader has gone (`| head`): stop quietly.
+                std::process::exit(0);
             }
         });
     } else {
         let mut records = Vec::new();
         run.for_each_record(|r| records.push(r.clone()));
         let text = if fmt == "table" { format::table(&records) } else { format::markdown(&records) };
-        let _ = out.write_all(text.as_bytes());
+        if out.write_all(text.as_bytes()).is_err() {
+            std::process::exit(0);
+        }
     }
     let _ = out.flush();
     Ok(())
@@ -220,15 +232,15 @@ fn cmd_bench(args: &[String]) -> Result<(), Fail> {
             .iter()
             .map(|(n, e, t)| serde_json::json!({ "scenario": n, "events": e, "seconds": t, "events_per_second": *e as f64 / t }))
             .collect();
-        println!("{}", serde_json::json!({ "native": list, "peak_rss_kib": peak_kib }));
+        out!("{}", serde_json::json!({ "native": list, "peak_rss_kib": peak_kib }));
         return Ok(());
     }
-    println!("{:<28} {:>12} {:>14}", "scenario", "events", "events/s");
+    out!("{:<28} {:>12} {:>14}", "scenario", "events", "events/s");
     for (n, e, t) in &rows {
-        println!("{n:<28} {e:>12} {:>14.0}", *e as f64 / t);
+        out!("{n:<28} {e:>12} {:>14.0}", *e as f64 / t);
     }
     if let Some(k) = peak_kib {
-        println!("peak memory (VmHWM): {:.1} MiB", k as f64 / 1024.0);
+        out!("peak memory (VmHWM): {:.1} MiB", k as f64 / 1024.0);
     }
     Ok(())
 }
