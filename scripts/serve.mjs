@@ -9,7 +9,7 @@
 // Only GET and HEAD. No directory listings (a directory serves its index.html), no files
 // outside the root (also not through symlinks), no dotfiles (.git, .env, ...).
 // Every response carries a strict Content-Security-Policy, the same one the page must
-// work under when it is deployed.
+// work under when it is deployed, and `Access-Control-Allow-Origin: *` (see baseHeaders).
 import { createServer } from "node:http";
 import { createReadStream } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
@@ -56,6 +56,10 @@ function baseHeaders(extra = {}) {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
+    // Public static files. A page inside <iframe sandbox="allow-scripts"> has an opaque
+    // origin ("null"), so its module scripts and the wasm are cross-origin requests that
+    // need this header (GitHub Pages sends it too).
+    "Access-Control-Allow-Origin": "*",
     "Cache-Control": "no-store",
     ...extra,
   };

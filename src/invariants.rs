@@ -49,6 +49,9 @@ pub struct Invariants {
     leader_verified: Option<(u32, i32, u64)>,
     /// Per pair of replicas (a * 8 + b), the offset below which their logs were verified equal.
     pair_verified: Vec<u64>,
+    /// Each broker's LEO after the previous step: a drop is a truncation (or lost
+    /// unflushed records), below which its pairs must be verified again.
+    last_leo: Vec<u64>,
     reported: VecSet<(&'static str, u64, u64)>,
 }
 
@@ -204,11 +207,27 @@ fn records_kept_by_leader(sim: &mut Sim) {
 /// epoch, which its first truncation may still correct.
 fn replicas_diverged(sim: &mut Sim) {
     let n = sim.brokers.len() as u32;
-    let Some(l) = sim.acting_leader() else { return };
-    let epoch = sim.broker(l).leader_epoch;
     if sim.invariants.pair_verified.len() < 64 {
         sim.invariants.pair_verified.resize(64, 0);
     }
+    // Any truncation, even of a replica not checked this step, reopens its pairs.
+    for x in 0..n as usize {
+        let leo = sim.brokers[x].log.leo();
+        let inv = &mut sim.invariants;
+        if inv.last_leo.len() <= x {
+            inv.last_leo.push(leo);
+        }
+        if leo < inv.last_leo[x] {
+            for y in 0..8 {
+                let (a, b) = if x < y { (x, y) } else { (y, x) };
+                let pair = a * 8 + b;
+                inv.pair_verified[pair] = inv.pair_verified[pair].min(leo);
+            }
+        }
+        inv.last_leo[x] = leo;
+    }
+    let Some(l) = sim.acting_leader() else { return };
+    let epoch = sim.broker(l).leader_epoch;
     let mut authoritative = [false; 8];
     for (x, b) in sim.brokers.iter().enumerate() {
         authoritative[x] = b.alive && (b.id == l || (b.hw_epoch == epoch && b.leader_epoch == epoch));

@@ -12,6 +12,7 @@
 //! - `record`     the step record and its narration
 //! - `run`        a run with checkpoints: step, seek back and forth, fork
 //! - `link`       the share-link codec (URL fragment)
+//! - `svg`        a step as a standalone SVG (print, RSS, no-JS readers)
 //! - `builtin`    the built-in scenarios (JSON files in `scenarios/`)
 //! - `format`     the CLI's table and markdown views
 //! - `wasm`       the browser facade (wasm32 only)
@@ -32,6 +33,7 @@ pub mod record;
 pub mod run;
 pub mod scenario;
 pub mod sim;
+pub mod svg;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -4,7 +4,7 @@
 //! labelled dots where they are at the step's time. For print, RSS, docs and
 //! readers without JavaScript (`hwscope svg`). Every text is escaped.
 
-use hwscope::record::{InFlightRecord, NodeName, ReplicaRecord, StepRecord};
+use crate::record::{InFlightRecord, NodeName, ReplicaRecord, StepRecord};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -426,10 +426,12 @@ pub fn render(rec: &StepRecord, title: &str) -> String {
         escape(&label),
         escape(&label)
     );
+    // One line of title; the whole of it is in <title> and the label.
+    let shown: String = if title.chars().count() > 86 { title.chars().take(85).chain(['…']).collect() } else { title.to_string() };
     let _ = write!(
         out,
         r#"<text class="title" x="12" y="20">{}</text><text class="muted" x="12" y="37">{}</text>"#,
-        escape(title),
+        escape(&shown),
         escape(&status)
     );
 
@@ -446,12 +448,15 @@ pub fn render(rec: &StepRecord, title: &str) -> String {
 
     for (p, (id, at)) in rec.producers.iter().zip(&l.producers) {
         let pending = if p.pending.is_empty() { String::new() } else { format!(" · {} pending", p.pending.len()) };
-        label_box(&mut out, "producer", *at, &format!("{id} acks={}{pending}", acks(&p.acks)), true);
+        label_box(&mut out, "producer", *at, &format!("{id} acks={}{pending}", acks(p.acks)), true);
     }
     label_box(&mut out, "controller", l.controller, "controller", false);
     for (c, (_, at, col)) in rec.consumers.iter().zip(&l.consumers) {
         label_box(&mut out, "consumer", *at, &format!("{} · at {} · read {}", c.id, c.position, c.records_read), false);
-        let x = l.sx(*col) - 2.0;
+        // On the leader, left of its marks for the followers' fetch offsets.
+        let lead = rec.replicas.get(*col).filter(|r| r.role == "leader");
+        let shift = lead.map_or(0.0, |r| 13.0 * r.followers.as_ref().map_or(0, Vec::len) as f64 + 4.0);
+        let x = l.sx(*col) - 2.0 - shift;
         let y = l.y(c.position);
         let _ = write!(
             out,
@@ -536,7 +541,7 @@ pub fn render(rec: &StepRecord, title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hwscope::{builtin, Run, Scenario};
+    use crate::{builtin, Run, Scenario};
 
     fn record_at(scenario: Scenario, step: u64) -> StepRecord {
         let mut run = Run::new(scenario);
@@ -562,7 +567,7 @@ mod tests {
             }
             let end = rest[i..].find('>').ok_or("unclosed tag")? + i;
             let tag = &rest[i + 1..end];
-            if tag.matches('"').count() % 2 != 0 || tag[1..].contains('<') {
+            if tag.matches('"').count() & 1 == 1 || tag[1..].contains('<') {
                 return Err(format!("bad tag {tag:?}"));
             }
             if let Some(name) = tag.strip_prefix('/') {
@@ -615,16 +620,26 @@ mod tests {
     }
 
     #[test]
-    fn escapes_every_text_from_the_scenario() {
+    fn escapes_every_text() {
+        // Scenario ids are validated to [\w.-]; titles are free text, and the
+        // renderer escapes ids and narration too in case that ever changes.
         let hostile = r#"{"format":1,"title":"<script>alert('x')</script> & \"q\"","replicas":2,
-            "producers":[{"id":"<b>p","acks":"all"}],"consumers":[{"id":"c&<i>","fetch_from":1}],
-            "events":[{"at_ms":0,"produce":{"producer":"<b>p","records":2}}]}"#;
+            "consumers":[{"id":"c1","fetch_from":1}],"events":[{"at_ms":0,"produce":{"producer":"p1","records":2}}]}"#;
         let scenario = Scenario::from_json(hostile).unwrap();
         for step in [0, 2, 5] {
-            let rec = record_at(scenario.clone(), step);
+            let mut rec = record_at(scenario.clone(), step);
+            rec.text = "<img src=x onerror=alert(1)>".into();
+            for r in &mut rec.replicas {
+                for e in &mut r.log {
+                    e.id = "<b>id</b>".into();
+                }
+            }
+            for c in &mut rec.consumers {
+                c.id = "c&<i>".into();
+            }
             let svg = render(&rec, &scenario.title);
             well_formed(&svg).unwrap();
-            assert!(!svg.contains("<script") && !svg.contains("<b>") && !svg.contains("<i>"), "{svg}");
+            assert!(!svg.contains("<script") && !svg.contains("<b>") && !svg.contains("<i>") && !svg.contains("<img"), "{svg}");
             assert!(svg.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"));
         }
         assert_eq!(escape("a\u{1}b"), "a\u{FFFD}b");

@@ -14,11 +14,16 @@ import { createStatus } from "./status.js";
 import { renderClients } from "./clients.js";
 import { h } from "./dom.js";
 import { showError, clearError } from "./errors.js";
+import { readOptions, applyControls } from "./options.js";
+import { readLink, checkLink, createUrlSync, pageBase } from "./permalink.js";
+import { createNotice } from "./notice.js";
+import { setTheme } from "./theme.js";
 
 const $ = (id) => document.getElementById(id);
 
 export function start(wasm) {
   const params = new URLSearchParams(location.search);
+  const opts = readOptions(location.search);
   const sim = new Sim(wasm.Playground);
   const scenarios = wasm.builtinScenarios();
   let selection = null;
@@ -39,6 +44,24 @@ export function start(wasm) {
   const controls = createControls(document, player, sim, () => load(json));
   const interventions = createInterventions($("intervene"), (event) => intervene(event));
   const openSettings = createSettings($("settings"), wasm, (text) => load(text));
+  const notice = createNotice($("notice"));
+  const verified = h("span", { class: "verified", hidden: "" }, "link reproduced exactly ✓");
+  $("status").append(verified);
+  Object.assign(player, { from: opts.from, to: opts.to, loop: opts.loop });
+  applyControls(document, opts.controls);
+  // The postMessage API, only inside a frame; the host waits for its "ready".
+  let api = { step() {}, reset() {}, ready() {} };
+  const framed = parent !== window && import("./embed-api.js").then((m) => (api = m.createEmbedApi(opts.origin, player, (mode) => setTheme(mode, $("theme"), false))));
+  const full = (f) => ($("open-full").href = `${pageBase()}#${f}`);
+  // The address bar (an embed's "open full playground" link) follows the step shown.
+  const sync = createUrlSync(sim, !opts.embed, full);
+  let booted = false;
+  const title = () => sim.scenario.title || $("scenario").selectedOptions[0]?.textContent || "Custom scenario";
+  let share = null;
+
+  // Self-study (tours, quizzes, the views that explain) loads on first use: www/learn/.
+  const learn = { wasm, sim, player, scenarios, load, watch: new Set(), get rec() { return shown; } };
+  const openLearn = (query) => import("./learn/learn.js").then((m) => m.open(learn, query));
 
   let fresh = true;
   function show(rec) {
@@ -51,6 +74,9 @@ export function start(wasm) {
     renderClients($("clients"), rec);
     interventions(rec);
     controls.update(rec.step);
+    api.step(rec);
+    for (const watch of learn.watch) watch(rec);
+    if (booted) sync(rec.step);
   }
 
   function pick(sel) {
@@ -108,9 +134,15 @@ export function start(wasm) {
     $("scenario").value = meta ? meta.name : "";
     // The description is the lesson; on a phone it folds away above the stage.
     const description = sim.scenario.description || meta?.description;
-    const title = h("b", {}, sim.scenario.title || meta?.title || "Custom scenario");
-    $("about").replaceChildren(description ? h("details", { open: innerWidth > 640 ? "" : null }, h("summary", {}, title), description) : title);
+    const name = sim.scenario.title || meta?.title || "Custom scenario";
+    const heading = h("b", {}, name);
+    $("about").replaceChildren(description ? h("details", { open: innerWidth > 640 && !opts.embed ? "" : null }, h("summary", {}, heading), description) : heading);
+    document.title = `${name} · hwscope`;
+    verified.hidden = true;
+    notice("");
+    api.reset();
     player.showRecord(first);
+    if (player.from) player.go(player.from);
     if (!performance.getEntriesByName("hwscope-first-frame").length) performance.mark("hwscope-first-frame");
     // Most runs are short: learn their whole length now, the rest when idle.
     const started = performance.now();
@@ -127,11 +159,43 @@ export function start(wasm) {
     if (s) load(s.json);
   });
   $("settings-open").addEventListener("click", () => openSettings(json));
-  picker.disabled = false;
-  $("settings-open").disabled = false;
+  $("share-open").addEventListener("click", async () => {
+    share ??= (await import("./share.js")).createShare($("share"), () => ({ fragment: sim.linkAt(player.step), title: title(), step: player.step }));
+    share();
+  });
+  $("learn-open").addEventListener("click", () => openLearn());
+  for (const id of ["scenario", "settings-open", "share-open", "learn-open"]) $(id).disabled = false;
 
-  const wanted = params.get("scenario");
-  const initial = scenarios.find((s) => s.name === wanted) ?? scenarios.find((s) => s.name === "seed-walkthrough") ?? scenarios[0];
-  load(initial.json);
-  if (wanted && initial.name !== wanted) showError(`There is no built-in scenario "${wanted}"; showing "${initial.name}".`);
+  /** The scenario named by ?scenario=, or the default one. */
+  function builtin(say) {
+    const wanted = params.get("scenario");
+    const s = scenarios.find((x) => x.name === wanted) ?? scenarios.find((x) => x.name === "seed-walkthrough") ?? scenarios[0];
+    load(s.json);
+    if (wanted && s.name !== wanted) say.push(`There is no built-in scenario "${wanted}"; showing "${s.name}".`);
+    return s;
+  }
+
+  /** Opens the share link in a fragment (or the default scenario), replays to its
+   *  step and says whether the state there is the one the link was made from. */
+  function open(fragment) {
+    booted = false;
+    const say = opts.problems.map((p) => `Ignored ${p}.`);
+    const link = readLink(fragment, wasm.decodeLink);
+    if (link?.error || !(link?.scenario ? load(link.scenario) : builtin(say))) {
+      const s = builtin(say);
+      say.unshift(`This link could not be opened: ${link?.error ?? "its scenario was refused"}. Showing "${s.title || s.name}" instead.`);
+    } else if (link) {
+      const r = checkLink(link, sim);
+      if (r.message) say.push(r.message);
+      verified.hidden = !r.ok;
+      player.go(r.step);
+    }
+    notice(say.join(" "));
+    full(sim.linkAt(player.step));
+    booted = true;
+    if (framed) framed.then(() => api.ready(player.rec, title()));
+  }
+  addEventListener("hashchange", () => open(location.hash));
+  open(location.hash);
+  if (params.has("tour") || params.has("view")) openLearn(params);
 }

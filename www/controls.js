@@ -56,9 +56,12 @@ export function createControls(doc, player, sim, reset) {
   return {
     /** Reflects the shown step and the run's known length. */
     update(step) {
-      scrub.max = Math.max(0, sim.known - 1);
+      // A range-locked embed scrubs within its range only.
+      const last = Math.min(player.to, sim.known - 1);
+      scrub.min = player.from;
+      scrub.max = Math.max(player.from, last);
       scrub.value = step;
-      scrubOut.textContent = `${step} / ${sim.known - 1}${sim.done ? "" : "+"}`;
+      scrubOut.textContent = `${step} / ${last}${sim.done || last === player.to ? "" : "+"}`;
     },
     playing(on) {
       play.textContent = on ? "Pause" : "Play";

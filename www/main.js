@@ -6,6 +6,8 @@ import { showError, catchAll } from "./errors.js";
 import { initTheme } from "./theme.js";
 
 catchAll();
+// ?embed=1: minimal chrome (style.css), set before the first paint of the stage.
+document.documentElement.classList.toggle("embed", new URLSearchParams(location.search).get("embed") === "1");
 initTheme(document.getElementById("theme"));
 
 async function loadCore() {

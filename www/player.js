@@ -2,6 +2,7 @@
 // time runs from this step's time_ms to the next one's, so messages glide.
 // An animation frame is requested only while playing and visible; with
 // reduced motion, steps change discretely on a timer and nothing tweens.
+// An embed may lock it to a range of steps (from..to), played once or looped.
 
 /** Real milliseconds one step takes at speed 1: longer gaps take a little
  *  longer, so a 20 ms link reads slower than a 1 ms one, but idle waits of
@@ -25,6 +26,9 @@ export class Player {
     this.started = 0;
     this.raf = 0;
     this.timer = 0;
+    this.from = 0;
+    this.to = Infinity;
+    this.loop = false;
     this.reduced = matchMedia("(prefers-reduced-motion: reduce)").matches || new URLSearchParams(location.search).get("motion") === "reduce";
     this.tick = this.tick.bind(this);
     document.addEventListener("visibilitychange", () => {
@@ -40,9 +44,9 @@ export class Player {
     return this.rec ? this.rec.step : 0;
   }
 
-  /** Shows step n (clamped to the run) with the display time at that step. */
+  /** Shows step n (clamped to the range and the run) with the display time at that step. */
   go(n) {
-    this.rec = this.sim.get(Math.max(0, n));
+    this.rec = this.sim.get(Math.max(this.from, Math.min(this.to, n)));
     this.next = null;
     this.show(this.rec);
     this.frame(this.rec.time_ms);
@@ -60,6 +64,7 @@ export class Player {
   }
 
   upcoming() {
+    if (this.rec.step >= this.to) return null;
     if (!this.next || this.next.step !== this.rec.step + 1) {
       const next = this.sim.get(this.rec.step + 1);
       this.next = next.step === this.rec.step + 1 ? next : null;
@@ -69,7 +74,7 @@ export class Player {
 
   play() {
     if (this.playing) return;
-    if (!this.upcoming()) this.go(0);
+    if (!this.upcoming()) this.go(this.from);
     this.playing = true;
     this.started = performance.now();
     this.onState(true);
@@ -96,11 +101,24 @@ export class Player {
     this.timer = 0;
   }
 
+  /** The last step of the run or range is shown: stop, or start over after a pause. */
+  ended() {
+    if (this.loop && this.rec.step > this.from) {
+      this.timer = setTimeout(() => {
+        this.go(this.from);
+        this.run();
+      }, 1200);
+    } else {
+      this.playing = false;
+      this.onState(false);
+    }
+  }
+
   run() {
     this.halt();
     if (this.reduced) {
       const next = this.upcoming();
-      if (!next) return this.pause();
+      if (!next) return this.ended();
       this.timer = setTimeout(() => {
         this.go(next.step);
         this.run();
@@ -132,9 +150,7 @@ export class Player {
     if (moved) this.show(moved);
     if (!next) {
       this.frame(this.rec.time_ms);
-      this.playing = false;
-      this.onState(false);
-      return;
+      return this.ended();
     }
     if (now - this.started > dur) this.started = now;
     const f = Math.min(1, (now - this.started) / dur);

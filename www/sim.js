@@ -16,7 +16,6 @@ export class CoreFailure extends Error {
 export class Sim {
   constructor(Playground) {
     this.p = new Playground();
-    if (typeof this.p.setLogTail === "function") this.p.setLogTail(TAIL);
     this.records = new Map();
     this.texts = new Map();
     this.known = 1;
@@ -39,6 +38,8 @@ export class Sim {
   /** Configures a scenario (JSON text); throws the core's "field: message" error. */
   load(json) {
     const first = this.call(() => this.p.configure(json));
+    // The tail belongs to the run configure() just made.
+    this.p.setLogTail?.(TAIL);
     this.scenario = JSON.parse(json);
     this.records.clear();
     this.texts.clear();
@@ -107,6 +108,34 @@ export class Sim {
     this.known = rec.step + 1;
     this.done = false;
     return this.keep(rec);
+  }
+
+  /** Moves the core's cursor to step n (the display keeps its cache). */
+  at(n, fn) {
+    return this.call(() => {
+      if (this.p.current() !== n) this.p.seek(n);
+      return fn();
+    });
+  }
+
+  /** The share-link fragment for step n of this run, interventions included. */
+  linkAt(n) {
+    return this.at(n, () => this.p.link());
+  }
+
+  /** The state hash of step n: what a link made at n carries. */
+  hashAt(n) {
+    return this.at(n, () => this.p.stateHash());
+  }
+
+  /** Learns the run up to step n, for at most `ms`; false if time ran out first. */
+  reach(n, ms) {
+    const end = performance.now() + ms;
+    while (this.known <= n && !this.done) {
+      if (performance.now() > end) return false;
+      this.extend(500);
+    }
+    return true;
   }
 
   /** Computes up to `budget` steps ahead without moving the cursor. */

@@ -1,5 +1,6 @@
 // Light, dark or auto (follows prefers-color-scheme). ?theme= wins over the
 // saved choice; saving fails quietly where storage is blocked (sandboxed embeds).
+// The host of an embed can change it later (embed-api.js).
 
 const MODES = ["auto", "light", "dark"];
 
@@ -27,7 +28,9 @@ export function setTheme(mode, button, persist = true) {
 }
 
 export function initTheme(button) {
-  let mode = setTheme(new URLSearchParams(location.search).get("theme") ?? saved() ?? "auto", button, false);
+  const q = new URLSearchParams(location.search);
+  // An embed takes its theme from the host page only.
+  let mode = setTheme(q.get("theme") ?? (q.get("embed") === "1" ? "auto" : saved()) ?? "auto", button, false);
   button.addEventListener("click", () => {
     mode = setTheme(MODES[(MODES.indexOf(mode) + 1) % MODES.length], button);
   });

@@ -4,9 +4,6 @@ use hwscope::{builtin, format, Run, Scenario, ScenarioError};
 use std::io::Write;
 use std::process::ExitCode;
 
-#[path = "../svg.rs"]
-mod svg;
-
 const USAGE: &str = "usage:
   hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown] [--until-ms N] [--preset NAME]
   hwscope link SCENARIO.json|--builtin NAME [--at N]   print the share-link fragment
@@ -139,7 +136,7 @@ fn cmd_svg(args: &[String]) -> Result<(), Fail> {
     let title = scenario.title.clone();
     let mut run = Run::new(scenario);
     run.seek(at);
-    print!("{}", svg::render(&run.record(), &title));
+    print!("{}", hwscope::svg::render(&run.record(), &title));
     Ok(())
 }
 

@@ -142,6 +142,15 @@ impl Sim {
             self.text = text;
             return;
         }
+        if self.controller.leader == Some(id) {
+            // A bounced leader never resumes its old epoch (the controller treats it as
+            // failed, then started): leadership moves to a live ISR member, or back to
+            // it, in a new epoch, so followers' epochs reveal any divergence.
+            let next = self.controller.isr.iter().copied().find(|&b| b != id && self.eligible(b)).unwrap_or(id);
+            text.push_str(&self.elect(next, true, &say!(self, "leader {id} restarted")));
+            self.text = text;
+            return;
+        }
         let meta = self.metadata();
         text.push_str(&self.apply_metadata(id, &meta));
         if was_fenced {

@@ -248,6 +248,18 @@ impl Sim {
         self.answer_or_park(msg, req, initial_hw, text);
     }
 
+    /// The ISR size acks=all needs (`Partition.appendRecordsToLeader`,
+    /// `checkEnoughReplicasReachOffset`): min.insync.replicas, capped at the replication
+    /// factor (`effectiveMinIsr`) from 3.7, where the same cap holds the HW.
+    fn min_isr_for_acks(&self) -> u32 {
+        let min = self.scenario.config.min_insync_replicas;
+        if self.behavior.hw_held_under_min_isr {
+            min.min(self.scenario.replicas)
+        } else {
+            min
+        }
+    }
+
     fn under_min_isr(&self, leader: u32) -> bool {
         let min = self.scenario.config.min_insync_replicas.min(self.scenario.replicas) as usize;
         self.broker(leader).lead.as_ref().is_some_and(|ls| ls.isr.len() < min)
@@ -489,8 +501,12 @@ impl Sim {
         let leo = self.broker(leader).log.leo();
         let bytes = (leo - req.fetch_offset) * self.scenario.record_bytes;
         let hw = self.broker(leader).hw;
-        let stale_hw = self.behavior.hw_move_completes_follower_fetch
-            && self.lead(leader).followers.get(&follower).is_some_and(|v| v.last_sent_hw < hw);
+        // 2.4–2.5: `followerNeedsHwUpdate` compares the HW read before this fetch; a fetch
+        // that itself moved the HW is parked and at once released by Case H, whose
+        // re-read carries the new HW.
+        let last_sent = self.lead(leader).followers.get(&follower).map_or(u64::MAX, |v| v.last_sent_hw);
+        let case_h = self.behavior.hw_move_completes_follower_fetch && last_sent < hw;
+        let stale_hw = self.behavior.hw_move_completes_follower_fetch && last_sent < initial_hw;
         let now_reason = if !self.behavior.long_poll {
             Some("")
         } else if c.replica_fetch_wait_max_ms == 0 {
@@ -501,12 +517,16 @@ impl Sim {
             Some(" (replica.fetch.min.bytes is 0)")
         } else if stale_hw {
             Some(" because the HW it last sent this follower is stale (KIP-392, 2.4–2.5)")
+        } else if case_h {
+            Some(" (parked, and released at once because the HW moved past what this follower last heard: DelayedFetch Case H, 2.4–2.5)")
         } else {
             None
         };
         match now_reason {
             Some(reason) => {
+                let released_by_case_h = case_h && !stale_hw && bytes < c.replica_fetch_min_bytes.max(1) && self.behavior.long_poll;
                 let hw_sent = match self.behavior.response_hw {
+                    _ if released_by_case_h => hw,
                     ResponseHw::AfterFetch => hw,
                     ResponseHw::BeforeFetch => initial_hw,
                 };
@@ -718,7 +738,7 @@ impl Sim {
                 ls.delayed_produces.retain(|q| q.request != d.request);
             }
             self.cancel(d.timer);
-            let error = (maximal < self.scenario.config.min_insync_replicas).then_some(KafkaError::NotEnoughReplicasAfterAppend);
+            let error = (maximal < self.min_isr_for_acks()).then_some(KafkaError::NotEnoughReplicasAfterAppend);
             let pname = self.scenario.producers[d.producer].id.clone();
             let sent = self.send(
                 Node::Broker(leader),
@@ -781,7 +801,7 @@ impl Sim {
                 say!(self, "Broker {leader} does not lead the partition: {pname}'s write gets NOT_LEADER_OR_FOLLOWER.{}", sent.note());
             return;
         };
-        let min_isr = self.scenario.config.min_insync_replicas;
+        let min_isr = self.min_isr_for_acks();
         if acks == Acks::All && (ls.isr.len() as u32) < min_isr {
             let isr = ls.isr.clone();
             self.ev().outcome = Some("error");

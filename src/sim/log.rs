@@ -124,13 +124,20 @@ impl Log {
         self.epochs.last().map_or(0, |e| e.0)
     }
 
-    /// Records that `epoch` starts at `start` if it is newer than the latest
-    /// (`LeaderEpochFileCache.assign`; a new leader calls it before writing anything).
+    /// Records that `epoch` starts at `start` (`LeaderEpochFileCache.assign`): nothing
+    /// changes if it is the latest epoch already; otherwise entries at or after the new
+    /// one (a later epoch, or a start not below `start`) are dropped first
+    /// (`maybeTruncateNonMonotonicEntries`), so an epoch in which nothing was written
+    /// disappears when the next one starts at the same offset. A new leader calls it
+    /// before writing anything.
     pub fn assign_epoch(&mut self, epoch: i32, start: u64) {
-        match self.epochs.last() {
-            Some(&(latest, _)) if latest >= epoch => {}
-            _ => self.epochs.push((epoch, start)),
+        if let Some(&(latest, latest_start)) = self.epochs.last() {
+            if latest == epoch && start >= latest_start {
+                return;
+            }
         }
+        self.epochs.retain(|&(e, s)| e < epoch && s < start);
+        self.epochs.push((epoch, start));
     }
 
     /// The end of `epoch` as this log knows it: `(epoch found, end offset)`, or

@@ -1,0 +1,58 @@
+// npm run dist: the static site in dist/ works on its own, served by a plain
+// static server: the page, a share link, the docs page with its embeds. Every
+// asset it loads has a content-hashed name except the entry points.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
+
+const OUT = mkdtempSync(join(tmpdir(), "hwscope-dist-"));
+const STABLE = new Set(["/", "/index.html", "/www/embed.js", "/docs/embed.html"]);
+
+let env;
+before(async () => {
+  execFileSync(process.execPath, [join(ROOT, "scripts/dist.mjs"), "--out", OUT], { stdio: "ignore" });
+  env = await launch({ root: OUT });
+});
+after(async () => {
+  await env?.close();
+  rmSync(OUT, { recursive: true, force: true });
+});
+
+/** Opens a path and lists the same-site paths it requested. */
+async function visit(path) {
+  const page = await env.newPage();
+  const paths = [];
+  page.on("request", (r) => {
+    const u = new URL(r.url());
+    if (u.origin === env.baseURL) paths.push(u.pathname);
+  });
+  await page.goto(env.baseURL + path);
+  return { page, paths };
+}
+
+test("the page runs from dist/ with only content-hashed assets", async () => {
+  const { page, paths } = await visit("/");
+  await page.waitForSelector(".broker[data-broker]");
+  await page.waitForLoadState("networkidle");
+  const unhashed = paths.filter((p) => !STABLE.has(p) && !/\.[0-9a-f]{10}\.(js|css|wasm|svg)$/.test(p));
+  assert.deepEqual(unhashed, []);
+  assert.ok(paths.some((p) => /hwscope_bg\.[0-9a-f]{10}\.wasm$/.test(p)), "the wasm under its hashed name");
+  assert.match(readFileSync(join(OUT, "index.html"), "utf8"), /<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'/);
+  assertNoErrors(page, { requests: true });
+  await page.close();
+});
+
+test("the docs page's element and sandboxed iframe work from dist/", async () => {
+  const { page } = await visit("/docs/embed.html");
+  await page.waitForFunction(() => document.getElementById("walk-log").textContent.startsWith("ready"));
+  await page.click('[data-seek="5"]');
+  await page.waitForFunction(() => document.getElementById("walk-log").textContent.includes("HW 100 → 105"));
+  await page.evaluate(() => document.getElementById("raw").scrollIntoView());
+  await page.waitForFunction(() => document.getElementById("raw").height !== "460");
+  assertNoErrors(page, { requests: true });
+  await page.close();
+});

@@ -1,0 +1,403 @@
+// Self-study in headless Chromium: every tour plays end to end at every level,
+// every quiz's expected answer is the simulator's own value (checked against
+// the native CLI's trace and against the stage the page draws), the views
+// explain from the records (cause chain, gauges, chart), the exports are SVG
+// and PNG that render, and the compare view keeps both runs at one time.
+//
+// Needs www/pkg (npm run build). Uses HWSCOPE_BIN when set, else builds the
+// native CLI once (cargo build --release --bin hwscope, a no-op when fresh).
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
+
+const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
+const LEVELS = ["junior", "middle", "senior", "principal"];
+const TOURS = ["hw-lag", "long-poll", "slow-follower", "follower-fetch", "kip101"];
+let bin = process.env.HWSCOPE_BIN;
+const traces = new Map();
+
+/** The CLI's trace, one record per step: a built-in (optionally under a preset) or a file. */
+function trace({ builtin, preset, file }) {
+  const key = JSON.stringify({ builtin, preset, file });
+  if (!traces.has(key)) {
+    if (!bin) {
+      execFileSync("cargo", ["build", "--quiet", "--release", "--bin", "hwscope"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+      bin = join(TARGET_DIR, "release", "hwscope");
+    }
+    const args = ["run", ...(file ? [file] : ["--builtin", builtin]), ...(preset ? ["--preset", preset] : []), "--format", "jsonl"];
+    const r = spawnSync(bin, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 30 });
+    assert.equal(r.status, 0, `hwscope ${args.join(" ")}: ${r.stderr}`);
+    traces.set(key, r.stdout.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)));
+  }
+  return traces.get(key);
+}
+
+const replica = (rec, b) => rec.replicas.find((r) => r.broker === b);
+
+/** The answer a claim quiz must expect, worked out here from the CLI's records. */
+function claimFromTrace(recs, claim, step, broker) {
+  const rec = recs[step];
+  const e = rec.event;
+  switch (claim) {
+    case "reports-leo":
+      return e.type === "fetch_request" && e.fetch_offset === replica(rec, e.from).leo ? "yes" : "no";
+    case "pull":
+      return e.type === "fetch_response" && e.to === broker && e.hw_after > e.hw_before ? "response" : "push";
+    case "long-poll": {
+      // The answer received here: which step put it on the wire, and why.
+      const m = recs[step - 1].in_flight.find((x) => x.type === "fetch_response" && x.to === broker && x.arrive_ms === rec.time_ms);
+      assert.ok(m, `a fetch response to ${broker} arrives at step ${step}`);
+      let q = step - 1;
+      while (q >= 0 && !(recs[q].event?.sent ?? []).includes(m.id)) q--;
+      assert.ok(q >= 0, `the step that sent message ${m.id}`);
+      const s = recs[q].event;
+      return s.type === "timeout" && s.timer === "fetch-expiry" ? "protocol-wait" : "round-trip";
+    }
+    case "hw-not-data": {
+      const f = replica(rec, broker);
+      const c = rec.consumers.find((x) => x.fetch_from === broker);
+      return f.leo > c.position && f.hw <= c.position ? "hw" : "nodata";
+    }
+    default:
+      throw new Error(`no check for claim ${claim}`);
+  }
+}
+
+async function card(page) {
+  return page.$eval(".tour", (t) => ({ ...t.dataset, shown: Number(document.getElementById("status").dataset.step) }));
+}
+
+async function brokerOnStage(page, b) {
+  return page.$eval(`#stage .broker[data-broker="${b}"]`, (g) => ({ hw: Number(g.dataset.hw), leo: Number(g.dataset.leo) }));
+}
+
+let env;
+before(async () => {
+  env = await launch({ contextOptions: { acceptDownloads: true } });
+  // Count animation frames, to prove none is requested while paused.
+  await env.context.addInitScript(() => {
+    const raf = window.requestAnimationFrame.bind(window);
+    window.__frames = 0;
+    window.requestAnimationFrame = (cb) => {
+      window.__frames++;
+      return raf(cb);
+    };
+  });
+});
+after(async () => {
+  await env?.close();
+});
+
+test("the first load fetches nothing from www/learn/; the Learn button loads it", async () => {
+  const page = await env.newPage();
+  const learn = [];
+  page.on("request", (r) => r.url().includes("/www/learn/") && learn.push(r.url()));
+  await page.goto(new URL("/", env.baseURL).href);
+  await page.waitForSelector("#status[data-step]");
+  await page.waitForLoadState("networkidle");
+  assert.deepEqual(learn, [], "no learn module on the first load");
+  await page.click("#learn-open");
+  await page.waitForSelector("#learn .tour-pick");
+  assert.ok(learn.some((u) => u.endsWith("/learn.js")), "learn.js is loaded on demand");
+  assert.equal(await page.$$eval("#learn .tour-pick", (bs) => bs.length), TOURS.length);
+  assertNoErrors(page);
+  await page.close();
+});
+
+describe("every tour plays end to end at every level, and every quiz answer is the simulator's", () => {
+  for (const tour of TOURS) {
+    test(tour, async () => {
+      const counts = [];
+      let quizzes = 0;
+      for (const [li, level] of LEVELS.entries()) {
+        const page = await env.open(`/?tour=${tour}&level=${level}`);
+        await page.waitForSelector(".tour[data-beat]");
+        const pinned = await page.evaluate(async () => (await import("/www/learn/learn.js")).open().then((hub) => hub.tour.pinned()));
+        assert.ok(pinned.length > 0);
+        for (const b of pinned) assert.ok(b.step >= 0, `${tour}: beat ${b.id} (part ${b.part}) is found in its run`);
+        let c = await card(page);
+        assert.equal(c.beat, "1");
+        assert.equal(c.level, level);
+        counts.push(Number(c.beats));
+        for (let i = 1; ; i++) {
+          c = await card(page);
+          assert.equal(Number(c.beat), i);
+          const recs = trace({ builtin: c.scenario, preset: c.preset });
+          const step = Number(c.step);
+          if (c.state === "ask") {
+            quizzes++;
+            // Predict first: the stage shows the step before the beat.
+            assert.equal(c.shown, step - 1, "a question is asked one step before its beat");
+            const q = await page.$eval(".tour form.quiz", (f) => ({ ...f.dataset, keys: [...f.querySelectorAll("input[type=radio]")].map((x) => x.value) }));
+            assert.equal(Number(q.step), step);
+            assert.ok(q.keys.includes(q.expected), "the expected answer is among the choices");
+            assert.ok(q.keys.length >= 2, "there is a wrong answer to pick");
+            const rec = recs[step];
+            if (q.kind === "value") {
+              const want = replica(rec, Number(q.broker))[q.field];
+              assert.equal(Number(q.expected), want, `${tour} beat ${i}: ${q.field} of broker ${q.broker} at step ${step}`);
+            } else {
+              assert.equal(q.expected, claimFromTrace(recs, q.claim, step, Number(q.broker)), `${tour} beat ${i}: claim ${q.claim}`);
+            }
+            // Right on the first level, wrong (a classic mistake) on the others.
+            const pick = li === 0 ? q.expected : q.keys.find((k) => k !== q.expected);
+            await page.check(`.tour form.quiz input[value="${pick}"]`);
+            await page.click(".tour form.quiz button[type=submit]");
+            const result = await page.$eval(".tour .quiz-result", (r) => ({ ...r.dataset, text: r.textContent }));
+            assert.equal(result.expected, q.expected);
+            assert.equal(result.right, String(pick === q.expected));
+            assert.match(result.text, pick === q.expected ? /Right/ : /Not quite/);
+            // The reveal shows the beat's step, and the stage agrees with the answer.
+            c = await card(page);
+            assert.equal(c.shown, step);
+            if (q.kind === "value") assert.equal((await brokerOnStage(page, Number(q.broker)))[q.field], Number(q.expected), "the stage shows the revealed value");
+          } else {
+            assert.equal(c.shown, step, "a beat shows its step");
+          }
+          const text = await page.textContent(".tour .beat-body");
+          assert.ok(text.trim().length > 20, `${tour} beat ${i} says something`);
+          assert.doesNotMatch(text, /undefined|NaN|\[object/, `${tour} beat ${i} has no holes: ${text}`);
+          if (await page.isDisabled(".tour-nav .primary")) break;
+          await page.click(".tour-nav .primary");
+        }
+        assertNoErrors(page);
+        await page.close();
+      }
+      for (let i = 1; i < counts.length; i++) assert.ok(counts[i] >= counts[i - 1], `deeper levels show at least as many beats: ${counts}`);
+      assert.ok(counts[3] > counts[0] || tour === "follower-fetch", `principal goes deeper than junior: ${counts}`);
+      assert.ok(quizzes > 0, "the tour asks questions");
+    });
+  }
+});
+
+test("a tour links and embeds at a beat; the keyboard moves between beats", async () => {
+  const page = await env.open("/?tour=hw-lag&beat=3&level=junior&embed=1");
+  await page.waitForSelector(".tour[data-beat]");
+  let c = await card(page);
+  assert.equal(c.beat, "3");
+  assert.equal(c.level, "junior");
+  assert.equal(await page.isVisible(".bar"), false, "embedded: no page chrome");
+  assert.equal(await page.isVisible(".tour"), true, "embedded: the tour card shows");
+  await page.click(".tour-head button:has-text('Link to this beat')");
+  const link = new URL(await page.inputValue(".tour-link"));
+  assert.equal(link.searchParams.get("tour"), "hw-lag");
+  assert.equal(link.searchParams.get("beat"), "3");
+  assert.equal(link.searchParams.get("level"), "junior");
+  assert.equal(link.searchParams.get("embed"), "1");
+  await page.locator("body").click({ position: { x: 2, y: 2 } });
+  await page.keyboard.press("n");
+  c = await card(page);
+  assert.equal(c.beat, "4");
+  await page.keyboard.press("p");
+  assert.equal((await card(page)).beat, "3");
+  assertNoErrors(page);
+  await page.close();
+});
+
+test("without local storage (a sandboxed frame) tours still work; with it, progress is kept", async () => {
+  const context = await env.browser.newContext({ baseURL: env.baseURL });
+  await context.addInitScript(() => {
+    Object.defineProperty(window, "localStorage", { get() { throw new DOMException("blocked", "SecurityError"); } });
+  });
+  const blocked = await context.newPage();
+  const errors = [];
+  blocked.on("pageerror", (e) => errors.push(e.message));
+  await blocked.goto(new URL("/?tour=kip101&level=junior", env.baseURL).href);
+  await blocked.waitForSelector(".tour[data-beat]");
+  await blocked.click(".tour-nav .primary");
+  assert.equal((await card(blocked)).beat, "2");
+  assert.deepEqual(errors, []);
+  await context.close();
+
+  const page = await env.open("/?tour=kip101&level=junior");
+  await page.waitForSelector(".tour[data-beat]");
+  const beats = Number((await card(page)).beats);
+  await page.click(`.beat-dots li:nth-child(${beats}) button`);
+  await page.reload();
+  await page.waitForSelector("#learn .tour-pick");
+  assert.equal(await page.$eval('#learn .tour-pick[data-tour="kip101"] + .done', (s) => s.textContent.trim()), "✓", "a finished tour is marked");
+  assertNoErrors(page);
+  await page.close();
+});
+
+describe("the views that explain", () => {
+  let page;
+  const recs = () => trace({ builtin: "seed-walkthrough" });
+  before(async () => {
+    page = await env.open("/?scenario=seed-walkthrough&view=why,gauges,chart,diagram");
+    await page.waitForSelector(".view-diagram svg .row");
+    await page.waitForSelector(".view-chart svg .mk");
+  });
+  after(async () => {
+    assertNoErrors(page);
+    await page.close();
+  });
+
+  test("why did the HW move: the Fetch that moved it and the answers that carried it", async () => {
+    const r = recs();
+    const lead = r.findIndex((x) => x.event?.type === "fetch_request" && x.event.hw_after > x.event.hw_before);
+    const hw = r[lead].event.hw_after;
+    const carried = r.findIndex((x, n) => n > lead && x.event?.type === "fetch_response" && x.event.to === 1 && x.event.hw >= hw);
+    await page.$eval(".view-why select", (s, lead) => {
+      const o = [...s.options].find((x) => x.textContent.startsWith(`#${lead} `));
+      s.value = o.value;
+      s.dispatchEvent(new Event("change"));
+    }, lead);
+    const chain = await page.$$eval(".view-why .chain li", (lis) => lis.map((li) => ({ steps: [...li.querySelectorAll("[data-step]")].map((b) => Number(b.dataset.step)), follower: li.dataset.follower, text: li.textContent })));
+    const key = chain.find((x) => x.steps.includes(lead));
+    assert.ok(key, "the chain names the step that moved the leader's HW");
+    assert.match(key.text, new RegExp(`HW ${r[lead].event.hw_before} → ${hw}`));
+    const fetchSent = chain[0];
+    assert.match(fetchSent.text, new RegExp(`Fetch @${r[lead].event.fetch_offset}`), "…and the Fetch, with its fetch offset");
+    const f = chain.find((x) => x.follower === "1");
+    assert.deepEqual(f.steps, [carried], "…and the answer that carried the HW to follower 1");
+    assert.match(f.text, new RegExp(`${r[carried].time_ms - r[lead].time_ms} ms after the leader`));
+    // A click on a chain step shows that step.
+    await page.click(`.view-why .chain [data-step="${carried}"]`);
+    assert.equal(Number(await page.$eval("#status", (s) => s.dataset.step)), carried);
+  });
+
+  test("the gauge shows each follower's lag in offsets and milliseconds", async () => {
+    const r = recs();
+    // The first step where the follower's HW is behind the leader's, and the one after.
+    const start = r.findIndex((x) => replica(x, 0).hw > replica(x, 1).hw);
+    const n = start + 1;
+    await page.$eval("#scrub", (el, v) => {
+      el.value = String(v);
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    }, n);
+    const g = await page.$eval('.view-gauges .gauge[data-broker="1"]', (x) => ({ offsets: Number(x.dataset.offsets), ms: Number(x.dataset.ms) }));
+    assert.equal(g.offsets, replica(r[n], 0).hw - replica(r[n], 1).hw);
+    assert.equal(g.ms, r[n].time_ms - r[start].time_ms);
+  });
+
+  test("the chart marks every HW change, and a mark explains itself", async () => {
+    const r = recs();
+    let changes = 0;
+    for (let n = 1; n < r.length; n++) for (const x of r[n].replicas) if (x.hw !== replica(r[n - 1], x.broker).hw) changes++;
+    assert.equal(await page.$$eval(".view-chart .mk", (m) => m.length), changes);
+    const mk = await page.$(".view-chart .mk.lead");
+    const step = Number(await mk.getAttribute("data-step"));
+    await mk.click();
+    await page.waitForFunction((s) => document.querySelector(".view-why .why-out")?.dataset.step === String(s), step);
+  });
+
+  test("the sequence diagram has a lane per broker and client and follows the scrubber", async () => {
+    const r = recs();
+    const lanes = await page.$$eval(".view-diagram .lh", (ts) => ts.map((t) => t.textContent));
+    assert.deepEqual(lanes.slice(0, 2), ["broker 0", "broker 1"]);
+    assert.ok(lanes.includes("p1"));
+    assert.equal(await page.$$eval(".view-diagram .row", (rs) => rs.length), r.length);
+    for (const n of [2, 7, 4]) {
+      await page.$eval("#scrub", (el, v) => {
+        el.value = String(v);
+        el.dispatchEvent(new Event("input", { bubbles: true }));
+      }, n);
+      assert.equal(await page.$eval(".view-diagram svg", (s) => s.dataset.step), String(n));
+    }
+    // Each message runs from the step that sent it to the step that received it.
+    const arrows = await page.$$eval(".view-diagram .msg-a", (gs) => gs.map((g) => ({ id: Number(g.dataset.msg), from: Number(g.dataset.from), to: g.dataset.to === "" ? null : Number(g.dataset.to) })));
+    for (const a of arrows) {
+      assert.ok(r[a.from].in_flight.some((m) => m.id === a.id), `message ${a.id} is on the wire at step ${a.from}`);
+      if (a.from > 0) assert.ok(!r[a.from - 1].in_flight.some((m) => m.id === a.id), `message ${a.id} was sent at step ${a.from}`);
+      if (a.to !== null) assert.ok(!r[a.to].in_flight.some((m) => m.id === a.id) && r[a.to - 1].in_flight.some((m) => m.id === a.id), `message ${a.id} arrives at step ${a.to}`);
+    }
+  });
+
+  test("the chart and the diagram export as SVG and PNG that render", async () => {
+    for (const view of ["chart", "diagram"]) {
+      for (const kind of ["svg", "png"]) {
+        const [download] = await Promise.all([page.waitForEvent("download"), page.click(`.view-${view} [data-export="${kind}"]`)]);
+        assert.match(download.suggestedFilename(), new RegExp(`\\.${kind}$`));
+        const bytes = readFileSync(await download.path());
+        if (kind === "png") assert.deepEqual([...bytes.subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10], "a PNG signature");
+        const shown = await page.evaluate(async ({ b64, kind }) => {
+          let src;
+          let parse = null;
+          if (kind === "svg") {
+            const text = new TextDecoder().decode(Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0)));
+            parse = new DOMParser().parseFromString(text, "image/svg+xml").querySelector("parsererror")?.textContent ?? null;
+            src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(text)}`;
+          } else {
+            src = `data:image/png;base64,${b64}`;
+          }
+          const img = new Image();
+          img.src = src;
+          await img.decode();
+          return { parse, width: img.naturalWidth, height: img.naturalHeight };
+        }, { b64: bytes.toString("base64"), kind });
+        assert.equal(shown.parse, null, `${view}.${kind} parses`);
+        assert.ok(shown.width > 0 && shown.height > 0, `${view}.${kind} renders (${shown.width}×${shown.height})`);
+      }
+    }
+  });
+
+  test("nothing runs while paused", async () => {
+    const frames = await page.evaluate(() => window.__frames);
+    await page.waitForTimeout(500);
+    assert.equal(await page.evaluate(() => window.__frames), frames, "no animation frame while paused");
+  });
+});
+
+test("compare: two runs differing in replica.fetch.wait.max.ms stay at one time", async () => {
+  const page = await env.open("/?scenario=idle-partition-lag&view=compare");
+  await page.waitForSelector(".view-compare .cmp-side[data-step]");
+  await page.selectOption(".view-compare .row select", "wait");
+  await page.fill(".view-compare .cmp-value input", "100");
+  await page.dispatchEvent(".view-compare .cmp-value input", "change");
+  await page.waitForSelector('.view-compare .view-body[data-setting="wait"][data-value="100"]');
+  // B is the scenario with replica.fetch.wait.max.ms = 100, run by the CLI from a file.
+  const scenario = JSON.parse(readFileSync(join(ROOT, "scenarios/idle-partition-lag.json"), "utf8"));
+  scenario.config = { ...scenario.config, "replica.fetch.wait.max.ms": 100 };
+  const file = join(mkdtempSync(join(tmpdir(), "hwscope-learn-")), "b.json");
+  writeFileSync(file, JSON.stringify(scenario));
+  const runs = { A: trace({ builtin: "idle-partition-lag" }), B: trace({ file }) };
+  const lastAt = (recs, t) => recs.reduce((n, r, i) => (r.time_ms <= t ? i : n), 0);
+  const sides = () => page.$$eval(".view-compare .cmp-side", (ss) => Object.fromEntries(ss.map((s) => [s.dataset.side, { step: Number(s.dataset.step), time: Number(s.dataset.time) }])));
+  const max = Number(await page.getAttribute(".view-compare .cmp-scrub", "max"));
+  assert.equal(max, Math.max(runs.A.at(-1).time_ms, runs.B.at(-1).time_ms));
+  for (const t of [0, 1203, 1304, 1703, max]) {
+    await page.$eval(".view-compare .cmp-scrub", (el, v) => {
+      el.value = String(v);
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    }, t);
+    const s = await sides();
+    for (const side of ["A", "B"]) {
+      const n = lastAt(runs[side], t);
+      assert.equal(s[side].step, n, `${side} at ${t} ms shows step ${n}`);
+      assert.equal(s[side].time, runs[side][n].time_ms);
+    }
+  }
+  // ▶ goes to the next event in either run: both sides move to that time.
+  await page.$eval(".view-compare .cmp-scrub", (el) => {
+    el.value = "1203";
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+  await page.click('.view-compare [aria-label="Next event in either run"]');
+  const t = Number(await page.$eval(".view-compare .cmp-scrub", (el) => el.value));
+  const next = Math.min(...["A", "B"].map((k) => runs[k].find((r) => r.time_ms > 1203)?.time_ms ?? Infinity));
+  assert.equal(t, next);
+  const s = await sides();
+  for (const side of ["A", "B"]) assert.equal(s[side].step, lastAt(runs[side], t));
+  // The B side's follower learns the HW sooner: its chart has the follower's HW move earlier.
+  assertNoErrors(page);
+  await page.close();
+});
+
+test("320 px, dark: the tour and the views fit without sideways scrolling", async () => {
+  const page = await env.newPage();
+  await page.setViewportSize({ width: 320, height: 700 });
+  await page.goto(new URL("/?theme=dark&tour=hw-lag&level=senior&view=why,chart,compare", env.baseURL).href);
+  await page.waitForSelector(".tour[data-beat]");
+  await page.waitForSelector(".view-compare .cmp-side[data-step]");
+  const bg = await page.evaluate(() => getComputedStyle(document.querySelector(".tour")).backgroundColor);
+  const [r, g, b] = bg.match(/\d+/g).map(Number);
+  assert.ok(r + g + b < 200, `the tour card is dark, got ${bg}`);
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 320), "no horizontal overflow at 320 px");
+  assertNoErrors(page);
+  await page.close();
+});

@@ -1,0 +1,127 @@
+// npm run dist: the playground as a self-contained static site in dist/, for
+// GitHub Pages or any static host (no server code).
+//
+//   node scripts/dist.mjs [--out DIR]     # needs www/pkg (npm run build)
+//
+// Starting from the entry pages it follows every local reference (HTML src/href,
+// ES-module imports, wasm-bindgen's `new URL("…wasm", import.meta.url)`) and
+// gives every file it reaches a content-hashed name (app.3f2a9c01de.js), with
+// the references rewritten, so those files can be cached forever. Entry points
+// keep their names: index.html, docs/embed.html and www/embed.js (the script
+// documentation sites load). It also writes _headers (cache and security
+// headers for hosts that read it) and .nojekyll, and puts the page's CSP in a
+// <meta> tag for hosts that cannot send headers (GitHub Pages).
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, extname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CONTENT_SECURITY_POLICY } from "./serve.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const ENTRIES = ["index.html", "docs/embed.html", "www/embed.js", "docs/embedding.md"];
+const TEXT = new Set([".html", ".js", ".mjs", ".css", ".svg", ".md", ".json"]);
+
+const args = process.argv.slice(2);
+const OUT = resolve(args.includes("--out") ? args[args.indexOf("--out") + 1] : join(ROOT, "dist"));
+
+const rel = (p) => relative(ROOT, p).split(sep).join("/");
+const isFile = (p) => existsSync(p) && statSync(p).isFile();
+
+/** Where each file's references are, by kind: [regex, group holding the path]. */
+function patterns(file) {
+  switch (extname(file)) {
+    case ".html":
+      return [/\s(?:src|href)="([^"#?]+)(?:[?#][^"]*)?"/g];
+    case ".js":
+    case ".mjs":
+      return [
+        /\bfrom\s*["']([^"']+)["']/g,
+        /\bimport\s*["']([^"']+)["']/g,
+        /\bimport\(\s*["']([^"']+)["']\s*\)/g,
+        /\bnew URL\(\s*["']([^"']+)["']\s*,\s*import\.meta\.url\s*\)/g,
+      ];
+    case ".css":
+      return [/url\(\s*["']?([^"')]+)["']?\s*\)/g];
+    default:
+      return [];
+  }
+}
+
+/** Rewrites each local file reference in `text` to what `map(path)` returns;
+ *  other sites, data: URLs, anchors and directories are left alone. */
+function rewrite(file, text, map) {
+  for (const re of patterns(file)) {
+    text = text.replace(re, (whole, spec) => {
+      if (/^([a-z]+:|\/\/|#|\/)/i.test(spec)) return whole;
+      const path = resolve(dirname(file), spec);
+      if (!isFile(path) || !path.startsWith(ROOT + sep)) return whole;
+      let next = relative(dirname(file), resolve(ROOT, map(path))).split(sep).join("/");
+      if (spec.startsWith("./") && !next.startsWith(".")) next = `./${next}`;
+      return whole.replace(spec, next);
+    });
+  }
+  return text;
+}
+
+const done = new Map(); // source path -> output path (relative to OUT)
+const visiting = new Set();
+const immutable = [];
+
+/** Copies a file (after the files it refers to) and returns its name in dist/. */
+function emit(path) {
+  if (done.has(path)) return done.get(path);
+  if (visiting.has(path)) throw new Error(`dist: a reference cycle goes through ${rel(path)}`);
+  visiting.add(path);
+  const entry = ENTRIES.includes(rel(path));
+  let data = readFileSync(path);
+  if (TEXT.has(extname(path))) {
+    let text = rewrite(path, data.toString("utf8"), emit);
+    if (rel(path) === "index.html") text = withCsp(text);
+    data = Buffer.from(text);
+  }
+  let name = rel(path);
+  if (!entry) {
+    const hash = createHash("sha256").update(data).digest("hex").slice(0, 10);
+    const ext = extname(name);
+    name = join(dirname(name), `${basename(name, ext)}.${hash}${ext}`).split(sep).join("/");
+    immutable.push(name);
+  }
+  mkdirSync(dirname(join(OUT, name)), { recursive: true });
+  writeFileSync(join(OUT, name), data);
+  visiting.delete(path);
+  done.set(path, name);
+  return name;
+}
+
+/** The page's CSP as a <meta> tag (frame-ancestors only works as a header). */
+function withCsp(html) {
+  const policy = CONTENT_SECURITY_POLICY.split("; ").filter((d) => !d.startsWith("frame-ancestors")).join("; ");
+  return html.replace(/<meta charset="utf-8">/i, `$&\n<meta http-equiv="Content-Security-Policy" content="${policy}">`);
+}
+
+if (!isFile(join(ROOT, "www/pkg/hwscope_bg.wasm"))) {
+  console.error("dist: www/pkg is missing: run `npm run build` first");
+  process.exit(2);
+}
+rmSync(OUT, { recursive: true, force: true });
+mkdirSync(OUT, { recursive: true });
+for (const e of ENTRIES) emit(join(ROOT, e));
+
+writeFileSync(join(OUT, ".nojekyll"), "");
+const headers = [
+  "# Netlify / Cloudflare Pages format; GitHub Pages ignores this file.",
+  "/*",
+  `  Content-Security-Policy: ${CONTENT_SECURITY_POLICY}`,
+  "  X-Content-Type-Options: nosniff",
+  "  Referrer-Policy: no-referrer",
+  "  Access-Control-Allow-Origin: *",
+  // Entry points keep their names: revalidate them. (No Cache-Control under /*:
+  // hosts combine the values of every rule that matches.)
+  ...["/", ...ENTRIES.map((e) => `/${e}`)].flatMap((f) => [f, "  Cache-Control: no-cache"]),
+  ...immutable.sort().flatMap((f) => [`/${f}`, "  Cache-Control: public, max-age=31536000, immutable"]),
+];
+writeFileSync(join(OUT, "_headers"), `${headers.join("\n")}\n`);
+
+let bytes = 0;
+for (const name of done.values()) bytes += statSync(join(OUT, name)).size;
+console.log(`dist: ${done.size} files (${immutable.length} content-hashed), ${(bytes / 1024).toFixed(1)} KiB, in ${relative(process.cwd(), OUT) || "."}/`);

@@ -1,0 +1,247 @@
+// Self-study, loaded on first use (the Learn button, or ?tour= / ?view= in
+// the address): guided tours and the views that explain — why the HW moved,
+// each follower's lag, the chart over time, the sequence diagram, and two
+// runs compared. Each view's module is imported when it is first opened.
+//
+//   ?tour=hw-lag&beat=3&level=middle   a tour at a beat (composable with embed=1)
+//   ?view=chart,diagram,why,gauges,compare
+//
+// app.js hands over {wasm, sim, player, scenarios, load, watch, rec}; nothing
+// here computes protocol state: every figure is read from step records.
+
+import { h } from "../dom.js";
+import { TOURS, LEVELS } from "./tours.js";
+import { Trace } from "./trace.js";
+import { exportButtons } from "./export.js";
+
+const VIEWS = {
+  gauges: { title: "Follower lag", module: () => import("./gauges.js") },
+  why: { title: "Why did the HW move?", module: () => import("./why.js") },
+  chart: { title: "HW and positions over time", module: () => import("./chart.js"), export: "hwscope-chart" },
+  diagram: { title: "Sequence diagram", module: () => import("./spacetime.js"), export: "hwscope-sequence" },
+  compare: { title: "Compare two runs", module: () => import("./compare.js") },
+};
+
+let hub = null;
+
+export async function open(api, params = new URLSearchParams()) {
+  if (!hub) hub = await createHub(api);
+  hub.panel.hidden = false;
+  const tour = params.get("tour");
+  if (tour) await hub.startTour(tour, { beat: params.get("beat"), level: params.get("level") });
+  for (const v of (params.get("view") ?? "").split(",").map((s) => s.trim()).filter(Boolean)) await hub.openView(v);
+  return hub;
+}
+
+function loadCss() {
+  if (document.querySelector("link[data-learn]")) return Promise.resolve();
+  const link = h("link", { rel: "stylesheet", href: new URL("./learn.css", import.meta.url).href, "data-learn": "" });
+  const done = new Promise((resolve) => {
+    link.addEventListener("load", resolve);
+    link.addEventListener("error", resolve);
+  });
+  document.head.append(link);
+  return done;
+}
+
+async function createHub(api) {
+  await loadCss();
+  const embed = document.documentElement.classList.contains("embed");
+
+  // Interventions and new scenarios change the run: count them, so views and
+  // tours know their rows are stale. (Sim has no such counter of its own.)
+  let revision = 0;
+  for (const name of ["load", "apply"]) {
+    const original = api.sim[name].bind(api.sim);
+    api.sim[name] = (...args) => {
+      revision++;
+      return original(...args);
+    };
+  }
+
+  let trace = null;
+  let traceRev = -1;
+  /** The page's run, read on its own Playground (interventions included). */
+  function mainTrace() {
+    if (trace && traceRev === revision) return trace;
+    trace?.free();
+    let json;
+    try {
+      json = api.wasm.decodeLink(api.sim.p.link()).scenario;
+    } catch {
+      json = api.sim.p.scenario();
+    }
+    trace = new Trace(api.wasm, json);
+    traceRev = revision;
+    return trace;
+  }
+
+  const views = new Map();
+  const toggles = new Map();
+  let tour = null;
+
+  const tourList = h("ul", { class: "tour-list" });
+  // The list folds away while a tour runs; its summary names the tour.
+  const toursSummary = h("summary", {}, "Guided tours");
+  const tours = h("details", { class: "tours", open: "" }, toursSummary, tourList);
+  const viewBar = h("div", { class: "view-bar", role: "group", "aria-label": "Views" });
+  const viewsBox = h("div", { class: "views" });
+  const panel = h("section", { class: "learn panel", id: "learn", "aria-labelledby": "learn-h" },
+    h("div", { class: "learn-head" }, h("h2", { id: "learn-h" }, "Learn"),
+      h("button", { type: "button", class: "link", "aria-label": "Close Learn", onclick: () => (panel.hidden = true) }, "✕")),
+    tours,
+    h("h3", {}, "Views that explain"), viewBar);
+  document.getElementById("controls").after(panel, viewsBox);
+  if (embed) panel.classList.add("in-embed");
+
+  function listTours() {
+    let progress = {};
+    try {
+      progress = JSON.parse(localStorage.getItem("hwscope-learn"))?.tours ?? {};
+    } catch {
+      /* storage blocked */
+    }
+    toursSummary.textContent = tour ? `Guided tours (now: ${tour.tour.title})` : "Guided tours";
+    tourList.replaceChildren(...TOURS.map((t) => h("li", {},
+      h("button", { type: "button", class: `tour-pick${tour?.tour === t ? " on" : ""}`, "data-tour": t.id, onclick: () => self.startTour(t.id) }, t.title),
+      progress[t.id]?.done ? h("span", { class: "done", title: "You reached the end of this tour" }, " ✓") : null)));
+  }
+
+  for (const [name, v] of Object.entries(VIEWS)) {
+    const b = h("button", { type: "button", "aria-pressed": "false", "data-view": name, onclick: () => (views.has(name) ? closeView(name) : self.openView(name)) }, v.title);
+    toggles.set(name, b);
+    viewBar.append(b);
+  }
+
+  const go = (n) => {
+    api.player.pause();
+    api.player.go(n);
+  };
+
+  function closeView(name) {
+    const v = views.get(name);
+    if (!v) return;
+    v.close?.();
+    v.box.remove();
+    views.delete(name);
+    toggles.get(name).setAttribute("aria-pressed", "false");
+  }
+
+  const self = {
+    api,
+    panel,
+    go,
+    revision: () => revision,
+    trace: mainTrace,
+    rec: () => api.rec,
+    /** Reads the page's run around the shown step. */
+    coverShown(ahead = 50) {
+      const n = api.rec.step;
+      return mainTrace().cover(Math.max(0, n - 600), n + ahead);
+    },
+
+    async startTour(id, opts = {}) {
+      if (!TOURS.some((t) => t.id === id)) {
+        panel.hidden = false;
+        return null;
+      }
+      const { createTourPlayer } = await import("./tour-player.js");
+      tour?.close();
+      tour = createTourPlayer(self, id, { level: LEVELS.includes(opts.level) ? opts.level : undefined, beat: opts.beat });
+      document.getElementById("about").after(tour.card);
+      tours.open = false;
+      listTours();
+      tour.start();
+      if (!embed && !views.size) {
+        await self.openView("gauges");
+        await self.openView("diagram");
+      }
+      return tour;
+    },
+    closeTour() {
+      tour?.close();
+      tour = null;
+      listTours();
+    },
+    get tour() {
+      return tour;
+    },
+
+    /** Opens a view (or returns it when open); `opts` goes to compare. */
+    async openView(name, opts = {}) {
+      const spec = VIEWS[name];
+      if (!spec) return null;
+      if (views.has(name)) {
+        if (name === "compare" && opts.setting) closeView(name);
+        else return views.get(name);
+      }
+      const mod = await spec.module();
+      const body = h("div", { class: "view-body" });
+      const head = h("div", { class: "view-head" }, h("h3", {}, spec.title));
+      const box = h("section", { class: `view panel view-${name}`, "data-view": name, "aria-label": spec.title }, head, body);
+      viewsBox.append(box);
+      let v;
+      if (name === "gauges") {
+        const render = mod.createGauges(body);
+        v = { step: (rec) => render(self.coverShown(0), rec) };
+      } else if (name === "why") {
+        v = mod.createWhy(body, self);
+      } else if (name === "chart") {
+        v = chartView(mod, body);
+      } else if (name === "diagram") {
+        const st = mod.createSpacetime(body, { onPick: go });
+        v = { step: (rec) => st.step(self.coverShown(mod.WINDOW), rec.step), svg: () => st.svg };
+      } else {
+        v = mod.createCompare(body, self, opts);
+      }
+      if (spec.export) head.append(exportButtons(h, v.svg, spec.export, () => `${spec.title} · ${api.sim.scenario?.title ?? ""} · step ${api.rec.step}`));
+      head.append(h("button", { type: "button", class: "link", "aria-label": `Close ${spec.title}`, onclick: () => closeView(name) }, "✕"));
+      v.box = box;
+      views.set(name, v);
+      toggles.get(name).setAttribute("aria-pressed", "true");
+      v.step?.(api.rec);
+      return v;
+    },
+    views,
+  };
+
+  function chartView(mod, body) {
+    let range = null;
+    let rev = -1;
+    const chart = mod.createChart(body, {
+      onPick: async (step, broker) => (await self.openView("why")).explain(step, broker),
+    });
+    function step(rec) {
+      const n = rec.step;
+      const tr = self.coverShown(600);
+      const whole = tr.done && tr.first === 0;
+      // Redraw when the run changed or the shown step nears an edge the run goes beyond.
+      const nearStart = n < range?.[0] + 100 && range[0] > 0;
+      const nearEnd = n > range?.[1] - 100 && !(tr.done && range[1] === tr.last);
+      const stale = !range || rev !== revision || n < range[0] || n > range[1] || (!whole && (nearStart || nearEnd));
+      if (stale) {
+        range = whole ? [0, tr.last] : [Math.max(tr.first, n - 600), Math.min(tr.last, n + 600)];
+        rev = revision;
+        chart.draw(tr, range[0], range[1]);
+      }
+      chart.cursor(rec.time_ms);
+    }
+    return { step, svg: () => chart.svg };
+  }
+
+  // Every step the page shows reaches the tour and the open views.
+  api.watch.add((rec) => {
+    tour?.onStep(rec);
+    for (const [name, v] of views) {
+      if (name === "why" && v.rev !== revision) {
+        v.rev = revision;
+        v.reset?.();
+      }
+      v.step?.(rec);
+    }
+  });
+
+  listTours();
+  hub = self;
+  return self;
+}
