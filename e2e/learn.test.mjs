@@ -198,6 +198,19 @@ test("a tour links and embeds at a beat; the keyboard moves between beats", asyn
   await page.close();
 });
 
+test("“Play to next” animates up to the next beat and stops there", async () => {
+  const page = await env.open("/?tour=hw-lag&level=junior");
+  await page.waitForSelector(".tour[data-beat]");
+  await page.click(".tour-nav button:has-text('Play to next')");
+  await page.waitForFunction(() => document.querySelector(".tour .beat-title")?.textContent.startsWith("2."), null, { timeout: 20_000 });
+  await page.waitForFunction(() => document.getElementById("play").textContent === "Play");
+  const c = await card(page);
+  assert.equal(c.beat, "2");
+  assert.equal(c.shown, Number(c.step), "the animation stops at the beat's step");
+  assertNoErrors(page);
+  await page.close();
+});
+
 test("without local storage (a sandboxed frame) tours still work; with it, progress is kept", async () => {
   const context = await env.browser.newContext({ baseURL: env.baseURL });
   await context.addInitScript(() => {
@@ -218,7 +231,8 @@ test("without local storage (a sandboxed frame) tours still work; with it, progr
   const beats = Number((await card(page)).beats);
   await page.click(`.beat-dots li:nth-child(${beats}) button`);
   await page.reload();
-  await page.waitForSelector("#learn .tour-pick");
+  // The tour list is folded while a tour runs: wait for the card, then read the list.
+  await page.waitForSelector(".tour[data-beat]");
   assert.equal(await page.$eval('#learn .tour-pick[data-tour="kip101"] + .done', (s) => s.textContent.trim()), "✓", "a finished tour is marked");
   assertNoErrors(page);
   await page.close();

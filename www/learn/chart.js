@@ -98,7 +98,7 @@ export function createChart(box, { onPick, height = 240, title = "HW and consume
     area = { top: m.t, bottom: m.t + hgt };
 
     const grid = el("g", { class: "grid" }, svg);
-    const ys = nice(hi - lo, hgt / 28);
+    const ys = Math.max(1, nice(hi - lo, hgt / 28));
     for (let v = Math.ceil(lo / ys) * ys; v <= hi; v += ys) {
       el("line", { x1: m.l, x2: width - m.r, y1: Y(v), y2: Y(v) }, grid);
       text(el("text", { class: "yl", x: m.l - 4, y: Y(v) + 4 }, grid), Math.round(v));
