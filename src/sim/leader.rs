@@ -121,15 +121,14 @@ impl Sim {
         if self.behavior.hw_held_under_min_isr && ls.isr.len() < effective_min_isr {
             return None;
         }
-        let maximal = ls.maximal_isr();
         let mut new_hw = leo;
         for (&f, view) in ls.followers.iter() {
             let counts = match self.behavior.hw_counts {
                 HwCounts::Isr => ls.isr.contains(&f),
                 HwCounts::IsrOrCaughtUp => ls.isr.contains(&f) || self.is_caught_up(view, leo),
-                HwCounts::MaximalIsrOrCaughtUp => maximal.contains(&f) || self.is_caught_up(view, leo),
+                HwCounts::MaximalIsrOrCaughtUp => ls.in_maximal_isr(f) || self.is_caught_up(view, leo),
                 HwCounts::MaximalIsrOrCaughtUpEligible => {
-                    maximal.contains(&f) || (self.is_caught_up(view, leo) && self.is_isr_eligible(leader, f))
+                    ls.in_maximal_isr(f) || (self.is_caught_up(view, leo) && self.is_isr_eligible(leader, f))
                 }
             };
             if counts {
@@ -660,7 +659,7 @@ impl Sim {
             text.push_str(&self.complete_follower_fetches(leader, true));
         }
         text.push_str(&self.complete_delayed_produces(leader));
-        if !self.behavior.hw_move_completes_follower_fetch && self.behavior.long_poll {
+        if self.narrate && !self.behavior.hw_move_completes_follower_fetch && self.behavior.long_poll {
             let waiting: Vec<u32> =
                 self.broker(leader).lead.as_ref().map_or(Vec::new(), |ls| ls.parked_fetches.iter().map(|p| p.follower).collect());
             if !waiting.is_empty() {

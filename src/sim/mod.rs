@@ -287,6 +287,11 @@ pub struct LeaderState {
 }
 
 impl LeaderState {
+    /// Whether `id` is in the maximal ISR (without building it).
+    pub fn in_maximal_isr(&self, id: u32) -> bool {
+        self.isr.contains(&id) || matches!(self.pending, Some(PendingIsr::Expand(e)) if e == id)
+    }
+
     /// The ISR the HW must respect while a change is in flight (`maximalIsr`).
     pub fn maximal_isr(&self) -> Vec<u32> {
         let mut isr = self.isr.clone();
