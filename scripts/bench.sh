@@ -10,5 +10,8 @@ bash scripts/build-wasm.sh >/dev/null
 echo "== engine: native vs wasm (narration off)"
 node scripts/bench.mjs "$@"
 echo
+echo "== seek in a 170,000-step run (node scripts/bench-seek.mjs)"
+node scripts/bench-seek.mjs
+echo
 echo "== page: Playground.step() with step records (node scripts/bench-wasm.mjs)"
 node scripts/bench-wasm.mjs --min-ms 300
