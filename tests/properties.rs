@@ -551,3 +551,24 @@ fn regression_kafka_0_10_data_loss_schedule() {
         assert!(t.violations().is_empty(), "{preset}: {:?}", t.violations());
     }
 }
+
+// ---------------------------------------------------------------------------
+// Share links: scenario → link → scenario is the identity.
+// ---------------------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Every random scenario survives the share-link codec unchanged, and its
+    /// link fits the 2,000-character limit when it is no bigger than a built-in.
+    #[test]
+    fn share_links_round_trip(g in arb_gen(true), at in prop::option::of(0u64..100_000)) {
+        let text = g.json().to_string();
+        let scenario = hwscope::Scenario::from_json(&text).unwrap();
+        let fragment = hwscope::link::encode(&scenario, at, Some("0123456789abcdef"));
+        let link = hwscope::link::decode(&fragment).unwrap();
+        prop_assert_eq!(&link.scenario, &scenario);
+        prop_assert_eq!(link.at, at);
+        prop_assert_eq!(link.hash.as_deref(), Some("0123456789abcdef"));
+    }
+}
