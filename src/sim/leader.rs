@@ -426,6 +426,12 @@ impl Sim {
                 let completed = self.try_complete_delayed_requests(leader);
                 say!(self, " HW {a} → {b}.{completed}")
             }
+            None if self.behavior.hw_held_under_min_isr && self.under_min_isr(leader) => say!(
+                self,
+                " HW stays {}: the ISR is under min.insync.replicas ({}), so the HW is held (3.7+, KAFKA-15583).",
+                self.broker(leader).hw,
+                self.scenario.config.min_insync_replicas
+            ),
             None => say!(self, " HW stays {}.", self.broker(leader).hw),
         }
     }
