@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown] [--until-ms N] [--preset NAME]
+              [--log-tail N]   (lighter records: only the last N entries of each log and list)
   hwscope link SCENARIO.json|--builtin NAME [--at N]   print the share-link fragment
   hwscope svg SCENARIO.json|--builtin NAME [--at N]    the state at step N as a standalone SVG
   hwscope scenarios                list the built-in scenarios
@@ -146,6 +147,7 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let mut fmt = "jsonl".to_string();
     let mut until = None;
     let mut preset = None;
+    let mut log_tail = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -156,6 +158,10 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
                 until = Some(v.parse::<u64>().map_err(|_| Fail(format!("--until-ms: must be a number of milliseconds, got {v:?}")))?);
             }
             "--preset" => preset = Some(value(args, &mut i, "--preset")?.to_string()),
+            "--log-tail" => {
+                let v = value(args, &mut i, "--log-tail")?;
+                log_tail = Some(v.parse::<usize>().map_err(|_| Fail(format!("--log-tail: must be a number of entries, got {v:?}")))?);
+            }
             a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n{USAGE}"))),
             a => file = Some(a.to_string()),
         }
@@ -173,6 +179,7 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
         scenario.stop_at_ms = u.min(hwscope::scenario::MAX_TIME_MS);
     }
     let mut run = Run::new(scenario);
+    run.set_log_tail(log_tail.filter(|&n| n > 0));
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if fmt == "jsonl" {
