@@ -424,7 +424,7 @@ impl Sim {
                 r.error = error.map(|e| e.name());
             }
             Body::ConsumerFetch { offset } => r.offset = Some(*offset),
-            Body::ConsumerFetchResponse { offset, records, hw, error, .. } => {
+            Body::ConsumerFetchResponse(crate::sim::ConsumerFetchResponse { offset, records, hw, error, .. }) => {
                 r.offset = Some(*offset);
                 r.records = Some(self.ids_value(records.iter().filter_map(|(_, e)| e.map(|e| e.id))));
                 r.first_offset = records.first().map(|(o, _)| *o);
@@ -470,7 +470,7 @@ pub fn body_type(body: &Body) -> &'static str {
         Body::Produce { .. } => "produce_request",
         Body::ProduceResponse { .. } => "produce_response",
         Body::ConsumerFetch { .. } => "consumer_fetch_request",
-        Body::ConsumerFetchResponse { .. } => "consumer_fetch_response",
+        Body::ConsumerFetchResponse(_) => "consumer_fetch_response",
         Body::AlterPartition { .. } => "alter_partition",
         Body::AlterPartitionResponse { .. } => "alter_partition_response",
         Body::LeaderAndIsr(_) => "leader_and_isr",

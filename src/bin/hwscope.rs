@@ -70,6 +70,12 @@ fn run(args: &[String]) -> Result<(), Fail> {
     }
 }
 
+/// The number after a flag, or an error naming the flag and what it wants.
+fn number<T: std::str::FromStr>(args: &[String], i: &mut usize, flag: &str, what: &str) -> Result<T, Fail> {
+    let v = value(args, i, flag)?;
+    v.parse::<T>().map_err(|_| Fail(format!("{flag}: must be {what}, got {v:?}")))
+}
+
 fn value<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result<&'a str, Fail> {
     *i += 1;
     args.get(*i).map(String::as_str).ok_or_else(|| Fail(format!("{flag} needs a value")))
@@ -94,10 +100,7 @@ fn cmd_link(args: &[String]) -> Result<(), Fail> {
     while i < args.len() {
         match args[i].as_str() {
             "--builtin" => builtin_name = Some(value(args, &mut i, "--builtin")?.to_string()),
-            "--at" => {
-                let v = value(args, &mut i, "--at")?;
-                at = Some(v.parse::<u64>().map_err(|_| Fail(format!("--at: must be a step number, got {v:?}")))?);
-            }
+            "--at" => at = Some(number(args, &mut i, "--at", "a step number")?),
             a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n{USAGE}"))),
             a => file = Some(a.to_string()),
         }
@@ -124,10 +127,7 @@ fn cmd_svg(args: &[String]) -> Result<(), Fail> {
     while i < args.len() {
         match args[i].as_str() {
             "--builtin" => builtin_name = Some(value(args, &mut i, "--builtin")?.to_string()),
-            "--at" => {
-                let v = value(args, &mut i, "--at")?;
-                at = v.parse::<u64>().map_err(|_| Fail(format!("--at: must be a step number, got {v:?}")))?;
-            }
+            "--at" => at = number(args, &mut i, "--at", "a step number")?,
             a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n{USAGE}"))),
             a => file = Some(a.to_string()),
         }
@@ -153,15 +153,9 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
         match args[i].as_str() {
             "--builtin" => builtin_name = Some(value(args, &mut i, "--builtin")?.to_string()),
             "--format" => fmt = value(args, &mut i, "--format")?.to_string(),
-            "--until-ms" => {
-                let v = value(args, &mut i, "--until-ms")?;
-                until = Some(v.parse::<u64>().map_err(|_| Fail(format!("--until-ms: must be a number of milliseconds, got {v:?}")))?);
-            }
+            "--until-ms" => until = Some(number::<u64>(args, &mut i, "--until-ms", "a number of milliseconds")?),
             "--preset" => preset = Some(value(args, &mut i, "--preset")?.to_string()),
-            "--log-tail" => {
-                let v = value(args, &mut i, "--log-tail")?;
-                log_tail = Some(v.parse::<usize>().map_err(|_| Fail(format!("--log-tail: must be a number of entries, got {v:?}")))?);
-            }
+            "--log-tail" => log_tail = Some(number::<usize>(args, &mut i, "--log-tail", "a number of entries")?),
             a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n{USAGE}"))),
             a => file = Some(a.to_string()),
         }

@@ -5,7 +5,7 @@
 
 use super::leader::plural;
 use super::log::Entry;
-use super::{Body, Consumer, KafkaError, MsgHead, Node, ParkedConsumerFetch, Sim, Timer};
+use super::{Body, Consumer, ConsumerFetchResponse, KafkaError, MsgHead, Node, ParkedConsumerFetch, Sim, Timer};
 use crate::record::EventRecord;
 use crate::scenario::{AboveHw, ConsumerSpec};
 
@@ -181,8 +181,11 @@ impl Sim {
         if self.event.as_ref().is_some_and(|e| e.outcome.is_none()) {
             self.ev().outcome = Some(if error.is_some() { "error" } else { "answered" });
         }
-        let sent =
-            self.send(Node::Broker(id), Node::Consumer(c), Body::ConsumerFetchResponse { request, offset, records, hw, error, preferred });
+        let sent = self.send(
+            Node::Broker(id),
+            Node::Consumer(c),
+            Body::ConsumerFetchResponse(ConsumerFetchResponse { request, offset, records, hw, error, preferred }),
+        );
         self.text = say!(self, "{text}{}", sent.note());
     }
 
@@ -203,7 +206,14 @@ impl Sim {
             self.send(
                 Node::Broker(id),
                 Node::Consumer(p.consumer),
-                Body::ConsumerFetchResponse { request: p.request, offset: p.offset, records, hw, error: None, preferred: None },
+                Body::ConsumerFetchResponse(ConsumerFetchResponse {
+                    request: p.request,
+                    offset: p.offset,
+                    records,
+                    hw,
+                    error: None,
+                    preferred: None,
+                }),
             );
             names.push(self.consumers[p.consumer].spec.id.clone());
         }
@@ -229,17 +239,8 @@ impl Sim {
         self.serve_consumer(id, c, p.request, p.offset, true);
     }
 
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn handle_consumer_fetch_response(
-        &mut self,
-        msg: &MsgHead,
-        request: u64,
-        offset: u64,
-        records: Vec<(u64, Option<Entry>)>,
-        hw: u64,
-        error: Option<KafkaError>,
-        preferred: Option<u32>,
-    ) {
+    pub(crate) fn handle_consumer_fetch_response(&mut self, msg: &MsgHead, resp: ConsumerFetchResponse) {
+        let ConsumerFetchResponse { request, offset, records, hw, error, preferred } = resp;
         let Node::Consumer(c) = msg.to else { return };
         let Node::Broker(from) = msg.from else { return };
         let ids: Vec<String> =

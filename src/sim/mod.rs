@@ -83,48 +83,15 @@ pub struct Msg {
 pub enum Body {
     Fetch(FetchRequest),
     FetchResponse(FetchResponse),
-    Produce {
-        ids: Vec<RecordId>,
-        acks: crate::scenario::Acks,
-    },
-    ProduceResponse {
-        request: u64,
-        ids: Vec<RecordId>,
-        error: Option<KafkaError>,
-    },
-    ConsumerFetch {
-        offset: u64,
-    },
-    ConsumerFetchResponse {
-        request: u64,
-        offset: u64,
-        records: Vec<(u64, Option<Entry>)>,
-        hw: u64,
-        error: Option<KafkaError>,
-        preferred: Option<u32>,
-    },
-    AlterPartition {
-        leader_epoch: i32,
-        partition_epoch: u32,
-        isr: Vec<u32>,
-    },
-    AlterPartitionResponse {
-        leader_epoch: i32,
-        partition_epoch: u32,
-        isr: Vec<u32>,
-        error: Option<&'static str>,
-    },
+    Produce { ids: Vec<RecordId>, acks: crate::scenario::Acks },
+    ProduceResponse { request: u64, ids: Vec<RecordId>, error: Option<KafkaError> },
+    ConsumerFetch { offset: u64 },
+    ConsumerFetchResponse(ConsumerFetchResponse),
+    AlterPartition { leader_epoch: i32, partition_epoch: u32, isr: Vec<u32> },
+    AlterPartitionResponse { leader_epoch: i32, partition_epoch: u32, isr: Vec<u32>, error: Option<&'static str> },
     LeaderAndIsr(Metadata),
-    OffsetsForLeaderEpoch {
-        epoch: i32,
-        current_leader_epoch: i32,
-    },
-    OffsetsForLeaderEpochResponse {
-        request: u64,
-        requested: i32,
-        answer: Option<(i32, u64)>,
-        error: Option<KafkaError>,
-    },
+    OffsetsForLeaderEpoch { epoch: i32, current_leader_epoch: i32 },
+    OffsetsForLeaderEpochResponse { request: u64, requested: i32, answer: Option<(i32, u64)>, error: Option<KafkaError> },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -147,6 +114,18 @@ pub struct FetchResponse {
     pub leader_leo: u64,
     pub error: Option<KafkaError>,
     pub diverging_epoch: Option<(i32, u64)>,
+}
+
+/// A broker's answer to a consumer's fetch.
+#[derive(Debug, Clone)]
+pub struct ConsumerFetchResponse {
+    pub request: u64,
+    pub offset: u64,
+    pub records: Vec<(u64, Option<Entry>)>,
+    pub hw: u64,
+    pub error: Option<KafkaError>,
+    /// KIP-392: the leader names the replica to read from instead.
+    pub preferred: Option<u32>,
 }
 
 /// What the controller tells a broker about the partition (LeaderAndIsr / metadata).
@@ -620,9 +599,7 @@ impl Sim {
                 Body::Produce { ids, acks } => self.handle_produce_request(msg, ids, acks),
                 Body::ProduceResponse { request, ids, error } => self.handle_produce_response(msg, request, ids, error),
                 Body::ConsumerFetch { offset } => self.handle_consumer_fetch(msg, offset),
-                Body::ConsumerFetchResponse { request, offset, records, hw, error, preferred } => {
-                    self.handle_consumer_fetch_response(msg, request, offset, records, hw, error, preferred)
-                }
+                Body::ConsumerFetchResponse(resp) => self.handle_consumer_fetch_response(msg, resp),
                 Body::AlterPartition { leader_epoch, partition_epoch, isr } => {
                     self.handle_alter_partition(msg, leader_epoch, partition_epoch, isr)
                 }
