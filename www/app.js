@@ -130,7 +130,9 @@ export function start(wasm) {
     narration.reset();
     fresh = true;
     status.scenario(sim.scenario);
-    const meta = scenarios.find((s) => s.json === text);
+    // A built-in opened from a link arrives re-serialized: compare canonical forms.
+    const canonical = (t) => { try { return wasm.encodeLink(t); } catch { return null; } };
+    const meta = scenarios.find((s) => s.json === text) ?? scenarios.find((s) => canonical(s.json) === canonical(text));
     $("scenario").value = meta ? meta.name : "";
     // The description is the lesson; on a phone it folds away above the stage.
     const description = sim.scenario.description || meta?.description;
