@@ -13,6 +13,8 @@ use std::fmt;
 
 /// The largest cluster the playground draws.
 pub const MAX_REPLICAS: u32 = 7;
+/// The most records a scenario may produce in all (events × records × repeats).
+pub const MAX_PRODUCED: u64 = 1_000_000;
 /// A day of simulated time is far more than any lesson needs.
 pub const MAX_TIME_MS: u64 = 86_400_000;
 
@@ -347,6 +349,16 @@ impl Scenario {
         }
         if self.events.len() > 10_000 {
             return Err(ScenarioError::new("events", format!("at most 10000 events, got {}", self.events.len())));
+        }
+        // Every produced record lives in every log: bound the total so that no
+        // scenario (a link, a settings edit) can exhaust a browser tab's memory.
+        let produced: u64 = self
+            .events
+            .iter()
+            .filter_map(|e| e.produce.as_ref().map(|p| (p.records as u64).saturating_mul(e.repeat.map_or(1, |r| r.count as u64))))
+            .fold(0u64, u64::saturating_add);
+        if produced > MAX_PRODUCED {
+            return Err(ScenarioError::new("events", format!("at most {MAX_PRODUCED} records produced in all, got {produced}")));
         }
         for (i, e) in self.events.iter().enumerate() {
             let field = format!("events[{i}]");
