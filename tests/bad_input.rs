@@ -271,6 +271,11 @@ fn events() {
     }
     let many: Vec<Value> = (0..10_001).map(|i| json!({"at_ms": i, "produce": {"producer": "p1"}})).collect();
     rejected(&with("events", json!(many)).to_string(), "events", "at most 10000 events, got 10001");
+    // Each event within its limits, but together more records than a tab can hold.
+    let flood = json!([{"at_ms": 0, "produce": {"producer": "p1", "records": 10_000}, "repeat": {"count": 101, "every_ms": 1}}]);
+    rejected(&with("events", flood).to_string(), "events", "at most 1000000 records produced in all, got 1010000");
+    let edge = json!([{"at_ms": 0, "produce": {"producer": "p1", "records": 10_000}, "repeat": {"count": 100, "every_ms": 1}}]);
+    assert!(hwscope::Scenario::from_json(&with("events", edge).to_string()).is_ok(), "exactly 1,000,000 records is allowed");
 }
 
 /// A broker that exists in one cluster size and not in another: the error
