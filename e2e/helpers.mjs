@@ -142,6 +142,21 @@ export async function launch({ root = ROOT, viewport = { width: 1280, height: 80
 }
 
 /** Close one environment, or every environment launch() opened and has not closed yet. */
+/**
+ * Counts the animation frames each page of `context` requests (`window.__frames`),
+ * so a test can prove that none is requested while the player is paused.
+ */
+export function countAnimationFrames(context) {
+  return context.addInitScript(() => {
+    const raf = window.requestAnimationFrame.bind(window);
+    window.__frames = 0;
+    window.requestAnimationFrame = (cb) => {
+      window.__frames++;
+      return raf(cb);
+    };
+  });
+}
+
 export async function close(env) {
   if (env) return env.close();
   await Promise.all([...launched].map((e) => e.close()));

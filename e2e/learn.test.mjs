@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
+import { assertNoErrors, countAnimationFrames, launch, ROOT } from "./helpers.mjs";
 
 const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
 const LEVELS = ["junior", "middle", "senior", "principal"];
@@ -78,15 +78,7 @@ async function brokerOnStage(page, b) {
 let env;
 before(async () => {
   env = await launch({ contextOptions: { acceptDownloads: true } });
-  // Count animation frames, to prove none is requested while paused.
-  await env.context.addInitScript(() => {
-    const raf = window.requestAnimationFrame.bind(window);
-    window.__frames = 0;
-    window.requestAnimationFrame = (cb) => {
-      window.__frames++;
-      return raf(cb);
-    };
-  });
+  await countAnimationFrames(env.context);
 });
 after(async () => {
   await env?.close();

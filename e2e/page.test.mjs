@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
+import { assertNoErrors, countAnimationFrames, launch, ROOT } from "./helpers.mjs";
 
 const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
 let bin = process.env.HWSCOPE_BIN;
@@ -85,15 +85,7 @@ describe("the playground page", () => {
   let page;
   let name;
   before(async () => {
-    // Count animation frames requested, to prove none is left running when paused.
-    await env.context.addInitScript(() => {
-      const raf = window.requestAnimationFrame.bind(window);
-      window.__frames = 0;
-      window.requestAnimationFrame = (cb) => {
-        window.__frames++;
-        return raf(cb);
-      };
-    });
+    await countAnimationFrames(env.context);
     page = await env.open("/");
     await ready(page);
     name = await scenarioName(page);
