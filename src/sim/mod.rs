@@ -646,15 +646,6 @@ impl Sim {
         format!("{producer}-{}", id.n)
     }
 
-    pub fn node_label(&self, node: Node) -> String {
-        match node {
-            Node::Broker(b) => format!("broker {b}"),
-            Node::Producer(p) => format!("producer {}", self.scenario.producers.get(p).map_or("?", |s| s.id.as_str())),
-            Node::Consumer(c) => format!("consumer {}", self.consumers.get(c).map_or("?", |s| s.spec.id.as_str())),
-            Node::Controller => "the controller".into(),
-        }
-    }
-
     fn describe_start(&self) -> String {
         let n = self.scenario.replicas;
         let leo = self.scenario.initial.log_end_offset;

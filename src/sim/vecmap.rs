@@ -63,14 +63,6 @@ impl<K: Ord, V> VecMap<K, V> {
         self.entries.iter().map(|(_, v)| v)
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &K> {
-        self.entries.iter().map(|(k, _)| k)
-    }
-
-    pub fn first(&self) -> Option<(&K, &V)> {
-        self.entries.first().map(|(k, v)| (k, v))
-    }
-
     pub fn len(&self) -> usize {
         self.entries.len()
     }
