@@ -56,3 +56,15 @@ test("the docs page's element and sandboxed iframe work from dist/", async () =>
   assertNoErrors(page, { requests: true });
   await page.close();
 });
+
+test("the published scripts and style sheets are minified, and smaller than their sources", async () => {
+  const { sizeReport } = await import("../scripts/size-report.mjs");
+  const published = sizeReport(OUT);
+  const tree = sizeReport(ROOT);
+  const source = new Map(tree.files.map((f) => [f.path, f]));
+  const text = published.files.filter((f) => /\.(js|css)$/.test(f.path));
+  assert.ok(text.length >= 20, `found ${text.length} published scripts and style sheets`);
+  for (const f of text) assert.ok(f.raw < source.get(f.path).raw, `${f.path}: ${f.raw} bytes published, ${source.get(f.path).raw} in www/`);
+  assert.ok(published.total.gzip < tree.total.gzip, "the published first load is smaller");
+  assert.doesNotMatch(readFileSync(join(OUT, "index.html"), "utf8"), /<!--/);
+});
