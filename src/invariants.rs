@@ -5,11 +5,11 @@
 //! The checks are incremental (a verified prefix per leader or per pair of
 //! replicas) so that a long run costs O(1) per step, not O(log length).
 
+use crate::json::{Obj, ToJson};
 use crate::sim::log::RecordId;
 use crate::sim::pvec::PVec;
 use crate::sim::vecmap::VecSet;
 use crate::sim::Sim;
-use serde::Serialize;
 
 /// Not committed, in `Invariants::committed`.
 const NONE: u64 = u64::MAX;
@@ -21,10 +21,16 @@ pub const CONSUMED_RECORD_LOST: &str = "consumed-record-lost";
 pub const REPLICAS_DIVERGED: &str = "replicas-diverged";
 pub const CONSUMER_READ_UNCOMMITTED: &str = "consumer-read-uncommitted";
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Violation {
     pub invariant: &'static str,
     pub text: String,
+}
+
+impl ToJson for Violation {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out).field("invariant", &self.invariant).field("text", &self.text).end();
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

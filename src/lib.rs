@@ -9,6 +9,7 @@
 //! - `sim/`       the engine: scheduler (the only place order is decided), network,
 //!   log, and one file per role: leader, follower, controller, producer, consumer
 //! - `invariants` named properties, one function each
+//! - `json`       the JSON parser and writer (in place of serde_json: a smaller page)
 //! - `record`     the step record and its narration
 //! - `run`        a run with checkpoints: step, seek back and forth, fork
 //! - `link`       the share-link codec (URL fragment)
@@ -28,6 +29,7 @@ macro_rules! say {
 pub mod builtin;
 pub mod format;
 pub mod invariants;
+pub mod json;
 pub mod link;
 pub mod record;
 pub mod run;

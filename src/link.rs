@@ -8,9 +8,9 @@
 //! can tell "reproduced exactly" from "made with different behaviour".
 //! Decoding never panics: every malformed input is an error that says what is wrong.
 
+use crate::json::{self, Value};
 use crate::record::StepRecord;
 use crate::scenario::{Scenario, ScenarioError};
-use serde_json::Value;
 use std::fmt;
 
 /// The link format this build writes and reads.
@@ -55,21 +55,22 @@ impl fmt::Display for LinkError {
 
 impl std::error::Error for LinkError {}
 
-/// The scenario with its defaults left out: what the link carries.
+/// The scenario with its defaults left out: what the link carries. Keys are
+/// sorted at every level (`Value`'s order).
 pub fn minimal_json(scenario: &Scenario) -> String {
-    let mut value = serde_json::to_value(scenario).unwrap_or(Value::Null);
+    let as_value = |s: &Scenario| json::parse(&s.to_json()).unwrap_or(Value::Null);
+    let mut value = as_value(scenario);
     if let Ok(default) = Scenario::from_json(r#"{"format":1}"#) {
-        let default = serde_json::to_value(default).unwrap_or(Value::Null);
-        strip_defaults(&mut value, &default);
+        strip_defaults(&mut value, &as_value(&default));
     }
     value.to_string()
 }
 
 fn strip_defaults(value: &mut Value, default: &Value) {
-    let (Value::Object(map), Value::Object(def)) = (value, default) else { return };
-    map.retain(|k, v| k == "format" || def.get(k) != Some(v));
+    let Value::Object(map) = value else { return };
+    map.retain(|(k, v)| k == "format" || default.get(k) != Some(v));
     for (k, v) in map.iter_mut() {
-        if let Some(d) = def.get(k) {
+        if let Some(d) = default.get(k) {
             strip_defaults(v, d);
         }
     }

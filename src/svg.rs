@@ -4,8 +4,8 @@
 //! labelled dots where they are at the step's time. For print, RSS, docs and
 //! readers without JavaScript (`hwscope svg`). Every text is escaped.
 
+use crate::json::Value;
 use crate::record::{InFlightRecord, NodeName, ReplicaRecord, StepRecord};
-use serde_json::Value;
 use std::fmt::Write;
 
 const WIDTH: f64 = 800.0;
@@ -190,13 +190,9 @@ fn along([a, c, b]: [Point; 3], f: f64) -> Point {
 fn count(v: &Option<Value>) -> u64 {
     match v {
         Some(Value::Array(a)) => a.len() as u64,
-        Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
-        _ => 0,
+        Some(v) => v.as_u64().unwrap_or(0),
+        None => 0,
     }
-}
-
-fn acks(a: impl serde::Serialize) -> String {
-    serde_json::to_value(a).map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).unwrap_or_default()
 }
 
 /// The short label a message carries (the page's `labelOf`).
@@ -211,7 +207,7 @@ fn label_of(m: &InFlightRecord) -> String {
             Some(d) => format!("diverging e{}@{}", d.epoch, d.end_offset),
             None => failed.unwrap_or_else(|| format!("{} rec · HW {}", count(&m.records), opt(m.hw))),
         },
-        "produce_request" => format!("Produce {} acks={}", count(&m.records), m.acks.as_ref().map(acks).unwrap_or_default()),
+        "produce_request" => format!("Produce {} acks={}", count(&m.records), m.acks.map_or("", |a| a.name())),
         "produce_response" => failed.unwrap_or_else(|| format!("ack {}", count(&m.records))),
         "consumer_fetch_request" => format!("Fetch {}", opt(m.offset)),
         "consumer_fetch_response" => failed.unwrap_or_else(|| format!("{} rec · HW {}", count(&m.records), opt(m.hw))),
@@ -448,7 +444,7 @@ pub fn render(rec: &StepRecord, title: &str) -> String {
 
     for (p, (id, at)) in rec.producers.iter().zip(&l.producers) {
         let pending = if p.pending.is_empty() { String::new() } else { format!(" · {} pending", p.pending.len()) };
-        label_box(&mut out, "producer", *at, &format!("{id} acks={}{pending}", acks(p.acks)), true);
+        label_box(&mut out, "producer", *at, &format!("{id} acks={}{pending}", p.acks.name()), true);
     }
     label_box(&mut out, "controller", l.controller, "controller", false);
     for (c, (_, at, col)) in rec.consumers.iter().zip(&l.consumers) {

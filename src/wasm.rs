@@ -1,10 +1,10 @@
 //! The browser facade (CONTRACT.md §5): a thin wrapper that turns JS values into
 //! scenario JSON and step records into plain JS objects. No rule lives here.
 
+use crate::json::{self, Obj, ToJson};
 use crate::record::StepRecord;
 use crate::scenario::{EventSpec, Preset, Scenario};
 use crate::{builtin, link, Run};
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(start)]
@@ -13,11 +13,14 @@ pub fn start() {
 }
 
 /// Values cross the boundary as JSON text parsed by the engine's `JSON.parse`: one
-/// serializer (serde_json, the CLI's) for everything, so records are equal field for
-/// field, and no second serializer is compiled into the page's WebAssembly.
-fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
-    let text = serde_json::to_string(value).map_err(|e| JsError::new(&e.to_string()))?;
-    js_sys::JSON::parse(&text).map_err(|_| JsError::new("JSON.parse failed"))
+/// writer (`json`, the CLI's) for everything, so records are equal field for field,
+/// and no second serializer is compiled into the page's WebAssembly.
+fn to_js(value: &dyn ToJson) -> Result<JsValue, JsError> {
+    text_to_js(&json::to_string(value))
+}
+
+fn text_to_js(text: &str) -> Result<JsValue, JsError> {
+    js_sys::JSON::parse(text).map_err(|_| JsError::new("JSON.parse failed"))
 }
 
 /// A scenario given as a JS object or a JSON string, as JSON text.
@@ -103,12 +106,9 @@ impl Playground {
     pub fn extend(&mut self, budget: f64) -> Result<JsValue, JsError> {
         let budget = if budget.is_finite() && budget > 0.0 { budget as u64 } else { 0 };
         let (steps, done) = self.run()?.extend(budget);
-        #[derive(Serialize)]
-        struct Extent {
-            steps: u64,
-            done: bool,
-        }
-        to_js(&Extent { steps, done })
+        let mut out = String::new();
+        Obj::new(&mut out).field("steps", &steps).field("done", &done).end();
+        text_to_js(&out)
     }
 
     pub fn current(&mut self) -> Result<f64, JsError> {
@@ -158,12 +158,22 @@ impl Playground {
     }
 }
 
-#[derive(Serialize)]
 struct Builtin {
     name: &'static str,
     title: String,
     description: String,
     json: &'static str,
+}
+
+impl ToJson for Builtin {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out)
+            .field("name", &self.name)
+            .field("title", &self.title)
+            .field("description", &self.description)
+            .field("json", &self.json)
+            .end();
+    }
 }
 
 /// The built-in scenarios: `[{name, title, description, json}]`.
@@ -184,10 +194,15 @@ pub fn builtin_scenarios() -> Result<JsValue, JsError> {
     to_js(&list)
 }
 
-#[derive(Serialize)]
 struct PresetInfo {
     name: &'static str,
     description: &'static str,
+}
+
+impl ToJson for PresetInfo {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out).field("name", &self.name).field("description", &self.description).end();
+    }
 }
 
 /// The presets: `[{name, description}]`.
@@ -203,11 +218,16 @@ pub fn validate_scenario(json: &str) -> Option<String> {
     Scenario::from_json(json).err().map(|e| e.to_string())
 }
 
-#[derive(Serialize)]
 struct DecodedLink {
     scenario: String,
     at: Option<u64>,
     hash: Option<String>,
+}
+
+impl ToJson for DecodedLink {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out).field("scenario", &self.scenario).field("at", &self.at).field("hash", &self.hash).end();
+    }
 }
 
 /// Reads a share-link fragment: `{scenario (JSON text), at, hash}`, or throws an

@@ -27,8 +27,8 @@ impl Trace {
     pub fn of(json: &str) -> Trace {
         let mut run = Run::new(scenario(json));
         let mut steps = Vec::new();
-        // The same Serialize impl as `to_json`, without printing and parsing the text.
-        run.for_each_record(|r| steps.push(serde_json::to_value(r).expect("a step record is JSON")));
+        // The text the CLI prints, read back by serde_json.
+        run.for_each_record(|r| steps.push(serde_json::from_str(&r.to_json()).expect("a step record is JSON")));
         Trace { steps }
     }
 
@@ -209,7 +209,7 @@ impl Events {
         let mut steps = Vec::new();
         while run.step() {
             let sim = run.sim();
-            steps.push((sim.step, sim.now, serde_json::to_value(&sim.event).expect("event is JSON")));
+            steps.push((sim.step, sim.now, serde_json::from_str(&hwscope::json::to_string(&sim.event)).expect("event is JSON")));
         }
         Events { steps }
     }

@@ -167,7 +167,7 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let mut scenario = load_scenario(file, builtin_name)?;
     if let Some(p) = preset {
         use hwscope::scenario::{Named, Preset};
-        scenario.preset = Preset::parse("--preset", &serde_json::Value::String(p))?;
+        scenario.preset = Preset::parse("--preset", &hwscope::json::Value::String(p))?;
     }
     if let Some(u) = until {
         scenario.stop_at_ms = u.min(hwscope::scenario::MAX_TIME_MS);
@@ -226,11 +226,24 @@ fn cmd_bench(args: &[String]) -> Result<(), Fail> {
         s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<u64>().ok())
     });
     if json {
-        let list: Vec<serde_json::Value> = rows
-            .iter()
-            .map(|(n, e, t)| serde_json::json!({ "scenario": n, "events": e, "seconds": t, "events_per_second": *e as f64 / t }))
-            .collect();
-        out!("{}", serde_json::json!({ "native": list, "peak_rss_kib": peak_kib }));
+        use hwscope::json::{Obj, ToJson};
+        // Keys in sorted order, as before.
+        let mut text = String::from("{\"native\":[");
+        for (i, (n, e, t)) in rows.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            Obj::new(&mut text)
+                .field("events", e)
+                .field("events_per_second", &(*e as f64 / t))
+                .field("scenario", n)
+                .field("seconds", t)
+                .end();
+        }
+        text.push_str("],\"peak_rss_kib\":");
+        peak_kib.write_json(&mut text);
+        text.push('}');
+        out!("{text}");
         return Ok(());
     }
     out!("{:<28} {:>12} {:>14}", "scenario", "events", "events/s");

@@ -8,7 +8,7 @@ pub use parse::Named;
 
 pub use presets::{AboveHw, Behavior, BehaviorOverrides, HwCounts, IsrUpdate, Preset, ResponseHw, Truncation};
 
-use serde::Serialize;
+use crate::json::{self, Obj, ToJson};
 use std::fmt;
 
 /// The largest cluster the playground draws.
@@ -43,16 +43,13 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
     pub format: u32,
-    #[serde(skip_serializing_if = "String::is_empty")]
     pub title: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
     pub description: String,
     pub seed: u64,
     pub preset: Preset,
-    #[serde(skip_serializing_if = "BehaviorOverrides::is_empty")]
     pub behavior: BehaviorOverrides,
     pub replicas: u32,
     pub initial: Initial,
@@ -65,34 +62,24 @@ pub struct Scenario {
     pub stop_at_ms: u64,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Initial {
     pub log_end_offset: u64,
 }
 
 /// Kafka's own configuration names and defaults. The first seven are the
 /// contract's; the rest are documented extensions with Kafka's defaults.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Config {
-    #[serde(rename = "replica.fetch.wait.max.ms")]
     pub replica_fetch_wait_max_ms: u64,
-    #[serde(rename = "replica.fetch.min.bytes")]
     pub replica_fetch_min_bytes: u64,
-    #[serde(rename = "replica.fetch.max.bytes")]
     pub replica_fetch_max_bytes: u64,
-    #[serde(rename = "replica.lag.time.max.ms")]
     pub replica_lag_time_max_ms: u64,
-    #[serde(rename = "min.insync.replicas")]
     pub min_insync_replicas: u32,
-    #[serde(rename = "unclean.leader.election.enable")]
     pub unclean_leader_election_enable: bool,
-    #[serde(rename = "broker.session.timeout.ms")]
     pub broker_session_timeout_ms: u64,
-    #[serde(rename = "broker.heartbeat.interval.ms")]
     pub broker_heartbeat_interval_ms: u64,
-    #[serde(rename = "replica.socket.timeout.ms")]
     pub replica_socket_timeout_ms: u64,
-    #[serde(rename = "replica.fetch.backoff.ms")]
     pub replica_fetch_backoff_ms: u64,
 }
 
@@ -113,13 +100,11 @@ impl Default for Config {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Network {
     pub latency_ms: u64,
     /// Extra latency drawn from the seed, 0..=jitter_ms, per message.
-    #[serde(skip_serializing_if = "is_zero")]
     pub jitter_ms: u64,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkSpec>,
 }
 
@@ -129,7 +114,7 @@ impl Default for Network {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LinkSpec {
     pub from: u32,
     pub to: u32,
@@ -144,97 +129,91 @@ pub enum Acks {
     All,
 }
 
-impl Serialize for Acks {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Acks {
+    /// As written in JSON and on the page: `0`, `1` or `all`.
+    pub fn name(self) -> &'static str {
         match self {
-            Acks::Zero => s.serialize_u8(0),
-            Acks::One => s.serialize_u8(1),
-            Acks::All => s.serialize_str("all"),
+            Acks::Zero => "0",
+            Acks::One => "1",
+            Acks::All => "all",
         }
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// 0 and 1 as numbers, "all" as a string.
+impl ToJson for Acks {
+    fn write_json(&self, out: &mut String) {
+        match self {
+            Acks::All => json::write_str(out, self.name()),
+            _ => out.push_str(self.name()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProducerSpec {
     pub id: String,
     pub acks: Acks,
-    #[serde(rename = "request.timeout.ms")]
     pub request_timeout_ms: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConsumerSpec {
     pub id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub fetch_from: Option<u32>,
-    #[serde(rename = "fetch.max.wait.ms")]
     pub fetch_max_wait_ms: u64,
     /// Where the consumer starts; by default the end of the initial log
     /// (auto.offset.reset=latest on an idle partition).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<u64>,
-    #[serde(rename = "request.timeout.ms")]
     pub request_timeout_ms: u64,
 }
 
 /// One scheduled happening. Exactly one of the action fields is set; an
 /// intervention (`Playground.apply`) has the same shape, without `at_ms`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct EventSpec {
     pub at_ms: i64,
     /// An intervention recorded in a share link: applied as step `at_step` (at
     /// `at_ms`), exactly where it was made, instead of being scheduled by time.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub at_step: Option<u64>,
     /// Repeats the action `count` times in all, `every_ms` apart (an extension).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub repeat: Option<Repeat>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub produce: Option<ProduceSpec>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub crash: Option<CrashSpec>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub restart: Option<BrokerRef>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<LinkCut>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub heal: Option<LinkCut>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub add_consumer: Option<ConsumerSpec>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Repeat {
     pub count: u32,
     pub every_ms: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProduceSpec {
     pub producer: String,
     pub records: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CrashSpec {
     pub broker: u32,
-    #[serde(skip_serializing_if = "is_zero")]
     pub unflushed: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BrokerRef {
     pub broker: u32,
 }
 
 /// `{"between":[a,b]}` (both directions) or `{"from":a,"to":b}` (one).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LinkCut {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub between: Option<[u32; 2]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<u32>,
 }
 
@@ -246,6 +225,133 @@ impl LinkCut {
             (None, Some(a), Some(b)) => vec![(a, b)],
             _ => Vec::new(),
         }
+    }
+}
+
+// The JSON form: fields in declaration order; empty and `None` fields as noted.
+
+impl ToJson for Scenario {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out)
+            .field("format", &self.format)
+            .field_if(!self.title.is_empty(), "title", &self.title)
+            .field_if(!self.description.is_empty(), "description", &self.description)
+            .field("seed", &self.seed)
+            .field("preset", &self.preset)
+            .field_if(!self.behavior.is_empty(), "behavior", &self.behavior)
+            .field("replicas", &self.replicas)
+            .field("initial", &self.initial)
+            .field("config", &self.config)
+            .field("record_bytes", &self.record_bytes)
+            .field("network", &self.network)
+            .field("producers", &self.producers)
+            .field("consumers", &self.consumers)
+            .field("events", &self.events)
+            .field("stop_at_ms", &self.stop_at_ms)
+            .end();
+    }
+}
+
+impl ToJson for Initial {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out).field("log_end_offset", &self.log_end_offset).end();
+    }
+}
+
+impl ToJson for Config {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out)
+            .field("replica.fetch.wait.max.ms", &self.replica_fetch_wait_max_ms)
+            .field("replica.fetch.min.bytes", &self.replica_fetch_min_bytes)
+            .field("replica.fetch.max.bytes", &self.replica_fetch_max_bytes)
+            .field("replica.lag.time.max.ms", &self.replica_lag_time_max_ms)
+            .field("min.insync.replicas", &self.min_insync_replicas)
+            .field("unclean.leader.election.enable", &self.unclean_leader_election_enable)
+            .field("broker.session.timeout.ms", &self.broker_session_timeout_ms)
+            .field("broker.heartbeat.interval.ms", &self.broker_heartbeat_interval_ms)
+            .field("replica.socket.timeout.ms", &self.replica_socket_timeout_ms)
+            .field("replica.fetch.backoff.ms", &self.replica_fetch_backoff_ms)
+            .end();
+    }
+}
+
+impl ToJson for Network {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out)
+            .field("latency_ms", &self.latency_ms)
+            .field_if(self.jitter_ms != 0, "jitter_ms", &self.jitter_ms)
+            .field_if(!self.links.is_empty(), "links", &self.links)
+            .end();
+    }
+}
+
+impl ToJson for LinkSpec {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out).field("from", &self.from).field("to", &self.to).field("latency_ms", &self.latency_ms).end();
+    }
+}
+
+impl ToJson for ProducerSpec {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out).field("id", &self.id).field("acks", &self.acks).field("request.timeout.ms", &self.request_timeout_ms).end();
+    }
+}
+
+impl ToJson for ConsumerSpec {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out)
+            .field("id", &self.id)
+            .opt("fetch_from", &self.fetch_from)
+            .field("fetch.max.wait.ms", &self.fetch_max_wait_ms)
+            .opt("position", &self.position)
+            .field("request.timeout.ms", &self.request_timeout_ms)
+            .end();
+    }
+}
+
+impl ToJson for EventSpec {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out)
+            .field("at_ms", &self.at_ms)
+            .opt("at_step", &self.at_step)
+            .opt("repeat", &self.repeat)
+            .opt("produce", &self.produce)
+            .opt("crash", &self.crash)
+            .opt("restart", &self.restart)
+            .opt("partition", &self.partition)
+            .opt("heal", &self.heal)
+            .opt("add_consumer", &self.add_consumer)
+            .end();
+    }
+}
+
+impl ToJson for Repeat {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out).field("count", &self.count).field("every_ms", &self.every_ms).end();
+    }
+}
+
+impl ToJson for ProduceSpec {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out).field("producer", &self.producer).field("records", &self.records).end();
+    }
+}
+
+impl ToJson for CrashSpec {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out).field("broker", &self.broker).field_if(self.unflushed != 0, "unflushed", &self.unflushed).end();
+    }
+}
+
+impl ToJson for BrokerRef {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out).field("broker", &self.broker).end();
+    }
+}
+
+impl ToJson for LinkCut {
+    fn write_json(&self, out: &mut String) {
+        Obj::new(out).opt("between", &self.between).opt("from", &self.from).opt("to", &self.to).end();
     }
 }
 
@@ -266,9 +372,6 @@ fn default_latency() -> u64 {
 fn default_request_timeout() -> u64 {
     30_000
 }
-fn is_zero(v: &u64) -> bool {
-    *v == 0
-}
 fn default_producers() -> Vec<ProducerSpec> {
     vec![ProducerSpec { id: "p1".into(), acks: Acks::All, request_timeout_ms: default_request_timeout() }]
 }
@@ -276,7 +379,7 @@ fn default_producers() -> Vec<ProducerSpec> {
 impl Scenario {
     /// Parses and validates a scenario from JSON text.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| ScenarioError::new("", format!("not valid JSON: {e}")))?;
+        let value = json::parse(text).map_err(|e| ScenarioError::new("", format!("not valid JSON: {e}")))?;
         let scenario = parse::scenario(&value)?;
         scenario.validate()?;
         Ok(scenario)
@@ -284,17 +387,13 @@ impl Scenario {
 
     /// Parses one event or intervention (`{"crash":{"broker":1}}`), not yet validated.
     pub fn event_from_json(text: &str) -> Result<EventSpec, ScenarioError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| ScenarioError::new("event", format!("not valid JSON: {e}")))?;
+        let value = json::parse(text).map_err(|e| ScenarioError::new("event", format!("not valid JSON: {e}")))?;
         parse::event("event", &value)
     }
 
+    /// Compact JSON with every field (defaults included), in format 1's order.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
-    }
-
-    pub fn to_json_pretty(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        json::to_string(self)
     }
 
     /// The behaviour switches in force: the preset's, with the scenario's overrides.

@@ -1,13 +1,14 @@
-//! Reading a scenario from JSON by hand: one pass over a `serde_json::Value`
+//! Reading a scenario from JSON by hand: one pass over a parsed [`Value`]
 //! that knows the path of every field, so each error names it
 //! (`config.replica.fetch.wait.max.ms: must be a whole number, got -1`), unknown
 //! keys are refused, and no deserializer is generated per type (the page's
 //! WebAssembly stays small).
 
 use super::*;
-use serde_json::{Map, Value};
+use crate::json::{lookup, Value};
 
-type Obj = Map<String, Value>;
+/// An object's entries, as written.
+type Obj = [(String, Value)];
 
 fn err<T>(field: &str, message: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(field, message))
@@ -35,10 +36,9 @@ fn object<'a>(path: &str, v: &'a Value, allowed: &[&str]) -> Result<&'a Obj, Sce
     let Value::Object(map) = v else {
         return err(path, format!("must be an object, got {}", shown(v)));
     };
-    for key in map.keys() {
-        if !allowed.contains(&key.as_str()) {
-            return err(&join(path, key), format!("unknown field `{}`, expected one of {}", truncated(key), allowed.join(", ")));
-        }
+    // Of several unknown keys, the first in sorted order is named.
+    if let Some(key) = map.iter().map(|(k, _)| k).filter(|k| !allowed.contains(&k.as_str())).min() {
+        return err(&join(path, key), format!("unknown field `{}`, expected one of {}", truncated(key), allowed.join(", ")));
     }
     Ok(map)
 }
@@ -90,19 +90,24 @@ fn get<T>(
     default: T,
     read: impl Fn(&str, &Value) -> Result<T, ScenarioError>,
 ) -> Result<T, ScenarioError> {
-    match map.get(key) {
+    match lookup(map, key) {
         None => Ok(default),
         Some(v) => read(&join(path, key), v),
     }
 }
 
 fn required<'a>(map: &'a Obj, path: &str, key: &str) -> Result<&'a Value, ScenarioError> {
-    map.get(key).map_or_else(|| err(path, format!("missing field `{key}`")), Ok)
+    lookup(map, key).map_or_else(|| err(path, format!("missing field `{key}`")), Ok)
 }
 
 /// A name from a fixed list (presets and behaviour switch values).
-pub trait Named: Sized + Copy + 'static {
+pub trait Named: Sized + Copy + PartialEq + 'static {
     const ALL_NAMED: &'static [(&'static str, Self)];
+
+    /// The name a value is written with: its first in `ALL_NAMED`.
+    fn name(self) -> &'static str {
+        Self::ALL_NAMED.iter().find(|(_, v)| *v == self).map_or("", |(n, _)| n)
+    }
 
     fn parse(path: &str, v: &Value) -> Result<Self, ScenarioError> {
         let name = v.as_str().unwrap_or("");
@@ -137,7 +142,7 @@ pub(super) fn scenario(v: &Value) -> Result<Scenario, ScenarioError> {
     let Value::Object(top) = v else {
         return err("", format!("a scenario is a JSON object, got {}", shown(v)));
     };
-    if !top.contains_key("format") {
+    if lookup(top, "format").is_none() {
         return err("", "missing field `format` (a scenario starts with {\"format\": 1})");
     }
     let m = object("", v, KEYS)?;

@@ -2,32 +2,24 @@
 //! switch tied to the Kafka version, KIP or ticket that introduced it
 //! (see docs/behaviors.md and kafka-replication-semantics.md).
 
-use serde::Serialize;
+use super::parse::Named;
+use crate::json::{write_str, ToJson};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Preset {
-    #[serde(rename = "textbook")]
     Textbook,
-    #[serde(rename = "kafka-0.10")]
     Kafka010,
-    #[serde(rename = "kafka-0.11")]
     Kafka011,
-    #[serde(rename = "kafka-2.0")]
     Kafka20,
-    #[serde(rename = "kafka-2.4")]
     Kafka24,
-    #[serde(rename = "kafka-2.8")]
     Kafka28,
-    #[serde(rename = "kafka-3.7")]
     Kafka37,
     #[default]
-    #[serde(rename = "kafka-4.0")]
     Kafka40,
 }
 
 /// Which followers' LEOs bound the leader's HW (`Partition.maybeIncrementLeaderHW`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HwCounts {
     /// ≤0.10.1: the committed ISR only.
     Isr,
@@ -40,8 +32,7 @@ pub enum HwCounts {
 }
 
 /// Which HW a Fetch answered at once carries (`Partition.readRecords`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResponseHw {
     /// The HW as updated by this very fetch (the textbook story; 1.0–1.1 under KAFKA-5758).
     AfterFetch,
@@ -50,8 +41,7 @@ pub enum ResponseHw {
 }
 
 /// What a consumer fetch above the serving replica's HW (not above its LEO) gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AboveHw {
     /// Parked like a fetch at the HW (older `DelayedFetch`, segment comparison).
     Park,
@@ -60,8 +50,7 @@ pub enum AboveHw {
 }
 
 /// How a replica that becomes a follower finds where its log departs from the leader's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Truncation {
     /// ≤0.10.2: truncate to its own HW (`ReplicaManager.makeFollowers`).
     HighWatermark,
@@ -74,8 +63,7 @@ pub enum Truncation {
 }
 
 /// How an ISR change reaches the controller.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum IsrUpdate {
     /// Before 2.7 the leader wrote the ISR to ZooKeeper itself and applied it at once.
     Immediate,
@@ -84,7 +72,7 @@ pub enum IsrUpdate {
 }
 
 /// The switches. Every rule in `sim/` that differs between versions reads one of these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Behavior {
     pub hw_counts: HwCounts,
     /// 3.7 (KAFKA-15583): the HW does not advance while the ISR is under min.insync.replicas.
@@ -109,29 +97,18 @@ pub struct Behavior {
 }
 
 /// Single switches a scenario overrides in its `behavior` object.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct BehaviorOverrides {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hw_counts: Option<HwCounts>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hw_held_under_min_isr: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_hw: Option<ResponseHw>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub long_poll: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hw_move_completes_follower_fetch: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consumer_fetch_above_hw: Option<AboveHw>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub follower_hw_completes_consumer_fetch: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub follower_fetching: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncation: Option<Truncation>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leader_epoch_fencing: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isr_update: Option<IsrUpdate>,
 }
 
@@ -160,6 +137,37 @@ impl BehaviorOverrides {
         b
     }
 }
+
+impl ToJson for BehaviorOverrides {
+    fn write_json(&self, out: &mut String) {
+        crate::json::Obj::new(out)
+            .opt("hw_counts", &self.hw_counts)
+            .opt("hw_held_under_min_isr", &self.hw_held_under_min_isr)
+            .opt("response_hw", &self.response_hw)
+            .opt("long_poll", &self.long_poll)
+            .opt("hw_move_completes_follower_fetch", &self.hw_move_completes_follower_fetch)
+            .opt("consumer_fetch_above_hw", &self.consumer_fetch_above_hw)
+            .opt("follower_hw_completes_consumer_fetch", &self.follower_hw_completes_consumer_fetch)
+            .opt("follower_fetching", &self.follower_fetching)
+            .opt("truncation", &self.truncation)
+            .opt("leader_epoch_fencing", &self.leader_epoch_fencing)
+            .opt("isr_update", &self.isr_update)
+            .end();
+    }
+}
+
+/// Presets and switch values are written by name.
+macro_rules! json_by_name {
+    ($($t:ty),*) => {
+        $(impl ToJson for $t {
+            fn write_json(&self, out: &mut String) {
+                write_str(out, self.name());
+            }
+        })*
+    };
+}
+
+json_by_name!(Preset, HwCounts, ResponseHw, AboveHw, Truncation, IsrUpdate);
 
 /// Today's behaviour, from which the older presets differ.
 const KAFKA_4_0: Behavior = Behavior {

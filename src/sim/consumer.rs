@@ -142,7 +142,7 @@ impl Sim {
             self.text = say!(
                 self,
                 "{cname} asks {} {id} for offset {offset}, {} its HW {hw}: nothing it may read yet. The fetch waits up to fetch.max.wait.ms ({wait} ms) for the HW to move.",
-                role.to_lowercase(),
+                role.to_ascii_lowercase(),
                 if above { "above" } else { "at" }
             );
             return;
@@ -151,15 +151,15 @@ impl Sim {
             say!(
                 self,
                 "{cname}'s fetch at {offset} has waited fetch.max.wait.ms on {} {id}; it is answered with no records (HW {hw}).",
-                role.to_lowercase()
+                role.to_ascii_lowercase()
             )
         } else if above {
-            say!(self, "{cname} asks {} {id} for offset {offset}, above its HW {hw}: answered at once with no records (DelayedFetch Case F), so the consumer asks again.", role.to_lowercase())
+            say!(self, "{cname} asks {} {id} for offset {offset}, above its HW {hw}: answered at once with no records (DelayedFetch Case F), so the consumer asks again.", role.to_ascii_lowercase())
         } else {
             say!(
                 self,
                 "{cname} asks {} {id} for offset {offset}, at its HW: nothing to read, and fetch.max.wait.ms is 0.",
-                role.to_lowercase()
+                role.to_ascii_lowercase()
             )
         };
         self.answer_consumer(id, c, request, offset, Vec::new(), None, None, why);
@@ -246,7 +246,7 @@ impl Sim {
         let ids: Vec<String> =
             if self.narrate { records.iter().filter_map(|(_, e)| e.map(|e| self.record_name(e.id))).collect() } else { Vec::new() };
         self.event = Some(EventRecord {
-            records: Some(serde_json::Value::from(ids.clone())),
+            records: Some(crate::json::Value::Array(ids.iter().cloned().map(crate::json::Value::String).collect())),
             offset: Some(offset),
             hw: Some(hw),
             error: error.map(|e| e.name()),

@@ -107,7 +107,7 @@ impl Sim {
         let names: Vec<String> =
             if self.narrate { resp.records.iter().filter_map(|(_, e)| e.map(|e| self.record_name(e.id))).collect() } else { Vec::new() };
         self.event = Some(EventRecord {
-            records: Some(serde_json::Value::from(resp.records.len())),
+            records: Some(crate::json::Value::UInt(resp.records.len() as u64)),
             ids: Some(names),
             first_offset: resp.records.first().map(|(o, _)| *o),
             hw: Some(resp.hw),
