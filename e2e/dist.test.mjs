@@ -59,7 +59,7 @@ test("the docs page's element and sandboxed iframe work from dist/", async () =>
 
 test("the published scripts and style sheets are minified, and smaller than their sources", async () => {
   const { sizeReport } = await import("../scripts/size-report.mjs");
-  const published = sizeReport(OUT);
+  const published = sizeReport(OUT, true);
   const tree = sizeReport(ROOT);
   const source = new Map(tree.files.map((f) => [f.path, f]));
   const text = published.files.filter((f) => /\.(js|css)$/.test(f.path));

@@ -98,7 +98,7 @@ function emit(path) {
 }
 
 /** The published form of a script, style sheet or page: same behaviour, fewer bytes. */
-export function minify(path, text) {
+function minify(path, text) {
   switch (extname(path)) {
     case ".js":
     case ".mjs":

@@ -40,12 +40,13 @@ function walk(dir) {
   return out;
 }
 
-export function pageFiles(root = ROOT) {
+/** The page's files under `root`; `published` for a tree written by dist.mjs, whose
+ *  assets carry content-hashed names. */
+export function pageFiles(root = ROOT, published = false) {
   const rel = (p) => relative(root, p).split(sep).join("/");
   const files = new Set();
   for (const f of REQUIRED) if (existsSync(join(root, f))) files.add(f);
-  if (!existsSync(join(root, "www/pkg/hwscope_bg.wasm"))) {
-    // A published tree: every asset under its content-hashed name.
+  if (published) {
     for (const p of walk(root)) {
       const r = rel(p);
       if (r === "index.html" || (r.startsWith("www/") && r !== "www/embed.js" && /\.(m?js|css|wasm)$/.test(r))) files.add(r);
@@ -69,9 +70,9 @@ export function pageFiles(root = ROOT) {
 /** A published file's source name: `www/app.9e057cc7a8.js` -> `www/app.js`. */
 const unhashed = (path) => path.replace(/\.[0-9a-f]{10}(\.[a-z]+)$/, "$1");
 
-/** The size of the page in `root` (the source tree, or a tree written by dist.mjs). */
-export function sizeReport(root = ROOT) {
-  const files = pageFiles(root).map((file) => {
+/** The size of the page in `root`: the source tree, or with `published` a tree written by dist.mjs. */
+export function sizeReport(root = ROOT, published = false) {
+  const files = pageFiles(root, published).map((file) => {
     const data = readFileSync(join(root, file));
     const gzip = gzipSync(data, { level: constants.Z_BEST_COMPRESSION }).length;
     return { path: unhashed(file), raw: statSync(join(root, file)).size, gzip };
@@ -89,7 +90,7 @@ export function publishedReport() {
   const out = mkdtempSync(join(tmpdir(), "hwscope-size-"));
   try {
     execFileSync(process.execPath, [join(ROOT, "scripts/dist.mjs"), "--out", out], { stdio: "ignore" });
-    return sizeReport(out);
+    return sizeReport(out, true);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

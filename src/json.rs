@@ -307,64 +307,38 @@ impl ToJson for Value {
     }
 }
 
-impl ToJson for bool {
-    fn write_json(&self, out: &mut String) {
-        out.push_str(if *self { "true" } else { "false" });
-    }
+/// Scalars, each written by one of the writers above.
+macro_rules! scalar_to_json {
+    ($($t:ty => $write:expr),* $(,)?) => {
+        $(impl ToJson for $t {
+            fn write_json(&self, out: &mut String) {
+                ($write)(out, self)
+            }
+        })*
+    };
 }
 
-impl ToJson for u64 {
-    fn write_json(&self, out: &mut String) {
-        write_u64(out, *self);
-    }
+scalar_to_json! {
+    bool => |out: &mut String, v: &bool| out.push_str(if *v { "true" } else { "false" }),
+    u64 => |out, v: &u64| write_u64(out, *v),
+    u32 => |out, v: &u32| write_u64(out, u64::from(*v)),
+    usize => |out, v: &usize| write_u64(out, *v as u64),
+    i64 => |out, v: &i64| write_i64(out, *v),
+    i32 => |out, v: &i32| write_i64(out, i64::from(*v)),
+    // Only the CLI writes floats (see `write_f64`).
+    f64 => |out, v: &f64| write_f64(out, *v),
+    str => |out, v: &str| write_str(out, v),
+    String => |out, v: &String| write_str(out, v),
 }
 
-impl ToJson for u32 {
+/// A reference writes what it points to (`&str` fields among them).
+impl<T: ToJson + ?Sized> ToJson for &T {
     fn write_json(&self, out: &mut String) {
-        write_u64(out, *self as u64);
+        (**self).write_json(out);
     }
-}
 
-impl ToJson for usize {
-    fn write_json(&self, out: &mut String) {
-        write_u64(out, *self as u64);
-    }
-}
-
-impl ToJson for i64 {
-    fn write_json(&self, out: &mut String) {
-        write_i64(out, *self);
-    }
-}
-
-impl ToJson for i32 {
-    fn write_json(&self, out: &mut String) {
-        write_i64(out, *self as i64);
-    }
-}
-
-/// Only the CLI writes floats (see [`write_f64`]).
-impl ToJson for f64 {
-    fn write_json(&self, out: &mut String) {
-        write_f64(out, *self);
-    }
-}
-
-impl ToJson for str {
-    fn write_json(&self, out: &mut String) {
-        write_str(out, self);
-    }
-}
-
-impl ToJson for &str {
-    fn write_json(&self, out: &mut String) {
-        write_str(out, self);
-    }
-}
-
-impl ToJson for String {
-    fn write_json(&self, out: &mut String) {
-        write_str(out, self);
+    fn is_none(&self) -> bool {
+        (**self).is_none()
     }
 }
 
