@@ -2,28 +2,26 @@
 // to the core. Nothing here computes protocol state: the page draws the step
 // records the core returns.
 
-import { Sim } from "./sim.js";
-import { Player } from "./player.js";
+import { Sim } from "./core/sim.js";
+import { Player } from "./core/player.js";
 import { createStage } from "./render/stage.js";
-import { createNarration } from "./narration.js";
-import { createInspector } from "./inspector.js";
-import { createControls } from "./controls.js";
-import { createInterventions } from "./interventions.js";
-import { createSettings } from "./settings.js";
-import { createStatus } from "./status.js";
-import { renderClients } from "./clients.js";
-import { h } from "./dom.js";
-import { showError, clearError } from "./errors.js";
-import { readOptions, applyControls } from "./options.js";
-import { readLink, checkLink, createUrlSync, pageBase } from "./permalink.js";
-import { createNotice } from "./notice.js";
-import { setTheme } from "./theme.js";
+import { createNarration } from "./panels/narration.js";
+import { createInspector } from "./panels/inspector.js";
+import { createControls, applyControls } from "./panels/controls.js";
+import { createInterventions } from "./panels/interventions.js";
+import { createSettings } from "./panels/settings.js";
+import { createStatus } from "./panels/status.js";
+import { createClients } from "./panels/clients.js";
+import { h } from "./core/dom.js";
+import { showError, clearError } from "./core/errors.js";
+import { readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
+import { createNotice } from "./panels/notice.js";
+import { setTheme } from "./core/theme.js";
 
 const $ = (id) => document.getElementById(id);
 
-export function start(wasm) {
-  const params = new URLSearchParams(location.search);
-  const opts = readOptions(location.search);
+/** `opts`: the page's options (core/options.js). */
+export function start(wasm, opts) {
   const sim = new Sim(wasm.Playground);
   const scenarios = wasm.builtinScenarios();
   let selection = null;
@@ -40,18 +38,19 @@ export function start(wasm) {
   const player = new Player(sim, show, (t) => {
     stage.frame(t);
     status.time(t);
-  }, (on) => controls.playing(on));
+  }, (on) => controls.playing(on), { reduced: opts.reducedMotion || matchMedia("(prefers-reduced-motion: reduce)").matches });
   const controls = createControls(document, player, sim, () => load(json));
   const interventions = createInterventions($("intervene"), (event) => intervene(event));
   const openSettings = createSettings($("settings"), wasm, (text) => load(text));
   const notice = createNotice($("notice"));
+  const renderClients = createClients($("clients"));
   const verified = h("span", { class: "verified", hidden: "" }, "link reproduced exactly ✓");
   $("status").append(verified);
   Object.assign(player, { from: opts.from, to: opts.to, loop: opts.loop });
   applyControls(document, opts.controls);
   // The postMessage API, only inside a frame; the host waits for its "ready".
   let api = { step() {}, reset() {}, ready() {} };
-  const framed = parent !== window && import("./embed-api.js").then((m) => (api = m.createEmbedApi(opts.origin, player, (mode) => setTheme(mode, $("theme"), false))));
+  const framed = parent !== window && import("./embed/api.js").then((m) => (api = m.createEmbedApi(opts.origin, player, (mode) => setTheme(mode, $("theme"), false))));
   const full = (f) => ($("open-full").href = `${pageBase()}#${f}`);
   // The address bar (an embed's "open full playground" link) follows the step shown.
   const sync = createUrlSync(sim, !opts.embed, full);
@@ -71,7 +70,7 @@ export function start(wasm) {
     status.step(rec);
     narration.show(rec);
     inspect(rec, selection);
-    renderClients($("clients"), rec);
+    renderClients(rec);
     interventions(rec);
     controls.update(rec.step);
     api.step(rec);
@@ -162,7 +161,7 @@ export function start(wasm) {
   });
   $("settings-open").addEventListener("click", () => openSettings(json));
   $("share-open").addEventListener("click", async () => {
-    share ??= (await import("./share.js")).createShare($("share"), () => ({ fragment: sim.linkAt(player.step), title: title(), step: player.step }));
+    share ??= (await import("./panels/share.js")).createShare($("share"), () => ({ fragment: sim.linkAt(player.step), title: title(), step: player.step }));
     share();
   });
   $("learn-open").addEventListener("click", () => openLearn());
@@ -170,7 +169,7 @@ export function start(wasm) {
 
   /** The scenario named by ?scenario=, or the default one. */
   function builtin(say) {
-    const wanted = params.get("scenario");
+    const wanted = opts.scenario;
     const s = scenarios.find((x) => x.name === wanted) ?? scenarios.find((x) => x.name === "seed-walkthrough") ?? scenarios[0];
     load(s.json);
     if (wanted && s.name !== wanted) say.push(`There is no built-in scenario "${wanted}"; showing "${s.name}".`);
@@ -199,5 +198,5 @@ export function start(wasm) {
   }
   addEventListener("hashchange", () => open(location.hash));
   open(location.hash);
-  if (params.has("tour") || params.has("view")) openLearn(params);
+  if (opts.learn) openLearn(opts.learn);
 }

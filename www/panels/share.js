@@ -1,7 +1,7 @@
 // The Share dialog: a link to this moment, an iframe snippet and a Markdown
 // snippet. Where copying is refused the text is selected for the reader.
 
-import { pageBase } from "./permalink.js";
+import { pageBase } from "../core/permalink.js";
 
 const attr = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 

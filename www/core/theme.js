@@ -1,6 +1,6 @@
 // Light, dark or auto (follows prefers-color-scheme). ?theme= wins over the
 // saved choice; saving fails quietly where storage is blocked (sandboxed embeds).
-// The host of an embed can change it later (embed-api.js).
+// The host of an embed can change it later (embed/api.js).
 
 const MODES = ["auto", "light", "dark"];
 
@@ -27,10 +27,9 @@ export function setTheme(mode, button, persist = true) {
   return mode;
 }
 
-export function initTheme(button) {
-  const q = new URLSearchParams(location.search);
-  // An embed takes its theme from the host page only.
-  let mode = setTheme(q.get("theme") ?? (q.get("embed") === "1" ? "auto" : saved()) ?? "auto", button, false);
+/** `opts` from core/options.js: its theme, else the saved choice (an embed takes its host's only). */
+export function initTheme(button, opts) {
+  let mode = setTheme(opts.theme ?? (opts.embed ? "auto" : saved()) ?? "auto", button, false);
   button.addEventListener("click", () => {
     mode = setTheme(MODES[(MODES.indexOf(mode) + 1) % MODES.length], button);
   });

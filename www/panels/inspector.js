@@ -1,7 +1,7 @@
 // The inspector: every field of the broker or message picked on the stage,
 // or of the shown step's event when nothing is picked.
 
-import { h, fields, show } from "./dom.js";
+import { h, fields, show } from "../core/dom.js";
 
 export function createInspector(box, unpick, act) {
   function broker(rec, id) {

@@ -1,4 +1,4 @@
-// The postMessage protocol between an embedded playground (embed-api.js) and
+// The postMessage protocol between an embedded playground (api.js) and
 // its host page (embed.js): {type: "hwscope:<name>", v: 1, …}. docs/embedding.md.
 
 export const VERSION = 1;

@@ -1,7 +1,7 @@
 // The status line (seed, simulated time, step, leader, ISR) and the list of
 // invariants the shown step broke.
 
-import { h } from "./dom.js";
+import { h } from "../core/dom.js";
 
 export function createStatus(line, violations) {
   const parts = {};

@@ -1,6 +1,15 @@
 // Playback controls: buttons, the scrubber over the whole run, the speed on
 // a log scale, and the keyboard (Space, ←, →, Home, End, ?).
 
+const PARTS = { play: "#play", step: "#back,#fwd", ends: "#first,#end", scrub: ".scrub", speed: ".speed", reset: "#reset" };
+
+/** Hides the controls not asked for (core/options.js); `text` shows the step's sentence as a caption. */
+export function applyControls(doc, controls) {
+  for (const [name, sel] of Object.entries(PARTS)) for (const el of doc.querySelectorAll(sel)) el.classList.toggle("off", !controls.has(name));
+  doc.getElementById("controls").classList.toggle("off", !Object.keys(PARTS).some((c) => controls.has(c)));
+  doc.getElementById("live").classList.toggle("caption", controls.has("text"));
+}
+
 /** `reset` reloads the scenario, dropping interventions; Home only goes to step 0. */
 export function createControls(doc, player, sim, reset) {
   const $ = (id) => doc.getElementById(id);

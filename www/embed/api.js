@@ -1,7 +1,7 @@
-// The playground's side of the postMessage API (embed-protocol.js): commands
+// The playground's side of the postMessage API (protocol.js): commands
 // only from the parent page (and from ?origin= when given), events out to it.
 
-import { COMMANDS, VERSION, message, nameOf } from "./embed-protocol.js";
+import { COMMANDS, VERSION, message, nameOf } from "./protocol.js";
 
 export function createEmbedApi(origin, player, setTheme) {
   const parent = window.parent;

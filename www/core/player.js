@@ -14,7 +14,8 @@ export function stepDuration(rec, next, speed) {
 }
 
 export class Player {
-  constructor(sim, show, frame, onState) {
+  /** `reduced`: discrete steps, no tweening (prefers-reduced-motion or ?motion=reduce). */
+  constructor(sim, show, frame, onState, { reduced = false } = {}) {
     this.sim = sim;
     this.show = show;
     this.frame = frame;
@@ -29,7 +30,7 @@ export class Player {
     this.from = 0;
     this.to = Infinity;
     this.loop = false;
-    this.reduced = matchMedia("(prefers-reduced-motion: reduce)").matches || new URLSearchParams(location.search).get("motion") === "reduce";
+    this.reduced = reduced;
     this.tick = this.tick.bind(this);
     document.addEventListener("visibilitychange", () => {
       if (document.hidden) this.halt();

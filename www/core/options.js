@@ -1,9 +1,10 @@
-// Presentation options from the query (CONTRACT §6, docs/embedding.md): embed,
-// the step range (from, to, loop), controls, and the host's origin.
+// Every option the page reads from its query (CONTRACT §6, docs/embedding.md),
+// read once at boot: embed, theme, motion, the step range (from, to, loop),
+// controls, the host's origin, the built-in scenario, and Learn's tour/view.
+// Values that make no sense are named in `problems` and left at their default.
 
 const SETS = { none: [], play: ["play"], compact: ["play", "step", "scrub", "text"] };
 SETS.full = [...SETS.compact, "ends", "speed", "reset"];
-const PARTS = { play: "#play", step: "#back,#fwd", ends: "#first,#end", scrub: ".scrub", speed: ".speed", reset: "#reset" };
 
 export function readOptions(search) {
   const q = new URLSearchParams(search);
@@ -32,12 +33,20 @@ export function readOptions(search) {
     origin = null;
     problems.push("origin= is not an origin");
   }
-  return { embed, from, to, loop: q.get("loop") === "1", controls, origin, problems };
-}
-
-/** Hides the controls not asked for; `text` shows the step's sentence as a caption. */
-export function applyControls(doc, controls) {
-  for (const [name, sel] of Object.entries(PARTS)) for (const el of doc.querySelectorAll(sel)) el.classList.toggle("off", !controls.has(name));
-  doc.getElementById("controls").classList.toggle("off", !Object.keys(PARTS).some((c) => controls.has(c)));
-  doc.getElementById("live").classList.toggle("caption", controls.has("text"));
+  return {
+    embed,
+    /** light, dark, auto, or null (the saved choice; an embed follows its host). */
+    theme: q.get("theme"),
+    reducedMotion: q.get("motion") === "reduce",
+    from,
+    to,
+    loop: q.get("loop") === "1",
+    controls,
+    origin,
+    /** A built-in scenario's name, or null. */
+    scenario: q.get("scenario"),
+    /** The query when it asks Learn for a tour or views, else null. */
+    learn: q.has("tour") || q.has("view") ? q : null,
+    problems,
+  };
 }

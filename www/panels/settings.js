@@ -2,7 +2,7 @@
 // in step both ways. Every edit is checked by the core's own validator; its
 // "field: message" is shown next to that field (or under the JSON).
 
-import { h } from "./dom.js";
+import { h } from "../core/dom.js";
 
 const FIELDS = [
   [["title"], "Title", "text"],

@@ -1,7 +1,7 @@
 // Interventions at the shown step: produce, crash or restart a broker, cut
 // or heal a link, add a consumer on a follower. Each forks the future.
 
-import { h } from "./dom.js";
+import { h } from "../core/dom.js";
 
 function options(select, values, label) {
   const want = values.map(String).join();
