@@ -16,6 +16,9 @@ pub struct Run {
     sim: Sim,
     /// The furthest simulation computed (for `extend`), if ahead of the cursor.
     ahead: Option<Sim>,
+    /// Whether `ahead`'s last step was narrated: its record is then complete, and a
+    /// seek to the furthest step computed is a clone instead of a replay.
+    ahead_narrated: bool,
     /// Checkpoints at steps that are multiples of `spacing`.
     checkpoints: Vec<Sim>,
     spacing: u64,
@@ -45,6 +48,7 @@ impl Run {
             checkpoints: vec![sim.clone()],
             sim,
             ahead: None,
+            ahead_narrated: false,
             spacing: 64,
             known: 1,
             done: false,
@@ -165,14 +169,19 @@ impl Run {
                 s
             }
         };
-        for _ in 0..budget {
-            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions, false) {
+        let mut narrated = false;
+        for i in 0..budget {
+            // Only the batch's last step is narrated: the one a page shows next (End).
+            let narrate = i + 1 == budget;
+            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions, narrate) {
                 self.done = true;
                 break;
             }
+            narrated = narrate;
             let st = sim.step;
             self.note(st);
         }
+        self.ahead_narrated = narrated;
         self.ahead = Some(sim);
         (self.known, self.done)
     }
@@ -187,7 +196,7 @@ impl Run {
         let floor = index as u64 * self.spacing;
         let mut sim = if self.sim.step < step && self.sim.step >= floor { self.sim.clone() } else { self.checkpoints[index].clone() };
         if let Some(a) = &self.ahead {
-            if a.step < step && a.step > sim.step {
+            if (a.step < step || (a.step == step && self.ahead_narrated)) && a.step > sim.step {
                 sim = a.clone();
             }
         }
@@ -299,6 +308,25 @@ mod tests {
                 run.seek(t);
                 let want = &expected[t.min(n - 1) as usize];
                 assert_eq!(&run.record().to_json(), want, "{name} at step {t}");
+            }
+        }
+    }
+
+    /// The furthest step computed by `extend` (a clone of the look-ahead, narrated
+    /// at its last step) is the same record as stepping gives, text included.
+    #[test]
+    fn seek_to_the_furthest_step_computed_matches_stepping() {
+        for name in ["seed-walkthrough", "slow-follower-isr", "temporary-hw-drop"] {
+            let scenario = crate::builtin::load(name).unwrap();
+            let expected = trace(&mut Run::new(scenario.clone()));
+            for batch in [1, 7, 50] {
+                let mut run = Run::new(scenario.clone());
+                while !run.extend(batch).1 {
+                    let last = run.known_steps() - 1;
+                    run.seek(last);
+                    assert_eq!(run.record().to_json(), expected[last as usize], "{name}, batches of {batch}, step {last}");
+                    run.seek(last / 2);
+                }
             }
         }
     }

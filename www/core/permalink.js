@@ -15,10 +15,15 @@ export function readLink(fragment, decodeLink) {
   }
 }
 
-/** Replays to the link's step (1.5 s at most) and compares hashes: {step, ok, message}. */
-export function checkLink({ at, hash }, sim) {
+/** Compares the state at the link's step with its hash, once the run is
+ *  computed up to it (`outcome` of that: "reached", "timeout" or "stopped"):
+ *  {step, ok, message}. */
+export function checkLink({ at, hash }, sim, outcome = "reached") {
   if (at == null) return { step: 0 };
-  if (!sim.reach(at, 1500)) return { step: sim.known - 1, message: `This link points at step ${at}; replaying that far takes too long here, so this shows step ${sim.known - 1}.` };
+  if (at >= sim.known && !sim.done) {
+    const why = outcome === "stopped" ? "replaying was stopped" : "replaying that far takes too long here";
+    return { step: sim.known - 1, message: `This link points at step ${at}; ${why}, so this shows step ${sim.known - 1}, the furthest reached.` };
+  }
   const last = sim.known - 1;
   if (at > last) return { step: last, message: `This link points at step ${at}, but this run ends at step ${last}: the link was made with different behaviour (another version of hwscope's model).` };
   const here = hash && sim.hashAt(at);

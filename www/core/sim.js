@@ -13,6 +13,8 @@ const TEXTS = 20000;
 const TAIL = 64;
 /** Log entries per record for scan(): views read HWs, LEOs and messages, not logs. */
 const SCAN_TAIL = 8;
+/** computeUntil() calls into the core for about this long at a time. */
+const CHUNK_MS = 3;
 
 /** Thrown when the core itself failed (a Rust panic): the page must stop using it. */
 export class CoreFailure extends Error {
@@ -23,6 +25,8 @@ export class Sim {
   #p;
   #listeners = new Set();
   #settings = null;
+  /** Steps computed per millisecond, as measured (a first guess until then). */
+  #rate = 50;
 
   /** `tail`: log entries per cached record (the stage draws 16 offsets). */
   constructor(Playground, { tail = TAIL } = {}) {
@@ -216,17 +220,24 @@ export class Sim {
     return this.at(n, (p) => p.stateHash());
   }
 
-  /** Learns the run up to step n, for at most `ms`; false if time ran out first. */
-  reach(n, ms) {
+  /** Computes ahead, without moving the cursor, until step n is known or the
+   *  run ends (true), or until `ms` have passed (false). Works in chunks of a
+   *  few milliseconds, sized from the speed measured so far. */
+  computeUntil(n, ms) {
     const end = performance.now() + ms;
     while (this.known <= n && !this.done) {
-      if (performance.now() > end) return false;
-      this.extend(500);
+      const left = end - performance.now();
+      if (left <= 0) return false;
+      const budget = Math.max(16, Math.min(n + 1 - this.known, Math.floor(this.#rate * Math.min(left, CHUNK_MS))));
+      const t0 = performance.now();
+      this.extend(budget);
+      const took = performance.now() - t0;
+      if (took > 0.25) this.#rate = Math.max(1, 0.5 * this.#rate + (0.5 * budget) / took);
     }
     return true;
   }
 
-  /** Computes up to `budget` steps ahead without moving the cursor. */
+  /** Computes up to `budget` steps ahead without moving the cursor; true when the run is over. */
   extend(budget) {
     if (this.done) return true;
     const { steps, done } = this.call(() => this.#p.extend(budget));

@@ -3,7 +3,8 @@
 
 import { COMMANDS, VERSION, message, nameOf } from "./protocol.js";
 
-export function createEmbedApi(origin, player, setTheme) {
+/** `seek(n)` shows step n, computing up to it first when it lies beyond what is known. */
+export function createEmbedApi(origin, player, setTheme, seek) {
   const parent = window.parent;
   const post = (name, fields) => parent !== window && parent.postMessage(message(name, fields), origin || "*");
   const go = (n) => {
@@ -15,7 +16,7 @@ export function createEmbedApi(origin, player, setTheme) {
     pause: () => player.pause(),
     step: () => go(player.step + 1),
     back: () => go(player.step - 1),
-    seek: (m) => go(m.at),
+    seek: (m) => seek(m.at),
     theme: (m) => setTheme(m.theme),
     ping: () => post("ready", info),
   };
