@@ -131,6 +131,22 @@ describe("paused means idle", () => {
     await page.close();
   });
 
+  test("after End, a new scenario or an intervention looks ahead again", async () => {
+    const page = await open(`/#${longLink()}`);
+    await page.waitForFunction((n) => Number(document.getElementById("scrub").max) === n, LOOKAHEAD);
+    await page.keyboard.press("End");
+    // An intervention at the furthest step forks a new run: its consequences are computed ahead.
+    await page.click('[data-iv="produce"]');
+    assert.equal(await stepOf(page), LOOKAHEAD + 1);
+    await page.waitForFunction((n) => Number(document.getElementById("scrub").max) === n, 2 * LOOKAHEAD + 1);
+    await page.keyboard.press("End");
+    await page.selectOption("#scenario", "steady-load");
+    await page.waitForFunction((n) => Number(document.getElementById("scrub").max) === n, LOOKAHEAD);
+    assert.equal(await stepOf(page), 0);
+    assertNoErrors(page);
+    await page.close();
+  });
+
   test("holding End computes for as long as it is held; letting go stops there", async () => {
     const page = await open(`/#${longLink()}`);
     await page.waitForFunction((n) => Number(document.getElementById("scrub").max) === n, LOOKAHEAD);

@@ -96,6 +96,7 @@ export function start(wasm, opts) {
 
   function intervene(event) {
     player.pause();
+    frontier.reset();
     try {
       player.showRecord(sim.apply(player.step, event));
       clearError();
@@ -131,6 +132,7 @@ export function start(wasm, opts) {
       return false;
     }
     json = text;
+    frontier.reset();
     clearError();
     selection = null;
     stage.select(null);
@@ -189,6 +191,7 @@ export function start(wasm, opts) {
   let opening = 0;
   async function open(fragment) {
     const token = ++opening;
+    frontier.stop();
     booted = false;
     const say = opts.problems.map((p) => `Ignored ${p}.`);
     const link = readLink(fragment, wasm.decodeLink);

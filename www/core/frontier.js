@@ -75,6 +75,13 @@ export class Frontier {
     }, { timeout: 1000 });
   }
 
+  /** A new run (a load, an intervention): the job and the hold belonged to the old one. */
+  reset() {
+    this.stop();
+    this.#held = false;
+    this.#want = 0;
+  }
+
   /** Computes until step n is known, in slices, for at most `ms`. Resolves
    *  "reached" (step n, or the run's end, is known), "timeout", "stopped"
    *  (stop()) or "superseded" (another job took over). */
