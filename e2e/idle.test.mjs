@@ -131,7 +131,7 @@ describe("paused means idle", () => {
     await page.close();
   });
 
-  test("after End, a new scenario or an intervention looks ahead again", async () => {
+  test("after End, an intervention, a new scenario or playing looks ahead again", async () => {
     const page = await open(`/#${longLink()}`);
     await page.waitForFunction((n) => Number(document.getElementById("scrub").max) === n, LOOKAHEAD);
     await page.keyboard.press("End");
@@ -143,6 +143,11 @@ describe("paused means idle", () => {
     await page.selectOption("#scenario", "steady-load");
     await page.waitForFunction((n) => Number(document.getElementById("scrub").max) === n, LOOKAHEAD);
     assert.equal(await stepOf(page), 0);
+    // Playing from the furthest step asks for more: the look-ahead follows again.
+    await page.keyboard.press("End");
+    await page.click("#play");
+    await page.waitForFunction((n) => Number(document.getElementById("scrub").max) >= n, 2 * LOOKAHEAD);
+    await page.click("#play");
     assertNoErrors(page);
     await page.close();
   });

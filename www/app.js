@@ -44,7 +44,10 @@ export function start(wasm, opts) {
   const player = new Player(sim, show, (t) => {
     stage.frame(t);
     status.time(t);
-  }, (on) => controls.playing(on), { reduced: opts.reducedMotion || matchMedia("(prefers-reduced-motion: reduce)").matches });
+  }, (on) => {
+    controls.playing(on);
+    if (on) frontier.playing(player.step, player.to);
+  }, { reduced: opts.reducedMotion || matchMedia("(prefers-reduced-motion: reduce)").matches });
   const frontier = new Frontier(sim, (job) => controls.computing(job));
   const controls = createControls(document, player, sim, frontier, () => load(json));
   sim.listen(() => controls.update());

@@ -3,8 +3,9 @@
 //
 // - Look-ahead: LOOKAHEAD steps beyond the step shown are computed in idle
 //   time, then nothing runs. It follows the cursor: play, a step or a scrub
-//   move it on. End shows the furthest step computed and holds there: End
-//   again computes further (more()). A hidden page computes nothing.
+//   move it on. End shows the furthest step computed and holds there (until
+//   the cursor moves back or plays): End again computes further (more()). A
+//   hidden page computes nothing.
 // - On demand: reach(n) (a far link, an embed's seek) and more() (End at the
 //   furthest step computed) compute in slices of at most SLICE_MS, each its own
 //   task, so input and frames go on between them; each has a deadline and
@@ -28,8 +29,8 @@ export class Frontier {
   #job = null;
   #timer = 0;
 
-  /** `onProgress(job)` after every slice of on-demand work: {kind, target,
-   *  label, started}; null when it ends. */
+  /** `onProgress(job)` after every slice of on-demand work ({kind, target,
+   *  label}); `onProgress(null)` when it ends. */
   constructor(sim, onProgress = () => {}) {
     this.#sim = sim;
     this.#onProgress = onProgress;
@@ -50,6 +51,12 @@ export class Frontier {
     this.#schedule();
   }
 
+  /** Playing asks for steps: the look-ahead follows again, even after End. */
+  playing(step, limit = Infinity) {
+    this.#held = false;
+    this.follow(step, limit);
+  }
+
   /** End is showing the furthest step computed: compute nothing beyond it
    *  until asked (more(), End again) or until the step shown moves back. */
   hold() {
@@ -57,11 +64,6 @@ export class Frontier {
     this.#want = 0;
     cancelIdleCallback(this.#idle);
     this.#idle = 0;
-  }
-
-  /** Whether the look-ahead has anything left to do. */
-  get idle() {
-    return !this.#job && !this.#idle;
   }
 
   #schedule() {
@@ -111,8 +113,6 @@ export class Frontier {
     if (this.#job) this.#end(this.#job, "superseded");
     cancelIdleCallback(this.#idle);
     this.#idle = 0;
-    job.started = performance.now();
-    job.from = this.#sim.known;
     job.done = new Promise((resolve) => (job.resolve = resolve));
     this.#job = job;
     this.#onProgress(job);
