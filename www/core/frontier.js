@@ -137,7 +137,9 @@ export class Frontier {
     this.#timer = 0;
     this.#job = null;
     this.#onProgress(null);
-    job.resolve(outcome);
+    // What waits for the job (showing the step it reached) runs as a task of its
+    // own, not at the end of the last slice: neither holds up a frame.
+    setTimeout(() => job.resolve(outcome), 0);
     this.#schedule();
   }
 }
