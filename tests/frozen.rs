@@ -422,21 +422,23 @@ fn corpus_scenario(i: u64) -> String {
         })
         .collect();
     let consumer = |g: &mut Gen, id: &str| {
-        let from = if g.chance(50) { format!(",\"fetch_from\":{}", g.below(replicas)) } else { String::new() };
-        let position = if g.chance(20) { ",\"position\":0".to_string() } else { String::new() };
+        let from = if g.chance(60) { format!(",\"fetch_from\":{}", g.below(replicas)) } else { String::new() };
+        let position = if g.chance(30) { ",\"position\":0".to_string() } else { String::new() };
         format!(
             "{{\"id\":\"{id}\"{from}{position},\"fetch.max.wait.ms\":{},\"request.timeout.ms\":{}}}",
             g.pick(&[0u64, 100, 500]),
             g.pick(&[300u64, 2_000, 30_000])
         )
     };
-    let consumers: Vec<String> = (0..g.below(3)).map(|c| consumer(&mut g, &format!("c{}", c + 1))).collect();
+    let consumers: Vec<String> = (0..g.below(4)).map(|c| consumer(&mut g, &format!("c{}", c + 1))).collect();
     let mut events = Vec::new();
-    for _ in 0..1 + g.below(14) {
+    for _ in 0..1 + g.below(20) {
         let at = g.below(stop);
         let b = g.below(replicas);
         let other = (b + 1 + g.below(replicas.max(2) - 1)) % replicas.max(1);
-        let action = match g.below(12) {
+        // Faults often come with their repair a little later.
+        let later = at + g.pick(&[1u64, 30, 300, 3_000, 10_000]);
+        let action = match g.below(14) {
             0..=3 => {
                 let repeat = if g.chance(25) {
                     format!(",\"repeat\":{{\"count\":{},\"every_ms\":{}}}", 2 + g.below(20), 1 + g.below(300))
@@ -445,18 +447,23 @@ fn corpus_scenario(i: u64) -> String {
                 };
                 format!("\"produce\":{{\"producer\":\"p{}\",\"records\":{}}}{repeat}", 1 + g.below(producers.len() as u64), 1 + g.below(6))
             }
-            4 | 5 => format!("\"crash\":{{\"broker\":{b},\"unflushed\":{}}}", g.pick(&[0u64, 0, 1, 3])),
-            6 | 7 => format!("\"restart\":{{\"broker\":{b}}}"),
-            8 | 9 if replicas > 1 && b != other => {
-                let kind = if g.chance(50) { "partition" } else { "heal" };
-                if g.chance(50) {
-                    format!("\"{kind}\":{{\"between\":[{b},{other}]}}")
-                } else {
-                    format!("\"{kind}\":{{\"from\":{b},\"to\":{other}}}")
+            4..=6 => {
+                if g.chance(60) {
+                    events.push(format!("{{\"at_ms\":{later},\"restart\":{{\"broker\":{b}}}}}"));
                 }
+                format!("\"crash\":{{\"broker\":{b},\"unflushed\":{}}}", g.pick(&[0u64, 0, 1, 3]))
             }
-            10 => {
-                let id = format!("c{}", 1 + g.below(4));
+            7 => format!("\"restart\":{{\"broker\":{b}}}"),
+            8..=10 if replicas > 1 && b != other => {
+                let cut = if g.chance(50) { format!("{{\"between\":[{b},{other}]}}") } else { format!("{{\"from\":{b},\"to\":{other}}}") };
+                if g.chance(60) {
+                    events.push(format!("{{\"at_ms\":{later},\"heal\":{cut}}}"));
+                }
+                let kind = if g.chance(80) { "partition" } else { "heal" };
+                format!("\"{kind}\":{cut}")
+            }
+            11 => {
+                let id = format!("c{}", 1 + g.below(5));
                 format!("\"add_consumer\":{}", consumer(&mut g, &id))
             }
             _ => format!("\"produce\":{{\"producer\":\"p1\",\"records\":{}}}", 1 + g.below(3)),
@@ -494,7 +501,7 @@ fn corpus_intervention(g: &mut Gen, replicas: u64) -> String {
     }
 }
 
-const CORPUS: u64 = 240;
+const CORPUS: u64 = 320;
 
 fn freeze_corpus(part: u64, parts: u64) {
     let mut f = Frozen::new(&format!("corpus-{part}"));
