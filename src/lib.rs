@@ -18,19 +18,11 @@
 //! - `format`     the CLI's table and markdown views
 //! - `wasm`       the browser facade (wasm32 only)
 
-/// `format!` for narration: nothing is formatted while the simulation is not
-/// narrating (replaying to a seek target, benchmarking).
-macro_rules! say {
-    ($sim:expr, $($arg:tt)*) => {
-        if $sim.narrate { format!($($arg)*) } else { String::new() }
-    };
-}
-
 pub mod builtin;
 pub mod format;
-pub mod invariants;
 pub mod json;
 pub mod link;
+pub mod narrate;
 pub mod record;
 pub mod run;
 pub mod scenario;

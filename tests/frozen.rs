@@ -108,7 +108,7 @@ impl Frozen {
 
     fn add(&mut self, name: String, output: &[u8]) {
         if let Some(dir) = dump_dir() {
-            let path = dir.join(&self.set).join(name.replace(' ', "_").replace('/', "_"));
+            let path = dir.join(&self.set).join(name.replace([' ', '/'], "_"));
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, output).unwrap();
         }

@@ -428,7 +428,6 @@ struct Outcome {
 
 fn run_schedule(json: &Value) -> Outcome {
     let mut sim = Sim::new(scenario(&json.to_string()));
-    sim.narrate = false;
     while sim.step() {}
     let mut out = Outcome {
         reported: sim.invariants.history.iter().map(|(_, v)| v.invariant).collect(),

@@ -209,7 +209,11 @@ impl Events {
         let mut steps = Vec::new();
         while run.step() {
             let sim = run.sim();
-            steps.push((sim.step, sim.now, serde_json::from_str(&hwscope::json::to_string(&sim.event)).expect("event is JSON")));
+            steps.push((
+                sim.step,
+                sim.now,
+                serde_json::from_str(&hwscope::json::to_string(&hwscope::record::event_record(sim))).expect("event is JSON"),
+            ));
         }
         Events { steps }
     }
