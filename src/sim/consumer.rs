@@ -16,6 +16,7 @@ use crate::scenario::{AboveHw, ConsumerSpec};
 pub const RETRY_BACKOFF_MS: u64 = 100;
 
 impl Sim {
+    /// A consumer joins at its position and sends its first fetch.
     pub(crate) fn add_consumer(&mut self, spec: ConsumerSpec) {
         let position = spec.position.unwrap_or(self.scenario.initial.log_end_offset);
         self.consumers.push(Consumer { spec, position, records_read: 0, read: PVec::new(), fetch: None, use_leader: false });
@@ -58,17 +59,20 @@ impl Sim {
             let error = Some(KafkaError::NotLeaderOrFollower);
             return self.answer_consumer(id, c, msg.id, offset, Vec::new(), error, Served::NotLeader);
         }
-        if let Some(f) = preferred.filter(|&f| is_leader && f != id) {
-            // An ISR follower that has the offset.
-            let ls = self.broker(id).lead.as_ref();
-            let ok = ls.is_some_and(|ls| ls.isr.contains(&f) && ls.followers.get(&f).and_then(|v| v.leo).is_some_and(|leo| leo >= offset))
-                && self.broker(f).alive;
-            if ok {
-                self.consumers[c].use_leader = false;
-                return self.answer_consumer(id, c, msg.id, offset, Vec::new(), None, Served::Redirect { to: f });
-            }
+        if let Some(to) = preferred.filter(|_| is_leader).and_then(|f| self.find_preferred_read_replica(id, f, offset)) {
+            self.consumers[c].use_leader = false;
+            return self.answer_consumer(id, c, msg.id, offset, Vec::new(), None, Served::Redirect { to });
         }
         self.serve_consumer(id, c, msg.id, offset, false);
+    }
+
+    /// `ReplicaManager.findPreferredReadReplica` (2.4+, KIP-392): the leader names the
+    /// consumer's preferred replica `f` when it is another live ISR member that has
+    /// the offset.
+    fn find_preferred_read_replica(&self, leader: u32, f: u32, offset: u64) -> Option<u32> {
+        let ls = self.broker(leader).lead.as_ref()?;
+        let has_offset = ls.followers.get(&f).and_then(|v| v.leo).is_some_and(|leo| leo >= offset);
+        (f != leader && ls.isr.contains(&f) && has_offset && self.broker(f).alive).then_some(f)
     }
 
     /// `LocalLog.read` up to the HW: records below it at once; at the HW the fetch
@@ -105,6 +109,7 @@ impl Sim {
         self.answer_consumer(id, c, request, offset, Vec::new(), None, why);
     }
 
+    /// A broker's answer to a consumer's fetch, with its HW.
     #[allow(clippy::too_many_arguments)]
     fn answer_consumer(
         &mut self,

@@ -146,6 +146,7 @@ impl Sim {
         self.send_metadata_except(None);
     }
 
+    /// The partition as the controller holds it (`PartitionRegistration`).
     pub(crate) fn metadata(&self) -> Metadata {
         let c = &self.controller;
         Metadata {

@@ -54,6 +54,8 @@ impl Sim {
         self.broker_mut(id).fetcher = FetcherState::Idle;
     }
 
+    /// The fetcher waits `delay_ms` before fetching again (`AbstractFetcherThread`'s
+    /// backoff; in `textbook`, the idle poll).
     pub(crate) fn fetch_later(&mut self, id: u32, delay_ms: u64) {
         self.clear_fetcher(id);
         let timer = self.set_timer(self.now + delay_ms, Timer::FetcherRetry { follower: id });
@@ -101,8 +103,9 @@ impl Sim {
         self.process_partition_data(id, leader, resp);
     }
 
-    /// `ReplicaFetcherThread.processPartitionData`: append, then
-    /// HW = max(log start, min(leader HW, LEO)), then the log start offset.
+    /// `ReplicaFetcherThread.processPartitionData` (all versions): append, then
+    /// HW = max(log start, min(leader HW, LEO)), then the log start offset; from 3.4
+    /// (KAFKA-14334) an HW move releases consumer fetches parked here.
     fn process_partition_data(&mut self, id: u32, leader: u32, resp: &FetchResponse) {
         let b = self.broker(id);
         if resp.fetch_offset != b.log.leo() {

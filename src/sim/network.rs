@@ -51,6 +51,7 @@ impl Network {
         std::iter::once((from, to)).chain(both_ways.then_some((to, from)))
     }
 
+    /// Cuts or heals the named directions.
     pub(crate) fn set_cut(&mut self, from: u32, to: u32, both_ways: bool, cut: bool) {
         for l in Network::directions(from, to, both_ways) {
             if cut {
@@ -105,6 +106,7 @@ impl Sim {
         }
     }
 
+    /// A heal: messages cross again; lost requests are noticed only by their timeouts.
     pub(crate) fn heal(&mut self, links: &[(u32, u32)]) {
         if let Some(&(from, to)) = links.first() {
             self.emit(Event::LinksHealed { from, to, both_ways: links.len() == 2 });

@@ -90,8 +90,9 @@ impl Sim {
         self.emit(Event::EpochQuerySent { follower: id, leader, epoch, msg });
     }
 
-    /// The leader answers OffsetsForLeaderEpoch (`Partition.lastOffsetForLeaderEpoch`).
-    /// Before 2.0 (v0) the answer is an end offset only.
+    /// The leader answers OffsetsForLeaderEpoch (0.11+, KIP-101, `Partition.lastOffsetForLeaderEpoch`).
+    /// Before 2.0 (v0) the answer is an end offset only; from 2.1 (KIP-320) a request in
+    /// an older leader epoch is fenced.
     pub(crate) fn handle_offsets_for_leader_epoch(&mut self, msg: &Msg, epoch: i32, current_leader_epoch: i32) {
         let Node::Broker(leader) = msg.to else { return };
         let b = self.broker(leader);

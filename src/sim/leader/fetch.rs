@@ -11,7 +11,10 @@ use crate::sim::state::ParkedFetch;
 use crate::sim::Sim;
 
 impl Sim {
-    /// `ReplicaManager.fetchMessages` → `Partition.fetchRecords` for a follower's Fetch.
+    /// `ReplicaManager.fetchMessages` → `Partition.fetchRecords` for a follower's Fetch
+    /// (all versions): refuse it (`fetch_request_error`, out of range), answer a
+    /// diverging epoch (2.8+), or record the follower's fetch state, move the HW,
+    /// complete what that releases, and answer or park.
     pub(crate) fn handle_fetch_request(&mut self, msg: &Msg, req: &FetchRequest) {
         let Node::Broker(leader) = msg.to else { return };
         if let Some((error, why)) = self.fetch_request_error(leader, req) {
@@ -47,8 +50,9 @@ impl Sim {
         self.answer_or_park(msg, req, initial_hw);
     }
 
-    /// The checks before any read: is this broker the leader, and in the follower's
-    /// epoch (KIP-320, `Partition.getLocalLog`)?
+    /// `Partition.fetchRecords` → `getLocalLog`: NOT_LEADER_OR_FOLLOWER on a broker
+    /// that does not lead (all versions); from 2.1 (KIP-320) FENCED_LEADER_EPOCH or
+    /// UNKNOWN_LEADER_EPOCH for a Fetch in another leader epoch.
     fn fetch_request_error(&self, leader: u32, req: &FetchRequest) -> Option<(KafkaError, Rejection)> {
         let b = self.broker(leader);
         if b.lead.is_none() {
@@ -65,9 +69,10 @@ impl Sim {
         None
     }
 
-    /// `Partition.updateFollowerFetchState` and `Replica.updateFetchStateOrThrow`:
-    /// the follower's LEO becomes its fetch offset, lastCaughtUpTimeMs moves by the
-    /// two catch-up rules, then `maybeExpandIsr`. Returns whether the ISR grew.
+    /// `Partition.updateFollowerFetchState` and `Replica.updateFetchStateOrThrow`
+    /// (3.x–4.0; every preset uses them): the follower's LEO becomes its fetch offset,
+    /// lastCaughtUpTimeMs moves by the two catch-up rules, then `maybeExpandIsr`.
+    /// Returns whether the ISR grew.
     fn update_follower_fetch_state(&mut self, leader: u32, follower: u32, fetch_offset: u64, log_start: u64) -> bool {
         let now = self.now;
         let leo = self.broker(leader).log.leo();
@@ -87,7 +92,8 @@ impl Sim {
         self.maybe_expand_isr(leader, follower)
     }
 
-    /// Reads what a Fetch at `offset` returns: at least one record, at most replica.fetch.max.bytes.
+    /// `Partition.readRecords` for a follower: from `offset`, at least one record and
+    /// at most replica.fetch.max.bytes (all versions).
     pub(crate) fn read_for_follower(&self, leader: u32, offset: u64) -> Vec<(u64, Option<Entry>)> {
         let log = &self.broker(leader).log;
         let per = self.scenario.record_bytes.max(1);
@@ -96,8 +102,11 @@ impl Sim {
         (offset..end).map(|o| (o, log.get(o))).collect()
     }
 
-    /// Answers at once, or parks the fetch in the purgatory (`ReplicaManager.fetchMessages`:
-    /// respond now unless long-poll may wait and `DelayedFetch.tryComplete` would not complete).
+    /// `ReplicaManager.fetchMessages`' last step (all versions): respond at once unless
+    /// long-poll may wait (replica.fetch.wait.max.ms > 0; none in `textbook`) and
+    /// `delayed_fetch_ready` finds nothing to complete; otherwise park in the fetch
+    /// purgatory. The answer carries the HW read before this fetch moved it
+    /// (`initialHighWatermark`, KAFKA-7104) or after it, by `response_hw`.
     fn answer_or_park(&mut self, msg: &Msg, req: &FetchRequest, initial_hw: u64) {
         let Node::Broker(leader) = msg.to else { return };
         let follower = req.replica;
@@ -153,6 +162,8 @@ impl Sim {
         });
     }
 
+    /// The leader's Fetch response to a follower; it remembers the HW it sent
+    /// (`lastSentHighWatermark`, what 2.4–2.5's Case H compares).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn send_fetch_response(
         &mut self,
@@ -190,8 +201,9 @@ impl Sim {
         self.emit(Event::FetchRejected { leader, follower: req.replica, error, why, msg: sent });
     }
 
-    /// `Partition.readRecords`: the follower's last fetched epoch ends earlier on the
-    /// leader, so the answer is a diverging epoch, no records, and no state update.
+    /// `Partition.readRecords` (2.8+, KAFKA-10554): the follower's last fetched epoch
+    /// ends earlier on the leader, so the answer is a diverging epoch, no records, and
+    /// no update of the follower's state.
     fn answer_diverging(&mut self, msg: &Msg, req: &FetchRequest, epoch: i32, end_offset: u64, initial_hw: u64) {
         let Node::Broker(leader) = msg.to else { return };
         let sent = self.send_fetch_response(

@@ -74,14 +74,15 @@ impl Sim {
         Some((from, new_hw))
     }
 
-    /// Says that the HW did not move, and whether the min ISR holds it.
+    /// The HW did not move; says whether the min ISR holds it (3.7+, KAFKA-15583).
     pub(crate) fn hw_stays(&mut self, leader: u32) {
         let held = self.behavior.hw_held_under_min_isr && self.under_min_isr(leader);
         let hw = self.broker(leader).hw;
         self.emit(Event::HwStays { leader, hw, held });
     }
 
-    /// After a committed ISR change: `maybeIncrementLeaderHW`, then complete what waited on it.
+    /// `Partition.maybeIncrementLeaderHW` after a committed ISR change (all versions),
+    /// then `tryCompleteDelayedRequests` for what waited on it.
     pub(crate) fn hw_after_isr_change(&mut self, leader: u32) {
         match self.maybe_increment_leader_hw(leader, HwCause::IsrChange) {
             Some(_) => self.try_complete_delayed_requests(leader),

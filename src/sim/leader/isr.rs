@@ -12,9 +12,10 @@ use crate::sim::Sim;
 impl Sim {
     /// `Partition.maybeExpandIsr`: a follower not in the ISR joins once its LEO has
     /// reached the HW and the start of the leader's epoch, and no ISR change is in
-    /// flight. Before 2.7 the leader commits the change itself; from 2.7 (KIP-497) it
-    /// asks the controller and counts the follower in the HW meanwhile (maximal ISR).
-    /// Returns whether the ISR grew.
+    /// flight (the epoch-start condition is KAFKA-7128, 2.0.1; every preset applies it).
+    /// Before 2.7 the leader commits the change itself; from 2.7 (KIP-497) it asks the
+    /// controller and counts the follower in the HW meanwhile (maximal ISR). Returns
+    /// whether the ISR grew.
     pub(crate) fn maybe_expand_isr(&mut self, leader: u32, follower: u32) -> bool {
         let hw = self.broker(leader).hw;
         let ls = self.lead(leader);
@@ -40,6 +41,8 @@ impl Sim {
         true
     }
 
+    /// `AlterPartitionManager.submit` (2.7+, KIP-497): the proposed ISR with the
+    /// leader's leader and partition epochs.
     fn send_alter_partition(&mut self, leader: u32, isr: Vec<u32>) -> u64 {
         let leader_epoch = self.broker(leader).leader_epoch;
         let partition_epoch = self.lead(leader).partition_epoch;
@@ -81,7 +84,9 @@ impl Sim {
         }
     }
 
-    /// The controller's answer to AlterPartition (`Partition.handleAlterPartitionUpdate` / `…Error`).
+    /// The controller's answer to AlterPartition (2.7+, `Partition.handleAlterPartitionUpdate`
+    /// / `handleAlterPartitionError`): applied (then the HW may move), refused (reverted
+    /// or kept pending), or ignored by a broker that no longer leads in that epoch.
     pub(crate) fn handle_alter_partition_response(
         &mut self,
         msg: &Msg,

@@ -69,6 +69,8 @@ impl Sim {
         self.maybe_increment_leader_hw(id, HwCause::Election);
     }
 
+    /// The leader state: the ISR, a view of each follower, empty purgatories, and the
+    /// periodic ISR check (`Partition.makeLeader`, `ReplicaManager.startup`'s isr-expiration task).
     fn install_leader(&mut self, id: u32, isr: Vec<u32>, partition_epoch: u32, followers: VecMap<u32, FollowerView>, fenced: VecSet<u32>) {
         let period = (self.scenario.config.replica_lag_time_max_ms / 2).max(1);
         let timer = (self.scenario.replicas > 1).then(|| self.set_timer(self.now + period, Timer::IsrExpiration { leader: id }));

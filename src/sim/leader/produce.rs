@@ -56,6 +56,7 @@ impl Sim {
         self.complete_follower_fetches(leader, Released::NewData);
     }
 
+    /// The error answer to a produce; nothing is appended.
     fn refuse_produce(&mut self, msg: &Msg, producer: usize, ids: &[RecordId], error: KafkaError, isr: BrokerSet) {
         let Node::Broker(broker) = msg.to else { return };
         let body = Body::ProduceResponse { request: msg.id, ids: ids.to_vec(), error: Some(error) };

@@ -70,8 +70,8 @@ impl Sim {
         }
     }
 
-    /// A parked fetch reaches replica.fetch.wait.max.ms: `DelayedFetch.onComplete`
-    /// reads again and reports the HW as it is now.
+    /// A parked fetch reaches replica.fetch.wait.max.ms: `DelayedFetch.onExpiration` →
+    /// `onComplete` reads again and reports the HW as it is now (all versions).
     pub(crate) fn expire_parked_fetch(&mut self, leader: u32, follower: u32) {
         let Some(ls) = self.broker_mut(leader).lead.as_mut() else {
             return;
@@ -110,7 +110,8 @@ impl Sim {
         }
     }
 
-    /// A DelayedProduce reaches its timeout: REQUEST_TIMED_OUT (the records stay in the log).
+    /// `DelayedProduce.onExpiration` (all versions): the write's request timeout passes
+    /// without the HW reaching it: REQUEST_TIMED_OUT (the records stay in the log).
     pub(crate) fn expire_delayed_produce(&mut self, leader: u32, request: u64) {
         let Some(ls) = self.broker_mut(leader).lead.as_mut() else {
             return;
