@@ -19,7 +19,6 @@
 //! - `wasm`       the browser facade (wasm32 only)
 
 pub mod builtin;
-pub mod format;
 pub mod json;
 pub mod link;
 pub mod narrate;
@@ -27,7 +26,14 @@ pub mod record;
 pub mod run;
 pub mod scenario;
 pub mod sim;
-pub mod svg;
+
+/// The command line and its renderers (SVG, table, markdown): not in the page's
+/// WebAssembly.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
+/// The renderers at the paths they had before `cli/` (`hwscope::svg::render`).
+#[cfg(not(target_arch = "wasm32"))]
+pub use cli::{format, svg};
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -5,13 +5,16 @@
 //! - `sim/` never reaches the step record, the narration, the JSON layer or the
 //!   command line: the engine knows nothing of how it is told or drawn;
 //! - no rule in `sim/` writes a sentence (`format!` is for the record name and
-//!   the invariants' texts only).
+//!   the invariants' texts only);
+//! - no source file is over 600 lines.
 //!
 //! Run alone with `cargo test --test architecture`; on failure it prints the
 //! module graph it read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+const MAX_LINES: usize = 600;
 
 /// A module path: `[]` is the crate root, `["sim", "leader"]` is `crate::sim::leader`.
 type Module = Vec<String>;
@@ -374,6 +377,13 @@ fn the_engine_knows_nothing_of_records_narration_json_or_the_cli() {
         .map(|(from, to)| format!("{} uses {}", name(from), name(to)))
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // The command line is a leaf: no other module uses it (it is not in the WebAssembly).
+    let uses_cli: Vec<String> = refs
+        .iter()
+        .filter(|(from, to)| !from.is_empty() && from[0] != "cli" && to.first().map(String::as_str) == Some("cli"))
+        .map(|(from, to)| format!("{} uses {}", name(from), name(to)))
+        .collect();
+    assert!(uses_cli.is_empty(), "{}", uses_cli.join("\n"));
 }
 
 #[test]
@@ -393,4 +403,17 @@ fn no_rule_writes_a_sentence() {
         }
     }
     assert!(bad.is_empty(), "sentences belong in src/narrate/:\n{}", bad.join("\n"));
+}
+#[test]
+fn no_source_file_is_over_600_lines() {
+    let mut paths = Vec::new();
+    walk(&src_dir(), &mut paths);
+    let mut long: Vec<String> = paths
+        .iter()
+        .map(|p| (p, std::fs::read_to_string(p).map_or(0, |t| t.lines().count())))
+        .filter(|(_, n)| *n > MAX_LINES)
+        .map(|(p, n)| format!("{}: {n} lines", p.display()))
+        .collect();
+    long.sort();
+    assert!(long.is_empty(), "over {MAX_LINES} lines:\n{}", long.join("\n"));
 }

@@ -2,7 +2,6 @@
 //! `EpochDrivenReplicationProtocolAcceptanceTest` rebuilt as scenarios, and the
 //! five failover built-ins under the preset before each fix and after it.
 
-#[path = "support.rs"]
 mod support;
 
 use hwscope::sim::log::{Entry, Log, RecordId};

@@ -7,7 +7,6 @@
 //!   partition schedules never lose an acked record and never diverge, while under
 //!   kafka-0.10 the same generator finds schedules that lose data.
 
-#[path = "support.rs"]
 mod support;
 
 use hwscope::sim::Sim;

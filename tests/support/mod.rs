@@ -1,5 +1,5 @@
-//! Helpers shared by the integration tests (each test file includes this one
-//! with `#[path = "support.rs"] mod support;`). Tests read what a user sees:
+//! Helpers shared by the integration tests (each test file includes them with
+//! `mod support;`). Tests read what a user sees:
 //! the step records of CONTRACT.md §3, as JSON.
 #![allow(dead_code)]
 
