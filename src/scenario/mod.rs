@@ -1,16 +1,16 @@
-//! The input: a scenario in format 1 (CONTRACT.md §2), its defaults and its
-//! validation. Every error names the field it is about.
+//! The input: a scenario in format 1 (CONTRACT.md §2). This file: its types,
+//! each a field list that gives the JSON key, the default, how the field is
+//! read and when it is written (a new field is one line); `validate.rs`: the
+//! checks a JSON type cannot make; `presets.rs`: the behaviour switches as data.
+//! Every error names the field it is about.
 
-mod parse;
 mod presets;
 mod validate;
 
-pub use parse::Named;
-
+pub use crate::json::Named;
 pub use presets::{AboveHw, Behavior, BehaviorOverrides, HwCounts, IsrUpdate, Preset, ResponseHw, Truncation};
 
-use crate::json::{self, Obj, ToJson};
-use std::fmt;
+use crate::json::{self, boolean, err, int, json_struct, list, nullable, shown, string, u32_as_u64, u32_of, uint, Read, ToJson, Value};
 
 /// The largest cluster the playground draws.
 pub const MAX_REPLICAS: u32 = 7;
@@ -20,110 +20,75 @@ pub const MAX_PRODUCED: u64 = 1_000_000;
 pub const MAX_TIME_MS: u64 = 86_400_000;
 
 /// A bad scenario: which field, and what is wrong with it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScenarioError {
-    pub field: String,
-    pub message: String,
-}
+pub use crate::json::FieldError as ScenarioError;
 
-impl ScenarioError {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { field: field.into(), message: message.into() }
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Scenario {
+        pub format: u32 = "format", required(format_version), always;
+        pub title: String = "title", or(String::new(), string), nonempty;
+        pub description: String = "description", or(String::new(), string), nonempty;
+        pub seed: u64 = "seed", or(1, uint), always;
+        pub preset: Preset = "preset", or(Preset::default(), Preset::parse), always;
+        pub behavior: BehaviorOverrides = "behavior", or(BehaviorOverrides::default(), BehaviorOverrides::read), nonempty;
+        pub replicas: u32 = "replicas", or(3, u32_of), always;
+        pub initial: Initial = "initial", or(Initial::default(), Initial::read), always;
+        pub config: Config = "config", or(Config::default(), Config::read), always;
+        pub record_bytes: u64 = "record_bytes", or(100, uint), always;
+        pub network: Network = "network", or(Network::default(), Network::read), always;
+        pub producers: Vec<ProducerSpec> = "producers", or(default_producers(), list(ProducerSpec::read)), always;
+        pub consumers: Vec<ConsumerSpec> = "consumers", or(Vec::new(), list(ConsumerSpec::read)), always;
+        pub events: Vec<EventSpec> = "events", or(Vec::new(), list(EventSpec::read)), always;
+        pub stop_at_ms: u64 = "stop_at_ms", or(60_000, uint), always;
     }
 }
 
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.field.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "{}: {}", self.field, self.message)
-        }
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Initial: Default {
+        pub log_end_offset: u64 = "log_end_offset", or(0, uint), always;
     }
 }
 
-impl std::error::Error for ScenarioError {}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Scenario {
-    pub format: u32,
-    pub title: String,
-    pub description: String,
-    pub seed: u64,
-    pub preset: Preset,
-    pub behavior: BehaviorOverrides,
-    pub replicas: u32,
-    pub initial: Initial,
-    pub config: Config,
-    pub record_bytes: u64,
-    pub network: Network,
-    pub producers: Vec<ProducerSpec>,
-    pub consumers: Vec<ConsumerSpec>,
-    pub events: Vec<EventSpec>,
-    pub stop_at_ms: u64,
-}
-
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Initial {
-    pub log_end_offset: u64,
-}
-
-/// Kafka's own configuration names and defaults. The first seven are the
-/// contract's; the rest are documented extensions with Kafka's defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Config {
-    pub replica_fetch_wait_max_ms: u64,
-    pub replica_fetch_min_bytes: u64,
-    pub replica_fetch_max_bytes: u64,
-    pub replica_lag_time_max_ms: u64,
-    pub min_insync_replicas: u32,
-    pub unclean_leader_election_enable: bool,
-    pub broker_session_timeout_ms: u64,
-    pub broker_heartbeat_interval_ms: u64,
-    pub replica_socket_timeout_ms: u64,
-    pub replica_fetch_backoff_ms: u64,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            replica_fetch_wait_max_ms: 500,
-            replica_fetch_min_bytes: 1,
-            replica_fetch_max_bytes: 1_048_576,
-            replica_lag_time_max_ms: 30_000,
-            min_insync_replicas: 1,
-            unclean_leader_election_enable: false,
-            broker_session_timeout_ms: 9_000,
-            broker_heartbeat_interval_ms: 2_000,
-            replica_socket_timeout_ms: 30_000,
-            replica_fetch_backoff_ms: 1_000,
-        }
+json_struct! {
+    /// Kafka's own configuration names and defaults. The first seven are the
+    /// contract's; the rest are documented extensions with Kafka's defaults.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Config: Default {
+        pub replica_fetch_wait_max_ms: u64 = "replica.fetch.wait.max.ms", or(500, uint), always;
+        pub replica_fetch_min_bytes: u64 = "replica.fetch.min.bytes", or(1, uint), always;
+        pub replica_fetch_max_bytes: u64 = "replica.fetch.max.bytes", or(1_048_576, uint), always;
+        pub replica_lag_time_max_ms: u64 = "replica.lag.time.max.ms", or(30_000, uint), always;
+        pub min_insync_replicas: u32 = "min.insync.replicas", or(1, u32_of), always;
+        pub unclean_leader_election_enable: bool = "unclean.leader.election.enable", or(false, boolean), always;
+        pub broker_session_timeout_ms: u64 = "broker.session.timeout.ms", or(9_000, uint), always;
+        pub broker_heartbeat_interval_ms: u64 = "broker.heartbeat.interval.ms", or(2_000, uint), always;
+        pub replica_socket_timeout_ms: u64 = "replica.socket.timeout.ms", or(30_000, uint), always;
+        pub replica_fetch_backoff_ms: u64 = "replica.fetch.backoff.ms", or(1_000, uint), always;
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Network {
-    pub latency_ms: u64,
-    /// Extra latency drawn from the seed, 0..=jitter_ms, per message.
-    pub jitter_ms: u64,
-    pub links: Vec<LinkSpec>,
-}
-
-impl Default for Network {
-    fn default() -> Self {
-        Network { latency_ms: default_latency(), jitter_ms: 0, links: Vec::new() }
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Network: Default {
+        pub latency_ms: u64 = "latency_ms", or(1, uint), always;
+        /// Extra latency drawn from the seed, 0..=jitter_ms, per message.
+        pub jitter_ms: u64 = "jitter_ms", or(0, uint), nonzero;
+        pub links: Vec<LinkSpec> = "links", or(Vec::new(), list(LinkSpec::read)), nonempty;
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct LinkSpec {
-    pub from: u32,
-    pub to: u32,
-    pub latency_ms: u64,
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct LinkSpec {
+        pub from: u32 = "from", required(u32_of), always;
+        pub to: u32 = "to", required(u32_of), always;
+        pub latency_ms: u64 = "latency_ms", required(u32_as_u64), always;
+    }
 }
 
 /// `acks`: 0, 1 or "all" (-1 is accepted as Kafka's spelling of all).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Acks {
     Zero,
     One,
@@ -139,6 +104,15 @@ impl Acks {
             Acks::All => "all",
         }
     }
+
+    fn read(path: &str, v: &Value) -> Read<Acks> {
+        match (v.as_str(), v.as_i64()) {
+            (Some("all"), _) | (_, Some(-1)) => Ok(Acks::All),
+            (_, Some(0)) => Ok(Acks::Zero),
+            (_, Some(1)) => Ok(Acks::One),
+            _ => err(path, format!("must be 0, 1 or \"all\", got {}", shown(v))),
+        }
+    }
 }
 
 /// 0 and 1 as numbers, "all" as a string.
@@ -151,71 +125,87 @@ impl ToJson for Acks {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProducerSpec {
-    pub id: String,
-    pub acks: Acks,
-    pub request_timeout_ms: u64,
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ProducerSpec {
+        pub id: String = "id", required(string), always;
+        pub acks: Acks = "acks", or(Acks::All, Acks::read), always;
+        pub request_timeout_ms: u64 = "request.timeout.ms", or(30_000, uint), always;
+    }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConsumerSpec {
-    pub id: String,
-    pub fetch_from: Option<u32>,
-    pub fetch_max_wait_ms: u64,
-    /// Where the consumer starts; by default the end of the initial log
-    /// (auto.offset.reset=latest on an idle partition).
-    pub position: Option<u64>,
-    pub request_timeout_ms: u64,
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ConsumerSpec {
+        pub id: String = "id", required(string), always;
+        pub fetch_from: Option<u32> = "fetch_from", or(None, nullable(u32_of)), opt;
+        pub fetch_max_wait_ms: u64 = "fetch.max.wait.ms", or(500, uint), always;
+        /// Where the consumer starts; by default the end of the initial log
+        /// (auto.offset.reset=latest on an idle partition).
+        pub position: Option<u64> = "position", opt(uint), opt;
+        pub request_timeout_ms: u64 = "request.timeout.ms", or(30_000, uint), always;
+    }
 }
 
-/// One scheduled happening. Exactly one of the action fields is set; an
-/// intervention (`Playground.apply`) has the same shape, without `at_ms`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct EventSpec {
-    pub at_ms: i64,
-    /// An intervention recorded in a share link: applied as step `at_step` (at
-    /// `at_ms`), exactly where it was made, instead of being scheduled by time.
-    pub at_step: Option<u64>,
-    /// Repeats the action `count` times in all, `every_ms` apart (an extension).
-    pub repeat: Option<Repeat>,
-    pub produce: Option<ProduceSpec>,
-    pub crash: Option<CrashSpec>,
-    pub restart: Option<BrokerRef>,
-    pub partition: Option<LinkCut>,
-    pub heal: Option<LinkCut>,
-    pub add_consumer: Option<ConsumerSpec>,
+json_struct! {
+    /// One scheduled happening. Exactly one of the action fields is set; an
+    /// intervention (`Playground.apply`) has the same shape, without `at_ms`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct EventSpec: Default {
+        pub at_ms: i64 = "at_ms", or(0, int), always;
+        /// An intervention recorded in a share link: applied as step `at_step` (at
+        /// `at_ms`), exactly where it was made, instead of being scheduled by time.
+        pub at_step: Option<u64> = "at_step", opt(uint), opt;
+        /// Repeats the action `count` times in all, `every_ms` apart (an extension).
+        pub repeat: Option<Repeat> = "repeat", opt(Repeat::read), opt;
+        pub produce: Option<ProduceSpec> = "produce", opt(ProduceSpec::read), opt;
+        pub crash: Option<CrashSpec> = "crash", opt(CrashSpec::read), opt;
+        pub restart: Option<BrokerRef> = "restart", opt(BrokerRef::read), opt;
+        pub partition: Option<LinkCut> = "partition", opt(LinkCut::read), opt;
+        pub heal: Option<LinkCut> = "heal", opt(LinkCut::read), opt;
+        pub add_consumer: Option<ConsumerSpec> = "add_consumer", opt(ConsumerSpec::read), opt;
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Repeat {
-    pub count: u32,
-    pub every_ms: u64,
+json_struct! {
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub struct Repeat {
+        pub count: u32 = "count", required(u32_of), always;
+        pub every_ms: u64 = "every_ms", required(uint), always;
+    }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProduceSpec {
-    pub producer: String,
-    pub records: u32,
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ProduceSpec {
+        pub producer: String = "producer", required(string), always;
+        pub records: u32 = "records", or(1, u32_of), always;
+    }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct CrashSpec {
-    pub broker: u32,
-    pub unflushed: u64,
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct CrashSpec {
+        pub broker: u32 = "broker", required(u32_of), always;
+        pub unflushed: u64 = "unflushed", or(0, uint), nonzero;
+    }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct BrokerRef {
-    pub broker: u32,
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct BrokerRef {
+        pub broker: u32 = "broker", required(u32_of), always;
+    }
 }
 
-/// `{"between":[a,b]}` (both directions) or `{"from":a,"to":b}` (one).
-#[derive(Debug, Clone, PartialEq)]
-pub struct LinkCut {
-    pub between: Option<[u32; 2]>,
-    pub from: Option<u32>,
-    pub to: Option<u32>,
+json_struct! {
+    /// `{"between":[a,b]}` (both directions) or `{"from":a,"to":b}` (one).
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct LinkCut {
+        pub between: Option<[u32; 2]> = "between", opt(two_brokers), opt;
+        pub from: Option<u32> = "from", opt(u32_of), opt;
+        pub to: Option<u32> = "to", opt(u32_of), opt;
+    }
 }
 
 impl LinkCut {
@@ -229,131 +219,21 @@ impl LinkCut {
     }
 }
 
-// The JSON form: fields in declaration order; empty and `None` fields as noted.
-
-impl ToJson for Scenario {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out)
-            .field("format", &self.format)
-            .field_if(!self.title.is_empty(), "title", &self.title)
-            .field_if(!self.description.is_empty(), "description", &self.description)
-            .field("seed", &self.seed)
-            .field("preset", &self.preset)
-            .field_if(!self.behavior.is_empty(), "behavior", &self.behavior)
-            .field("replicas", &self.replicas)
-            .field("initial", &self.initial)
-            .field("config", &self.config)
-            .field("record_bytes", &self.record_bytes)
-            .field("network", &self.network)
-            .field("producers", &self.producers)
-            .field("consumers", &self.consumers)
-            .field("events", &self.events)
-            .field("stop_at_ms", &self.stop_at_ms)
-            .end();
+/// `format`: 1 is the only version this build reads.
+fn format_version(path: &str, v: &Value) -> Read<u32> {
+    match u32_of(path, v)? {
+        1 => Ok(1),
+        format => err(path, format!("must be 1, got {format} (made by a newer hwscope?)")),
     }
 }
 
-impl ToJson for Initial {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("log_end_offset", &self.log_end_offset).end();
+/// `[a, b]`: two brokers.
+fn two_brokers(path: &str, v: &Value) -> Read<[u32; 2]> {
+    let a = json::array(path, v)?;
+    if a.len() != 2 {
+        return err(path, format!("needs exactly two brokers, got {}", a.len()));
     }
-}
-
-impl ToJson for Config {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out)
-            .field("replica.fetch.wait.max.ms", &self.replica_fetch_wait_max_ms)
-            .field("replica.fetch.min.bytes", &self.replica_fetch_min_bytes)
-            .field("replica.fetch.max.bytes", &self.replica_fetch_max_bytes)
-            .field("replica.lag.time.max.ms", &self.replica_lag_time_max_ms)
-            .field("min.insync.replicas", &self.min_insync_replicas)
-            .field("unclean.leader.election.enable", &self.unclean_leader_election_enable)
-            .field("broker.session.timeout.ms", &self.broker_session_timeout_ms)
-            .field("broker.heartbeat.interval.ms", &self.broker_heartbeat_interval_ms)
-            .field("replica.socket.timeout.ms", &self.replica_socket_timeout_ms)
-            .field("replica.fetch.backoff.ms", &self.replica_fetch_backoff_ms)
-            .end();
-    }
-}
-
-impl ToJson for Network {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out)
-            .field("latency_ms", &self.latency_ms)
-            .field_if(self.jitter_ms != 0, "jitter_ms", &self.jitter_ms)
-            .field_if(!self.links.is_empty(), "links", &self.links)
-            .end();
-    }
-}
-
-impl ToJson for LinkSpec {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("from", &self.from).field("to", &self.to).field("latency_ms", &self.latency_ms).end();
-    }
-}
-
-impl ToJson for ProducerSpec {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("id", &self.id).field("acks", &self.acks).field("request.timeout.ms", &self.request_timeout_ms).end();
-    }
-}
-
-impl ToJson for ConsumerSpec {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out)
-            .field("id", &self.id)
-            .opt("fetch_from", &self.fetch_from)
-            .field("fetch.max.wait.ms", &self.fetch_max_wait_ms)
-            .opt("position", &self.position)
-            .field("request.timeout.ms", &self.request_timeout_ms)
-            .end();
-    }
-}
-
-impl ToJson for EventSpec {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out)
-            .field("at_ms", &self.at_ms)
-            .opt("at_step", &self.at_step)
-            .opt("repeat", &self.repeat)
-            .opt("produce", &self.produce)
-            .opt("crash", &self.crash)
-            .opt("restart", &self.restart)
-            .opt("partition", &self.partition)
-            .opt("heal", &self.heal)
-            .opt("add_consumer", &self.add_consumer)
-            .end();
-    }
-}
-
-impl ToJson for Repeat {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("count", &self.count).field("every_ms", &self.every_ms).end();
-    }
-}
-
-impl ToJson for ProduceSpec {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("producer", &self.producer).field("records", &self.records).end();
-    }
-}
-
-impl ToJson for CrashSpec {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("broker", &self.broker).field_if(self.unflushed != 0, "unflushed", &self.unflushed).end();
-    }
-}
-
-impl ToJson for BrokerRef {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("broker", &self.broker).end();
-    }
-}
-
-impl ToJson for LinkCut {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).opt("between", &self.between).opt("from", &self.from).opt("to", &self.to).end();
-    }
+    Ok([u32_of(&format!("{path}[0]"), &a[0])?, u32_of(&format!("{path}[1]"), &a[1])?])
 }
 
 /// A validated action, as the simulation consumes it.
@@ -367,21 +247,21 @@ pub enum Action {
     AddConsumer(Box<ConsumerSpec>),
 }
 
-fn default_latency() -> u64 {
-    1
-}
-fn default_request_timeout() -> u64 {
-    30_000
-}
 fn default_producers() -> Vec<ProducerSpec> {
-    vec![ProducerSpec { id: "p1".into(), acks: Acks::All, request_timeout_ms: default_request_timeout() }]
+    vec![ProducerSpec { id: "p1".into(), acks: Acks::All, request_timeout_ms: 30_000 }]
 }
 
 impl Scenario {
     /// Parses and validates a scenario from JSON text.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         let value = json::parse(text).map_err(|e| ScenarioError::new("", format!("not valid JSON: {e}")))?;
-        let scenario = parse::scenario(&value)?;
+        let Value::Object(top) = &value else {
+            return err("", format!("a scenario is a JSON object, got {}", shown(&value)));
+        };
+        if json::lookup(top, "format").is_none() {
+            return err("", "missing field `format` (a scenario starts with {\"format\": 1})");
+        }
+        let scenario = Scenario::read("", &value)?;
         scenario.validate()?;
         Ok(scenario)
     }
@@ -389,7 +269,7 @@ impl Scenario {
     /// Parses one event or intervention (`{"crash":{"broker":1}}`), not yet validated.
     pub fn event_from_json(text: &str) -> Result<EventSpec, ScenarioError> {
         let value = json::parse(text).map_err(|e| ScenarioError::new("event", format!("not valid JSON: {e}")))?;
-        parse::event("event", &value)
+        EventSpec::read("event", &value)
     }
 
     /// Compact JSON with every field (defaults included), in format 1's order.
