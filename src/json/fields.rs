@@ -7,6 +7,7 @@
 //!
 //! A field line reads `pub name: Type = "key", READ, WRITE;` where READ is
 //! `required(reader)`, `or(default, reader)` or `opt(reader)` (absent is None),
+//! a reader being a [`Reader`] function, `list(reader)` or `nullable(reader)`,
 //! and WRITE is `always`, `opt` (left out when None), `nonempty` (left out when
 //! `is_empty()`) or `nonzero`. A type declared `struct Name: Default` also gets
 //! a `Default` built from the fields' defaults.
@@ -83,19 +84,37 @@ pub fn object<'a>(path: &str, v: &'a Value, allowed: &[&str]) -> Read<&'a Fields
     Ok(map)
 }
 
+/// A reader: a value at a path, or an error naming it. Readers are plain
+/// functions, so that each reading helper is compiled once per type read.
+pub type Reader<T> = fn(&str, &Value) -> Read<T>;
+
+/// The value of `key` with its path (`path.key`), if present. (Kept apart from
+/// the generic readers below so that each of them compiles to very little.)
+fn entry<'a>(map: &'a Fields, path: &str, key: &str) -> Option<(String, &'a Value)> {
+    lookup(map, key).map(|v| (join(path, key), v))
+}
+
 /// `key`, which must be present.
-pub fn read_required<T>(map: &Fields, path: &str, key: &str, read: impl Fn(&str, &Value) -> Read<T>) -> Read<T> {
-    match lookup(map, key) {
+pub fn read_required<T>(map: &Fields, path: &str, key: &str, read: Reader<T>) -> Read<T> {
+    match entry(map, path, key) {
         None => err(path, format!("missing field `{key}`")),
-        Some(v) => read(&join(path, key), v),
+        Some((p, v)) => read(&p, v),
     }
 }
 
 /// `key`, or `default` when it is absent.
-pub fn read_or<T>(map: &Fields, path: &str, key: &str, default: T, read: impl Fn(&str, &Value) -> Read<T>) -> Read<T> {
-    match lookup(map, key) {
+pub fn read_or<T>(map: &Fields, path: &str, key: &str, default: T, read: Reader<T>) -> Read<T> {
+    match entry(map, path, key) {
         None => Ok(default),
-        Some(v) => read(&join(path, key), v),
+        Some((p, v)) => read(&p, v),
+    }
+}
+
+/// `key`, or None when it is absent.
+pub fn read_opt<T>(map: &Fields, path: &str, key: &str, read: Reader<T>) -> Read<Option<T>> {
+    match entry(map, path, key) {
+        None => Ok(None),
+        Some((p, v)) => read(&p, v).map(Some),
     }
 }
 
@@ -129,14 +148,18 @@ pub fn array<'a>(path: &str, v: &'a Value) -> Read<&'a Vec<Value>> {
     v.as_array().map_or_else(|| err(path, format!("must be a list, got {}", shown(v))), Ok)
 }
 
-/// A list, each item read with `read` at `path[i]`.
-pub fn list<T>(read: impl Fn(&str, &Value) -> Read<T>) -> impl Fn(&str, &Value) -> Read<Vec<T>> {
-    move |path, v| array(path, v)?.iter().enumerate().map(|(i, x)| read(&format!("{path}[{i}]"), x)).collect()
+/// A list, each item read with `read` at `path[i]` (a field's reader: `list(read)`).
+pub fn list<T>(path: &str, v: &Value, read: Reader<T>) -> Read<Vec<T>> {
+    array(path, v)?.iter().enumerate().map(|(i, x)| read(&format!("{path}[{i}]"), x)).collect()
 }
 
-/// `null` as None, anything else read with `read`.
-pub fn nullable<T>(read: impl Fn(&str, &Value) -> Read<T>) -> impl Fn(&str, &Value) -> Read<Option<T>> {
-    move |path, v| if v.is_null() { Ok(None) } else { read(path, v).map(Some) }
+/// `null` as None, anything else read with `read` (a field's reader: `nullable(read)`).
+pub fn nullable<T>(path: &str, v: &Value, read: Reader<T>) -> Read<Option<T>> {
+    if v.is_null() {
+        Ok(None)
+    } else {
+        read(path, v).map(Some)
+    }
 }
 
 /// A name from a fixed list (presets and behaviour switch values).
@@ -222,10 +245,14 @@ macro_rules! json_struct {
         $crate::json::json_struct!(@default [$($default)?] $name { $( $field: $read($($rarg)*); )* });
     };
     (@read $map:ident, $path:ident, $key:literal, required($r:expr)) => { $crate::json::read_required($map, $path, $key, $r)? };
-    (@read $map:ident, $path:ident, $key:literal, or($d:expr, $r:expr)) => { $crate::json::read_or($map, $path, $key, $d, $r)? };
-    (@read $map:ident, $path:ident, $key:literal, opt($r:expr)) => {
-        $crate::json::read_or($map, $path, $key, None, |p: &str, v: &$crate::json::Value| ($r)(p, v).map(Some))?
+    (@read $map:ident, $path:ident, $key:literal, or($d:expr, list($r:expr))) => {
+        $crate::json::read_or($map, $path, $key, $d, |p, v| $crate::json::list(p, v, $r))?
     };
+    (@read $map:ident, $path:ident, $key:literal, or($d:expr, nullable($r:expr))) => {
+        $crate::json::read_or($map, $path, $key, $d, |p, v| $crate::json::nullable(p, v, $r))?
+    };
+    (@read $map:ident, $path:ident, $key:literal, or($d:expr, $r:expr)) => { $crate::json::read_or($map, $path, $key, $d, $r)? };
+    (@read $map:ident, $path:ident, $key:literal, opt($r:expr)) => { $crate::json::read_opt($map, $path, $key, $r)? };
     (@default [] $name:ident { $($rest:tt)* }) => {};
     (@default [Default] $name:ident { $( $field:ident : $read:ident ( $($rarg:tt)* ); )* }) => {
         impl Default for $name {

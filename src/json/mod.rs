@@ -10,8 +10,8 @@ mod value;
 mod write;
 
 pub use fields::{
-    array, boolean, err, int, join, list, nullable, object, read_or, read_required, shown, string, u32_as_u64, u32_of, uint, FieldError,
-    Fields, Named, Read,
+    array, boolean, err, int, join, list, nullable, object, read_opt, read_or, read_required, shown, string, u32_as_u64, u32_of, uint,
+    FieldError, Fields, Named, Read,
 };
 pub(crate) use fields::{json_record, json_struct, json_write};
 pub use read::{parse, JsonError};

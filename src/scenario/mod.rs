@@ -10,7 +10,7 @@ mod validate;
 pub use crate::json::Named;
 pub use presets::{AboveHw, Behavior, BehaviorOverrides, HwCounts, IsrUpdate, Preset, ResponseHw, Truncation};
 
-use crate::json::{self, boolean, err, int, json_struct, list, nullable, shown, string, u32_as_u64, u32_of, uint, Read, ToJson, Value};
+use crate::json::{self, boolean, err, int, json_struct, shown, string, u32_as_u64, u32_of, uint, Read, ToJson, Value};
 
 /// The largest cluster the playground draws.
 pub const MAX_REPLICAS: u32 = 7;

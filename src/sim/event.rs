@@ -142,7 +142,7 @@ pub enum ElectionCause {
 
 /// What happened in a step, as data. Fields carry the values before and after
 /// where a change matters, so that a reader needs nothing else.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
     // ---- scenario actions and interventions
     Produced {
