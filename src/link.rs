@@ -144,8 +144,12 @@ pub fn decode(fragment: &str) -> Result<Link, LinkError> {
     Ok(Link { scenario, at, hash })
 }
 
-/// FNV-1a (64-bit) of the step record's JSON: the state a link points at.
+/// FNV-1a (64-bit) of the step record's JSON, without the messages' labels: the state a link points at.
 pub fn state_hash(record: &StepRecord) -> String {
+    // Labels are words derived from the other fields: they say nothing of the
+    // model's behaviour, and links made before they existed keep their hash.
+    let mut record = record.clone();
+    record.in_flight.iter_mut().for_each(|m| m.label.clear());
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in record.to_json().bytes() {
         h ^= b as u64;

@@ -4,9 +4,11 @@
 //! written as JSON. Nothing here decides anything.
 
 mod event;
+mod label;
 mod state;
 
 pub use event::{body_type, event_record};
+pub use label::message_label;
 
 use crate::json::{json_record, json_write, ToJson, Value};
 use crate::scenario::Acks;
@@ -153,6 +155,8 @@ json_record! {
         pub leader_epoch: Option<i32> = "leader_epoch", opt;
         pub epoch: Option<i32> = "epoch", opt;
         pub end_offset: Option<EpochEnd> = "end_offset", opt;
+        /// The words it carries on the stage (`message_label`).
+        pub label: String = "label", nonempty;
     }
 }
 

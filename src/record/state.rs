@@ -152,6 +152,7 @@ impl Sim {
             leader_epoch: None,
             epoch: None,
             end_offset: None,
+            label: String::new(),
         };
         match &m.body {
             Body::Fetch(f) => {
@@ -202,6 +203,7 @@ impl Sim {
                 r.error = error.map(|e| e.name());
             }
         }
+        r.label = super::message_label(&r);
         r
     }
 }

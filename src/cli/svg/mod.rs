@@ -6,7 +6,6 @@
 
 mod layout;
 
-use crate::json::Value;
 use crate::record::{InFlightRecord, NodeName, ReplicaRecord, StepRecord};
 use layout::{along, Layout, Point};
 use std::fmt::Write;
@@ -56,44 +55,6 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
-}
-
-fn count(v: &Option<Value>) -> u64 {
-    match v {
-        Some(Value::Array(a)) => a.len() as u64,
-        Some(v) => v.as_u64().unwrap_or(0),
-        None => 0,
-    }
-}
-
-/// The short label a message carries (the page's `labelOf`).
-fn label_of(m: &InFlightRecord) -> String {
-    let failed = m.error.filter(|e| *e != "none").map(str::to_string);
-    let opt = |v: Option<u64>| v.map_or_else(|| "?".to_string(), |v| v.to_string());
-    match m.kind {
-        "fetch_request" => {
-            format!("Fetch {}{}", opt(m.fetch_offset), m.last_fetched_epoch.map_or(String::new(), |e| format!(" · e{e}")))
-        }
-        "fetch_response" => match &m.diverging_epoch {
-            Some(d) => format!("diverging e{}@{}", d.epoch, d.end_offset),
-            None => failed.unwrap_or_else(|| format!("{} rec · HW {}", count(&m.records), opt(m.hw))),
-        },
-        "produce_request" => format!("Produce {} acks={}", count(&m.records), m.acks.map_or("", |a| a.name())),
-        "produce_response" => failed.unwrap_or_else(|| format!("ack {}", count(&m.records))),
-        "consumer_fetch_request" => format!("Fetch {}", opt(m.offset)),
-        "consumer_fetch_response" => failed.unwrap_or_else(|| format!("{} rec · HW {}", count(&m.records), opt(m.hw))),
-        "alter_partition" => format!("AlterPartition {:?}", m.isr.clone().unwrap_or_default()),
-        "alter_partition_response" => failed.unwrap_or_else(|| format!("ISR {:?}", m.isr.clone().unwrap_or_default())),
-        "leader_and_isr" => {
-            format!("Leader {} e{}", m.leader.flatten().map_or_else(|| "none".to_string(), |l| l.to_string()), m.leader_epoch.unwrap_or(0))
-        }
-        "offsets_for_leader_epoch" => format!("EpochEnd? e{}", m.epoch.unwrap_or(0)),
-        "offsets_for_leader_epoch_response" => match &m.end_offset {
-            Some(e) => format!("e{} ends {}", e.epoch, e.end_offset),
-            None => failed.unwrap_or_else(|| "unknown epoch".into()),
-        },
-        other => other.to_string(),
-    }
 }
 
 fn msg_class(m: &InFlightRecord) -> &'static str {
@@ -360,7 +321,7 @@ pub fn render(rec: &StepRecord, title: &str) -> String {
         let f = if a > s { ((t - s) / (a - s)).clamp(0.0, 1.0) } else { 1.0 };
         let pos = along(e, f);
         let [p0, c, p1] = e;
-        let label = label_of(m);
+        let label = &m.label;
         let half = label.chars().count() as f64 * FONT * 0.3 + 2.0;
         let lx = pos.x.clamp(half, WIDTH - half);
         let mut ly = if pos.y < 24.0 + HEAD { pos.y + 16.0 } else { pos.y - 8.0 };
@@ -385,10 +346,10 @@ pub fn render(rec: &StepRecord, title: &str) -> String {
             m.kind.replace('_', " "),
             escape(&name(&m.from)),
             escape(&name(&m.to)),
-            escape(&label),
+            escape(label),
             pos.x,
             pos.y,
-            escape(&label)
+            escape(label)
         );
     }
 
