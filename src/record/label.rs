@@ -1,10 +1,10 @@
 //! The short label a message in flight carries on the stage ("Fetch 105 · e0",
 //! "5 rec · HW 105"), written into its record (`label`) so that the page
 //! (`www/render/messages.js`) and the SVG renderer (`cli/svg`) draw the same
-//! words.
+//! words. (Pieces are pushed, not formatted: this is in the page's WebAssembly.)
 
 use super::InFlightRecord;
-use crate::json::Value;
+use crate::json::{write_i64, write_u64, Value};
 
 /// How many records a message carries: a count, or a list of ids.
 fn count(v: &Option<Value>) -> u64 {
@@ -15,38 +15,112 @@ fn count(v: &Option<Value>) -> u64 {
     }
 }
 
-/// "[0, 1, 2]".
-fn list(ids: &Option<Vec<u32>>) -> String {
-    let ids: Vec<String> = ids.iter().flatten().map(u32::to_string).collect();
-    format!("[{}]", ids.join(", "))
+/// Builds a label from pieces.
+struct Label(String);
+
+impl Label {
+    fn s(&mut self, text: &str) -> &mut Self {
+        self.0.push_str(text);
+        self
+    }
+
+    /// A number, or `?` when the record has none.
+    fn n(&mut self, v: Option<u64>) -> &mut Self {
+        match v {
+            Some(v) => write_u64(&mut self.0, v),
+            None => self.0.push('?'),
+        }
+        self
+    }
+
+    fn i(&mut self, v: i64) -> &mut Self {
+        write_i64(&mut self.0, v);
+        self
+    }
+
+    /// "[0, 1, 2]".
+    fn list(&mut self, ids: &Option<Vec<u32>>) -> &mut Self {
+        self.0.push('[');
+        for (k, id) in ids.iter().flatten().enumerate() {
+            if k > 0 {
+                self.0.push_str(", ");
+            }
+            write_u64(&mut self.0, u64::from(*id));
+        }
+        self.0.push(']');
+        self
+    }
+
+    /// "5 rec · HW 105".
+    fn records_and_hw(&mut self, m: &InFlightRecord) -> &mut Self {
+        self.n(Some(count(&m.records))).s(" rec · HW ").n(m.hw)
+    }
 }
 
 /// The label of a message in flight, from the fields of its record.
 pub fn message_label(m: &InFlightRecord) -> String {
-    let failed = m.error.filter(|e| *e != "none").map(str::to_string);
-    let opt = |v: Option<u64>| v.map_or_else(|| "?".to_string(), |v| v.to_string());
-    match m.kind {
-        "fetch_request" => {
-            format!("Fetch {}{}", opt(m.fetch_offset), m.last_fetched_epoch.map_or(String::new(), |e| format!(" · e{e}")))
+    let mut l = Label(String::new());
+    let failed = m.error.filter(|e| *e != "none");
+    match (m.kind, failed) {
+        ("fetch_request", _) => {
+            l.s("Fetch ").n(m.fetch_offset);
+            if let Some(e) = m.last_fetched_epoch {
+                l.s(" · e").i(e.into());
+            }
         }
-        "fetch_response" => match &m.diverging_epoch {
-            Some(d) => format!("diverging e{}@{}", d.epoch, d.end_offset),
-            None => failed.unwrap_or_else(|| format!("{} rec · HW {}", count(&m.records), opt(m.hw))),
-        },
-        "produce_request" => format!("Produce {} acks={}", count(&m.records), m.acks.map_or("", |a| a.name())),
-        "produce_response" => failed.unwrap_or_else(|| format!("ack {}", count(&m.records))),
-        "consumer_fetch_request" => format!("Fetch {}", opt(m.offset)),
-        "consumer_fetch_response" => failed.unwrap_or_else(|| format!("{} rec · HW {}", count(&m.records), opt(m.hw))),
-        "alter_partition" => format!("AlterPartition {}", list(&m.isr)),
-        "alter_partition_response" => failed.unwrap_or_else(|| format!("ISR {}", list(&m.isr))),
-        "leader_and_isr" => {
-            format!("Leader {} e{}", m.leader.flatten().map_or_else(|| "none".to_string(), |l| l.to_string()), m.leader_epoch.unwrap_or(0))
+        ("fetch_response", _) if m.diverging_epoch.is_some() => {
+            let d = m.diverging_epoch.as_ref().expect("checked");
+            l.s("diverging e").i(d.epoch.into()).s("@").n(Some(d.end_offset));
         }
-        "offsets_for_leader_epoch" => format!("EpochEnd? e{}", m.epoch.unwrap_or(0)),
-        "offsets_for_leader_epoch_response" => match &m.end_offset {
-            Some(e) => format!("e{} ends {}", e.epoch, e.end_offset),
-            None => failed.unwrap_or_else(|| "unknown epoch".into()),
-        },
-        other => other.to_string(),
+        ("offsets_for_leader_epoch_response", _) if m.end_offset.is_some() => {
+            let e = m.end_offset.as_ref().expect("checked");
+            l.s("e").i(e.epoch.into()).s(" ends ").n(Some(e.end_offset));
+        }
+        (
+            "fetch_response"
+            | "produce_response"
+            | "consumer_fetch_response"
+            | "alter_partition_response"
+            | "offsets_for_leader_epoch_response",
+            Some(error),
+        ) => {
+            l.s(error);
+        }
+        ("fetch_response" | "consumer_fetch_response", None) => {
+            l.records_and_hw(m);
+        }
+        ("produce_request", _) => {
+            l.s("Produce ").n(Some(count(&m.records))).s(" acks=").s(m.acks.map_or("", |a| a.name()));
+        }
+        ("produce_response", None) => {
+            l.s("ack ").n(Some(count(&m.records)));
+        }
+        ("consumer_fetch_request", _) => {
+            l.s("Fetch ").n(m.offset);
+        }
+        ("alter_partition", _) => {
+            l.s("AlterPartition ").list(&m.isr);
+        }
+        ("alter_partition_response", None) => {
+            l.s("ISR ").list(&m.isr);
+        }
+        ("leader_and_isr", _) => {
+            l.s("Leader ");
+            match m.leader.flatten() {
+                Some(leader) => l.n(Some(u64::from(leader))),
+                None => l.s("none"),
+            };
+            l.s(" e").i(m.leader_epoch.unwrap_or(0).into());
+        }
+        ("offsets_for_leader_epoch", _) => {
+            l.s("EpochEnd? e").i(m.epoch.unwrap_or(0).into());
+        }
+        ("offsets_for_leader_epoch_response", None) => {
+            l.s("unknown epoch");
+        }
+        (other, _) => {
+            l.s(other);
+        }
     }
+    l.0
 }
