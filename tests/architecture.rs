@@ -6,7 +6,8 @@
 //!   command line: the engine knows nothing of how it is told or drawn;
 //! - no rule in `sim/` writes a sentence (`format!` is for the record name and
 //!   the invariants' texts only);
-//! - no source file is over 600 lines.
+//! - no source file is over 600 lines;
+//! - every function docs/behaviors.md names for a rule is in the file it names.
 //!
 //! Run alone with `cargo test --test architecture`; on failure it prints the
 //! module graph it read.
@@ -416,4 +417,37 @@ fn no_source_file_is_over_600_lines() {
         .collect();
     long.sort();
     assert!(long.is_empty(), "over {MAX_LINES} lines:\n{}", long.join("\n"));
+}
+
+/// Every function docs/behaviors.md names for a rule or a switch is in the file it
+/// names (`name` (file) and `a`, `b` (file), paths under src/sim/).
+#[test]
+fn the_rules_table_names_real_functions() {
+    let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/behaviors.md")).expect("docs/behaviors.md");
+    let mut checked = 0;
+    let mut missing = Vec::new();
+    for line in docs.lines().filter(|l| l.starts_with('|')) {
+        // Each "`f`, `g` (file.rs)" group in the row.
+        let mut rest = line;
+        while let Some(open) = rest.find(".rs)") {
+            let group = &rest[..open + 3];
+            let file_start = group.rfind('(').expect("a file in parentheses");
+            let file = &group[file_start + 1..];
+            let names_part = &group[..file_start];
+            let names_start = names_part.rfind(|c| c == '|' || c == ';').map_or(0, |i| i + 1);
+            let source = std::fs::read_to_string(src_dir().join("sim").join(file)).unwrap_or_default();
+            for name in names_part[names_start..].split('`').skip(1).step_by(2) {
+                let name = name.split(' ').next().unwrap_or("").trim_end_matches("(_response)");
+                if name.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+                    checked += 1;
+                    if !source.contains(&format!("fn {name}(")) {
+                        missing.push(format!("{name} ({file})"));
+                    }
+                }
+            }
+            rest = &rest[open + 4..];
+        }
+    }
+    assert!(checked > 50, "read only {checked} names from docs/behaviors.md");
+    assert!(missing.is_empty(), "docs/behaviors.md names functions that are not there:\n{}", missing.join("\n"));
 }
