@@ -434,7 +434,7 @@ fn the_rules_table_names_real_functions() {
             let file_start = group.rfind('(').expect("a file in parentheses");
             let file = &group[file_start + 1..];
             let names_part = &group[..file_start];
-            let names_start = names_part.rfind(|c| c == '|' || c == ';').map_or(0, |i| i + 1);
+            let names_start = names_part.rfind(['|', ';']).map_or(0, |i| i + 1);
             let source = std::fs::read_to_string(src_dir().join("sim").join(file)).unwrap_or_default();
             for name in names_part[names_start..].split('`').skip(1).step_by(2) {
                 let name = name.split(' ').next().unwrap_or("").trim_end_matches("(_response)");
