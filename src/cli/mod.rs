@@ -1,4 +1,4 @@
-//! The `hwscope` command line (`src/bin/hwscope.rs` calls [`main`]): run a
+//! The `hwscope` command line (`src/bin/hwscope.rs` calls its `main`): run a
 //! scenario and print its steps, a step as SVG (`svg`), a share link, the
 //! presets, a benchmark; and the renderers it prints with (`svg`, `format`),
 //! which other tools reuse. Not in the page's WebAssembly.
