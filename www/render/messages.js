@@ -6,7 +6,6 @@
 import { el, set, text, Keyed } from "./svg.js";
 import { along, pathOf } from "./layout.js";
 
-const count = (v) => (Array.isArray(v) ? v.length : v ?? 0);
 const failed = (m) => (m.error && m.error !== "none" ? m.error : null);
 
 /** The short label a message carries on the stage: the core writes it into the step record. */
