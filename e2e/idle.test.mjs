@@ -49,12 +49,17 @@ const scrubMax = (frame) => frame.$eval("#scrub", (s) => Number(s.max));
 const computing = (frame) => frame.$eval("#computing", (c) => (c.hidden ? "" : c.textContent.trim()));
 const notice = (page) => page.$eval("#notice", (n) => (n.hidden ? "" : n.textContent.trim()));
 /** Main-thread seconds per second over `ms`, after `settle` ms for the first
- *  seconds. A window over budget is measured once more: a one-off task (V8's
- *  garbage collection once the page turns idle) passes, work that goes on does not. */
+ *  seconds. A window over budget is measured again, up to three windows in all,
+ *  and the lowest counts: a one-off task (V8's garbage collection once the page
+ *  turns idle, a task stretched by a busy machine) passes, work that goes on is
+ *  in every window and does not. */
 async function busy(page, { settle = 1500, ms = 3000 } = {}) {
   await page.waitForTimeout(settle);
-  const share = (await mainThreadSeconds(page, ms)) / (ms / 1000);
-  return share <= IDLE ? share : (await mainThreadSeconds(page, ms)) / (ms / 1000);
+  let share = Infinity;
+  for (let i = 0; i < 3 && share > IDLE; i++) {
+    share = Math.min(share, (await mainThreadSeconds(page, ms)) / (ms / 1000));
+  }
+  return share;
 }
 async function open(path) {
   const page = await env.open(path);
