@@ -1,0 +1,274 @@
+// Real against simulated: the observables, their tolerances and the verdicts.
+//
+// Observables (what an operator sees):
+//   ack        per record: acknowledged / failed / still pending at stop_at_ms, and the
+//              time from send to acknowledgement
+//   visible    per record and consumer: received or not, and the time from send to receipt
+//   lag        per pair (leader reader, follower reader): the follower reader's receipt
+//              minus the leader reader's, per record (semantics §11)
+//   partition  the controller's (leader, leader epoch, ISR) states in order, and when each
+//              began
+//   sets       acknowledged, lost (acknowledged but not in the final leader's log) and
+//              duplicated (in that log more than once) records
+//
+// Tolerances: sets, statuses and sequences must be equal. A duration d is compared with
+// tolerance max(5 ms, 5% of the simulated d) + the documented scheduling noise of its kind
+// (NOISE_MS below, measured on this machine: docs/exactness.md). Durations start at the
+// record's send (ack, visible) or at the last scripted event (partition states).
+
+import { anchorBefore } from "./scenario.mjs";
+
+/**
+ * Scheduling noise a real run adds that no timer decides, per kind of observable, in ms.
+ * Measured: docs/exactness.md ("Noise"). Never raised to make a comparison pass.
+ */
+export const NOISE_MS = {
+  ack: 0,
+  visible: 0,
+  lag: 0,
+  partition: 0,
+};
+
+export function tolerance(kind, simDuration) {
+  return Math.max(5, 0.05 * Math.abs(simDuration)) + (NOISE_MS[kind] ?? 0);
+}
+
+const round = (x) => (x === null || x === undefined ? null : Math.round(x * 10) / 10);
+
+function median(xs) {
+  if (!xs.length) return null;
+  const a = [...xs].sort((x, y) => x - y);
+  const m = a.length >> 1;
+  return a.length % 2 ? a[m] : (a[m - 1] + a[m]) / 2;
+}
+
+export function stats(xs) {
+  if (!xs.length) return null;
+  return { n: xs.length, median: round(median(xs)), min: round(Math.min(...xs)), max: round(Math.max(...xs)) };
+}
+
+/** Kafka's exception class -> its error code name, as the simulator names errors. */
+function errorCode(javaName) {
+  if (!javaName) return null;
+  const map = {
+    NotEnoughReplicasException: "NOT_ENOUGH_REPLICAS",
+    NotEnoughReplicasAfterAppendException: "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
+    TimeoutException: "REQUEST_TIMED_OUT",
+    NotLeaderOrFollowerException: "NOT_LEADER_OR_FOLLOWER",
+    OutOfOrderSequenceException: "OUT_OF_ORDER_SEQUENCE_NUMBER",
+  };
+  return map[javaName] ?? javaName;
+}
+
+/** Reduce the real run to the same shape as the simulator's. */
+export function realObservations(real, plan) {
+  const stop = plan.scenario.stop_at_ms;
+  const sends = new Map();
+  const acks = new Map();
+  const failed = new Map();
+  const pending = new Set();
+  for (const lines of Object.values(real.producers)) {
+    for (const l of lines) {
+      if (l.kind === "send") sends.set(l.id, l.t);
+      if (l.kind === "ack" && l.t <= stop) (l.error ? failed : acks).set(l.id, l.error ? { t: l.t, error: errorCode(l.error), message: l.message } : { t: l.t, offset: l.offset });
+    }
+  }
+  for (const id of plan.recordIds) if (sends.has(id) && !acks.has(id) && !failed.has(id)) pending.add(id);
+  const reads = new Map();
+  for (const [c, lines] of Object.entries(real.consumers)) {
+    reads.set(
+      c,
+      lines.filter((l) => l.kind === "recv" && l.t !== null && l.t <= stop).map((l) => ({ id: l.id, t: l.t, offset: l.offset, leader_epoch: l.leader_epoch })),
+    );
+  }
+  // The controller's partition states: the one current at T0, then each change up to stop.
+  const states = real.metadata.filter((m) => m.kind === "partition");
+  const partition = [];
+  for (const m of states) {
+    const st = { t: Math.max(0, round(m.t)), leader: m.leader, leader_epoch: m.leader_epoch, isr: m.isr, elr: m.elr, record: m.record };
+    if (m.t <= 0) partition[0] = st;
+    else if (m.t <= stop) partition.push(st);
+  }
+  const finalLeader = partition.at(-1)?.leader ?? null;
+  const ids = new Set(plan.recordIds);
+  const logs = {};
+  for (const [b, recs] of Object.entries(real.logs)) logs[b] = recs.map((r) => ({ offset: r.offset, epoch: r.epoch, id: r.value.split("|")[0] })).filter((r) => ids.has(r.id));
+  const fences = real.metadata
+    .filter((m) => m.kind === "broker" && ((m.type === "BROKER_REGISTRATION_CHANGE_RECORD" && m.fenced === 1) || m.type === "FENCE_BROKER_RECORD"))
+    .map((m) => ({ broker: m.broker, t: round(m.t) }));
+  return { sends, acks, failed, pending, reads, partition, finalLeader, logs, fences, heartbeats: real.heartbeats ?? [], brokers: real.metadata.filter((m) => m.kind === "broker") };
+}
+
+export function simObservations(sim) {
+  const lastLeader = sim.partition.at(-1)?.leader ?? null;
+  const logs = {};
+  for (const r of sim.replicas) logs[r.broker] = (r.log ?? []).map((e) => ({ offset: e.offset, epoch: e.epoch, id: e.id }));
+  return { ...sim, finalLeader: lastLeader, logs };
+}
+
+function status(obs, id) {
+  if (obs.acks.has(id)) return { status: "acked", t: obs.acks.get(id).t };
+  if (obs.failed.has(id)) return { status: "failed", t: obs.failed.get(id).t, error: obs.failed.get(id).error };
+  if (obs.sends.has(id)) return { status: "pending" };
+  return { status: "not sent" };
+}
+
+function setOf(obs, which) {
+  const leaderLog = obs.finalLeader !== null && obs.finalLeader >= 0 ? (obs.logs[obs.finalLeader] ?? []) : [];
+  const count = new Map();
+  for (const r of leaderLog) count.set(r.id, (count.get(r.id) ?? 0) + 1);
+  if (which === "acked") return [...obs.acks.keys()].sort();
+  if (which === "lost") return [...obs.acks.keys()].filter((id) => !count.has(id)).sort();
+  if (which === "duplicated") return [...count].filter(([, n]) => n > 1).map(([id]) => id).sort();
+  return [];
+}
+
+const sameList = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * Compare. `sim` is null when the simulator cannot run the scenario ("not modelled yet");
+ * then every row carries Kafka's figure only and no verdict.
+ */
+export function compare(plan, realObs, simObs) {
+  const rows = [];
+  const add = (r) => rows.push(r);
+  const consumers = plan.consumers.map((c) => c.id);
+
+  for (const id of plan.recordIds) {
+    const r = status(realObs, id);
+    const rSend = realObs.sends.get(id);
+    const rLat = r.status === "acked" || r.status === "failed" ? r.t - rSend : null;
+    const row = { kind: "ack", id, real: { status: r.status, ms: round(rLat), error: r.error ?? null } };
+    if (simObs) {
+      const s = status(simObs, id);
+      const sSend = simObs.sends.get(id);
+      const sLat = s.status === "acked" || s.status === "failed" ? s.t - sSend : null;
+      row.sim = { status: s.status, ms: round(sLat), error: s.error ?? null };
+      if (s.status !== r.status) row.verdict = "differs";
+      else if (sLat !== null && rLat !== null) {
+        row.tol = round(tolerance("ack", sLat));
+        row.verdict = Math.abs(rLat - sLat) <= row.tol ? "ok" : "differs";
+      } else row.verdict = "ok";
+    }
+    add(row);
+  }
+
+  for (const c of consumers) {
+    const rFirst = new Map();
+    for (const x of realObs.reads.get(c) ?? []) if (!rFirst.has(x.id)) rFirst.set(x.id, x.t);
+    const sFirst = new Map();
+    if (simObs) for (const x of simObs.reads.get(c) ?? []) if (!sFirst.has(x.id)) sFirst.set(x.id, x.t);
+    for (const id of plan.recordIds) {
+      const rt = rFirst.has(id) ? rFirst.get(id) - realObs.sends.get(id) : null;
+      const row = { kind: "visible", consumer: c, id, real: { seen: rFirst.has(id), ms: round(rt) } };
+      if (simObs) {
+        const st = sFirst.has(id) ? sFirst.get(id) - simObs.sends.get(id) : null;
+        row.sim = { seen: sFirst.has(id), ms: round(st) };
+        if (row.sim.seen !== row.real.seen) row.verdict = "differs";
+        else if (st !== null) {
+          row.tol = round(tolerance("visible", st));
+          row.verdict = Math.abs(rt - st) <= row.tol ? "ok" : "differs";
+        } else row.verdict = "ok";
+      }
+      add(row);
+    }
+  }
+
+  // Follower reader minus leader reader (semantics §11), per record both sides saw.
+  const leaderReaders = plan.consumers.filter((c) => c.fetch_from === null).map((c) => c.id);
+  const followerReaders = plan.consumers.filter((c) => c.fetch_from !== null).map((c) => c.id);
+  if (leaderReaders.length) {
+    const lr = leaderReaders[0];
+    for (const fr of followerReaders) {
+      const diffs = (obs) => {
+        if (!obs) return new Map();
+        const first = (c) => {
+          const m = new Map();
+          for (const x of obs.reads.get(c) ?? []) if (!m.has(x.id)) m.set(x.id, x.t);
+          return m;
+        };
+        const a = first(lr);
+        const b = first(fr);
+        return new Map([...b].filter(([id]) => a.has(id)).map(([id, t]) => [id, t - a.get(id)]));
+      };
+      const rd = diffs(realObs);
+      const sd = diffs(simObs);
+      const ids = [...rd.keys()].filter((id) => !simObs || sd.has(id));
+      const row = { kind: "lag", consumer: `${fr} − ${lr}`, id: `${ids.length} records`, real: stats(ids.map((id) => rd.get(id))) };
+      if (simObs) {
+        row.sim = stats(ids.map((id) => sd.get(id)));
+        if (row.real && row.sim) {
+          row.tol = round(tolerance("lag", row.sim.median));
+          row.verdict = Math.abs(row.real.median - row.sim.median) <= row.tol ? "ok" : "differs";
+          row.per_record_within = ids.filter((id) => Math.abs(rd.get(id) - sd.get(id)) <= tolerance("lag", sd.get(id))).length;
+        } else row.verdict = row.real || row.sim ? "differs" : "ok";
+      }
+      add(row);
+    }
+  }
+
+  // The controller's partition states.
+  const fmt = (s) => `leader ${s.leader} epoch ${s.leader_epoch} ISR [${s.isr.join(",")}]`;
+  const rSeq = realObs.partition;
+  const sSeq = simObs?.partition ?? [];
+  const n = Math.max(rSeq.length, simObs ? sSeq.length : 0);
+  for (let i = 0; i < n; i++) {
+    const r = rSeq[i];
+    const s = sSeq[i];
+    const row = { kind: "partition", id: `state ${i}`, real: r ? { state: fmt(r), t: r.t, elr: r.elr } : null };
+    if (simObs) {
+      row.sim = s ? { state: fmt(s), t: s.t } : null;
+      if (!r || !s || row.real.state !== row.sim.state) row.verdict = "differs";
+      else if (i === 0) row.verdict = "ok";
+      else {
+        const anchor = anchorBefore(plan, Math.min(r.t, s.t));
+        row.tol = round(tolerance("partition", s.t - anchor));
+        row.anchor = anchor;
+        row.verdict = Math.abs(r.t - s.t) <= row.tol ? "ok" : "differs";
+      }
+    }
+    add(row);
+  }
+
+  // Fencing by the controller: a stopped broker is fenced broker.session.timeout.ms after
+  // the last heartbeat the controller had from it (ClusterControlManager /
+  // BrokerHeartbeatManager.hasValidSession).
+  for (const f of plan.faults.filter((x) => x.kind === "crash" || x.kind === "pause")) {
+    const hbs = realObs.heartbeats.filter((h) => h.broker === f.broker && h.t <= f.at_ms);
+    const lastHb = hbs.length ? hbs.at(-1).t : null;
+    const fenced = realObs.fences.find((x) => x.broker === f.broker && x.t > f.at_ms && x.t <= plan.scenario.stop_at_ms);
+    const row = {
+      kind: "fence",
+      id: `b${f.broker} (${f.kind} @${f.at_ms})`,
+      real: { last_heartbeat: lastHb, fenced: fenced?.t ?? null, after: fenced && lastHb !== null ? round(fenced.t - lastHb) : null },
+    };
+    if (simObs) {
+      const h = simObs.heartbeats.find((x) => x.broker === f.broker && x.t === f.at_ms);
+      const fencedSim = h && h.fence_at <= plan.scenario.stop_at_ms;
+      row.sim = h ? { last_heartbeat: h.last_heartbeat, fenced: fencedSim ? h.fence_at : null, after: fencedSim ? h.fence_at - h.last_heartbeat : null } : null;
+      if (!row.sim) row.verdict = row.real.fenced === null ? "ok" : "differs";
+      else if ((row.sim.fenced === null) !== (row.real.fenced === null)) row.verdict = "differs";
+      else if (row.sim.after === null) row.verdict = "ok";
+      else {
+        row.tol = round(tolerance("partition", row.sim.after));
+        row.verdict = row.real.after !== null && Math.abs(row.real.after - row.sim.after) <= row.tol ? "ok" : "differs";
+      }
+    }
+    add(row);
+  }
+
+  for (const which of ["acked", "lost", "duplicated"]) {
+    const row = { kind: "set", id: which, real: { ids: setOf(realObs, which) } };
+    if (simObs) {
+      row.sim = { ids: setOf(simObs, which) };
+      row.verdict = sameList(row.real.ids, row.sim.ids) ? "ok" : "differs";
+    }
+    add(row);
+  }
+  return rows;
+}
+
+export function verdictOf(rows, simRan) {
+  if (!simRan) return "not modelled yet";
+  return rows.every((r) => r.verdict === "ok") ? "agree" : "differ";
+}
