@@ -123,6 +123,7 @@ export function planFor(raw, { kafkaOverride = null } = {}) {
   occurrences.sort((a, b) => a.at_ms - b.at_ms || a.index - b.index);
 
   const counters = new Map();
+  const series = new Map(); // record id -> "events[i]" of its repeated event
   const faults = [];
   for (const o of occurrences) {
     switch (o.kind) {
@@ -137,6 +138,9 @@ export function planFor(raw, { kafkaOverride = null } = {}) {
           ids.push(`${p.id}-${c}`);
         }
         p.events.push({ at_ms: o.at_ms, ids });
+        // Records of one repeated event form a series: their timings are judged by the
+        // series' median (one stalled record on a busy machine is noise, not semantics).
+        if ((s.events[o.index].repeat?.count ?? 1) > 1) for (const id of ids) series.set(id, `events[${o.index}]`);
         break;
       }
       case "crash":
@@ -175,6 +179,7 @@ export function planFor(raw, { kafkaOverride = null } = {}) {
     consumers,
     faults,
     recordIds: producers.flatMap((p) => p.events.flatMap((e) => e.ids)),
+    series,
   };
 }
 
