@@ -15,8 +15,8 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync, existsSync } from "no
 import { tmpdir, cpus, loadavg, release } from "node:os";
 import { dirname, join, resolve, basename } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runOnKafka, defaultWorkRoot } from "./lib/cluster.mjs";
-import { compare, realObservations, simObservations, verdictOf, NOISE_MS } from "./lib/compare.mjs";
+import { RESTART_ALLOWANCE_MS, runOnKafka, defaultWorkRoot } from "./lib/cluster.mjs";
+import { compare, realObservations, runNoise, simObservations, verdictOf, NOISE_MS, NOISE_MEDIAN_MS } from "./lib/compare.mjs";
 import { Unrunnable, compileHarness, resolveKafka } from "./lib/kafka.mjs";
 import { nftAvailable } from "./lib/netfilter.mjs";
 import { cleanupAll, installExitHandlers, runSync } from "./lib/procs.mjs";
@@ -125,10 +125,13 @@ async function main() {
 
   log(`simulator: hwscope run ${basename(file)}${simPreset ? ` --preset ${simPreset}` : ""}`);
   const produced = plan.recordIds.length;
-  const logTail = Math.max(16, produced <= 2000 ? produced + 1 : 64);
+  // Complete logs in the step records only for small runs (the output grows with steps × log
+  // length); larger runs are read with a short tail and their final logs are not compared.
+  const fullLogs = produced <= 200;
+  const logTail = fullLogs ? Math.max(16, produced + 1) : 8;
   const sim = await runSimulator(root, file, { preset: simPreset, logTail });
   if (!sim.ok && sim.code !== 2) throw new Error(`the simulator failed (exit ${sim.code}): ${sim.error}`);
-  const simObs = sim.ok ? simObservations(sim.obs) : null;
+  const simObs = sim.ok ? { ...simObservations(sim.obs), fullLogs } : null;
   if (!sim.ok) log(`the simulator cannot run this scenario yet: ${sim.error}`);
 
   const runs = [];
@@ -143,9 +146,42 @@ async function main() {
       nice: o.nice,
       heartbeatPhase: heartbeatPhase(plan, simObs),
     });
-    const realObs = realObservations(real, plan);
-    const rows = compare(plan, realObs, simObs);
-    runs.push({ real, realObs, rows, verdict: verdictOf(rows, sim.ok), wall_s: Math.round((Date.now() - started) / 100) / 10 });
+    // Restarts: the simulator's broker is back at once, a real one when its new JVM asks to
+    // register. Move the simulator's restart to that moment (and both runs' end by as much).
+    let cmpPlan = plan;
+    let cmpSim = simObs;
+    let restartShift = null;
+    if (real.restarts.length) {
+      if (real.restarts.every((r) => r.up_t !== null)) {
+        const derived = structuredClone(raw);
+        let shift = 0;
+        for (const ev of derived.events ?? []) {
+          if (!ev.restart) continue;
+          const r = real.restarts.find((x) => x.broker === ev.restart.broker && x.at_ms === ev.at_ms);
+          if (!r) continue;
+          const up = Math.ceil(r.up_t);
+          shift = Math.max(shift, up - ev.at_ms);
+          ev.at_ms = up;
+        }
+        derived.stop_at_ms = plan.scenario.stop_at_ms + shift;
+        restartShift = { restarts: real.restarts, stop_at_ms: derived.stop_at_ms };
+        cmpPlan = planFor(derived, { kafkaOverride: o.kafka ? plan.kafkaLine : null });
+        if (sim.ok) {
+          const dir = mkdtempSync(join(tmpdir(), "hwscope-oracle-"));
+          const f = join(dir, basename(file));
+          writeFileSync(f, JSON.stringify(derived, null, 1));
+          const sim2 = await runSimulator(root, f, { preset: simPreset, logTail });
+          rmSync(dir, { recursive: true, force: true });
+          if (!sim2.ok) throw new Error(`the simulator refused the scenario with restarts moved: ${sim2.error}`);
+          cmpSim = { ...simObservations(sim2.obs), fullLogs };
+        }
+        log(`restarts moved to when the real brokers asked to register: ${real.restarts.map((r) => `b${r.broker} ${r.at_ms} → ${Math.ceil(r.up_t)} ms`).join(", ")}`);
+      } else log(`warning: a restarted broker did not ask to register within ${RESTART_ALLOWANCE_MS / 1000} s; restarts not aligned`);
+    }
+    const noise = runNoise(real.warmup_ack_ms);
+    const realObs = realObservations(real, cmpPlan);
+    const rows = compare(cmpPlan, realObs, cmpSim, noise);
+    runs.push({ real, realObs, rows, noise, restartShift, verdict: verdictOf(rows, sim.ok), wall_s: Math.round((Date.now() - started) / 100) / 10 });
   }
 
   const result = {
@@ -157,8 +193,9 @@ async function main() {
     machine: machine(),
     date: new Date().toISOString(),
     noise_ms: NOISE_MS,
+    noise_median_ms: NOISE_MEDIAN_MS,
     sim: sim.ok ? { steps: sim.obs.steps } : { not_modelled: sim.error },
-    runs: runs.map((r) => ({ verdict: r.verdict, rows: r.rows, faults: r.real.faults, timings: r.real.timings, wall_s: r.wall_s, follower_reads: r.real.follower_reads, admin: r.real.admin, metadata_brokers: r.realObs.brokers })),
+    runs: runs.map((r) => ({ verdict: r.verdict, rows: r.rows, noise: r.noise, restart_shift: r.restartShift, warmup_ack_ms: r.real.warmup_ack_ms, faults: r.real.faults, timings: r.real.timings, wall_s: r.wall_s, follower_reads: r.real.follower_reads, admin: r.real.admin, metadata_brokers: r.realObs.brokers })),
   };
   process.stdout.write(renderReport(result, plan));
   if (o.json) writeFileSync(o.json, JSON.stringify(result, null, 1) + "\n");

@@ -25,6 +25,7 @@ import { killGroup, onCleanup, reniceAll, start } from "./procs.mjs";
 const BROKER_JVM = ["-Xms384m", "-Xmx384m", "-XX:+UseG1GC", "-XX:-UsePerfData", "-Djava.awt.headless=true"];
 const CLIENT_JVM = ["-Xms128m", "-Xmx128m", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Djava.awt.headless=true"];
 const CONTROLLER_ID = 100;
+export const RESTART_ALLOWANCE_MS = 15000;
 
 const epochMicros = () => Math.round((performance.timeOrigin + performance.now()) * 1000);
 const epochMs = () => performance.timeOrigin + performance.now();
@@ -313,7 +314,11 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
       delete rec.where;
       applied.push(rec);
     }
-    await waitUntil(s.stop_at_ms + 300);
+    // A restarted broker is a new JVM: it takes seconds before it even asks to register.
+    // The run goes on that much longer, and the simulator's restart is later moved to the
+    // moment the real broker asked (driver.mjs), so both sides see the same timeline.
+    const extra = plan.faults.some((f) => f.kind === "restart") ? RESTART_ALLOWANCE_MS : 0;
+    await waitUntil(s.stop_at_ms + extra + 300);
     since = Date.now();
     await Promise.all([admin, ...producers, ...consumers].map((c) => c.finish(8000)));
 
@@ -335,8 +340,19 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
     }
     t("collect_s", since);
 
+    const registrations = existsSync(requestsLog) ? parseHeartbeats(readFileSync(requestsLog, "utf8"), "BROKER_REGISTRATION") : [];
+    const restarts = applied
+      .filter((f) => f.kind === "restart" && !f.note)
+      .map((f) => {
+        const first = registrations.find((r) => r.broker === f.broker && r.epoch_ms - t0 > f.t);
+        return { broker: f.broker, at_ms: f.at_ms, up_t: first ? Math.round((first.epoch_ms - t0) * 10) / 10 : null };
+      });
+    const warmup = producers.flatMap((c) => c.lines.find((l) => l.kind === "ready")?.warmup_ack_ms ?? []);
     const out = {
       kafka_version: kafka.version,
+      restarts,
+      warmup_ack_ms: warmup,
+      stop_ms: s.stop_at_ms + extra,
       t0_epoch_ms: t0,
       run_dir: keep ? runDir : null,
       faults: applied,

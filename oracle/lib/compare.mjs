@@ -41,13 +41,28 @@ export const NOISE_MEDIAN_MS = {
   visible: 25,
 };
 
+/**
+ * This run's own noise, from the producers' warm-up (send→ack on a side partition with the
+ * same replicas, just before T0: no timer on that path). Where a busy machine makes it
+ * larger than the constants above, the run's figure is allowed instead, and reported.
+ */
+export function runNoise(warmupAckMs) {
+  const xs = [...(warmupAckMs ?? [])].sort((a, b) => a - b);
+  if (!xs.length) return { p90: 0, median: 0, n: 0 };
+  return { n: xs.length, median: round(median(xs)), p90: round(xs[Math.min(xs.length - 1, Math.floor(xs.length * 0.9))]) };
+}
+
+let current = { p90: 0, median: 0 };
+
 export function tolerance(kind, simDuration) {
-  return Math.max(5, 0.05 * Math.abs(simDuration)) + (NOISE_MS[kind] ?? 0);
+  const noise = NOISE_MS[kind] ? Math.max(NOISE_MS[kind], current.p90) : 0;
+  return Math.max(5, 0.05 * Math.abs(simDuration)) + noise;
 }
 
 /** For a series' median (records of one repeated event). */
 export function seriesTolerance(kind, simMedian) {
-  return Math.max(5, 0.05 * Math.abs(simMedian)) + (NOISE_MEDIAN_MS[kind] ?? 0);
+  const noise = NOISE_MEDIAN_MS[kind] ? Math.max(NOISE_MEDIAN_MS[kind], current.median) : 0;
+  return Math.max(5, 0.05 * Math.abs(simMedian)) + noise;
 }
 
 const SERIES_MIN = 5;
@@ -156,7 +171,8 @@ const sameList = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]
  * Compare. `sim` is null when the simulator cannot run the scenario ("not modelled yet");
  * then every row carries Kafka's figure only and no verdict.
  */
-export function compare(plan, realObs, simObs) {
+export function compare(plan, realObs, simObs, noise = { p90: 0, median: 0 }) {
+  current = noise;
   const rows = [];
   const add = (r) => rows.push(r);
   const consumers = plan.consumers.map((c) => c.id);
@@ -317,10 +333,10 @@ export function compare(plan, realObs, simObs) {
 
   for (const which of ["acked", "lost", "duplicated"]) {
     const row = { kind: "set", id: which, real: { ids: setOf(realObs, which) } };
-    if (simObs) {
+    if (simObs && (which === "acked" || simObs.fullLogs !== false)) {
       row.sim = { ids: setOf(simObs, which) };
       row.verdict = sameList(row.real.ids, row.sim.ids) ? "ok" : "differs";
-    }
+    } else if (simObs) row.note = "simulated final logs not compared (read with a short tail: more than 200 records)";
     add(row);
   }
   return rows;
@@ -328,5 +344,5 @@ export function compare(plan, realObs, simObs) {
 
 export function verdictOf(rows, simRan) {
   if (!simRan) return "not modelled yet";
-  return rows.every((r) => r.verdict === "ok") ? "agree" : "differ";
+  return rows.every((r) => !r.verdict || r.verdict === "ok") ? "agree" : "differ";
 }

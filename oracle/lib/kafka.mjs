@@ -132,10 +132,14 @@ export function compileHarness(kafka, sourceFile) {
   const src = readFileSync(sourceFile);
   const stamp = createHash("sha256").update(src).digest("hex").slice(0, 16);
   const out = join(kafka.dir, "harness", stamp);
+  // One folder per source version (a few KB each): a run in progress keeps its classes
+  // even when another run compiles a newer harness.
   if (!existsSync(join(out, "OracleClient.class"))) {
-    rmSync(join(kafka.dir, "harness"), { recursive: true, force: true });
-    mkdirSync(out, { recursive: true });
-    runSync("javac", ["-nowarn", "-d", out, "-cp", kafka.classpath, sourceFile]);
+    const tmp = `${out}.tmp-${process.pid}`;
+    mkdirSync(tmp, { recursive: true });
+    runSync("javac", ["-nowarn", "-d", tmp, "-cp", kafka.classpath, sourceFile]);
+    rmSync(out, { recursive: true, force: true });
+    renameSync(tmp, out);
   }
   return out;
 }
@@ -257,10 +261,10 @@ export function parseFenceChecks(text) {
  * DEBUG, one line per completed request): [{ broker, epoch_ms }] where epoch_ms is when
  * the request arrived (completion time minus totalTimeMs).
  */
-export function parseHeartbeats(text) {
+export function parseHeartbeats(text, api = "BROKER_HEARTBEAT") {
   const out = [];
   for (const line of text.split("\n")) {
-    if (!line.includes('"BROKER_HEARTBEAT"')) continue;
+    if (!line.includes(`"${api}"`)) continue;
     const t = /^(\d+) /.exec(line);
     const b = /"request":\{"brokerId":(\d+)/.exec(line);
     const total = /"totalTimeMs":([\d.]+)/.exec(line);

@@ -55,6 +55,9 @@ ${tags}
 `;
     this.destroy();
     runSync("nft", ["-f", "-"], { input: ruleset });
+    // A cut that silently does nothing would make every partition scenario lie.
+    const listed = runSync("nft", ["list", "table", "inet", this.table]);
+    if (!listed.includes("cut_reply")) throw new Error(`netfilter: table ${this.table} was not created`);
   }
 
   elements(from, to) {
@@ -71,6 +74,11 @@ ${tags}
     if (port.length) cmds.push(`${op} element inet ${this.table} cut_port { ${port.join(", ")} }`);
     cmds.push(`${op} element inet ${this.table} cut_reply { ${reply.join(", ")} }`);
     runSync("nft", ["-f", "-"], { input: cmds.join("\n") + "\n" });
+    const listed = runSync("nft", ["list", "set", "inet", this.table, "cut_reply"]);
+    const { uid: fromUid } = this.nodes.get(from);
+    const { uid: toUid } = this.nodes.get(to);
+    const present = listed.includes(`${fromUid} . 0x${toUid.toString(16).padStart(8, "0")}`);
+    if ((op === "add") !== present) throw new Error(`netfilter: ${op} ${from}→${to} did not take effect`);
   }
 
   /** Cut the direction from -> to (idempotent). */

@@ -74,7 +74,8 @@ export function installExitHandlers() {
 }
 
 export function runSync(cmd, args, opts = {}) {
-  return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...opts });
+  const stdin = opts.input !== undefined ? "pipe" : "ignore";
+  return execFileSync(cmd, args, { encoding: "utf8", stdio: [stdin, "pipe", "pipe"], ...opts });
 }
 
 /**

@@ -113,6 +113,13 @@ export function renderReport(result, plan) {
     if (result.runs.length > 1) lines.push(`run ${i + 1}/${result.runs.length}`);
     const faults = run.faults.map((f) => `${f.kind}${f.broker !== undefined ? ` b${f.broker}` : ""}${f.dirs ? ` ${f.dirs.map((d) => d.join("→")).join(" ")}` : ""} @${f.at_ms} (applied ${f.t}–${f.done_t})${f.note ? ` ${f.note}` : ""}`);
     if (faults.length) lines.push(`faults: ${faults.join("; ")}`);
+    if (run.restart_shift)
+      lines.push(
+        `restarts: ${run.restart_shift.restarts.map((r) => `b${r.broker} scripted @${r.at_ms}, its new JVM asked to register @${r.up_t}`).join("; ")}` +
+          ` — the simulator's restart moved there, both sides compared until ${run.restart_shift.stop_at_ms} ms`,
+      );
+    if (run.noise?.n)
+      lines.push(`this run's noise: warm-up send→ack (acks as configured, no timer) median ${run.noise.median} ms, p90 ${run.noise.p90} ms over ${run.noise.n} writes just before T0`);
     const many = plan.recordIds.length > PER_RECORD_LIMIT;
     const rows = many ? aggregate(run.rows) : run.rows;
     const table = [["observable", "which", "real (Kafka)", "simulated", "tolerance", "verdict"]];
