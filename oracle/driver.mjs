@@ -90,17 +90,30 @@ function checkTools() {
 }
 
 /**
- * The broker whose session decides the run (the first crashed or paused one), and the
- * heartbeat phase the simulator drew for it (from its crash narration), or, when the
- * simulator cannot say, none.
+ * Which periodic timer of the real cluster to line up with the simulator's, and where the
+ * simulator has it: the heartbeats of the first broker crashed, paused or cut from the
+ * controller (its phase from the crash narration; otherwise none), or, when the first
+ * fault cuts brokers apart, the first leader's lag check (isr-expiration, from the trace).
  */
-function heartbeatPhase(plan, simObs) {
-  const first = plan.faults.find((f) => f.kind === "crash" || f.kind === "pause");
+function alignmentFor(plan, simObs) {
+  const first = plan.faults[0];
   if (!first || !simObs) return null;
-  const hb = simObs.heartbeats.find((h) => h.broker === first.broker);
-  if (!hb) return null;
-  const interval = plan.scenario.config["broker.heartbeat.interval.ms"] ?? 2000;
-  return { broker: first.broker, phase_ms: hb.last_heartbeat % interval, interval };
+  const config = plan.scenario.config;
+  const controllerCut = first.dirs?.find(([a, b]) => a === "controller" || b === "controller");
+  if (first.kind === "crash" || first.kind === "pause" || controllerCut) {
+    const broker = first.broker ?? Number((controllerCut[0] === "controller" ? controllerCut[1] : controllerCut[0]).slice(1));
+    const hb = simObs.heartbeats.find((h) => h.broker === broker);
+    if (!hb) return null;
+    const interval = config["broker.heartbeat.interval.ms"] ?? 2000;
+    return { kind: "heartbeat", broker, phase_ms: hb.last_heartbeat % interval, period_ms: interval };
+  }
+  if (first.kind === "partition") {
+    const period = (config["replica.lag.time.max.ms"] ?? 30000) / 2;
+    const check = simObs.isrChecks.find((c) => c.broker === 0);
+    if (!check) return null;
+    return { kind: "isr-expiration", broker: 0, phase_ms: check.t % period, period_ms: period };
+  }
+  return null;
 }
 
 async function main() {
@@ -144,7 +157,7 @@ async function main() {
       log,
       workRoot: defaultWorkRoot(root),
       nice: o.nice,
-      heartbeatPhase: heartbeatPhase(plan, simObs),
+      alignment: alignmentFor(plan, simObs),
     });
     // Restarts: the simulator's broker is back at once, a real one when its new JVM asks to
     // register. Move the simulator's restart to that moment (and both runs' end by as much).

@@ -16,7 +16,7 @@
 // not fail the suite. Results go to .tools/oracle-results/<suite>/ as JSON.
 
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { dirname, join, resolve, basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeExactnessTable } from "./oracle-docs.mjs";
@@ -153,6 +153,7 @@ async function main() {
     const name = basename(entry.scenario, ".json");
     const jsonOut = join(outDir, `${name}.json`);
     process.stderr.write(`\n== oracle ${name}${entry.kafka ? ` (as Kafka ${entry.kafka})` : ""}\n`);
+    rmSync(jsonOut, { force: true });
     const r = await runDriver(entry, jsonOut, o.portBase);
     if (r.code !== 2) process.stdout.write(r.out);
     const result = r.code !== 2 && existsSync(jsonOut) ? JSON.parse(readFileSync(jsonOut, "utf8")) : null;

@@ -251,12 +251,16 @@ public final class OracleClient {
       NewTopic warm = new NewTopic(topic + "-warmup", Map.of(0, assignment));
       admin.createTopics(List.of(main, warm)).all().get(60, TimeUnit.SECONDS);
       while (true) {
-        Map<String, TopicDescription> d =
-            admin.describeTopics(List.of(topic, topic + "-warmup")).allTopicNames().get(10, TimeUnit.SECONDS);
         boolean ok = true;
-        for (TopicDescription td : d.values()) {
-          TopicPartitionInfo p = td.partitions().get(0);
-          if (p.leader() == null || p.leader().id() != 0 || p.isr().size() != replicas) ok = false;
+        try {
+          Map<String, TopicDescription> d =
+              admin.describeTopics(List.of(topic, topic + "-warmup")).allTopicNames().get(10, TimeUnit.SECONDS);
+          for (TopicDescription td : d.values()) {
+            TopicPartitionInfo p = td.partitions().get(0);
+            if (p.leader() == null || p.leader().id() != 0 || p.isr().size() != replicas) ok = false;
+          }
+        } catch (Exception e) {
+          ok = false; // the answering broker has not heard of the new topic yet
         }
         if (ok) break;
         if (System.currentTimeMillis() > deadline)

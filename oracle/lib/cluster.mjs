@@ -15,6 +15,7 @@ import {
   parseDataDump,
   parseFenceChecks,
   parseHeartbeats,
+  parseIsrChecks,
   parseMetadataDump,
   segmentFiles,
   splitDumpByFile,
@@ -152,9 +153,12 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
   const propsFile = (n) => join(nodeDir(n), "server.properties");
   const dataDir = (n) => join(nodeDir(n), "data");
   const requestsLog = join(nodeDir(controller), "requests.log");
+  const align = opts.alignment ?? null;
+  const timersLog = (b) => join(nodeDir(b), "timers.log");
   for (const n of [controller, ...brokers]) {
     mkdirSync(dataDir(n), { recursive: true });
-    writeFileSync(join(nodeDir(n), "log4j2.properties"), LOG4J2(join(nodeDir(n), "server.log"), n === controller ? requestsLog : null));
+    const timers = align?.kind === "isr-expiration" && n.name === `b${align.broker}` ? timersLog(n) : null;
+    writeFileSync(join(nodeDir(n), "log4j2.properties"), LOG4J2(join(nodeDir(n), "server.log"), n === controller ? requestsLog : null, timers));
   }
   const heartbeats = () => (existsSync(requestsLog) ? parseHeartbeats(readFileSync(requestsLog, "utf8")) : []);
   writeFileSync(propsFile(controller), controllerProps({ id: controller.id, port: controller.port, dir: dataDir(controller), config: plan.brokerConfig }));
@@ -254,27 +258,37 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
     // run's timing hangs on one broker's session (a crash or a pause), T0 is placed so that
     // this broker's heartbeats fall where the simulator's do (the phase its seed drew), so
     // that "fenced 9 s after its last heartbeat" lands at the same scenario time.
+    //
+    // Likewise a run that hangs on the leader's lag check (a follower cut off) is placed so
+    // that the leader's isr-expiration task (every replica.lag.time.max.ms / 2 from the
+    // broker's start) runs when the simulator's does.
     let t0 = epochMs() + 1000;
-    const align = opts.heartbeatPhase ?? null;
     if (align) {
-      let hbs = [];
-      const deadline = Date.now() + 8000;
+      let times = [];
+      const deadline = Date.now() + (align.kind === "heartbeat" ? 8000 : align.period_ms * 2 + 2000);
+      const observe = () =>
+        align.kind === "heartbeat"
+          ? heartbeats().filter((h) => h.broker === align.broker).map((h) => h.epoch_ms)
+          : existsSync(timersLog(brokers[align.broker])) ? parseIsrChecks(readFileSync(timersLog(brokers[align.broker]), "utf8")) : [];
       while (Date.now() < deadline) {
-        hbs = heartbeats().filter((h) => h.broker === align.broker);
-        if (hbs.length >= 4) break;
+        times = observe();
+        if (times.length >= (align.kind === "heartbeat" ? 4 : 2)) break;
         await sleep(250);
       }
-      if (hbs.length >= 2) {
-        const recent = hbs.slice(-5).map((h) => h.epoch_ms);
+      if (times.length >= 2) {
+        const recent = times.slice(-5);
         const diffs = recent.slice(1).map((x, i) => x - recent[i]).sort((a, b) => a - b);
-        const period = diffs[diffs.length >> 1];
+        // Heartbeats are sent an interval after the last answer, so their period drifts by the
+        // round trip: measure it. The lag check runs at a fixed rate: use its configured period.
+        const period = align.kind === "heartbeat" ? diffs[diffs.length >> 1] : align.period_ms;
         const base = recent.at(-1) - align.phase_ms;
         t0 = base + Math.ceil((epochMs() + 1000 - base) / period) * period;
-        timings.heartbeat_alignment = { broker: align.broker, phase_ms: align.phase_ms, period_ms: Math.round(period * 10) / 10 };
-      } else log(`warning: no heartbeats of broker ${align.broker} in the controller's request log: T0 not aligned`);
+        timings.alignment = { kind: align.kind, broker: align.broker, phase_ms: align.phase_ms, period_ms: Math.round(period * 10) / 10 };
+      } else log(`warning: no ${align.kind} times of broker ${align.broker} observed: T0 not aligned`);
     }
     const t0us = Math.round(t0 * 1000);
     t0 = t0us / 1000;
+    log(`time zero: ${new Date(t0).toISOString()}`);
     for (const c of [admin, ...producers, ...consumers]) c.send(`go ${t0us}`);
 
     // Faults, each at T0 + at_ms (sleep, then a short spin for the last 2 ms).

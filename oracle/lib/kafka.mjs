@@ -200,7 +200,7 @@ export function brokerProps({ id, port, controllerId, controllerPort, dir, confi
   });
 }
 
-export const LOG4J2 = (file, requestsFile = null) => `status = error
+export const LOG4J2 = (file, requestsFile = null, timersFile = null) => `status = error
 appender.f.type = File
 appender.f.name = F
 appender.f.fileName = ${file}
@@ -237,7 +237,34 @@ logger.repl.additivity = false
 logger.repl.appenderRef.r.ref = R
 `
     : ""
+}${
+  timersFile
+    ? `appender.t.type = File
+appender.t.name = T
+appender.t.fileName = ${timersFile}
+appender.t.layout.type = PatternLayout
+appender.t.layout.pattern = %d{UNIX_MILLIS} %m%n
+logger.rm.name = kafka.server.ReplicaManager
+logger.rm.level = TRACE
+logger.rm.additivity = false
+logger.rm.appenderRef.t.ref = T
+`
+    : ""
 }`;
+
+/**
+ * Runs of a broker's isr-expiration task (ReplicaManager.maybeShrinkIsr, scheduled at startup
+ * every replica.lag.time.max.ms / 2; it logs "Evaluating ISR list ..." at TRACE) as epoch ms.
+ */
+export function parseIsrChecks(text) {
+  const out = [];
+  for (const line of text.split("\n")) {
+    if (!line.includes("Evaluating ISR list")) continue;
+    const t = /^(\d+) /.exec(line);
+    if (t) out.push(Number(t[1]));
+  }
+  return out;
+}
 
 /**
  * The controller's periodic stale-broker checks (QuorumController's maybeFenceStaleBroker
@@ -350,11 +377,13 @@ export function parseMetadataDump(text, topic) {
       batchTime = Number(b[1]);
       continue;
     }
-    const r = /^\| offset: (\d+) .* payload: (\{.*\})\s*$/.exec(line);
+    const r = /^\| offset: (\d+) (?:CreateTime: (\d+) )?.* payload: (\{.*\})\s*$/.exec(line);
     if (!r) continue;
+    // The record's own append time when printed, else its batch's.
+    if (r[2]) batchTime = Number(r[2]);
     let rec;
     try {
-      rec = JSON.parse(r[2]);
+      rec = JSON.parse(r[3]);
     } catch {
       continue;
     }

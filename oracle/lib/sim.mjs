@@ -42,6 +42,7 @@ class Reducer {
     this.partition = []; // [{ t, leader, leader_epoch, isr }]
     this.violations = [];
     this.heartbeats = []; // { broker, t, last_heartbeat, fence_at } from crash narration
+    this.isrChecks = []; // { broker, t }: the leader's lag checks (timer isr-expiration)
     this.last = null;
     this.steps = 0;
   }
@@ -59,6 +60,7 @@ class Reducer {
       const m = /last heartbeat reached the controller at (\d+) ms; the controller will fence it at (\d+) ms/.exec(s.text ?? "");
       if (m) this.heartbeats.push({ broker: e.broker, t, last_heartbeat: Number(m[1]), fence_at: Number(m[2]) });
     }
+    if (e.timer === "isr-expiration" && e.broker !== undefined) this.isrChecks.push({ broker: e.broker, t });
     if (e.type === "produce") for (const id of e.records ?? []) if (!this.sends.has(id)) this.sends.set(id, t);
     if (e.type === "consumer_fetch_response" && e.outcome !== "ignored" && !e.error && (e.records ?? []).length) {
       if (!this.reads.has(e.to)) this.reads.set(e.to, []);
@@ -89,6 +91,7 @@ class Reducer {
       logTail: s?.log_tail ?? null,
       violations: this.violations,
       heartbeats: this.heartbeats,
+      isrChecks: this.isrChecks,
     };
   }
 }
