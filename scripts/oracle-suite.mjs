@@ -123,19 +123,25 @@ export function judge(entry, code, result) {
   if (code === 2 || !result) return { pass: false, problems: [`exit ${code}: not run`], notes };
   const rows = result.runs[0].rows;
   const known = entry.known ?? [];
+  let noiseOnly = true;
   for (const r of rows) {
     if (!r.verdict || r.verdict === "ok") continue;
     const k = known.find((m) => matches(r, m));
     if (k) r.known = k.finding;
-    else problems.push(`differs: ${r.kind} ${r.consumer ? `${r.consumer} ` : ""}${r.id}: real ${JSON.stringify(r.real)} vs simulated ${JSON.stringify(r.sim)}${r.tol !== undefined ? ` (±${r.tol})` : ""}`);
+    else if (!r.no_timer) noiseOnly = false;
+    if (!k) problems.push(`differs: ${r.kind} ${r.consumer ? `${r.consumer} ` : ""}${r.id}: real ${JSON.stringify(r.real)} vs simulated ${JSON.stringify(r.sim)}${r.tol !== undefined ? ` (±${r.tol})` : ""}`);
   }
   for (const k of known) {
     const hit = rows.filter((r) => matches(r, k));
     if (hit.length && hit.every((r) => r.verdict === "ok")) notes.push(`known disagreement ${k.finding} (${k.kind}${k.id ? ` ${k.id}` : ""}) agreed this time`);
   }
   if (result.sim.not_modelled && !entry.not_modelled) problems.push(`the simulator cannot run it: ${result.sim.not_modelled}`);
+  const unexplained = problems.length;
   problems.push(...checkReal(rows, entry.expect_real));
-  return { pass: !problems.length, problems, notes };
+  // Differences only where no timer decides the duration (a record acknowledged or received
+  // in a few hops) are what a stall of this busy machine looks like: the suite runs such a
+  // scenario once more, and it passes only if the second run agrees.
+  return { pass: !problems.length, problems, notes, noise_only: unexplained > 0 && noiseOnly && problems.length === unexplained };
 }
 
 async function main() {
@@ -153,11 +159,22 @@ async function main() {
     const name = basename(entry.scenario, ".json");
     const jsonOut = join(outDir, `${name}.json`);
     process.stderr.write(`\n== oracle ${name}${entry.kafka ? ` (as Kafka ${entry.kafka})` : ""}\n`);
-    rmSync(jsonOut, { force: true });
-    const r = await runDriver(entry, jsonOut, o.portBase);
-    if (r.code !== 2) process.stdout.write(r.out);
-    const result = r.code !== 2 && existsSync(jsonOut) ? JSON.parse(readFileSync(jsonOut, "utf8")) : null;
-    const verdict = judge(entry, r.code, result);
+    let r;
+    let result;
+    let verdict;
+    let retried = false;
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      rmSync(jsonOut, { force: true });
+      r = await runDriver(entry, jsonOut, o.portBase);
+      if (r.code !== 2) process.stdout.write(r.out);
+      result = r.code !== 2 && existsSync(jsonOut) ? JSON.parse(readFileSync(jsonOut, "utf8")) : null;
+      verdict = judge(entry, r.code, result);
+      if (!verdict.noise_only || attempt === 2) break;
+      for (const p of verdict.problems) process.stdout.write(`  noise? ${name}: ${p}\n`);
+      process.stdout.write(`  ${name}: only no-timer durations differ (a stall of the machine?): running it once more\n`);
+      retried = true;
+    }
+    verdict.retried = retried;
     summary.push({ name, entry, code: r.code, seconds: r.seconds, ...verdict, result, reason: r.code === 2 ? r.err.trim().split("\n").at(-1) : null });
     for (const p of verdict.problems) process.stdout.write(`  FAIL ${name}: ${p}\n`);
     for (const n of verdict.notes) process.stdout.write(`  note ${name}: ${n}\n`);

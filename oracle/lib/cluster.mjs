@@ -293,6 +293,9 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
 
     // Faults, each at T0 + at_ms (sleep, then a short spin for the last 2 ms).
     const applied = [];
+    const down = new Map(); // broker name -> promise of its killed process's exit
+    const exited = (child) =>
+      child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((res) => child.once("exit", res));
     const waitUntil = async (atMs) => {
       const target = t0 + atMs;
       const left = target - epochMs();
@@ -307,18 +310,24 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
       const rec = { ...f, t: Math.round(started * 1000) / 1000 };
       if (f.kind === "crash") {
         const b = brokers[f.broker];
-        const child = procs.get(b.name);
-        if (child && child.exitCode === null && child.signalCode === null) killGroup(child.pid);
-        else rec.note = "already down";
+        if (down.has(b.name)) rec.note = "already down";
+        else {
+          killGroup(procs.get(b.name).pid);
+          down.set(b.name, exited(procs.get(b.name)));
+        }
       } else if (f.kind === "restart") {
         const b = brokers[f.broker];
-        const child = procs.get(b.name);
-        if (child && child.exitCode === null && child.signalCode === null) rec.note = "still running: not restarted";
-        else launch(b);
+        if (!down.has(b.name)) rec.note = "still running: not restarted";
+        else {
+          // The killed JVM must be gone (its data directory lock released) before the new one starts.
+          await down.get(b.name);
+          down.delete(b.name);
+          launch(b);
+        }
       } else if (f.kind === "pause" || f.kind === "resume") {
-        const child = procs.get(brokers[f.broker].name);
-        if (child && child.exitCode === null && child.signalCode === null) killGroup(child.pid, f.kind === "pause" ? "SIGSTOP" : "SIGCONT");
-        else rec.note = "not running";
+        const b = brokers[f.broker];
+        if (down.has(b.name)) rec.note = "not running";
+        else killGroup(procs.get(b.name).pid, f.kind === "pause" ? "SIGSTOP" : "SIGCONT");
       } else if (f.kind === "partition") {
         for (const [a, b] of f.dirs) net.cut(a, b);
       } else if (f.kind === "heal") {
@@ -331,8 +340,24 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
     // A restarted broker is a new JVM: it takes seconds before it even asks to register.
     // The run goes on that much longer, and the simulator's restart is later moved to the
     // moment the real broker asked (driver.mjs), so both sides see the same timeline.
-    const extra = plan.faults.some((f) => f.kind === "restart") ? RESTART_ALLOWANCE_MS : 0;
-    await waitUntil(s.stop_at_ms + extra + 300);
+    const restarted = applied.filter((f) => f.kind === "restart" && !f.note);
+    let extra = 0;
+    await waitUntil(s.stop_at_ms + 300);
+    if (restarted.length) {
+      // Go on until every restarted broker has asked to register (at most the allowance),
+      // then as long again as the latest of them was late.
+      const asked = () => {
+        const regs = existsSync(requestsLog) ? parseHeartbeats(readFileSync(requestsLog, "utf8"), "BROKER_REGISTRATION") : [];
+        return restarted.map((f) => regs.find((r) => r.broker === f.broker && r.epoch_ms - t0 > f.t)?.epoch_ms - t0 - f.at_ms);
+      };
+      let lates = asked();
+      while (lates.some((x) => Number.isNaN(x)) && epochMs() < t0 + s.stop_at_ms + RESTART_ALLOWANCE_MS) {
+        await sleep(250);
+        lates = asked();
+      }
+      extra = lates.some((x) => Number.isNaN(x)) ? RESTART_ALLOWANCE_MS : Math.ceil(Math.max(...lates));
+      await waitUntil(s.stop_at_ms + extra + 300);
+    }
     since = Date.now();
     await Promise.all([admin, ...producers, ...consumers].map((c) => c.finish(8000)));
 

@@ -67,6 +67,9 @@ export function seriesTolerance(kind, simMedian) {
 
 const SERIES_MIN = 5;
 
+/** A simulated duration this short has no timer in it: a few 1 ms hops only. */
+export const NO_TIMER_MS = 20;
+
 const round = (x) => (x === null || x === undefined ? null : Math.round(x * 10) / 10);
 
 function median(xs) {
@@ -124,20 +127,22 @@ export function realObservations(real, plan) {
     else if (m.t <= stop) partition.push(st);
   }
   const finalLeader = partition.at(-1)?.leader ?? null;
+  const finalIsr = partition.at(-1)?.isr ?? [];
   const ids = new Set(plan.recordIds);
   const logs = {};
   for (const [b, recs] of Object.entries(real.logs)) logs[b] = recs.map((r) => ({ offset: r.offset, epoch: r.epoch, id: r.value.split("|")[0] })).filter((r) => ids.has(r.id));
   const fences = real.metadata
     .filter((m) => m.kind === "broker" && ((m.type === "BROKER_REGISTRATION_CHANGE_RECORD" && m.fenced === 1) || m.type === "FENCE_BROKER_RECORD"))
     .map((m) => ({ broker: m.broker, t: round(m.t) }));
-  return { sends, acks, failed, pending, reads, partition, finalLeader, logs, fences, heartbeats: real.heartbeats ?? [], brokers: real.metadata.filter((m) => m.kind === "broker") };
+  return { sends, acks, failed, pending, reads, partition, finalLeader, finalIsr, logs, fences, heartbeats: real.heartbeats ?? [], brokers: real.metadata.filter((m) => m.kind === "broker") };
 }
 
 export function simObservations(sim) {
   const lastLeader = sim.partition.at(-1)?.leader ?? null;
+  const finalIsr = sim.partition.at(-1)?.isr ?? [];
   const logs = {};
   for (const r of sim.replicas) logs[r.broker] = (r.log ?? []).map((e) => ({ offset: e.offset, epoch: e.epoch, id: e.id }));
-  return { ...sim, finalLeader: lastLeader, logs };
+  return { ...sim, finalLeader: lastLeader, finalIsr, logs };
 }
 
 function status(obs, id) {
@@ -147,8 +152,21 @@ function status(obs, id) {
   return { status: "not sent" };
 }
 
+/**
+ * The log that decides what survived: the final leader's; when the partition is left
+ * without a leader, every record some replica of the last ISR holds (one of them is the
+ * next leader if it ever returns).
+ */
+function survivingLog(obs) {
+  if (obs.finalLeader !== null && obs.finalLeader >= 0) return obs.logs[obs.finalLeader] ?? [];
+  const isr = obs.finalIsr ?? [];
+  const seen = new Map();
+  for (const b of isr) for (const r of obs.logs[b] ?? []) if (!seen.has(r.offset)) seen.set(r.offset, r);
+  return [...seen.values()];
+}
+
 function setOf(obs, which) {
-  const leaderLog = obs.finalLeader !== null && obs.finalLeader >= 0 ? (obs.logs[obs.finalLeader] ?? []) : [];
+  const leaderLog = survivingLog(obs);
   const count = new Map();
   for (const r of leaderLog) count.set(r.id, (count.get(r.id) ?? 0) + 1);
   if (which === "acked") return [...obs.acks.keys()].sort();
@@ -192,6 +210,7 @@ export function compare(plan, realObs, simObs, noise = { p90: 0, median: 0 }) {
       else if (sLat !== null && rLat !== null) {
         row.tol = round(tolerance("ack", sLat));
         row.verdict = Math.abs(rLat - sLat) <= row.tol ? "ok" : "differs";
+        if (sLat <= NO_TIMER_MS) row.no_timer = true;
       } else row.verdict = "ok";
     }
     add(row);
@@ -213,6 +232,7 @@ export function compare(plan, realObs, simObs, noise = { p90: 0, median: 0 }) {
         else if (st !== null) {
           row.tol = round(tolerance("visible", st));
           row.verdict = Math.abs(rt - st) <= row.tol ? "ok" : "differs";
+          if (st <= NO_TIMER_MS) row.no_timer = true;
         } else row.verdict = "ok";
       }
       add(row);

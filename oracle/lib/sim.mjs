@@ -52,8 +52,10 @@ class Reducer {
     const t = s.time_ms;
     const e = s.event ?? {};
     const p = s.partition;
-    const key = `${p.leader}|${p.leader_epoch}|${p.isr.join(",")}`;
-    if (this.partition.at(-1)?.key !== key) this.partition.push({ key, t, leader: p.leader, leader_epoch: p.leader_epoch, isr: [...p.isr] });
+    // No leader is null in the step record and -1 (NO_LEADER) in Kafka's metadata.
+    const leader = p.leader ?? -1;
+    const key = `${leader}|${p.leader_epoch}|${p.isr.join(",")}`;
+    if (this.partition.at(-1)?.key !== key) this.partition.push({ key, t, leader, leader_epoch: p.leader_epoch, isr: [...p.isr] });
     if (e.type === "crash") {
       // The narration names the last heartbeat the controller had (the phase is drawn from
       // the seed); the oracle lines the real broker's heartbeat phase up with it.
