@@ -261,3 +261,29 @@ test("the suite accepts only the disagreements its manifest names", () => {
   assert.equal(judge({ unrunnable: "why" }, 2, null).pass, true);
   assert.equal(judge({ unrunnable: "why" }, 0, result).pass, false);
 });
+
+test("a partition left without a leader: what survives is what the last ISR holds", () => {
+  const { plan, real, sim } = fixture({ realStates: [[-5000, 0, 0, [0, 1]], [12000, -1, 1, [0]]] });
+  real.logs = { 0: [], 1: [{ offset: 0, epoch: 0, value: "p1-1" }] };
+  let rows = compare(plan, realObservations(real, plan), sim);
+  // Broker 1 holds p1-1, but only broker 0 (the last ISR) can lead again: p1-1 is lost.
+  assert.deepEqual(rows.find((r) => r.kind === "set" && r.id === "lost").real.ids, ["p1-1"]);
+  real.logs = { 0: [{ offset: 0, epoch: 0, value: "p1-1" }], 1: [] };
+  rows = compare(plan, realObservations(real, plan), sim);
+  assert.deepEqual(rows.find((r) => r.kind === "set" && r.id === "lost").real.ids, []);
+});
+
+test("differences only in no-timer durations are flagged for one more run, others are not", () => {
+  let { plan, real, sim } = fixture({ realAckMs: 90 });
+  let rows = compare(plan, realObservations(real, plan), sim);
+  const ack = rows.find((r) => r.kind === "ack");
+  assert.equal(ack.verdict, "differs");
+  assert.equal(ack.no_timer, true);
+  let j = judge({}, 1, { sim: {}, runs: [{ rows }] });
+  assert.equal(j.pass, false);
+  assert.equal(j.noise_only, true);
+  ({ plan, real, sim } = fixture({ realStates: [[-5000, 0, 0, [0, 1]], [12800, 0, 0, [0]]] }));
+  rows = compare(plan, realObservations(real, plan), sim);
+  j = judge({}, 1, { sim: {}, runs: [{ rows }] });
+  assert.equal(j.noise_only, false);
+});
