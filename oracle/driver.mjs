@@ -16,7 +16,7 @@ import { tmpdir, cpus, loadavg, release } from "node:os";
 import { dirname, join, resolve, basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RESTART_ALLOWANCE_MS, runOnKafka, defaultWorkRoot } from "./lib/cluster.mjs";
-import { compare, realObservations, runNoise, simObservations, verdictOf, NOISE_MS, NOISE_MEDIAN_MS } from "./lib/compare.mjs";
+import { compare, overload, realObservations, runNoise, simObservations, verdictOf, NOISE_MS, NOISE_MEDIAN_MS } from "./lib/compare.mjs";
 import { Unrunnable, compileHarness, resolveKafka } from "./lib/kafka.mjs";
 import { nftAvailable } from "./lib/netfilter.mjs";
 import { cleanupAll, installExitHandlers, runSync } from "./lib/procs.mjs";
@@ -194,7 +194,7 @@ async function main() {
     const noise = runNoise(real.warmup_ack_ms);
     const realObs = realObservations(real, cmpPlan);
     const rows = compare(cmpPlan, realObs, cmpSim, noise);
-    runs.push({ real, realObs, rows, noise, restartShift, verdict: verdictOf(rows, sim.ok), wall_s: Math.round((Date.now() - started) / 100) / 10 });
+    runs.push({ real, realObs, rows, noise, restartShift, overload: overload(rows), verdict: verdictOf(rows, sim.ok), wall_s: Math.round((Date.now() - started) / 100) / 10 });
   }
 
   const result = {
@@ -208,11 +208,11 @@ async function main() {
     noise_ms: NOISE_MS,
     noise_median_ms: NOISE_MEDIAN_MS,
     sim: sim.ok ? { steps: sim.obs.steps } : { not_modelled: sim.error },
-    runs: runs.map((r) => ({ verdict: r.verdict, rows: r.rows, noise: r.noise, restart_shift: r.restartShift, warmup_ack_ms: r.real.warmup_ack_ms, faults: r.real.faults, timings: r.real.timings, wall_s: r.wall_s, follower_reads: r.real.follower_reads, admin: r.real.admin, metadata_brokers: r.realObs.brokers })),
+    runs: runs.map((r) => ({ verdict: r.verdict, overload: r.overload, rows: r.rows, noise: r.noise, restart_shift: r.restartShift, warmup_ack_ms: r.real.warmup_ack_ms, faults: r.real.faults, timings: r.real.timings, wall_s: r.wall_s, follower_reads: r.real.follower_reads, admin: r.real.admin, metadata_brokers: r.realObs.brokers })),
   };
   process.stdout.write(renderReport(result, plan));
   if (o.json) writeFileSync(o.json, JSON.stringify(result, null, 1) + "\n");
-  const differ = runs.some((r) => r.verdict === "differ");
+  const differ = runs.some((r) => r.verdict === "differ" || r.verdict === "inconclusive");
   const notModelled = !sim.ok;
   cleanupAll();
   process.exit(differ || (notModelled && o.strict) ? 1 : 0);

@@ -122,6 +122,10 @@ export function judge(entry, code, result) {
   }
   if (code === 2 || !result) return { pass: false, problems: [`exit ${code}: not run`], notes };
   const rows = result.runs[0].rows;
+  if (result.runs[0].overload) {
+    const o = result.runs[0].overload;
+    return { pass: false, problems: [`inconclusive: the machine was too busy (no-timer acknowledgements took ${o.median_ms} ms, median of ${o.n})`], notes, noise_only: true };
+  }
   const known = entry.known ?? [];
   let noiseOnly = true;
   for (const r of rows) {

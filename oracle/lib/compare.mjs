@@ -362,7 +362,25 @@ export function compare(plan, realObs, simObs, noise = { p90: 0, median: 0 }) {
   return rows;
 }
 
+/**
+ * A run whose no-timer acknowledgements took longer than the shortest timer in play measured
+ * the machine, not Kafka: the real cluster could not keep up (2 cores shared with other work).
+ * Its timings are not judged; the verdict says so.
+ */
+export const OVERLOAD_MS = 100;
+
+export function overload(rows) {
+  const xs = [];
+  for (const r of rows) {
+    if (r.kind === "ack" && r.real?.status === "acked" && r.sim?.status === "acked" && r.sim.ms <= NO_TIMER_MS) xs.push(r.real.ms);
+  }
+  if (xs.length < 3) return null;
+  const m = median(xs);
+  return m > OVERLOAD_MS ? { median_ms: round(m), n: xs.length } : null;
+}
+
 export function verdictOf(rows, simRan) {
   if (!simRan) return "not modelled yet";
+  if (overload(rows)) return "inconclusive";
   return rows.every((r) => !r.verdict || r.verdict === "ok") ? "agree" : "differ";
 }

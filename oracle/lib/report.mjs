@@ -137,6 +137,10 @@ export function renderReport(result, plan) {
     const n = run.rows.filter((r) => r.verdict).length;
     const ok = run.rows.filter((r) => r.verdict === "ok").length;
     lines.push("");
+    if (run.verdict === "inconclusive")
+      lines.push(
+        `the real cluster did not keep up: acknowledgements the model makes in a few ms took ${run.overload.median_ms} ms (median of ${run.overload.n}) — this run measured the machine, not Kafka`,
+      );
     lines.push(
       `verdict: ${run.verdict}${run.verdict === "not modelled yet" ? " (Kafka's side recorded; nothing comparable)" : ` (${ok}/${n} observables within tolerance)`}; ` +
         `real run ${run.wall_s} s (format ${run.timings.format_s} s, cluster up ${run.timings.cluster_up_s} s, clients ready ${run.timings.clients_ready_s} s, collect ${run.timings.collect_s} s)`,
