@@ -384,7 +384,9 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
       .filter((f) => f.kind === "restart" && !f.note)
       .map((f) => {
         const first = registrations.find((r) => r.broker === f.broker && r.epoch_ms - t0 > f.t);
-        return { broker: f.broker, at_ms: f.at_ms, up_t: first ? Math.round((first.epoch_ms - t0) * 10) / 10 : null };
+        const up = first ? Math.round((first.epoch_ms - t0) * 10) / 10 : null;
+        // Asked only after the run was over: it did not come back within the allowance.
+        return { broker: f.broker, at_ms: f.at_ms, up_t: up !== null && up <= s.stop_at_ms + extra ? up : null, asked_t: up };
       });
     const warmup = producers.flatMap((c) => c.lines.find((l) => l.kind === "ready")?.warmup_ack_ms ?? []);
     const out = {

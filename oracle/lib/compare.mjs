@@ -40,9 +40,9 @@ export const NOISE_MEDIAN_MS = {
   ack: 25,
   visible: 25,
   // The follower reader's lag behind the leader reader is the difference of two receipts
-  // whose processing noise does not cancel exactly. Measured per-run medians, real − simulated:
-  // idle partition −3.3…+3.0 ms (8 runs at 500 ms, data on tmpfs), a record every 20 ms
-  // −6.4…−1.4 ms (3 runs); so 10 ms.
+  // whose processing noise does not cancel exactly. Measured per-run medians, real − simulated
+  // (docs/exactness.md, "Cost"): idle partition +0.4…+2.6 ms at 100 ms (5 runs), −3.3…+8.7 at
+  // 500 (9 runs), 0…+9.0 at 1000 (6 runs); a record every 20 ms −6.4…−1.4 (5 runs); so 10 ms.
   lag: 10,
 };
 

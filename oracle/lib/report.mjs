@@ -139,7 +139,9 @@ export function renderReport(result, plan) {
     lines.push("");
     if (run.verdict === "inconclusive")
       lines.push(
-        `the real cluster did not keep up: acknowledgements the model makes in a few ms took ${run.overload.median_ms} ms (median of ${run.overload.n}) — this run measured the machine, not Kafka`,
+        run.overload.late_restart
+          ? `a restarted broker's new JVM did not ask to register in time (${run.overload.late_restart.map((r) => `b${r.broker} scripted @${r.at_ms}, asked ${r.asked_t === null ? "never" : `@${r.asked_t}`}`).join("; ")}) — this run measured the machine, not Kafka`
+          : `the real cluster did not keep up: acknowledgements the model makes in a few ms took ${run.overload.median_ms} ms (median of ${run.overload.n}) — this run measured the machine, not Kafka`,
       );
     lines.push(
       `verdict: ${run.verdict}${run.verdict === "not modelled yet" ? " (Kafka's side recorded; nothing comparable)" : ` (${ok}/${n} observables within tolerance)`}; ` +
