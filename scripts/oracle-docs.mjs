@@ -16,7 +16,7 @@ function keyFigures(rows) {
   for (const r of rows.filter((x) => x.kind === "lag"))
     out.push(`${r.consumer}: ${r.real?.median ?? "—"} ms real / ${r.sim?.median ?? "n.m."} ms sim (median)`);
   for (const r of rows.filter((x) => x.kind === "fence"))
-    out.push(`fenced ${r.real?.after ?? "—"} ms after last heartbeat real / ${r.sim?.after ?? "n.m."} ms sim`);
+    out.push(`fenced ${r.real?.after ?? "—"} ms after last heartbeat real / ${r.sim === undefined ? "n.m." : (r.sim?.after ?? "—")} ms sim`);
   const acks = rows.filter((x) => x.kind === "ack");
   if (acks.length) {
     const st = (side) => {
@@ -38,6 +38,14 @@ function keyFigures(rows) {
   return out.join("; ");
 }
 
+function tolerances(run) {
+  const out = [];
+  for (const r of run.rows.filter((x) => (x.kind === "lag" || x.kind === "fence") && x.tol !== undefined)) out.push(`${r.kind} ±${r.tol} ms`);
+  if (run.noise?.n) out.push(`no-timer durations +${Math.max(40, run.noise.p90)} ms noise`);
+  out.push("statuses, states, sets exact");
+  return out.join("; ");
+}
+
 export function renderTable(summary, totalSeconds) {
   const lines = [];
   const any = summary.find((s) => s.result)?.result;
@@ -50,16 +58,16 @@ export function renderTable(summary, totalSeconds) {
       ". Tolerance: statuses, sets and sequences exact; a duration within max(5 ms, 5% of the simulated duration) plus the measured noise of its kind (see *Noise*). n.m. = not modelled yet by the simulator.",
   );
   lines.push("");
-  lines.push("| scenario | Kafka | verdict | compared | figures (real / simulated) | differs |");
-  lines.push("| --- | --- | --- | --- | --- | --- |");
+  lines.push("| scenario | Kafka | run (UTC; load) | verdict | compared | figures (real / simulated) | tolerance of those figures | differs |");
+  lines.push("| --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const s of summary) {
     const name = `\`${s.entry.scenario}\``;
     if (s.entry.unrunnable || s.code === 2) {
-      lines.push(`| ${name} | — | cannot run on a real cluster | — | ${esc(s.reason?.replace(/^oracle: cannot run on a real cluster: /, "") ?? s.entry.unrunnable)} | — |`);
+      lines.push(`| ${name} | — | — | cannot run on a real cluster | — | ${esc(s.reason?.replace(/^oracle: cannot run on a real cluster: /, "") ?? s.entry.unrunnable)} | — | — |`);
       continue;
     }
     if (!s.result) {
-      lines.push(`| ${name} | — | run failed (exit ${s.code}) | — | — | — |`);
+      lines.push(`| ${name} | — | — | run failed (exit ${s.code}) | — | — | — | — |`);
       continue;
     }
     const run = s.result.runs[0];
@@ -71,8 +79,9 @@ export function renderTable(summary, totalSeconds) {
     const shown = differs.length > 6 ? [...differs.slice(0, 6), `… ${differs.length - 6} more`] : differs;
     const verdict = run.verdict === "not modelled yet" ? "Kafka only (n.m.)" : run.verdict === "agree" ? "agree" : s.pass ? "differ (known)" : "**differ**";
     const kafka = `${s.result.kafka_version}${s.entry.kafka ? ` (as ${s.entry.kafka})` : ""}`;
+    const when = `${s.result.date.slice(0, 16).replace("T", " ")}; ${s.result.machine.load[0]}`;
     lines.push(
-      `| ${name} | ${kafka} | ${verdict} | ${compared.length ? `${ok}/${compared.length}` : "—"} | ${esc(keyFigures(run.rows))} | ${esc(shown.join("; ") || "—")} |`,
+      `| ${name} | ${kafka} | ${when} | ${verdict}${s.retried ? " (2nd run)" : ""} | ${compared.length ? `${ok}/${compared.length}` : "—"} | ${esc(keyFigures(run.rows))} | ${esc(tolerances(run))} | ${esc(shown.join("; ") || "—")} |`,
     );
   }
   lines.push("");

@@ -183,7 +183,7 @@ async function main() {
       retried = true;
     }
     verdict.retried = retried;
-    summary.push({ name, entry, code: r.code, seconds: r.seconds, ...verdict, result, reason: r.code === 2 ? r.err.trim().split("\n").at(-1) : null });
+    summary.push({ name, entry, code: r.code, seconds: r.seconds, ...verdict, result, retried, reason: r.code === 2 ? r.err.trim().split("\n").at(-1) : null });
     for (const p of verdict.problems) process.stdout.write(`  FAIL ${name}: ${p}\n`);
     for (const n of verdict.notes) process.stdout.write(`  note ${name}: ${n}\n`);
     if (result) writeFileSync(jsonOut, JSON.stringify({ ...result, judged: verdict }, null, 1) + "\n");

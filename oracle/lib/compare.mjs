@@ -138,9 +138,16 @@ export function realObservations(real, plan) {
   const ids = new Set(plan.recordIds);
   const logs = {};
   for (const [b, recs] of Object.entries(real.logs)) logs[b] = recs.map((r) => ({ offset: r.offset, epoch: r.epoch, id: r.value.split("|")[0] })).filter((r) => ids.has(r.id));
+  // The controller ends a stopped broker's session by fencing it, or, when its new incarnation
+  // registers as the old session expires, by replacing the registration (which takes the old
+  // incarnation out of the ISRs the same way).
   const fences = real.metadata
-    .filter((m) => m.kind === "broker" && ((m.type === "BROKER_REGISTRATION_CHANGE_RECORD" && m.fenced === 1) || m.type === "FENCE_BROKER_RECORD"))
-    .map((m) => ({ broker: m.broker, t: round(m.t) }));
+    .filter(
+      (m) =>
+        m.kind === "broker" &&
+        ((m.type === "BROKER_REGISTRATION_CHANGE_RECORD" && m.fenced === 1) || m.type === "FENCE_BROKER_RECORD" || (m.type === "REGISTER_BROKER_RECORD" && m.t > 0)),
+    )
+    .map((m) => ({ broker: m.broker, t: round(m.t), how: m.type === "REGISTER_BROKER_RECORD" ? "replaced by a new registration" : "fenced" }));
   return { sends, acks, failed, pending, reads, partition, finalLeader, finalIsr, logs, fences, heartbeats: real.heartbeats ?? [], brokers: real.metadata.filter((m) => m.kind === "broker") };
 }
 

@@ -287,3 +287,21 @@ test("differences only in no-timer durations are flagged for one more run, other
   j = judge({}, 1, { sim: {}, runs: [{ rows }] });
   assert.equal(j.noise_only, false);
 });
+
+test("the exactness table has one row per scenario with version, run, verdict and tolerance", async () => {
+  const { renderTable } = await import("../../scripts/oracle-docs.mjs");
+  const { plan, real, sim } = fixture();
+  const rows = compare(plan, realObservations(real, plan), sim);
+  const result = { kafka_version: "4.0.2", date: "2026-12-03T09:00:00.000Z", machine: { cpu: "X", cores: 2, kernel: "k", load: [3.5] }, runs: [{ rows, verdict: "agree", noise: { n: 10, p90: 52, median: 20 } }] };
+  const table = renderTable(
+    [
+      { entry: { scenario: "a.json" }, result, pass: true, code: 0 },
+      { entry: { scenario: "b.json", unrunnable: "why" }, code: 2, reason: "oracle: cannot run on a real cluster: network: no" },
+    ],
+    600,
+  );
+  const lines = table.split("\n").filter((l) => l.startsWith("| `"));
+  assert.equal(lines.length, 2);
+  assert.match(lines[0], /^\| `a\.json` \| 4\.0\.2 \| 2026-12-03 09:00; 3\.5 \| agree \| \d+\/\d+ \|.*c-follower − c-leader: 502 ms real \/ 501 ms sim.*fenced — ms after last heartbeat real \/ — ms sim.*\| lag ±35\.1 ms; no-timer durations \+52 ms noise; statuses, states, sets exact \| — \|$/);
+  assert.match(lines[1], /cannot run on a real cluster \| — \| network: no \|/);
+});
