@@ -106,7 +106,8 @@ export function renderReport(result, plan) {
   lines.push(`machine: ${m.cpu}, ${m.cores} cores, Linux ${m.kernel}, load ${m.load.join(" ")}; ${result.date}`);
   lines.push(
     `time zero aligned (wall clock); durations from the record's send (acks, receipts) or the last scripted event (controller states);` +
-      ` tolerance max(5 ms, 5% of the simulated duration) + noise (${Object.entries(result.noise_ms).map(([k, v]) => `${k} ${v}`).join(", ")} ms); statuses, sets and sequences exact`,
+      ` tolerance max(5 ms, 5% of the simulated duration) + noise (per record: ${Object.entries(result.noise_ms).map(([k, v]) => `${k} ${v}`).join(", ")} ms;` +
+      ` series medians: ${Object.entries(result.noise_median_ms ?? {}).map(([k, v]) => `${k} ${v}`).join(", ")} ms); statuses, sets and sequences exact`,
   );
   result.runs.forEach((run, i) => {
     lines.push("");
