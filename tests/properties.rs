@@ -16,8 +16,20 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use support::*;
 
-const PRESETS: [&str; 9] =
-    ["textbook", "kafka-0.10", "kafka-0.11", "kafka-2.0", "kafka-2.4", "kafka-2.8", "kafka-3.7", "kafka-4.0", "latest"];
+const PRESETS: [&str; 12] = [
+    "textbook",
+    "kafka-0.10",
+    "kafka-0.11",
+    "kafka-2.0",
+    "kafka-2.1",
+    "kafka-2.4",
+    "kafka-2.8",
+    "kafka-3.7",
+    "kafka-3.8",
+    "kafka-4.0",
+    "kafka-4.1",
+    "latest",
+];
 
 // ---------------------------------------------------------------------------
 // Random scenarios.

@@ -171,7 +171,7 @@ impl Narrator<'_> {
 
     /// The leader's periodic ISR check.
     pub(super) fn isr_check(&self, leader: u32) -> String {
-        let lag = self.config().replica_lag_time_max_ms;
+        let lag = self.sim.settings.replica_lag_time_max_ms;
         for e in self.events {
             match *e {
                 Event::IsrCheckNotLeader { broker } => return format!("Broker {broker}'s ISR check finds it no longer leads."),
