@@ -200,6 +200,7 @@ impl Narrator<'_> {
                     let why = match cause {
                         ElectionCause::Offline { .. } => "the partition was offline".to_string(),
                         ElectionCause::LeaderRestarted { old } => format!("leader {old} restarted"),
+                        ElectionCause::LeaderFenced { old } if self.zookeeper() => format!("leader {old}'s ZooKeeper session expired"),
                         ElectionCause::LeaderFenced { old } if from == ElectedFrom::Isr => format!("leader {old} was fenced"),
                         ElectionCause::LeaderFenced { old } => format!("leader {old} was fenced and no ISR member is alive"),
                     };
