@@ -29,7 +29,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Every preset `--preset` accepts, but `latest` (an alias of `kafka-4.1`).
+/// Every preset `--preset` accepts, but `latest` (an alias of `kafka-4.0`).
 const PRESETS: [&str; 11] = [
     "textbook",
     "kafka-0.10",

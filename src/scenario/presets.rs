@@ -20,7 +20,8 @@ pub enum Preset {
     Kafka28,
     Kafka37,
     Kafka38,
-    /// The default: scenarios and links that name no preset keep today's behaviour.
+    /// The default, and what `latest` names (CONTRACT §2): scenarios and links that
+    /// name no preset keep their behaviour.
     #[default]
     Kafka40,
     Kafka41,
@@ -178,14 +179,14 @@ pub const PRESETS: [PresetInfo; 11] = [
     PresetInfo {
         preset: Preset::Kafka40,
         name: "kafka-4.0",
-        summary: "ZooKeeper removed; replication as in 3.8 (the default preset; ELR exists but is off by default).",
+        summary: "ZooKeeper removed; replication as in 3.8 (the default preset, also `latest`; ELR exists but is off by default).",
         behavior: KAFKA_4_0,
         defaults: KAFKA_3_7_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka41,
         name: "kafka-4.1",
-        summary: "KIP-966 Eligible Leader Replicas on for new clusters: the ISR may empty, replicas that left it under min ISR stay electable (`latest`).",
+        summary: "KIP-966 Eligible Leader Replicas on for new clusters: the ISR may empty, replicas that left it under min ISR stay electable.",
         behavior: KAFKA_4_1,
         defaults: KAFKA_3_7_DEFAULTS,
     },
@@ -243,7 +244,7 @@ impl Named for Preset {
         ("kafka-3.8", Preset::Kafka38),
         ("kafka-4.0", Preset::Kafka40),
         ("kafka-4.1", Preset::Kafka41),
-        ("latest", Preset::Kafka41),
+        ("latest", Preset::Kafka40),
     ];
 }
 
