@@ -15,6 +15,8 @@
 //! - `link`       the share-link codec (URL fragment)
 //! - `svg`        a step as a standalone SVG (print, RSS, no-JS readers)
 //! - `builtin`    the built-in scenarios (JSON files in `scenarios/`)
+//! - `docblock`   a ```hwscope block in documentation (built-in + options, scenario, or link)
+//! - `docfigure`  that block as a static figure, and finding blocks in Markdown and HTML
 //! - `format`     the CLI's table and markdown views
 //! - `wasm`       the browser facade (wasm32 only)
 
@@ -27,6 +29,10 @@ macro_rules! say {
 }
 
 pub mod builtin;
+pub mod docblock;
+/// Static figures for documentation pages (uses `svg`; not in the page's WebAssembly).
+#[cfg(not(target_arch = "wasm32"))]
+pub mod docfigure;
 pub mod format;
 pub mod invariants;
 pub mod json;

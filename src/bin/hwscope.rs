@@ -11,6 +11,8 @@ const USAGE: &str = "usage:
   hwscope svg SCENARIO.json|--builtin NAME [--at N]    the state at step N as a standalone SVG
   hwscope scenarios                list the built-in scenarios
   hwscope presets                  list the presets
+  hwscope figure [BLOCK_FILE]      a ```hwscope block's text (stdin without a file) as a static HTML figure
+  hwscope render-docs DIR... [--allow-errors]   draw the hwscope blocks of built HTML pages as static figures
   hwscope bench [--seconds S] [--only NAME] [--json]   simulated events per second per built-in scenario";
 
 /// Prints a line to stdout; a closed pipe (`hwscope … | head`) ends quietly, not in a panic.
@@ -62,6 +64,8 @@ fn run(args: &[String]) -> Result<(), Fail> {
         Some("bench") => cmd_bench(&args[1..]),
         Some("link") => cmd_link(&args[1..]),
         Some("svg") => cmd_svg(&args[1..]),
+        Some("figure") => cmd_figure(&args[1..]),
+        Some("render-docs") => cmd_render_docs(&args[1..]),
         Some("-h" | "--help" | "help") => {
             out!("{USAGE}");
             Ok(())
@@ -138,6 +142,47 @@ fn cmd_svg(args: &[String]) -> Result<(), Fail> {
     let mut run = Run::new(scenario);
     run.seek(at);
     print!("{}", hwscope::svg::render(&run.record(), &title));
+    Ok(())
+}
+
+/// A block's text (a file, or stdin) as the static figure documentation pages embed.
+fn cmd_figure(args: &[String]) -> Result<(), Fail> {
+    let text = match args {
+        [] => std::io::read_to_string(std::io::stdin()).map_err(|e| Fail(format!("stdin: {e}")))?,
+        [path] => std::fs::read_to_string(path).map_err(|e| Fail(format!("{path}: {e}")))?,
+        _ => return Err(Fail(format!("figure takes one block file (or stdin)\n{USAGE}"))),
+    };
+    let html = hwscope::docfigure::figure(&text).map_err(|e| Fail(format!("hwscope block: {e}")))?;
+    out!("{html}");
+    Ok(())
+}
+
+/// Draws the hwscope blocks of built pages (MkDocs, Hugo, Docusaurus output) in place.
+/// A block that cannot be drawn becomes an error box in the page and, unless
+/// --allow-errors, makes the command fail after every file is written.
+fn cmd_render_docs(args: &[String]) -> Result<(), Fail> {
+    let allow = args.iter().any(|a| a == "--allow-errors");
+    let dirs: Vec<&String> = args.iter().filter(|a| *a != "--allow-errors").collect();
+    if dirs.is_empty() || dirs.iter().any(|d| d.starts_with('-')) {
+        return Err(Fail(format!("render-docs needs the built site's folder\n{USAGE}")));
+    }
+    let mut report = hwscope::docfigure::Report::default();
+    for d in dirs {
+        hwscope::docfigure::render_dir(std::path::Path::new(d), &mut report).map_err(|e| Fail(format!("{d}: {e}")))?;
+    }
+    for w in &report.warnings {
+        eprintln!("hwscope: warning: {w}");
+    }
+    for e in &report.errors {
+        eprintln!("hwscope: {e}");
+    }
+    eprintln!("hwscope render-docs: {} figures in {} pages, {} blocks with errors", report.figures, report.files, report.errors.len());
+    if !report.errors.is_empty() && !allow {
+        return Err(Fail(format!(
+            "{} hwscope blocks cannot be drawn (see above; --allow-errors keeps the error boxes and exits 0)",
+            report.errors.len()
+        )));
+    }
     Ok(())
 }
 
