@@ -22,7 +22,7 @@ import { transformSync } from "esbuild";
 import { CONTENT_SECURITY_POLICY } from "./serve.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const ENTRIES = ["index.html", "docs/embed.html", "www/embed.js", "docs/embedding.md"];
+const ENTRIES = ["index.html", "docs/embed.html", "www/embed.js", "www/embed/auto.js", "docs/embedding.md"];
 const TEXT = new Set([".html", ".js", ".mjs", ".css", ".svg", ".md", ".json"]);
 
 const args = process.argv.slice(2);

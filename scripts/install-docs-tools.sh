@@ -7,7 +7,7 @@
 #   mdbook      cargo install mdbook --locked (into .tools/cargo; ~3 min cold on 2 cores)
 #   mkdocs      MkDocs, pymdown-extensions and mkdocs-material in a venv at .tools/venv
 #   hugo        Debian's hugo (apt-get)
-#   docusaurus  npm ci in integrations/docusaurus/example (Docusaurus, React)
+#   docusaurus  npm ci in e2e/docsites/docusaurus (Docusaurus, React)
 #
 # Each tool is installed once per machine; a second run only checks.
 set -euo pipefail
@@ -53,7 +53,7 @@ for tool in "${want[@]}"; do
       fi
       ;;
     docusaurus)
-      dir=integrations/docusaurus/example
+      dir=e2e/docsites/docusaurus
       if [[ -f $dir/node_modules/@docusaurus/core/package.json ]]; then
         say "docusaurus present ($(node -p "require('./$dir/node_modules/@docusaurus/core/package.json').version"))"
       else

@@ -99,6 +99,8 @@ fn data_uri(svg: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
     pub line: usize,
+    /// The line the block's first line of text is on.
+    pub body_line: usize,
     pub text: String,
     /// `file:line` of the Markdown the block came from, when the page says (Hugo's hook does).
     pub source: Option<String>,
@@ -142,7 +144,7 @@ pub fn rewrite_markdown(md: &str, mut draw: impl FnMut(&Found) -> String) -> Str
                     &l[strip.min(indent)..]
                 })
                 .collect();
-            let html = draw(&Found { line: i + 1, text, source: None });
+            let html = draw(&Found { line: i + 1, body_line: i + 2, text, source: None });
             out.push_str(&line[..indent]);
             out.push_str(&html);
             out.push('\n');
@@ -268,7 +270,7 @@ pub fn rewrite_html(html: &str, mut draw: impl FnMut(&Found) -> String) -> Strin
                 let source = attribute(tag, "data-hwscope-source").map(unescape);
                 let text = text_of(&html[tag_end..content_end]);
                 out.push_str(&html[i..start]);
-                out.push_str(&draw(&Found { line, text, source }));
+                out.push_str(&draw(&Found { line, body_line: line, text, source }));
                 i = block_end;
             }
             None => {
@@ -321,7 +323,8 @@ pub fn render_dir(dir: &std::path::Path, report: &mut Report) -> std::io::Result
 pub fn draw(file: &str, f: &Found, report: &mut Report) -> String {
     let place = |line: usize| match &f.source {
         Some(s) => format!("{s} (in {file}:{})", f.line),
-        None => format!("{file}:{}", f.line + line),
+        None if line > 0 => format!("{file}:{}", f.body_line + line - 1),
+        None => format!("{file}:{}", f.line),
     };
     match figure(&f.text) {
         Ok(html) => {
