@@ -2,6 +2,7 @@
 // GitHub Pages or any static host (no server code).
 //
 //   node scripts/dist.mjs [--out DIR]     # needs www/pkg (npm run build)
+//   node scripts/dist.mjs --docs --out dist-docs   # npm run dist:docs: the folder a docs site copies
 //
 // Starting from the entry pages it follows every local reference (HTML src/href,
 // ES-module imports, wasm-bindgen's `new URL("…wasm", import.meta.url)`) and
@@ -22,10 +23,14 @@ import { transformSync } from "esbuild";
 import { CONTENT_SECURITY_POLICY } from "./serve.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const ENTRIES = ["index.html", "docs/embed.html", "www/embed.js", "www/embed/auto.js", "docs/embedding.md"];
+const args = process.argv.slice(2);
+// --docs: only what a documentation site copies into its static files (auto.js,
+// the custom element's embed.js, and the playground their links open).
+const ENTRIES = args.includes("--docs")
+  ? ["index.html", "www/embed.js", "www/embed/auto.js"]
+  : ["index.html", "docs/embed.html", "www/embed.js", "www/embed/auto.js", "docs/embedding.md"];
 const TEXT = new Set([".html", ".js", ".mjs", ".css", ".svg", ".md", ".json"]);
 
-const args = process.argv.slice(2);
 const OUT = resolve(args.includes("--out") ? args[args.indexOf("--out") + 1] : join(ROOT, "dist"));
 
 const rel = (p) => relative(ROOT, p).split(sep).join("/");

@@ -45,7 +45,7 @@ fn figure_of(block: &DocBlock, rec: &crate::StepRecord, text: &str) -> String {
     format!(
         concat!(
             r#"<figure class="hwscope-figure" data-hwscope="{src}" data-hwscope-step="{step}" style="margin:1em 0;padding:0">"#,
-            r#"<div class="hwscope-box" style="position:relative;aspect-ratio:800/{h};min-height:{min}px">"#,
+            r#"<div class="hwscope-box" style="position:relative;width:100%;aspect-ratio:800/{h};min-height:{min}px">"#,
             r#"<img class="hwscope-static" src="data:image/svg+xml,{data}" width="800" height="{h}" alt="{alt}" style="position:absolute;inset:0;width:100%;height:100%;object-fit:contain;margin:0">"#,
             r#"</div></figure>"#
         ),
@@ -322,7 +322,11 @@ pub fn render_dir(dir: &std::path::Path, report: &mut Report) -> std::io::Result
 /// One block: its figure, or its error box with the problem reported as `file:line: …`.
 pub fn draw(file: &str, f: &Found, report: &mut Report) -> String {
     let place = |line: usize| match &f.source {
-        Some(s) => format!("{s} (in {file}:{})", f.line),
+        // `file:line` of the fence: the block's line k is the file's line + k.
+        Some(s) => match s.rsplit_once(':').and_then(|(name, n)| Some((name, n.parse::<usize>().ok()?))) {
+            Some((name, n)) => format!("{name}:{} (in {file}:{})", n + line, f.line),
+            None => format!("{s} (in {file}:{})", f.line),
+        },
         None if line > 0 => format!("{file}:{}", f.body_line + line - 1),
         None => format!("{file}:{}", f.line),
     };
@@ -335,7 +339,11 @@ pub fn draw(file: &str, f: &Found, report: &mut Report) -> String {
             html
         }
         Err(e) => {
-            report.errors.push(format!("{}: hwscope block: {}", place(e.line), e.message));
+            // In a built page the line is the page's: name the block by its first line too.
+            let first = f.text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+            let short: String = first.chars().take(40).collect();
+            let what = if file.ends_with(".html") && f.source.is_none() { format!(" `{short}`") } else { String::new() };
+            report.errors.push(format!("{}: hwscope block{what}: {}", place(e.line), e.message));
             error_box(&f.text, &e.to_string())
         }
     }

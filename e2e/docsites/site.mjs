@@ -5,7 +5,7 @@
 //   const srv = await serveSite(dir, { port: 0 });   // srv.url, srv.close()
 //   const dir = buildSite("mdbook", { onError: "show" });
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { extname, join, normalize, resolve, sep } from "node:path";
@@ -15,7 +15,7 @@ import { ROOT } from "../helpers.mjs";
 
 export const FIXTURES = join(ROOT, "e2e/docsites");
 export const TOOLS = join(ROOT, ".tools");
-export const DIST = join(ROOT, "dist");
+export const DIST = join(ROOT, "dist-docs");
 const COMPRESS = new Set([".html", ".js", ".css", ".svg", ".wasm", ".json", ".xml", ".txt", ".md"]);
 
 /** Serves `root` on 127.0.0.1; gzip when asked for, as GitHub Pages and most docs hosts do. */
@@ -67,7 +67,7 @@ export function missing(tool) {
     docusaurus: join(FIXTURES, "docusaurus/node_modules/@docusaurus/core/package.json"),
   }[tool];
   if (!existsSync(need)) return `${tool} is not installed: bash scripts/install-docs-tools.sh ${tool}`;
-  if (!existsSync(join(DIST, "www/embed/auto.js"))) return "dist/ is missing: npm run dist";
+  if (!existsSync(join(DIST, "www/embed/auto.js"))) return "dist-docs/ is missing: npm run dist:docs";
   return null;
 }
 
@@ -123,6 +123,7 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
   }
   if (tool === "hugo") {
     const dir = stage("hugo", "content/figures.md");
+    cpSync(join(ROOT, "integrations/hugo"), join(dir, "themes/hwscope"), { recursive: true });
     copyAssets(join(dir, "static/hwscope"));
     const r = run("hugo", ["--quiet", "-d", "public"], { cwd: dir, env });
     if (r.status !== 0) return { dir, out: join(dir, "public"), page: "figures/", status: r.status, log: r.stdout + r.stderr };
@@ -132,6 +133,7 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
   if (tool === "docusaurus") {
     // Built in place: node_modules is the fixture's own (installed once per machine).
     const dir = join(FIXTURES, "docusaurus");
+    mkdirSync(join(dir, "docs"), { recursive: true });
     writeFileSync(join(dir, "docs/figures.md"), readFileSync(join(FIXTURES, "figures.md"), "utf8"));
     copyAssets(join(dir, "static/hwscope"));
     const r = run(process.execPath, [join(dir, "node_modules/@docusaurus/core/bin/docusaurus.mjs"), "build", "--out-dir", "build"], { cwd: dir, env: { ...env, NODE_ENV: "production" } });

@@ -53,7 +53,7 @@ function boxFor(text, replaced) {
   const box = document.createElement("div");
   box.className = "hwscope-box";
   const h = Number(/(?:^|\s)height=(\d+)/.exec(text)?.[1]) || 380;
-  Object.assign(box.style, { position: "relative", aspectRatio: "800 / 520", minHeight: `${h}px` });
+  Object.assign(box.style, { position: "relative", width: "100%", aspectRatio: "800 / 520", minHeight: `${h}px` });
   fig.append(box);
   replaced.replaceWith(fig);
   return fig;

@@ -1,0 +1,14 @@
+import { chromium } from "playwright-core";
+import { CHROMIUM, CHROMIUM_ARGS } from "../helpers.mjs";
+import { buildSite, serveSite } from "./site.mjs";
+const site = buildSite(process.argv[2] || "mdbook", { onError: "show" });
+const srv = await serveSite(site.out);
+const b = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+const p = await b.newPage({ viewport: { width: 360, height: 740 } });
+await p.goto(`${srv.url}/${site.page}`);
+await p.waitForTimeout(2500);
+console.log(await p.evaluate(() => { const f = document.querySelector("figure.hwscope-figure"); const r = (e) => e && Math.round(e.getBoundingClientRect().width) + "x" + Math.round(e.getBoundingClientRect().height);
+  const hs = f.querySelector(".hwscope-live")?.shadowRoot?.querySelector(".hs");
+  return { doc: document.documentElement.scrollWidth, fig: r(f), box: r(f.querySelector(".hwscope-box")), host: r(f.querySelector(".hwscope-live")), hs: r(hs), bar: r(hs?.querySelector(".hs-bar")), parent: r(f.parentElement), pw: getComputedStyle(f.parentElement).width, live: f.dataset.hwscopeLive }; }));
+await p.screenshot({ path: "/tmp/dbg360.png", clip: { x: 0, y: 250, width: 360, height: 480 } });
+await b.close(); await srv.close();
