@@ -6,9 +6,10 @@
 // time (figure.hwscope-figure, from mdbook-hwscope or `hwscope render-docs`),
 // and blocks no build step touched (pre > code.language-hwscope, pre.hwscope,
 // div.hwscope, <hwscope-playground>). Each becomes the live playground when
-// it is scrolled into view or clicked (live.js, loaded then, with one
-// WebAssembly module for every figure of the page), in the box the static
-// figure reserved, so nothing below it moves. Colours follow the site's theme:
+// the reader scrolls it into view, points at it or clicks it (live.js, loaded
+// then, with one WebAssembly module for every figure of the page), in the box
+// the static figure reserved, so nothing below it moves. Until the reader
+// does something, the page costs only its static figures and this script. Colours follow the site's theme:
 // mdBook's classes, Docusaurus's data-theme, MkDocs Material's
 // data-md-color-scheme, else prefers-color-scheme. Every file comes from the
 // folder this script is in; nothing is requested from another origin.
@@ -17,6 +18,9 @@ const BLOCKS = "figure.hwscope-figure, pre > code.language-hwscope, pre.hwscope,
 const PASSED = ["at", "from", "to", "controls", "theme", "height"];
 const figures = new Set();
 let live = null;
+/** Figures in view; they wake at the reader's first scroll, key or touch. */
+const visible = new Set();
+let engaged = false;
 
 /** The site's colour mode: "dark" or "light". */
 export function siteTheme() {
@@ -90,7 +94,38 @@ function find(root = document) {
     if (theme) fig.dataset.hwscopeTheme = theme;
     applyTheme(fig);
     seen.observe(fig);
-    fig.addEventListener("click", () => wake(fig), { once: true });
+    for (const ev of ["click", "pointerenter", "focusin"]) fig.addEventListener(ev, () => wake(fig), { once: true });
+  }
+}
+
+/** What live.js needs, fetched at once (not level by level down the module graph). */
+const PRELOAD = [
+  ["modulepreload", new URL("./live.js", import.meta.url)],
+  ["modulepreload", new URL("../pkg/hwscope.js", import.meta.url)],
+  ["preload", new URL("../pkg/hwscope_bg.wasm", import.meta.url)],
+  ["modulepreload", new URL("../sim.js", import.meta.url)],
+  ["modulepreload", new URL("../player.js", import.meta.url)],
+  ["modulepreload", new URL("../render/stage.js", import.meta.url)],
+  ["modulepreload", new URL("../render/svg.js", import.meta.url)],
+  ["modulepreload", new URL("../render/layout.js", import.meta.url)],
+  ["modulepreload", new URL("../render/brokers.js", import.meta.url)],
+  ["modulepreload", new URL("../render/logs.js", import.meta.url)],
+  ["modulepreload", new URL("../render/messages.js", import.meta.url)],
+  ["modulepreload", new URL("../render/consumers.js", import.meta.url)],
+  ["preload", new URL("../style.css", import.meta.url), "style"],
+  ["preload", new URL("./figure.css", import.meta.url), "style"],
+];
+
+function preload() {
+  for (const [rel, url, as] of PRELOAD) {
+    const l = document.createElement("link");
+    l.rel = rel;
+    l.href = url.href;
+    if (rel === "preload") {
+      l.as = as ?? "fetch";
+      if (!as) l.crossOrigin = "anonymous";
+    }
+    document.head.append(l);
   }
 }
 
@@ -99,6 +134,8 @@ function wake(fig) {
   if (fig.dataset.hwscopeLive !== "waiting") return;
   fig.dataset.hwscopeLive = "loading";
   seen.unobserve(fig);
+  visible.delete(fig);
+  if (!live) preload();
   live ??= import("./live.js");
   live
     .then((m) => m.mount(fig, fig.dataset.hwscope, themeOf(fig)))
@@ -110,10 +147,24 @@ function wake(fig) {
 
 const seen = new IntersectionObserver(
   (entries) => {
-    for (const e of entries) if (e.isIntersecting) wake(e.target);
+    for (const e of entries) {
+      if (!e.isIntersecting) visible.delete(e.target);
+      else if (engaged) wake(e.target);
+      else visible.add(e.target);
+    }
   },
-  { rootMargin: "200px 0px" },
+  { rootMargin: "100px 0px" },
 );
+
+/** The reader did something: a scroll of the page (not of a sidebar), a wheel, a key, a touch, a click. */
+function engage(e) {
+  if (engaged || (e.type === "scroll" && e.target !== document)) return;
+  engaged = true;
+  for (const ev of ENGAGE) removeEventListener(ev, engage, true);
+  for (const fig of [...visible]) wake(fig);
+}
+const ENGAGE = ["scroll", "wheel", "keydown", "touchstart", "pointerdown"];
+for (const ev of ENGAGE) addEventListener(ev, engage, { capture: true, passive: true });
 
 function themeChanged() {
   for (const fig of figures) applyTheme(fig);
