@@ -164,6 +164,8 @@ function engage(e) {
   for (const fig of [...visible]) wake(fig);
 }
 const ENGAGE = ["scroll", "wheel", "keydown", "touchstart", "pointerdown"];
+// Opened scrolled (a link to a section, a reload): the reader is already reading.
+if (scrollY > 0) engaged = true;
 for (const ev of ENGAGE) addEventListener(ev, engage, { capture: true, passive: true });
 
 function themeChanged() {
