@@ -7,7 +7,10 @@ import { initTheme } from "./theme.js";
 
 catchAll();
 // ?embed=1: minimal chrome (style.css), set before the first paint of the stage.
-document.documentElement.classList.toggle("embed", new URLSearchParams(location.search).get("embed") === "1");
+const q = new URLSearchParams(location.search);
+document.documentElement.classList.toggle("embed", q.get("embed") === "1");
+// ?fit=1 (the Share dialog's iframe snippet): fill the frame, whatever height it was given.
+document.documentElement.classList.toggle("fit", q.get("fit") === "1");
 initTheme(document.getElementById("theme"));
 
 async function loadCore() {

@@ -161,7 +161,8 @@ fn install(args: &[String]) -> Result<(), String> {
         i += 1;
     }
     let toml_path = book.join("book.toml");
-    let toml = std::fs::read_to_string(&toml_path).map_err(|e| format!("{}: {e} (is {} an mdBook?)", toml_path.display(), book.display()))?;
+    let toml =
+        std::fs::read_to_string(&toml_path).map_err(|e| format!("{}: {e} (is {} an mdBook?)", toml_path.display(), book.display()))?;
     let src = toml_value(&toml, "book", "src").unwrap_or_else(|| "src".into());
     let edited = edit_book_toml(&toml)?;
     if edited != toml {
