@@ -13,6 +13,8 @@
 // a tool that is missing skips its tests.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, ROOT } from "./helpers.mjs";
@@ -55,6 +57,20 @@ async function open(site, srv, options = {}) {
   await page.goto(`${srv.url}/${site.page}`);
   return { ctx, page, requests, errors };
 }
+
+test("docs/embedding.md shows each tool's setup as the fixture the tests build has it", () => {
+  const doc = readFileSync(join(ROOT, "docs/embedding.md"), "utf8");
+  for (const f of [
+    "e2e/docsites/mdbook/book.toml",
+    "e2e/docsites/mkdocs/mkdocs.yml",
+    "e2e/docsites/mkdocs/mkdocs-material.yml",
+    "e2e/docsites/hugo/hugo.toml",
+    "integrations/hugo/layouts/_default/_markup/render-codeblock-hwscope.html",
+    "e2e/docsites/docusaurus/docusaurus.config.js",
+  ]) {
+    assert.ok(doc.includes(readFileSync(join(ROOT, f), "utf8").trimEnd()), `docs/embedding.md has ${f} as it is`);
+  }
+});
 
 for (const t of TOOLS) {
   const skip = missing(t.tool);
