@@ -123,6 +123,12 @@ for (const t of TOOLS) {
         const end = [...document.querySelectorAll("p")].find((p) => p.textContent === "The end.");
         return { end: end.getBoundingClientRect().top + scrollY, figs: [...document.querySelectorAll("figure.hwscope-figure")].map((f) => f.getBoundingClientRect().height) };
       });
+      // Each figure is as wide as the text column (site styles for <figure> do not shrink it).
+      const widths = await page.$$eval("figure.hwscope-figure", (fs) => {
+        const text = [...document.querySelectorAll("p")].find((p) => p.textContent.startsWith("The leader's high watermark"));
+        return fs.map((f) => [Math.round(f.getBoundingClientRect().width), Math.round(text.getBoundingClientRect().width)]);
+      });
+      for (const [fig, text] of widths) assert.ok(Math.abs(fig - text) <= 2, `figure ${fig} px wide, text ${text} px`);
       for (let i = 0; i < 3; i++) {
         await page.locator("figure.hwscope-figure").nth(i).scrollIntoViewIfNeeded();
         await page.waitForFunction((k) => document.querySelectorAll("figure.hwscope-figure")[k].dataset.hwscopeLive === "live", i);

@@ -44,7 +44,7 @@ fn figure_of(block: &DocBlock, rec: &crate::StepRecord, text: &str) -> String {
     let min = block.height.unwrap_or(MIN_HEIGHT);
     format!(
         concat!(
-            r#"<figure class="hwscope-figure" data-hwscope="{src}" data-hwscope-step="{step}" style="margin:1em 0;padding:0">"#,
+            r#"<figure class="hwscope-figure" data-hwscope="{src}" data-hwscope-step="{step}" style="display:block;width:auto;max-width:none;margin:1em 0;padding:0">"#,
             r#"<div class="hwscope-box" style="position:relative;width:100%;aspect-ratio:800/{h};min-height:{min}px">"#,
             r#"<img class="hwscope-static" src="data:image/svg+xml,{data}" width="800" height="{h}" alt="{alt}" style="position:absolute;inset:0;width:100%;height:100%;object-fit:contain;margin:0">"#,
             r#"</div></figure>"#

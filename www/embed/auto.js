@@ -53,7 +53,8 @@ function boxFor(text, replaced) {
   const fig = document.createElement("figure");
   fig.className = "hwscope-figure";
   fig.dataset.hwscope = text;
-  Object.assign(fig.style, { margin: "1em 0", padding: "0" });
+  // Site styles for figure (MkDocs Material centres it at its content's width) must not size the box.
+  Object.assign(fig.style, { display: "block", width: "auto", maxWidth: "none", margin: "1em 0", padding: "0" });
   const box = document.createElement("div");
   box.className = "hwscope-box";
   const h = Number(/(?:^|\s)height=(\d+)/.exec(text)?.[1]) || 380;

@@ -3,14 +3,13 @@
 // hwscope's auto.js (from the site's own static files) makes it live and follows
 // the colour mode (it watches <html data-theme>). The inner HTML is React's only
 // once: hydration keeps what the server page holds, figure included.
-import React, { useEffect, useRef } from "react";
+import React, { useEffect } from "react";
 import useBaseUrl from "@docusaurus/useBaseUrl";
 import useDocusaurusContext from "@docusaurus/useDocusaurusContext";
 
 const escape = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 export default function HwscopeFigure({ source }) {
-  const ref = useRef(null);
   const { siteConfig } = useDocusaurusContext();
   const assets = useBaseUrl(siteConfig.themeConfig?.hwscope?.assets ?? "/hwscope/");
   const auto = `${assets.replace(/\/?$/, "/")}www/embed/auto.js`;
@@ -24,7 +23,6 @@ export default function HwscopeFigure({ source }) {
     document.head.append(s);
   }, [auto]);
   return React.createElement("div", {
-    ref,
     className: "hwscope-docusaurus",
     suppressHydrationWarning: true,
     dangerouslySetInnerHTML: { __html: `<div class="hwscope">${escape(source.replace(/\n$/, ""))}</div>` },
