@@ -50,6 +50,7 @@ test("the Share dialog's iframe snippet fits seed-walkthrough at 800 px without 
   const page = await env.open("/?scenario=seed-walkthrough#at=5");
   await page.waitForSelector("#status[data-step]");
   await page.click("#share-open");
+  await page.waitForSelector("#share[open]");
   const snippet = await page.inputValue("#share-iframe");
   assert.match(snippet, /height="640"/);
   assert.match(snippet, /\?embed=1&amp;fit=1&amp;theme=auto#v=1/);
