@@ -376,7 +376,6 @@ impl json::ToJson for DocBlock {
             .field("theme", &self.theme)
             .field("controls", &self.controls.as_str())
             .field("height", &self.height.map(u64::from))
-            .field("link", &link::encode(&self.scenario, Some(self.at), None))
             .end();
     }
 }

@@ -256,7 +256,7 @@ pub fn bench_events(scenario: &str, millis: f64) -> Result<f64, JsError> {
 
 /// Reads a ```hwscope block's text for auto.js (docs/embedding.md): `{source,
 /// builtin, scenario (JSON text), title, at, from, to, loop, autoplay, theme,
-/// controls, height, link}`, or throws an Error naming what is wrong (the same
+/// controls, height}`, or throws an Error naming what is wrong (the same
 /// message `hwscope render-docs` and mdbook-hwscope give at build time).
 #[wasm_bindgen(js_name = parseDocBlock)]
 pub fn parse_doc_block(text: &str) -> Result<JsValue, JsError> {
