@@ -13,12 +13,13 @@
 // a tool that is missing skips its tests.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, ROOT } from "./helpers.mjs";
-import { buildSite, missing, removeSite, serveSite } from "./docsites/site.mjs";
+import { DIST, buildSite, missing, removeSite, serveSite } from "./docsites/site.mjs";
 import { darkMode } from "./docsites/modes.mjs";
 
 const TOOLS = [
@@ -70,6 +71,38 @@ test("docs/embedding.md shows each tool's setup as the fixture the tests build h
   ]) {
     assert.ok(doc.includes(readFileSync(join(ROOT, f), "utf8").trimEnd()), `docs/embedding.md has ${f} as it is`);
   }
+});
+
+test("plain HTML: auto.js upgrades every form of block, with no build step", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hwscope-plain-"));
+  cpSync(DIST, join(dir, "hwscope"), { recursive: true });
+  const gap = "<p style='height:1200px'>text</p>";
+  writeFileSync(
+    join(dir, "index.html"),
+    `<!doctype html><meta charset="utf-8"><title>plain</title><link rel="icon" href="data:,"><main style="max-width:720px">
+<pre><code class="language-hwscope">seed-walkthrough at=2</code></pre>${gap}
+<pre class="hwscope">idle-partition-lag at=3 controls=play</pre>${gap}
+<hwscope-playground scenario="kip101-data-loss" at="5" to="9" label="KIP-101"><a href="#">fallback</a></hwscope-playground>${gap}
+<div class="hwscope">seed-walkthrough from=3 to=1</div></main>
+<script type="module" src="hwscope/www/embed/auto.js"></script>`,
+  );
+  const srv = await serveSite(dir);
+  const { ctx, page, errors, requests } = await open({ page: "" }, srv);
+  await page.mouse.wheel(0, 10);
+  for (let i = 0; i < 3; i++) {
+    await page.locator("figure.hwscope-figure").nth(i).scrollIntoViewIfNeeded();
+    await page.waitForFunction((k) => document.querySelectorAll("figure.hwscope-figure")[k]?.dataset.hwscopeLive === "live", i);
+  }
+  assert.deepEqual(await page.$$eval("figure.hwscope-figure", (fs) => fs.slice(0, 3).map((f) => f.dataset.hwscopeStep)), ["2", "3", "5"]);
+  assert.equal(await page.isVisible("hwscope-playground a"), false, "the element's fallback is hidden once its figure is there");
+  await page.evaluate(() => scrollTo(0, document.body.scrollHeight));
+  await page.waitForSelector(".hwscope-error");
+  assert.match(await page.textContent(".hwscope-error"), /from=3 is after to=1/);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(requests.filter((u) => !u.startsWith(srv.url)), []);
+  await ctx.close();
+  await srv.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 for (const t of TOOLS) {
