@@ -1,13 +1,20 @@
-// The page's budgets in headless Chromium: time to the first frame, and frame
-// times while playing the heaviest built-in scenario.
+// The page's budgets in headless Chromium: time to the first frame, frame
+// times while playing the heaviest built-in scenario, main-thread time while
+// paused (issue 17: every built-in, the long run, after End), and the time a
+// seek within what is computed takes (scrubber input to the step drawn).
 //
 //   node e2e/bench-page.mjs [--scenario steady-load] [--speed 8] [--seconds 8] [--json]
+//                           [--skip-paused] [--skip-seek]
 //
 // Needs www/pkg (npm run build). Frame time is the interval between animation
 // frames (what a viewer sees); a frame counts as on time when it comes within
-// 16.7 ms (+1 ms of timer jitter) of the previous one.
+// 16.7 ms (+1 ms of timer jitter) of the previous one. Paused: Chrome's
+// TaskDuration over 3 s, after 2 s for the first seconds (budget 0.03 s, 1% of a core).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { launch } from "./helpers.mjs";
+import { launch, LONG_RUN, mainThreadSeconds, ROOT } from "./helpers.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -16,8 +23,14 @@ const { values: opt } = parseArgs({
     seconds: { type: "string", default: "8" },
     runs: { type: "string", default: "5" },
     json: { type: "boolean", default: false },
+    "skip-paused": { type: "boolean", default: false },
+    "skip-seek": { type: "boolean", default: false },
   },
 });
+const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
+wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
+const LONG = `/#${wasm.encodeLink(JSON.stringify(LONG_RUN), undefined, undefined)}`;
+const pct = (a, p) => [...a].sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(a.length * p))];
 
 const env = await launch({ viewport: { width: 1280, height: 900 } });
 try {
@@ -59,7 +72,6 @@ try {
   });
   await page.close();
 
-  const pct = (a, p) => [...a].sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(a.length * p))];
   const onTime = frames.gaps.filter((g) => g <= 17.7).length / frames.gaps.length;
   const result = {
     first_frame_ms: { median: +firsts[firsts.length >> 1].toFixed(1), min: +firsts[0].toFixed(1), budget: 300 },
@@ -74,11 +86,84 @@ try {
       budget: "95% of frames within 16.7 ms",
     },
   };
+
+  // Paused: main-thread seconds in 3 s, after the first 2 s.
+  if (!opt["skip-paused"]) {
+    const paused = [];
+    const measure = async (page, what) => {
+      await page.waitForTimeout(2000);
+      const s = await mainThreadSeconds(page, 3000);
+      const step = await page.$eval("#status", (e) => Number(e.dataset.step));
+      const max = await page.$eval("#scrub", (e) => Number(e.max));
+      paused.push({ what, seconds_per_3s: +s.toFixed(4), core_pct: +((100 * s) / 3).toFixed(2), step, computed: max + 1 });
+    };
+    const names = wasm.builtinScenarios().map((b) => b.name);
+    for (const name of names) {
+      const p = await env.open(`/?scenario=${name}`);
+      await p.waitForSelector("#status[data-step]");
+      await measure(p, name);
+      await p.close();
+    }
+    const long = await env.open(LONG);
+    await long.waitForSelector("#status[data-step]");
+    await measure(long, "long run (one day, 7 replicas, wait 1 ms)");
+    await long.keyboard.press("End");
+    await measure(long, "long run, after End");
+    await long.keyboard.press("End");
+    await long.waitForFunction(() => document.getElementById("computing").hidden, null, { timeout: 10_000 });
+    await measure(long, "long run, after End again (1 s computing further)");
+    await long.close();
+    result.paused = { budget_seconds_per_3s: 0.03, runs: paused };
+  }
+
+  // Seek within what is computed: scrubber input to the step drawn, random targets.
+  if (!opt["skip-seek"]) {
+    const seeks = {};
+    const scrubs = async (path, what, ends) => {
+      const p = await env.open(path);
+      await p.waitForSelector("#status[data-step]");
+      await p.waitForTimeout(1500);
+      // End again computes further (a second each); the steps computed are the range.
+      for (let i = 0; i < ends; i++) {
+        await p.keyboard.press("End");
+        await p.keyboard.press("End");
+        await p.waitForFunction(() => document.getElementById("computing").hidden, null, { timeout: 10_000 });
+      }
+      const times = await p.evaluate(() => {
+        const scrub = document.getElementById("scrub");
+        const max = Number(scrub.max);
+        let seed = 42;
+        const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+        const out = [];
+        for (let i = 0; i < 200; i++) {
+          scrub.value = String(Math.floor(rand() * (max + 1)));
+          const t0 = performance.now();
+          scrub.dispatchEvent(new Event("input", { bubbles: true }));
+          out.push(performance.now() - t0);
+        }
+        return { out, max };
+      });
+      seeks[what] = { steps_computed: times.max + 1, seeks: times.out.length, median_ms: +pct(times.out, 0.5).toFixed(2), p95_ms: +pct(times.out, 0.95).toFixed(2), max_ms: +Math.max(...times.out).toFixed(2) };
+      await p.close();
+    };
+    await scrubs("/?scenario=steady-load", "steady-load", 2);
+    await scrubs(LONG, "long run", 2);
+    result.seek = { budget_ms: 16, runs: seeks };
+  }
+
   if (opt.json) console.log(JSON.stringify(result));
   else {
     console.log(`first frame: median ${result.first_frame_ms.median} ms (min ${result.first_frame_ms.min}; budget 300 ms)`);
     const p = result.playing;
     console.log(`playing ${p.scenario} at ×${p.speed}: ${p.frames_on_time}% of ${p.frames} frames on time (budget 95%), interval p95 ${p.frame_interval_p95_ms} ms, script p95 ${p.script_per_frame_p95_ms} ms, reached step ${p.reached_step}`);
+    if (result.paused) {
+      console.log("paused, after the first 2 s: main-thread time in 3 s (budget 0.03 s, 1% of a core)");
+      for (const r of result.paused.runs) console.log(`  ${r.what.padEnd(52)} ${r.seconds_per_3s.toFixed(4)} s  (${r.core_pct}% of a core; step ${r.step}, ${r.computed.toLocaleString("en")} steps computed)`);
+    }
+    if (result.seek) {
+      console.log("seek within what is computed: scrubber input to the step drawn, 200 random steps (budget 16 ms)");
+      for (const [what, r] of Object.entries(result.seek.runs)) console.log(`  ${what.padEnd(12)} ${r.steps_computed.toLocaleString("en")} steps: median ${r.median_ms} ms, p95 ${r.p95_ms} ms, max ${r.max_ms} ms`);
+    }
   }
 } finally {
   await env.close();

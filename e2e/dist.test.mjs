@@ -10,7 +10,7 @@ import { after, before, test } from "node:test";
 import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
 
 const OUT = mkdtempSync(join(tmpdir(), "hwscope-dist-"));
-const STABLE = new Set(["/", "/index.html", "/www/embed.js", "/docs/embed.html"]);
+const STABLE = new Set(["/", "/index.html", "/www/embed/embed.js", "/www/embed.js", "/docs/embed.html"]);
 
 let env;
 before(async () => {

@@ -3,7 +3,7 @@
 // <hwscope-playground> element (upgrade, fallback, size, theme) and the
 // postMessage API with its origin checks, on docs/embed.html as the host page.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import { assertNoErrors, launch } from "./helpers.mjs";
 
 let env;
@@ -112,11 +112,27 @@ describe("from, to, loop: the step-range lock", () => {
   });
 });
 
+test("the element's first address, www/embed.js, still upgrades it", async () => {
+  const page = await env.newPage();
+  // A host page that pasted the old script address (served here as a route).
+  await page.route("**/legacy-host.html", (route) => route.fulfill({
+    contentType: "text/html",
+    body: '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><hwscope-playground scenario="seed-walkthrough" at="3"><a href="/">Open the playground</a></hwscope-playground><script type="module" src="/www/embed.js"></script>',
+  }));
+  await page.goto(new URL("/legacy-host.html", env.baseURL).href);
+  const frame = await (await page.waitForSelector("hwscope-playground iframe")).contentFrame();
+  assert.equal(new URL(frame.url()).pathname, "/", "the playground at the site's root");
+  await waitStep(frame, 3);
+  assertNoErrors(page);
+  await page.close();
+});
+
+// Each test opens the host page afresh: none depends on what another left behind.
 describe("docs/embed.html: a host page", () => {
   let page;
   let walk;
   let raw;
-  before(async () => {
+  beforeEach(async () => {
     page = await env.open("/docs/embed.html");
     await page.waitForFunction(() => document.getElementById("walk-log").textContent.startsWith("ready"));
     walk = page.frames().find((f) => f.url().includes("scenario=seed-walkthrough"));
@@ -124,7 +140,7 @@ describe("docs/embed.html: a host page", () => {
     await page.waitForFunction(() => document.getElementById("raw").height !== "460");
     raw = page.frames().find((f) => f.url().includes("scenario=idle-partition-lag"));
   });
-  after(async () => {
+  afterEach(async () => {
     assertNoErrors(page);
     await page.close();
   });

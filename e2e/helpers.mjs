@@ -31,6 +31,20 @@ export const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
+/**
+ * Issue 17's long run: one simulated day, seven replicas, replica.fetch.wait.max.ms 1,
+ * latency 1 ms. Valid and well inside every limit, and far too long to compute to its
+ * end in a page (hundreds of millions of steps).
+ */
+export const LONG_RUN = {
+  format: 1,
+  title: "One simulated day, seven replicas",
+  replicas: 7,
+  config: { "replica.fetch.wait.max.ms": 1 },
+  network: { latency_ms: 1 },
+  stop_at_ms: 86_400_000,
+};
+
 /** @type {WeakMap<import("playwright-core").Page, {console: object[], page: object[], requests: object[]}>} */
 const collected = new WeakMap();
 const launched = new Set();
@@ -141,7 +155,6 @@ export async function launch({ root = ROOT, viewport = { width: 1280, height: 80
   return env;
 }
 
-/** Close one environment, or every environment launch() opened and has not closed yet. */
 /**
  * Counts the animation frames each page of `context` requests (`window.__frames`),
  * so a test can prove that none is requested while the player is paused.
@@ -157,6 +170,46 @@ export function countAnimationFrames(context) {
   });
 }
 
+/**
+ * Seconds of main-thread task time the page's renderer spends in the next `ms`
+ * milliseconds (Chrome DevTools Protocol, Performance.getMetrics TaskDuration):
+ * what "paused means idle" is measured by. Same-origin frames share the count.
+ */
+export async function mainThreadSeconds(page, ms) {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send("Performance.enable");
+    const task = async () => (await cdp.send("Performance.getMetrics")).metrics.find((m) => m.name === "TaskDuration").value;
+    const before = await task();
+    await page.waitForTimeout(ms);
+    return (await task()) - before;
+  } finally {
+    await cdp.detach().catch(() => {});
+  }
+}
+
+/**
+ * The renderer main threads' tasks while `during()` runs (Chromium tracing):
+ * [{start, wall, cpu}] in ms, `cpu` being the thread's own time, which a busy
+ * machine does not inflate. What "never blocks input for more than one frame"
+ * is checked with.
+ */
+export async function mainThreadTasks(browser, page, during) {
+  await browser.startTracing(page, { categories: ["toplevel", "disabled-by-default-devtools.timeline"] });
+  try {
+    await during();
+  } finally {
+    const trace = JSON.parse((await browser.stopTracing()).toString("utf8"));
+    const events = trace.traceEvents ?? trace;
+    const main = new Set(events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain").map((e) => `${e.pid}:${e.tid}`));
+    // eslint-disable-next-line no-unsafe-finally
+    return events
+      .filter((e) => e.ph === "X" && (e.name === "ThreadControllerImpl::RunTask" || e.name === "RunTask") && main.has(`${e.pid}:${e.tid}`))
+      .map((e) => ({ start: e.ts / 1000, wall: (e.dur ?? 0) / 1000, cpu: (e.tdur ?? e.dur ?? 0) / 1000 }));
+  }
+}
+
+/** Close one environment, or every environment launch() opened and has not closed yet. */
 export async function close(env) {
   if (env) return env.close();
   await Promise.all([...launched].map((e) => e.close()));

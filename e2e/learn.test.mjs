@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import { assertNoErrors, countAnimationFrames, launch, ROOT } from "./helpers.mjs";
 
 const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
@@ -230,15 +230,16 @@ test("without local storage (a sandboxed frame) tours still work; with it, progr
   await page.close();
 });
 
+// Each test opens the page afresh: none depends on what another left behind.
 describe("the views that explain", () => {
   let page;
   const recs = () => trace({ builtin: "seed-walkthrough" });
-  before(async () => {
+  beforeEach(async () => {
     page = await env.open("/?scenario=seed-walkthrough&view=why,gauges,chart,diagram");
     await page.waitForSelector(".view-diagram svg .row");
     await page.waitForSelector(".view-chart svg .mk");
   });
-  after(async () => {
+  afterEach(async () => {
     assertNoErrors(page);
     await page.close();
   });

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import { assertNoErrors, countAnimationFrames, launch, ROOT } from "./helpers.mjs";
 
 const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
@@ -81,16 +81,19 @@ after(async () => {
   await env?.close();
 });
 
+// Each test opens the page afresh: none depends on what another left behind.
 describe("the playground page", () => {
   let page;
   let name;
   before(async () => {
     await countAnimationFrames(env.context);
+  });
+  beforeEach(async () => {
     page = await env.open("/");
     await ready(page);
     name = await scenarioName(page);
   });
-  after(async () => {
+  afterEach(async () => {
     assertNoErrors(page);
     await page.close();
   });
@@ -115,6 +118,7 @@ describe("the playground page", () => {
 
   test("steps back with ←", async () => {
     const recs = trace(name);
+    for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowRight");
     const before = (await shown(page)).step;
     await page.keyboard.press("ArrowLeft");
     assert.deepEqual(await shown(page), expected(recs[before - 1]));
@@ -182,6 +186,7 @@ describe("the playground page", () => {
   });
 
   test("a click on a broker or a message shows its fields", async () => {
+    await scrubTo(page, 2);
     await page.click('.broker[data-broker="1"]');
     assert.match(await page.textContent("#inspector"), /Broker 1[\s\S]*leo/);
     const msg = await page.$(".msg[data-msg]");

@@ -8,8 +8,10 @@
 // ES-module imports, wasm-bindgen's `new URL("…wasm", import.meta.url)`) and
 // gives every file it reaches a content-hashed name (app.3f2a9c01de.js), with
 // the references rewritten, so those files can be cached forever. Entry points
-// keep their names: index.html, docs/embed.html and www/embed.js (the script
-// documentation sites load). It also writes _headers (cache and security
+// keep their names: index.html, docs/embed.html, www/embed/embed.js and
+// www/embed.js (the element documentation sites load, at its new and its first
+// address), and www/embed/auto.js (the docs sites' one module script). index.html's modulepreload block is written from the import graph
+// (scripts/graph.mjs, as `npm run preload` does). It also writes _headers (cache and security
 // headers for hosts that read it) and .nojekyll, and puts the page's CSP in a
 // <meta> tag for hosts that cannot send headers (GitHub Pages). Scripts and
 // style sheets are minified one file at a time (esbuild's transform: the module
@@ -20,15 +22,16 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { basename, dirname, extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
+import { preloadLines, referencePatterns, target, withPreloads } from "./graph.mjs";
 import { CONTENT_SECURITY_POLICY } from "./serve.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 // --docs: only what a documentation site copies into its static files (auto.js,
-// the custom element's embed.js, and the playground their links open).
+// the custom element at both its addresses, and the playground their links open).
 const ENTRIES = args.includes("--docs")
-  ? ["index.html", "www/embed.js", "www/embed/auto.js"]
-  : ["index.html", "docs/embed.html", "www/embed.js", "www/embed/auto.js", "docs/embedding.md"];
+  ? ["index.html", "www/embed/embed.js", "www/embed.js", "www/embed/auto.js"]
+  : ["index.html", "docs/embed.html", "www/embed/embed.js", "www/embed.js", "www/embed/auto.js", "docs/embedding.md"];
 const TEXT = new Set([".html", ".js", ".mjs", ".css", ".svg", ".md", ".json"]);
 
 const OUT = resolve(args.includes("--out") ? args[args.indexOf("--out") + 1] : join(ROOT, "dist"));
@@ -36,34 +39,13 @@ const OUT = resolve(args.includes("--out") ? args[args.indexOf("--out") + 1] : j
 const rel = (p) => relative(ROOT, p).split(sep).join("/");
 const isFile = (p) => existsSync(p) && statSync(p).isFile();
 
-/** Where each file's references are, by kind: [regex, group holding the path]. */
-function patterns(file) {
-  switch (extname(file)) {
-    case ".html":
-      return [/\s(?:src|href)="([^"#?]+)(?:[?#][^"]*)?"/g];
-    case ".js":
-    case ".mjs":
-      return [
-        /\bfrom\s*["']([^"']+)["']/g,
-        /\bimport\s*["']([^"']+)["']/g,
-        /\bimport\(\s*["']([^"']+)["']\s*\)/g,
-        /\bnew URL\(\s*["']([^"']+)["']\s*,\s*import\.meta\.url\s*\)/g,
-      ];
-    case ".css":
-      return [/url\(\s*["']?([^"')]+)["']?\s*\)/g];
-    default:
-      return [];
-  }
-}
-
 /** Rewrites each local file reference in `text` to what `map(path)` returns;
  *  other sites, data: URLs, anchors and directories are left alone. */
 function rewrite(file, text, map) {
-  for (const re of patterns(file)) {
+  for (const [, re] of referencePatterns(file)) {
     text = text.replace(re, (whole, spec) => {
-      if (/^([a-z]+:|\/\/|#|\/)/i.test(spec)) return whole;
-      const path = resolve(dirname(file), spec);
-      if (!isFile(path) || !path.startsWith(ROOT + sep)) return whole;
+      const path = target(file, spec, ROOT);
+      if (!path) return whole;
       let next = relative(dirname(file), resolve(ROOT, map(path))).split(sep).join("/");
       if (spec.startsWith("./") && !next.startsWith(".")) next = `./${next}`;
       return whole.replace(spec, next);
@@ -84,7 +66,10 @@ function emit(path) {
   const entry = ENTRIES.includes(rel(path));
   let data = readFileSync(path);
   if (TEXT.has(extname(path))) {
-    let text = rewrite(path, data.toString("utf8"), emit);
+    let text = data.toString("utf8");
+    // The preload block as the import graph says, whatever the checkout's says.
+    if (rel(path) === "index.html") text = withPreloads(text, preloadLines(ROOT));
+    text = rewrite(path, text, emit);
     if (rel(path) === "index.html") text = withCsp(text);
     data = Buffer.from(minify(path, text));
   }

@@ -6,65 +6,31 @@
 // the published site that `npm run dist` writes (scripts and style sheets minified,
 // file names content-hashed), which is what a visitor of the deployed playground
 // downloads. The budget is judged on the published first load.
-// Counts index.html, www/**/*.{js,mjs,css} (wasm-bindgen snippets included) and
-// www/pkg/hwscope_bg.wasm; leaves out type declarations (*.d.ts), www/dev/, www/embed.js (the
-// host pages' script) and test files.
+// Counts what index.html loads, as its references say (scripts/graph.mjs): the page,
+// its style sheets and scripts and the wasm at first load, and the modules loaded on
+// demand (Learn, Share, the embed API) apart. Files only host pages load (the
+// <hwscope-playground> element) are not the page's, and are left out.
 // Exits 1 when the gzip total is over the budget (70 KiB), 2 when the build output is missing.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync, constants } from "node:zlib";
+import { pageGraph } from "./graph.mjs";
 
 export const BUDGET_GZIP_BYTES = 70 * 1024;
 
-/** Modules loaded only on demand (dynamic import): the Learn views, the Share dialog,
- *  the embed-mode message API. Reported apart; not part of the first load. */
-const ON_DEMAND = [/^www\/learn\//, /^www\/share\.js$/, /^www\/embed-api\.js$/, /^www\/embed-protocol\.js$/];
-export const onDemand = (path) => ON_DEMAND.some((re) => re.test(path));
-
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const REQUIRED = ["index.html", "www/pkg/hwscope.js", "www/pkg/hwscope_bg.wasm"];
-const COUNTED = /\.(m?js|css)$/;
-const TEST_FILE = /(^|\/)(tests?|__tests__|e2e)\/|\.(test|spec)\.m?js$/;
+const COUNTED = /(^index\.html|\.(m?js|css|wasm))$/;
 
-function walk(dir) {
-  const out = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith(".")) continue;
-    const p = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...walk(p));
-    else if (entry.isFile()) out.push(p);
-  }
-  return out;
-}
-
-/** The page's files under `root`; `published` for a tree written by dist.mjs, whose
- *  assets carry content-hashed names. */
-export function pageFiles(root = ROOT, published = false) {
-  const rel = (p) => relative(root, p).split(sep).join("/");
-  const files = new Set();
-  for (const f of REQUIRED) if (existsSync(join(root, f))) files.add(f);
-  if (published) {
-    for (const p of walk(root)) {
-      const r = rel(p);
-      if (r === "index.html" || (r.startsWith("www/") && r !== "www/embed.js" && /\.(m?js|css|wasm)$/.test(r))) files.add(r);
-    }
-    return [...files].sort();
-  }
-  const www = join(root, "www");
-  if (existsSync(www)) {
-    for (const p of walk(www)) {
-      const r = rel(p);
-      if (r.startsWith("www/dev/")) continue;
-      if (r === "www/embed.js") continue; // loaded by pages that embed the playground, not by it
-      if (r.endsWith(".d.ts")) continue;
-      if (TEST_FILE.test(r)) continue;
-      if (COUNTED.test(r)) files.add(r);
-    }
-  }
-  return [...files].sort();
+/** The page's files under `root` (a source tree, or one written by dist.mjs):
+ *  {first, later}, paths relative to root. */
+export function pageFiles(root = ROOT) {
+  if (!existsSync(join(root, "index.html"))) return { first: [], later: [] };
+  const g = pageGraph(root);
+  return { first: g.first.filter((p) => COUNTED.test(p)), later: g.later.filter((p) => COUNTED.test(p)) };
 }
 
 /** A published file's source name: `www/app.9e057cc7a8.js` -> `www/app.js`. */
@@ -72,17 +38,19 @@ const unhashed = (path) => path.replace(/\.[0-9a-f]{10}(\.[a-z]+)$/, "$1");
 
 /** The size of the page in `root`: the source tree, or with `published` a tree written by dist.mjs. */
 export function sizeReport(root = ROOT, published = false) {
-  const files = pageFiles(root, published).map((file) => {
+  const { first, later } = pageFiles(root);
+  const measure = (file) => {
     const data = readFileSync(join(root, file));
     const gzip = gzipSync(data, { level: constants.Z_BEST_COMPRESSION }).length;
-    return { path: unhashed(file), raw: statSync(join(root, file)).size, gzip };
-  });
+    return { path: published ? unhashed(file) : file, raw: statSync(join(root, file)).size, gzip };
+  };
+  const firstFiles = first.map(measure);
+  const laterFiles = later.map((f) => ({ ...measure(f), on_demand: true }));
+  const files = [...firstFiles, ...laterFiles].sort((a, b) => a.path.localeCompare(b.path));
   const sum = (list) => list.reduce((t, f) => ({ raw: t.raw + f.raw, gzip: t.gzip + f.gzip }), { raw: 0, gzip: 0 });
   const missing = REQUIRED.filter((f) => !files.some((x) => x.path === f));
-  const first = files.filter((f) => !onDemand(f.path));
-  const total = sum(first);
-  const later = sum(files.filter((f) => onDemand(f.path)));
-  return { files, total, on_demand: later, budget: { gzip: BUDGET_GZIP_BYTES }, missing, ok: missing.length === 0 && total.gzip <= BUDGET_GZIP_BYTES };
+  const total = sum(firstFiles);
+  return { files, total, on_demand: sum(laterFiles), budget: { gzip: BUDGET_GZIP_BYTES }, missing, ok: missing.length === 0 && total.gzip <= BUDGET_GZIP_BYTES };
 }
 
 /** The size of the published site: dist.mjs into a temporary directory, measured, removed. */
@@ -115,7 +83,7 @@ if (isMain) {
     console.log(`${"file".padEnd(w)}  ${"raw".padStart(10)}  ${"gzip -9".padStart(10)}  ${"raw".padStart(10)}  ${"gzip -9".padStart(10)}`);
     for (const f of report.files) {
       const s = src.get(f.path) ?? { raw: 0, gzip: 0 };
-      const tag = onDemand(f.path) ? "  (on demand)" : "";
+      const tag = f.on_demand ? "  (on demand)" : "";
       console.log(`${f.path.padEnd(w)}  ${cols(s.raw, s.gzip)}  ${cols(f.raw, f.gzip)}${tag}`);
     }
     console.log(`${"first load".padEnd(w)}  ${cols(source.total.raw, source.total.gzip)}  ${cols(report.total.raw, report.total.gzip)}`);

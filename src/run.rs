@@ -102,10 +102,9 @@ impl Run {
         }
     }
 
-    /// Runs one step (or the intervention recorded for it), narrating it only when
-    /// asked: replays to a seek target narrate just the last step.
-    fn advance(sim: &mut Sim, checkpoints: &mut Vec<Sim>, spacing: &mut u64, interventions: &VecMap<u64, Action>, narrate: bool) -> bool {
-        sim.narrate = narrate;
+    /// Runs one step (or the intervention recorded for it). Nothing is narrated:
+    /// the record of a step, sentence included, is built when it is asked for.
+    fn advance(sim: &mut Sim, checkpoints: &mut Vec<Sim>, spacing: &mut u64, interventions: &VecMap<u64, Action>) -> bool {
         match interventions.get(&(sim.step + 1)) {
             Some(action) => sim.apply_now(action.clone()),
             None => {
@@ -139,7 +138,7 @@ impl Run {
             }
             self.ahead = None;
         }
-        if Self::advance(&mut self.sim, &mut self.checkpoints, &mut self.spacing, &self.interventions, true) {
+        if Self::advance(&mut self.sim, &mut self.checkpoints, &mut self.spacing, &self.interventions) {
             let s = self.sim.step;
             self.note(s);
             true
@@ -166,7 +165,7 @@ impl Run {
             }
         };
         for _ in 0..budget {
-            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions, false) {
+            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions) {
                 self.done = true;
                 break;
             }
@@ -178,7 +177,7 @@ impl Run {
     }
 
     /// The simulation at `step` (clamped to the last step), replayed from the nearest
-    /// earlier state; only the target step is narrated, so its record is complete.
+    /// earlier state.
     fn sim_at(&mut self, step: u64) -> Sim {
         if step == 0 {
             return self.checkpoints[0].clone();
@@ -187,17 +186,15 @@ impl Run {
         let floor = index as u64 * self.spacing;
         let mut sim = if self.sim.step < step && self.sim.step >= floor { self.sim.clone() } else { self.checkpoints[index].clone() };
         if let Some(a) = &self.ahead {
-            if a.step < step && a.step > sim.step {
+            if a.step <= step && a.step > sim.step {
                 sim = a.clone();
             }
         }
         while sim.step < step {
-            let narrate = sim.step + 1 == step;
-            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions, narrate) {
+            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions) {
                 self.done = true;
-                // The run ended first: the last step is the answer, narrated.
-                let last = sim.step;
-                return if last == 0 { sim } else { self.sim_at(last) };
+                // The run ended first: the last step is the answer.
+                return sim;
             }
             let st = sim.step;
             self.note(st);
@@ -258,13 +255,13 @@ impl Run {
     }
 }
 
-/// Steps fresh copies of the scenario with narration off until `more(events)`
-/// says stop (the caller owns the clock: the core has none). Returns the events run.
+/// Steps fresh copies of the scenario (no records, so nothing is narrated) until
+/// `more(events)` says stop (the caller owns the clock: the core has none).
+/// Returns the events run.
 pub fn bench(scenario: &Scenario, mut more: impl FnMut(u64) -> bool) -> u64 {
     let mut events = 0u64;
     loop {
         let mut sim = Sim::new(scenario.clone());
-        sim.narrate = false;
         while sim.step() {
             events += 1;
         }
@@ -299,6 +296,25 @@ mod tests {
                 run.seek(t);
                 let want = &expected[t.min(n - 1) as usize];
                 assert_eq!(&run.record().to_json(), want, "{name} at step {t}");
+            }
+        }
+    }
+
+    /// The furthest step computed by `extend` (a clone of the look-ahead) is the
+    /// same record as stepping gives, text included.
+    #[test]
+    fn seek_to_the_furthest_step_computed_matches_stepping() {
+        for name in ["seed-walkthrough", "slow-follower-isr", "temporary-hw-drop"] {
+            let scenario = crate::builtin::load(name).unwrap();
+            let expected = trace(&mut Run::new(scenario.clone()));
+            for batch in [1, 7, 50] {
+                let mut run = Run::new(scenario.clone());
+                while !run.extend(batch).1 {
+                    let last = run.known_steps() - 1;
+                    run.seek(last);
+                    assert_eq!(run.record().to_json(), expected[last as usize], "{name}, batches of {batch}, step {last}");
+                    run.seek(last / 2);
+                }
             }
         }
     }

@@ -2,28 +2,32 @@
 // to the core. Nothing here computes protocol state: the page draws the step
 // records the core returns.
 
-import { Sim } from "./sim.js";
-import { Player } from "./player.js";
+import { Sim } from "./core/sim.js";
+import { Player } from "./core/player.js";
+import { Frontier, LOOKAHEAD } from "./core/frontier.js";
 import { createStage } from "./render/stage.js";
-import { createNarration } from "./narration.js";
-import { createInspector } from "./inspector.js";
-import { createControls } from "./controls.js";
-import { createInterventions } from "./interventions.js";
-import { createSettings } from "./settings.js";
-import { createStatus } from "./status.js";
-import { renderClients } from "./clients.js";
-import { h } from "./dom.js";
-import { showError, clearError } from "./errors.js";
-import { readOptions, applyControls } from "./options.js";
-import { readLink, checkLink, createUrlSync, pageBase } from "./permalink.js";
-import { createNotice } from "./notice.js";
-import { setTheme } from "./theme.js";
+import { createNarration } from "./panels/narration.js";
+import { createInspector } from "./panels/inspector.js";
+import { createControls, applyControls } from "./panels/controls.js";
+import { createInterventions } from "./panels/interventions.js";
+import { createSettings } from "./panels/settings.js";
+import { createStatus } from "./panels/status.js";
+import { createClients } from "./panels/clients.js";
+import { h } from "./core/dom.js";
+import { showError, clearError } from "./core/errors.js";
+import { readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
+import { createNotice } from "./panels/notice.js";
+import { setTheme } from "./core/theme.js";
 
 const $ = (id) => document.getElementById(id);
+const fmt = (n) => n.toLocaleString("en");
+/** Computing that may hold up a frame before it goes on in slices (core/frontier.js). */
+const SYNC_MS = 12;
+/** How long a link or an embed's seek may compute its way to a far step. */
+const FAR_MS = 5000;
 
-export function start(wasm) {
-  const params = new URLSearchParams(location.search);
-  const opts = readOptions(location.search);
+/** `opts`: the page's options (core/options.js). */
+export function start(wasm, opts) {
   const sim = new Sim(wasm.Playground);
   const scenarios = wasm.builtinScenarios();
   let selection = null;
@@ -40,18 +44,24 @@ export function start(wasm) {
   const player = new Player(sim, show, (t) => {
     stage.frame(t);
     status.time(t);
-  }, (on) => controls.playing(on));
-  const controls = createControls(document, player, sim, () => load(json));
+  }, (on) => {
+    controls.playing(on);
+    if (on) frontier.playing(player.step, player.to);
+  }, { reduced: opts.reducedMotion || matchMedia("(prefers-reduced-motion: reduce)").matches });
+  const frontier = new Frontier(sim, (job) => controls.computing(job));
+  const controls = createControls(document, player, sim, frontier, () => load(json));
+  sim.listen(() => controls.update());
   const interventions = createInterventions($("intervene"), (event) => intervene(event));
   const openSettings = createSettings($("settings"), wasm, (text) => load(text));
   const notice = createNotice($("notice"));
+  const renderClients = createClients($("clients"));
   const verified = h("span", { class: "verified", hidden: "" }, "link reproduced exactly ✓");
   $("status").append(verified);
   Object.assign(player, { from: opts.from, to: opts.to, loop: opts.loop });
   applyControls(document, opts.controls);
   // The postMessage API, only inside a frame; the host waits for its "ready".
   let api = { step() {}, reset() {}, ready() {} };
-  const framed = parent !== window && import("./embed-api.js").then((m) => (api = m.createEmbedApi(opts.origin, player, (mode) => setTheme(mode, $("theme"), false))));
+  const framed = parent !== window && import("./embed/api.js").then((m) => (api = m.createEmbedApi(opts.origin, player, (mode) => setTheme(mode, $("theme"), false), jump)));
   const full = (f) => ($("open-full").href = `${pageBase()}#${f}`);
   // The address bar (an embed's "open full playground" link) follows the step shown.
   const sync = createUrlSync(sim, !opts.embed, full);
@@ -71,9 +81,10 @@ export function start(wasm) {
     status.step(rec);
     narration.show(rec);
     inspect(rec, selection);
-    renderClients($("clients"), rec);
+    renderClients(rec);
     interventions(rec);
     controls.update(rec.step);
+    frontier.follow(rec.step, player.to);
     api.step(rec);
     for (const watch of learn.watch) watch(rec);
     if (booted) sync(rec.step);
@@ -88,30 +99,30 @@ export function start(wasm) {
 
   function intervene(event) {
     player.pause();
+    frontier.reset();
     try {
       player.showRecord(sim.apply(player.step, event));
       clearError();
-      extendLater();
     } catch (e) {
       if (e.name === "CoreFailure") throw e;
       showError(`That intervention was refused: ${e.message}`);
     }
   }
 
-  /** Learns the run's length in short slices when the browser is idle, so
-   *  the scrubber spans the whole run without ever delaying a frame. */
-  let extending = 0;
-  function extendLater() {
-    cancelIdleCallback(extending);
-    if (sim.done) return;
-    extending = requestIdleCallback((deadline) => {
-      if (document.hidden) return;
-      while (deadline.timeRemaining() > 4 && !sim.extend(10));
-      controls.update(player.step);
-      extendLater();
-    }, { timeout: 2000 });
+  /** Shows step n (within the range); a step beyond what is computed is computed
+   *  first, in slices with their progress shown (an embed's seek). */
+  async function jump(n) {
+    const target = Math.max(player.from, Math.min(player.to, n));
+    player.pause();
+    if (target >= sim.known && !sim.done && !sim.computeUntil(target, SYNC_MS)) {
+      const token = ++jumping;
+      await frontier.reach(target, FAR_MS, `Computing up to step ${fmt(target)}`);
+      if (token !== jumping) return;
+    }
+    if (target >= sim.known) frontier.hold();
+    player.go(Math.min(target, sim.known - 1));
   }
-  document.addEventListener("visibilitychange", () => document.hidden || extendLater());
+  let jumping = 0;
 
   function load(text) {
     player.pause();
@@ -124,6 +135,7 @@ export function start(wasm) {
       return false;
     }
     json = text;
+    frontier.reset();
     clearError();
     selection = null;
     stage.select(null);
@@ -146,11 +158,10 @@ export function start(wasm) {
     player.showRecord(first);
     if (player.from) player.go(player.from);
     if (!performance.getEntriesByName("hwscope-first-frame").length) performance.mark("hwscope-first-frame");
-    // Most runs are short: learn their whole length now, the rest when idle.
-    const started = performance.now();
-    while (performance.now() - started < 8 && !sim.extend(50));
-    controls.update(first.step);
-    extendLater();
+    // Most runs are short: learn their whole length now; the look-ahead goes on
+    // in idle time, up to LOOKAHEAD steps past the one shown (core/frontier.js).
+    sim.computeUntil(player.from + LOOKAHEAD, 8);
+    controls.update();
     return true;
   }
 
@@ -162,7 +173,7 @@ export function start(wasm) {
   });
   $("settings-open").addEventListener("click", () => openSettings(json));
   $("share-open").addEventListener("click", async () => {
-    share ??= (await import("./share.js")).createShare($("share"), () => ({ fragment: sim.linkAt(player.step), title: title(), step: player.step }));
+    share ??= (await import("./panels/share.js")).createShare($("share"), () => ({ fragment: sim.linkAt(player.step), title: title(), step: player.step }));
     share();
   });
   $("learn-open").addEventListener("click", () => openLearn());
@@ -170,7 +181,7 @@ export function start(wasm) {
 
   /** The scenario named by ?scenario=, or the default one. */
   function builtin(say) {
-    const wanted = params.get("scenario");
+    const wanted = opts.scenario;
     const s = scenarios.find((x) => x.name === wanted) ?? scenarios.find((x) => x.name === "seed-walkthrough") ?? scenarios[0];
     load(s.json);
     if (wanted && s.name !== wanted) say.push(`There is no built-in scenario "${wanted}"; showing "${s.name}".`);
@@ -178,8 +189,12 @@ export function start(wasm) {
   }
 
   /** Opens the share link in a fragment (or the default scenario), replays to its
-   *  step and says whether the state there is the one the link was made from. */
-  function open(fragment) {
+   *  step (a far one in slices, with progress and Stop) and says whether the
+   *  state there is the one the link was made from. */
+  let opening = 0;
+  async function open(fragment) {
+    const token = ++opening;
+    frontier.stop();
     booted = false;
     const say = opts.problems.map((p) => `Ignored ${p}.`);
     const link = readLink(fragment, wasm.decodeLink);
@@ -187,9 +202,17 @@ export function start(wasm) {
       const s = builtin(say);
       say.unshift(`This link could not be opened: ${link?.error ?? "its scenario was refused"}. Showing "${s.title || s.name}" instead.`);
     } else if (link) {
-      const r = checkLink(link, sim);
+      const at = link.at;
+      let outcome = "reached";
+      if (at != null && at >= sim.known && !sim.done && !sim.computeUntil(at, SYNC_MS)) {
+        outcome = await frontier.reach(at, FAR_MS, `Replaying this link to step ${fmt(at)}`);
+        if (token !== opening) return;
+      }
+      const r = checkLink(link, sim, outcome);
       if (r.message) say.push(r.message);
       verified.hidden = !r.ok;
+      // Short of the link's step: show the furthest reached and compute no further unasked.
+      if (r.step === sim.known - 1 && !sim.done) frontier.hold();
       player.go(r.step);
     }
     notice(say.join(" "));
@@ -199,5 +222,5 @@ export function start(wasm) {
   }
   addEventListener("hashchange", () => open(location.hash));
   open(location.hash);
-  if (params.has("tour") || params.has("view")) openLearn(params);
+  if (opts.learn) openLearn(opts.learn);
 }

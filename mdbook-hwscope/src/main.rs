@@ -15,7 +15,7 @@
 //! that cannot be drawn stops the build, naming the file and line) or `"show"`
 //! (the page shows the error in place of the figure; the build goes on).
 
-use hwscope::docfigure::{self, Found};
+use hwscope::cli::docfigure::{self, Found};
 use hwscope::json::{self, Value};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

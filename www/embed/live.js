@@ -1,12 +1,13 @@
-// A documentation figure made live: the page's stage and player (www/render/,
-// player.js, sim.js) with compact controls and the step's sentence, drawn in
+// A documentation figure made live: the page's stage, player and look-ahead
+// (www/render/, core/player.js, core/sim.js, core/frontier.js) with compact controls and the step's sentence, drawn in
 // a shadow root inside the box the static figure reserved (the site's styles
 // stay out, and nothing on the page moves). Every figure of the page shares
 // one WebAssembly instance; each has its own Playground.
 
 import init, { Playground, parseDocBlock } from "../pkg/hwscope.js";
-import { Sim } from "../sim.js";
-import { Player } from "../player.js";
+import { Sim } from "../core/sim.js";
+import { Player } from "../core/player.js";
+import { Frontier } from "../core/frontier.js";
 import { createStage } from "../render/stage.js";
 
 const core = init();
@@ -107,32 +108,35 @@ export async function mount(fig, text, theme) {
   const stage = createStage(stageSvg, () => {});
   let fresh = true;
   const last = () => Math.min(player.to, sim.known - 1);
+  /** The scrubber and count: the range, as far as it is computed. */
+  const scrubbed = () => {
+    const rec = player.rec;
+    if (!rec) return;
+    scrub.min = player.from;
+    scrub.max = Math.max(player.from, last());
+    scrub.value = rec.step;
+    count.textContent = `${rec.step} / ${last()}${sim.done || last() === player.to ? "" : "+"}`;
+  };
   const show = (rec) => {
     stage.step(rec, sim.initialEnd, fresh);
     fresh = false;
     status.textContent = statusOf(rec);
     caption.textContent = rec.text;
-    scrub.min = player.from;
-    scrub.max = Math.max(player.from, last());
-    scrub.value = rec.step;
-    count.textContent = `${rec.step} / ${last()}${sim.done || last() === player.to ? "" : "+"}`;
     fig.dataset.hwscopeStep = rec.step;
+    scrubbed();
+    // Computes ahead of the step shown in idle time, boundedly, as the page does.
+    frontier.follow(rec.step, player.to);
   };
+  const reduced = matchMedia("(prefers-reduced-motion: reduce)").matches;
   const player = new Player(sim, show, (t) => stage.frame(t), (playing) => {
     play.textContent = playing ? "Pause" : "Play";
     play.setAttribute("aria-pressed", playing);
-  });
+    if (playing) frontier.playing(player.step, player.to);
+  }, { reduced });
   Object.assign(player, { from: block.from ?? 0, to: block.to ?? Infinity, loop: block.loop });
+  const frontier = new Frontier(sim);
   sim.load(block.scenario);
-  // Learn the run's length (or the range's) a little at a time, for the scrubber.
-  const learn = () => {
-    if (sim.done || sim.known > player.to) return;
-    requestIdleCallback(() => {
-      sim.extend(200);
-      if (player.rec) show(player.rec);
-      learn();
-    }, { timeout: 1000 });
-  };
+  sim.listen(scrubbed);
   const go = (n) => {
     player.pause();
     player.go(n);
@@ -174,7 +178,6 @@ export async function mount(fig, text, theme) {
   await loaded;
   player.go(block.at);
   host.style.visibility = "";
-  learn();
   const img = box.querySelector("img.hwscope-static");
   if (img) img.style.visibility = "hidden";
   fig.dataset.hwscopeLive = "live";

@@ -4,7 +4,7 @@
 // before that time, its messages placed at that very time, its followers' lag
 // and its chart. Each run is its own Playground; the page's run is untouched.
 
-import { h } from "../dom.js";
+import { h } from "../core/dom.js";
 import { createStage } from "../render/stage.js";
 import { Trace } from "./trace.js";
 import { createChart } from "./chart.js";
@@ -44,7 +44,7 @@ function side(name) {
 
 export function createCompare(box, hub, preset = {}) {
   const { wasm } = hub.api;
-  const base = JSON.parse(hub.api.sim.p.scenario());
+  const base = structuredClone(hub.api.sim.settings);
   const which = h("select", { "aria-label": "Setting that differs" }, Object.entries(SETTINGS).map(([k, s]) => h("option", { value: k }, s.label)));
   const valueBox = h("span", { class: "cmp-value" });
   const scrub = h("input", { type: "range", min: 0, max: 0, step: 1, value: 0, "aria-label": "Simulated time, both runs", class: "cmp-scrub" });
@@ -94,7 +94,7 @@ export function createCompare(box, hub, preset = {}) {
       return;
     }
     runs = jsons.map((json, i) => {
-      const trace = new Trace(wasm, json, { tail: 16 }).upTo(LIMIT - 1);
+      const trace = Trace.of(wasm, json, { tail: 16 }).upTo(LIMIT - 1);
       const sd = sides[i];
       sd.head.textContent = `${sd.name} · ${s.label} ${s.get(JSON.parse(json))}`;
       // A new SVG per run: the stage keeps its own listeners on it.

@@ -2,7 +2,7 @@
 // (leader HW − follower HW at the shown step) and in milliseconds (how long
 // the leader's HW has been above the follower's, read back through the rows).
 
-import { h } from "../dom.js";
+import { h } from "../core/dom.js";
 
 /** [{broker, offsets, ms, since, role}] for the followers at step `rec`. */
 export function lagsAt(trace, rec) {

@@ -9,8 +9,8 @@
 // app.js hands over {wasm, sim, player, scenarios, load, watch, rec}; nothing
 // here computes protocol state: every figure is read from step records.
 
-import { h } from "../dom.js";
-import { TOURS, LEVELS } from "./tours.js";
+import { h } from "../core/dom.js";
+import { TOURS, LEVELS } from "./tours/index.js";
 import { Trace } from "./trace.js";
 import { exportButtons } from "./export.js";
 
@@ -48,31 +48,12 @@ async function createHub(api) {
   await loadCss();
   const embed = document.documentElement.classList.contains("embed");
 
-  // Interventions and new scenarios change the run: count them, so views and
-  // tours know their rows are stale. (Sim has no such counter of its own.)
-  let revision = 0;
-  for (const name of ["load", "apply"]) {
-    const original = api.sim[name].bind(api.sim);
-    api.sim[name] = (...args) => {
-      revision++;
-      return original(...args);
-    };
-  }
-
+  // Interventions and new scenarios start a new run (sim.revision): rows read
+  // from an older one are stale.
   let trace = null;
-  let traceRev = -1;
-  /** The page's run, read on its own Playground (interventions included). */
+  /** The page's run, read on the page's own Sim (interventions included). */
   function mainTrace() {
-    if (trace && traceRev === revision) return trace;
-    trace?.free();
-    let json;
-    try {
-      json = api.wasm.decodeLink(api.sim.p.link()).scenario;
-    } catch {
-      json = api.sim.p.scenario();
-    }
-    trace = new Trace(api.wasm, json);
-    traceRev = revision;
+    if (trace?.revision !== api.sim.revision) trace = new Trace(api.sim);
     return trace;
   }
 
@@ -131,7 +112,7 @@ async function createHub(api) {
     api,
     panel,
     go,
-    revision: () => revision,
+    revision: () => api.sim.revision,
     trace: mainTrace,
     rec: () => api.rec,
     /** Reads the page's run around the shown step. */
@@ -218,10 +199,10 @@ async function createHub(api) {
       // Redraw when the run changed or the shown step nears an edge the run goes beyond.
       const nearStart = n < range?.[0] + 100 && range[0] > 0;
       const nearEnd = n > range?.[1] - 100 && !(tr.done && range[1] === tr.last);
-      const stale = !range || rev !== revision || n < range[0] || n > range[1] || (!whole && (nearStart || nearEnd));
+      const stale = !range || rev !== api.sim.revision || n < range[0] || n > range[1] || (!whole && (nearStart || nearEnd));
       if (stale) {
         range = whole ? [0, tr.last] : [Math.max(tr.first, n - 600), Math.min(tr.last, n + 600)];
-        rev = revision;
+        rev = api.sim.revision;
         chart.draw(tr, range[0], range[1]);
       }
       chart.cursor(rec.time_ms);
@@ -233,8 +214,8 @@ async function createHub(api) {
   api.watch.add((rec) => {
     tour?.onStep(rec);
     for (const [name, v] of views) {
-      if (name === "why" && v.rev !== revision) {
-        v.rev = revision;
+      if (name === "why" && v.rev !== api.sim.revision) {
+        v.rev = api.sim.revision;
         v.reset?.();
       }
       v.step?.(rec);

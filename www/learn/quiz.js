@@ -4,7 +4,7 @@
 // an answer; the page shows the beat's step and the simulator's own value,
 // explains it, and answers the classic wrong idea if that was the pick.
 
-import { h } from "../dom.js";
+import { h } from "../core/dom.js";
 
 /** The choices of a quiz as [{key, label, why}], the expected key among them. */
 export function choicesOf(quiz, c) {

@@ -3,8 +3,8 @@
 // are pinned on the tour's own Trace; the page's stage shows the same run
 // (same scenario, same seed), loaded through the page's own `load`.
 
-import { h } from "../dom.js";
-import { LEVELS, TOURS } from "./tours.js";
+import { h } from "../core/dom.js";
+import { LEVELS, TOURS } from "./tours/index.js";
 import { Trace } from "./trace.js";
 import { renderQuiz, renderResult } from "./quiz.js";
 import { sentBy } from "./words.js";
@@ -43,7 +43,7 @@ function partJson(api, part) {
 function pin(api, tour) {
   return tour.parts.map((part, i) => {
     const json = partJson(api, part);
-    const trace = new Trace(api.wasm, json, { tail: 8 });
+    const trace = Trace.of(api.wasm, json, { tail: 8 });
     let from = -1;
     const beats = part.beats.map((def) => {
       const step = trace.find(def.at, from);

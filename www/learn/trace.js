@@ -1,11 +1,14 @@
 // A run read step by step into small rows: what the views and tours need
 // (each replica's HW and LEO, the leader, consumer positions, the event) and
-// every message with the steps it was sent and received in. It runs on its
-// own Playground, so reading ahead never moves the page's cursor.
+// every message with the steps it was sent and received in. It reads a Sim
+// (core/sim.js): the page's own, or one of its own for another run (a tour's
+// part, a compared run); whole records come from that Sim's one cache.
 //
 // Nothing here decides protocol questions: rows are copied from the step
 // records the core returns. A long run is read as a window of steps
 // (`first`..`last`) that moves when a view asks for steps far away.
+
+import { Sim } from "../core/sim.js";
 
 /** Steps in a window at most. */
 export const CAP = 6000;
@@ -13,20 +16,25 @@ export const CAP = 6000;
 const JUMP = 3000;
 
 export class Trace {
-  /** `json`: the scenario text (a share link's scenario replays interventions too). */
-  constructor(wasm, json, { tail = 8 } = {}) {
-    this.p = new wasm.Playground();
-    const first = this.p.configure(json);
-    this.p.setLogTail(tail);
-    this.json = json;
-    this.scenario = JSON.parse(this.p.scenario());
-    this.records = new Map();
-    this.restart(first);
+  /** A trace of `sim`'s run as it is now (its revision). */
+  constructor(sim) {
+    this.sim = sim;
+    this.revision = sim.revision;
+    this.scenario = sim.settings;
+    this.restart(sim.get(0));
+  }
+
+  /** A trace on a Sim of its own: `json` is the scenario text; free() releases it. */
+  static of(wasm, json, { tail = 8 } = {}) {
+    const sim = new Sim(wasm.Playground, { tail });
+    sim.load(json);
+    const trace = new Trace(sim);
+    trace.own = true;
+    return trace;
   }
 
   free() {
-    this.p?.free();
-    this.p = null;
+    if (this.own) this.sim.free();
   }
 
   /** Starts the window at this record. */
@@ -89,13 +97,6 @@ export class Trace {
       }
     }
     this.rows.push(row);
-    this.keep(rec);
-  }
-
-  keep(rec) {
-    if (this.records.size > 400) this.records.clear();
-    this.records.set(rec.step, rec);
-    return rec;
   }
 
   /** Makes the window hold steps from..to (as far as the run goes; at most CAP steps). */
@@ -104,9 +105,9 @@ export class Trace {
     to = Math.max(from, Math.min(to, from + CAP - 1));
     if (this.done && from > this.last) return this;
     if (from < this.first || to > this.first + CAP - 1 || from > this.last + JUMP) {
-      const rec = this.keep(this.p.seek(from));
+      // Past the run's last step there is nothing: the window starts at that step.
+      const rec = this.sim.get(from);
       this.restart(rec);
-      // seek() stops at the run's last step: nothing lies beyond it.
       if (rec.step < from) this.done = true;
     }
     return this.upTo(to);
@@ -116,14 +117,9 @@ export class Trace {
   upTo(n) {
     if (n <= this.last || this.done) return this;
     const reach = Math.min(n, this.first + CAP - 1);
-    if (this.p.current() !== this.last) this.p.seek(this.last);
-    while (this.last < reach) {
-      const rec = this.p.step();
-      if (!rec) {
-        this.done = true;
-        return this;
-      }
-      this.push(rec);
+    if (!this.sim.scan(this.last + 1, reach, (rec) => this.push(rec))) {
+      this.done = true;
+      return this;
     }
     return this.last < n ? this.cover(n - CAP + 1, n) : this;
   }
@@ -141,9 +137,9 @@ export class Trace {
     return -1;
   }
 
-  /** The whole step record n (a small cache: tours and the "why" view read a few). */
+  /** The whole step record n (tours and the "why" view read a few). */
   record(n) {
-    return this.records.get(n) ?? this.keep(this.p.seek(n));
+    return this.sim.get(n);
   }
 
   /** The last step of the window at or before time t. */
@@ -175,5 +171,4 @@ export class Trace {
   receivedAt(n) {
     return this.delivered.get(n) ?? null;
   }
-
 }

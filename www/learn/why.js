@@ -6,7 +6,7 @@
 // after replica.fetch.wait.max.ms) and when it arrived. A follower's HW change
 // is explained through the leader's change it carries.
 
-import { h } from "../dom.js";
+import { h } from "../core/dom.js";
 import { eventLabel, sentBy as sender, who } from "./words.js";
 
 /** Steps searched after the leader's change for the answers that carry it. */

@@ -1,6 +1,9 @@
 // Short words for a step's event and the party that handled it, shared by the
 // sequence diagram and the cause chain. Read from the event's own fields.
 
+/** A list of record ids, or their count (events carry ids when narrated), as a number. */
+export const count = (v) => (Array.isArray(v) ? v.length : v ?? 0);
+
 export const who = (x) => (typeof x === "number" ? `broker ${x}` : x === "controller" ? "the controller" : String(x));
 
 /** The lane (broker id, client id or "controller") where an event happens. */
@@ -22,15 +25,14 @@ export function actorOf(ev) {
 /** A few words for an event, e.g. "Fetch @105 answered", "timeout fetch-expiry". */
 export function eventLabel(ev) {
   if (!ev) return "start";
-  const n = (v) => (Array.isArray(v) ? v.length : v ?? 0);
   switch (ev.type) {
-    case "produce": return `${ev.producer} sends ${n(ev.records)}`;
+    case "produce": return `${ev.producer} sends ${count(ev.records)}`;
     case "produce_request": return `Produce ${ev.outcome ?? ev.error ?? ""}`.trim();
     case "produce_response": return ev.error && ev.error !== "none" ? `ack ${ev.error}` : "acked";
     case "fetch_request": return `Fetch @${ev.fetch_offset} ${ev.outcome ?? ""}`.trim();
-    case "fetch_response": return ev.error && ev.error !== "none" ? `FetchResp ${ev.error}` : `${n(ev.records)} rec · HW ${ev.hw}`;
+    case "fetch_response": return ev.error && ev.error !== "none" ? `FetchResp ${ev.error}` : `${count(ev.records)} rec · HW ${ev.hw}`;
     case "consumer_fetch_request": return `CFetch @${ev.offset} ${ev.outcome ?? ""}`.trim();
-    case "consumer_fetch_response": return `${n(ev.records)} rec`;
+    case "consumer_fetch_response": return `${count(ev.records)} rec`;
     case "timeout": return ev.timer;
     case "isr_change": return `ISR {${ev.isr}}`;
     case "alter_partition": return `AlterPartition ${ev.outcome ?? ""}`.trim();

@@ -1,0 +1,331 @@
+//! Named properties, checked after every step. Each is one function; a
+//! violation is reported once, in the step where it first holds, with a
+//! sentence that names the record.
+//!
+//! The checks are incremental (a verified prefix per leader or per pair of
+//! replicas) so that a long run costs O(1) per step, not O(log length).
+
+use super::event::Event;
+use super::log::{Log, RecordId};
+use super::msg::Body;
+use super::pvec::PVec;
+use super::step::Trigger;
+use super::vecmap::VecSet;
+use super::Sim;
+use crate::scenario::Acks;
+
+/// Not committed, in `Invariants::committed`.
+const NONE: u64 = u64::MAX;
+
+pub const HW_ABOVE_LEO: &str = "hw-above-leo";
+pub const FOLLOWER_HW_ABOVE_LEADER: &str = "follower-hw-above-leader";
+pub const ACKED_RECORD_LOST: &str = "acked-record-lost";
+pub const CONSUMED_RECORD_LOST: &str = "consumed-record-lost";
+pub const REPLICAS_DIVERGED: &str = "replicas-diverged";
+pub const CONSUMER_READ_UNCOMMITTED: &str = "consumer-read-uncommitted";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    pub invariant: &'static str,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Watch {
+    Acked,
+    Consumed(usize),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Invariants {
+    /// The violations that first held in this step.
+    pub new_violations: Vec<Violation>,
+    /// Every violation so far, with the step it appeared in.
+    pub history: Vec<(u64, Violation)>,
+    /// Per producer, per record (n - 1): the offset at which it was first below a leader's HW.
+    committed: Vec<PVec<u64>>,
+    /// Records that must stay on the leader: (offset, why, record).
+    watched: PVec<(u64, Watch, RecordId)>,
+    /// Newly watched records not yet checked against the leader.
+    fresh: Vec<(u64, Watch, RecordId)>,
+    /// (leader, leader epoch, offset below which the watched records were verified).
+    leader_verified: Option<(u32, i32, u64)>,
+    /// Per pair of replicas (a * 8 + b), the offset below which their logs were verified equal.
+    pair_verified: Vec<u64>,
+    /// Each broker's LEO after the previous step: a drop is a truncation (or lost
+    /// unflushed records), below which its pairs must be verified again.
+    last_leo: Vec<u64>,
+    /// A digest of every replica's liveness, LEO, HW and epochs after the last check:
+    /// the replica properties need a look only when it changes.
+    replica_digest: u64,
+    reported: VecSet<(&'static str, u64, u64)>,
+}
+
+impl Invariants {
+    pub fn begin_step(&mut self) {
+        self.new_violations.clear();
+    }
+
+    fn report(&mut self, invariant: &'static str, key: (u64, u64), text: String) {
+        if self.reported.insert((invariant, key.0, key.1)) {
+            self.new_violations.push(Violation { invariant, text });
+        }
+    }
+
+    /// The leader's HW moved from `from` to `to`: those records are committed.
+    pub fn note_committed(&mut self, log: &Log, from: u64, to: u64) {
+        for (o, e) in log.entries_from(from).take_while(|(o, _)| *o < to) {
+            let (p, i) = (e.id.producer as usize, (e.id.n - 1) as usize);
+            if self.committed.len() <= p {
+                self.committed.resize(p + 1, PVec::new());
+            }
+            let list = &mut self.committed[p];
+            while list.len() <= i {
+                list.push(NONE);
+            }
+            if list.get(i) == Some(&NONE) {
+                list.set(i, o);
+            }
+        }
+    }
+
+    /// Where a record was committed, if it was.
+    pub fn committed_at(&self, id: RecordId) -> Option<u64> {
+        self.committed.get(id.producer as usize)?.get((id.n - 1) as usize).copied().filter(|&o| o != NONE)
+    }
+
+    /// A producer got an acks=all acknowledgement for these records.
+    pub fn note_acked(&mut self, ids: &[RecordId]) {
+        for id in ids {
+            if let Some(o) = self.committed_at(*id) {
+                self.watched.push((o, Watch::Acked, *id));
+                self.fresh.push((o, Watch::Acked, *id));
+            }
+        }
+    }
+
+    /// A consumer received this record at this offset.
+    pub fn note_consumed(&mut self, consumer: usize, offset: u64, id: RecordId) {
+        self.watched.push((offset, Watch::Consumed(consumer), id));
+        self.fresh.push((offset, Watch::Consumed(consumer), id));
+    }
+}
+
+/// What the step's events tell the properties: records committed (the leader's
+/// HW moved), acknowledged with acks=all, and read by a consumer.
+fn observe(sim: &mut Sim) {
+    let Sim { last, brokers, invariants, scenario, .. } = sim;
+    for event in &last.events {
+        match *event {
+            Event::LeaderHwMoved { leader, from, to, .. } => invariants.note_committed(&brokers[leader as usize].log, from, to),
+            Event::ProduceAcked { producer, .. } if scenario.producers[producer].acks == Acks::All => {
+                if let Trigger::Deliver(msg) = &last.trigger {
+                    if let Body::ProduceResponse { ids, .. } = &msg.body {
+                        invariants.note_acked(ids);
+                    }
+                }
+            }
+            Event::ConsumerReceived { consumer, .. } => {
+                if let Trigger::Deliver(msg) = &last.trigger {
+                    if let Body::ConsumerFetchResponse(resp) = &msg.body {
+                        for (o, e) in &resp.records {
+                            if let Some(e) = e {
+                                invariants.note_consumed(consumer, *o, e.id);
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Runs every property after a step.
+pub fn check(sim: &mut Sim) {
+    observe(sim);
+    let digest = replica_digest(sim);
+    if digest != sim.invariants.replica_digest || sim.step <= 1 {
+        sim.invariants.replica_digest = digest;
+        hw_above_leo(sim);
+        follower_hw_above_leader(sim);
+        replicas_diverged(sim);
+    }
+    consumer_read_uncommitted(sim);
+    records_kept_by_leader(sim);
+    let step = sim.step;
+    let new = sim.invariants.new_violations.clone();
+    sim.invariants.history.extend(new.into_iter().map(|v| (step, v)));
+}
+
+/// What the replica properties depend on, folded into one number (FNV-1a).
+fn replica_digest(sim: &Sim) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |v: u64| {
+        h ^= v;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    mix(sim.acting_leader().map_or(u64::MAX, u64::from));
+    for b in &sim.brokers {
+        mix(b.alive as u64);
+        mix(b.log.leo());
+        mix(b.hw);
+        mix(b.hw_epoch as u64);
+        mix(b.leader_epoch as u64);
+    }
+    h
+}
+
+/// `hw-above-leo`: no replica's HW is above its own log end.
+fn hw_above_leo(sim: &mut Sim) {
+    for i in 0..sim.brokers.len() {
+        let b = &sim.brokers[i];
+        if b.alive && b.hw > b.log.leo() {
+            let text = format!("Broker {}'s HW {} is above its LEO {}.", b.id, b.hw, b.log.leo());
+            let key = (b.id as u64, b.hw);
+            sim.invariants.report(HW_ABOVE_LEO, key, text);
+        }
+    }
+}
+
+/// `follower-hw-above-leader`: a follower's HW, learned from the current leader in
+/// its current epoch, never exceeds that leader's HW (the HW flows leader → follower).
+fn follower_hw_above_leader(sim: &mut Sim) {
+    let Some(l) = sim.acting_leader() else { return };
+    let (leader_hw, epoch) = (sim.broker(l).hw, sim.broker(l).leader_epoch);
+    for i in 0..sim.brokers.len() {
+        let b = &sim.brokers[i];
+        if b.id != l && b.alive && b.hw_epoch == epoch && b.leader_epoch == epoch && b.hw > leader_hw {
+            let text = format!("Follower {}'s HW {} is above leader {l}'s HW {leader_hw} in epoch {epoch}.", b.id, b.hw);
+            let key = (b.id as u64, b.hw);
+            sim.invariants.report(FOLLOWER_HW_ABOVE_LEADER, key, text);
+        }
+    }
+}
+
+/// `consumer-read-uncommitted`: a consumer only receives records that were committed
+/// (below the leader's HW) when it read them.
+fn consumer_read_uncommitted(sim: &mut Sim) {
+    let fresh: Vec<(u64, Watch, RecordId)> = sim.invariants.fresh.iter().copied().filter(|f| matches!(f.1, Watch::Consumed(_))).collect();
+    for (o, w, id) in fresh {
+        if sim.invariants.committed_at(id).is_none() {
+            let Watch::Consumed(c) = w else { continue };
+            let text = format!("{} read {} at offset {o}, which no leader had committed.", sim.consumers[c].spec.id, sim.record_name(id));
+            sim.invariants.report(CONSUMER_READ_UNCOMMITTED, (o, id.n as u64 | ((id.producer as u64) << 32)), text);
+        }
+    }
+}
+
+/// `acked-record-lost` and `consumed-record-lost`: every record acknowledged with
+/// acks=all, and every record a consumer has read, is still in the leader's log at its offset.
+fn records_kept_by_leader(sim: &mut Sim) {
+    let Some(l) = sim.acting_leader() else { return };
+    let epoch = sim.broker(l).leader_epoch;
+    let leo = sim.broker(l).log.leo();
+    // The same leader in the same epoch only appends: only new records need a look.
+    // A new leader (or epoch) gets every watched record checked once.
+    let same = matches!(sim.invariants.leader_verified, Some((vl, ve, upto)) if vl == l && ve == epoch && upto <= leo);
+    let to_check: Vec<(u64, Watch, RecordId)> =
+        if same { sim.invariants.fresh.clone() } else { sim.invariants.watched.iter().copied().collect() };
+    for (o, w, id) in to_check {
+        let log = &sim.broker(l).log;
+        let held = log.get(o).map(|e| e.id);
+        if held == Some(id) {
+            continue;
+        }
+        let name = sim.record_name(id);
+        let instead = match held {
+            Some(other) => format!("{} stands there instead", sim.record_name(other)),
+            None if o >= leo => format!("its log ends at {leo}"),
+            None => "another record stands there".into(),
+        };
+        let key = (o, id.n as u64 | ((id.producer as u64) << 32));
+        match w {
+            Watch::Acked => {
+                let text = format!(
+                    "{name} was acknowledged with acks=all at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}."
+                );
+                sim.invariants.report(ACKED_RECORD_LOST, key, text);
+            }
+            Watch::Consumed(c) => {
+                let text = format!(
+                    "{} read {name} at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.",
+                    sim.consumers[c].spec.id
+                );
+                sim.invariants.report(CONSUMED_RECORD_LOST, (key.0, key.1 ^ ((c as u64 + 1) << 48)), text);
+            }
+        }
+    }
+    sim.invariants.fresh.clear();
+    sim.invariants.leader_verified = Some((l, epoch, leo));
+}
+
+/// `replicas-diverged`: two live replicas never hold different records at an offset
+/// below both of their HWs. A follower's HW counts once it has heard it from the
+/// current leader: a replica just back from a crash carries an HW from an older
+/// epoch, which its first truncation may still correct.
+fn replicas_diverged(sim: &mut Sim) {
+    let n = sim.brokers.len() as u32;
+    if sim.invariants.pair_verified.len() < 64 {
+        sim.invariants.pair_verified.resize(64, 0);
+    }
+    // Any truncation, even of a replica not checked this step, reopens its pairs.
+    for x in 0..n as usize {
+        let leo = sim.brokers[x].log.leo();
+        let inv = &mut sim.invariants;
+        if inv.last_leo.len() <= x {
+            inv.last_leo.push(leo);
+        }
+        if leo < inv.last_leo[x] {
+            for y in 0..8 {
+                let (a, b) = if x < y { (x, y) } else { (y, x) };
+                let pair = a * 8 + b;
+                inv.pair_verified[pair] = inv.pair_verified[pair].min(leo);
+            }
+        }
+        inv.last_leo[x] = leo;
+    }
+    let Some(l) = sim.acting_leader() else { return };
+    let epoch = sim.broker(l).leader_epoch;
+    let mut authoritative = [false; 8];
+    for (x, b) in sim.brokers.iter().enumerate() {
+        authoritative[x] = b.alive && (b.id == l || (b.hw_epoch == epoch && b.leader_epoch == epoch));
+    }
+    for a in 0..n {
+        for b in (a + 1)..n {
+            if !authoritative[a as usize] || !authoritative[b as usize] {
+                continue;
+            }
+            let (ra, rb) = (sim.broker(a), sim.broker(b));
+            let limit = ra.hw.min(rb.hw).min(ra.log.leo()).min(rb.log.leo());
+            let pair = (a * 8 + b) as usize;
+            let verified = sim.invariants.pair_verified[pair].min(limit);
+            let start = verified.max(ra.log.base().min(rb.log.base()));
+            let mut found = None;
+            for o in start..limit {
+                if !ra.log.same_record(&rb.log, o) {
+                    found = Some(o);
+                    break;
+                }
+            }
+            let (hw_a, hw_b) = (ra.hw, rb.hw);
+            sim.invariants.pair_verified[pair] = limit;
+            if let Some(o) = found {
+                let name = |s: &Sim, x: u32| {
+                    s.broker(x)
+                        .log
+                        .get(o)
+                        .map_or("an initial record".to_string(), |e| format!("{} (epoch {})", s.record_name(e.id), e.epoch))
+                };
+                let text = format!(
+                    "Brokers {a} and {b} hold different records at offset {o}, below both HWs ({} and {}): {} on {a}, {} on {b}.",
+                    hw_a,
+                    hw_b,
+                    name(sim, a),
+                    name(sim, b)
+                );
+                sim.invariants.report(REPLICAS_DIVERGED, (o, ((a as u64) << 8) | b as u64), text);
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+// index.html's modulepreload block against the import graph (scripts/graph.mjs):
+// every module of the first load is preloaded, nothing else is, and the check
+// itself notices a module added to the first load, or a preload left behind.
+//
+// Needs www/pkg (npm run build): the wasm is found through the package's script.
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { checkPreloads, pageGraph, preloadLines, withPreloads } from "../../scripts/graph.mjs";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const scratch = [];
+after(() => scratch.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A copy of the page (index.html and www/) to break on purpose. */
+function copy() {
+  const dir = mkdtempSync(join(tmpdir(), "hwscope-preload-"));
+  scratch.push(dir);
+  cpSync(join(ROOT, "index.html"), join(dir, "index.html"));
+  cpSync(join(ROOT, "www"), join(dir, "www"), { recursive: true });
+  return dir;
+}
+
+test("index.html preloads exactly the first load: `npm run preload` rewrites it", () => {
+  assert.deepEqual(checkPreloads(ROOT), { missing: [], extra: [] });
+  const html = readFileSync(join(ROOT, "index.html"), "utf8");
+  assert.equal(withPreloads(html, preloadLines(ROOT)), html, "the block is as npm run preload writes it");
+});
+
+test("the first load has the boot, the core and the panels; Learn, Share and the embed API load on demand", () => {
+  const g = pageGraph(ROOT);
+  for (const p of ["www/main.js", "www/app.js", "www/core/sim.js", "www/pkg/hwscope.js", "www/pkg/hwscope_bg.wasm", "www/render/stage.js", "www/style.css"]) assert.ok(g.first.includes(p), `${p} is in the first load`);
+  for (const p of ["www/learn/learn.js", "www/learn/tours/index.js", "www/learn/learn.css", "www/panels/share.js", "www/embed/api.js"]) {
+    assert.ok(g.later.includes(p), `${p} loads on demand`);
+    assert.ok(!g.first.includes(p), `${p} is not in the first load`);
+  }
+  assert.ok(!g.first.includes("www/embed/embed.js") && !g.later.includes("www/embed/embed.js"), "the host pages' element is not part of the page");
+});
+
+test("a module added to the first load without a preload is named as missing", () => {
+  const dir = copy();
+  writeFileSync(join(dir, "www/core/extra.js"), "export const x = 1;\n");
+  const app = join(dir, "www/app.js");
+  writeFileSync(app, `import { x } from "./core/extra.js";\n${readFileSync(app, "utf8")}`);
+  assert.deepEqual(checkPreloads(dir), { missing: ["www/core/extra.js"], extra: [] });
+});
+
+test("a preload the first load no longer imports is named as extra; a lazy import is not preloaded", () => {
+  const dir = copy();
+  const app = join(dir, "www/app.js");
+  // Status becomes an on-demand module: still reachable, no longer in the first load.
+  const text = readFileSync(app, "utf8").replace(/^import \{ createStatus \} from "\.\/panels\/status\.js";\n/m, "");
+  assert.notEqual(text, readFileSync(app, "utf8"));
+  writeFileSync(app, `${text}\nexport const later = () => import("./panels/status.js");\n`);
+  assert.deepEqual(checkPreloads(dir), { missing: [], extra: ["www/panels/status.js"] });
+  assert.ok(pageGraph(dir).later.includes("www/panels/status.js"));
+});

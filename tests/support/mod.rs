@@ -1,0 +1,234 @@
+//! Helpers shared by the integration tests (each test file includes them with
+//! `mod support;`). Tests read what a user sees:
+//! the step records of CONTRACT.md §3, as JSON.
+#![allow(dead_code)]
+
+use hwscope::{Run, Scenario};
+use serde_json::Value;
+
+/// Parses a scenario, failing the test with the error if it is rejected.
+pub fn scenario(json: &str) -> Scenario {
+    Scenario::from_json(json).unwrap_or_else(|e| panic!("scenario rejected: {e}\n{json}"))
+}
+
+/// The same scenario under another preset.
+pub fn with_preset(json: &Value, preset: &str) -> String {
+    let mut v = json.clone();
+    v["preset"] = Value::String(preset.to_string());
+    v.to_string()
+}
+
+/// A whole run: every step record (step 0 included), as the CLI prints them.
+pub struct Trace {
+    pub steps: Vec<Value>,
+}
+
+impl Trace {
+    pub fn of(json: &str) -> Trace {
+        let mut run = Run::new(scenario(json));
+        let mut steps = Vec::new();
+        // The text the CLI prints, read back by serde_json.
+        run.for_each_record(|r| steps.push(serde_json::from_str(&r.to_json()).expect("a step record is JSON")));
+        Trace { steps }
+    }
+
+    pub fn of_value(json: &Value) -> Trace {
+        Trace::of(&json.to_string())
+    }
+
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    pub fn at(&self, i: usize) -> &Value {
+        &self.steps[i]
+    }
+
+    pub fn last(&self) -> &Value {
+        self.steps.last().expect("a run has step 0")
+    }
+
+    /// The first step at or after `from` whose event contains every field of `pattern`.
+    pub fn find(&self, from: usize, pattern: &Value) -> usize {
+        self.try_find(from, pattern).unwrap_or_else(|| panic!("no step from {from} has event {pattern}\n{}", self.summary()))
+    }
+
+    pub fn try_find(&self, from: usize, pattern: &Value) -> Option<usize> {
+        (from..self.steps.len()).find(|&i| event_matches(&self.steps[i], pattern))
+    }
+
+    /// Every step whose event contains every field of `pattern`.
+    pub fn all(&self, pattern: &Value) -> Vec<usize> {
+        (0..self.steps.len()).filter(|&i| event_matches(&self.steps[i], pattern)).collect()
+    }
+
+    /// (step, invariant, text) of every violation reported in the run.
+    pub fn violations(&self) -> Vec<(u64, String, String)> {
+        let mut out = Vec::new();
+        for r in &self.steps {
+            for v in r["violations"].as_array().into_iter().flatten() {
+                out.push((
+                    r["step"].as_u64().unwrap_or(0),
+                    v["invariant"].as_str().unwrap_or("").to_string(),
+                    v["text"].as_str().unwrap_or("").to_string(),
+                ));
+            }
+        }
+        out
+    }
+
+    pub fn invariants_broken(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.violations().into_iter().map(|v| v.1).collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// One line per step: enough to read a failing trace in the test output.
+    pub fn summary(&self) -> String {
+        self.steps.iter().map(line).collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// A compact line for one step record.
+pub fn line(r: &Value) -> String {
+    let reps: Vec<String> = r["replicas"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|b| format!("{}{}:{}/{}", b["broker"], if b["alive"].as_bool() == Some(true) { "" } else { "✝" }, b["leo"], b["hw"]))
+        .collect();
+    let mut ev = r["event"].clone();
+    if let Some(o) = ev.as_object_mut() {
+        o.remove("sent");
+    }
+    format!("{:>4} {:>6}ms {} | {} | isr {} | {}", r["step"], r["time_ms"], ev, reps.join(" "), r["partition"]["isr"], r["violations"])
+}
+
+/// Whether `actual` contains every field of `pattern` with the same value (recursively for objects).
+pub fn subset(pattern: &Value, actual: &Value) -> bool {
+    match (pattern, actual) {
+        (Value::Object(p), Value::Object(a)) => p.iter().all(|(k, v)| a.get(k).is_some_and(|x| subset(v, x))),
+        _ => pattern == actual,
+    }
+}
+
+pub fn event_matches(r: &Value, pattern: &Value) -> bool {
+    subset(pattern, &r["event"])
+}
+
+pub fn ty(r: &Value) -> &str {
+    r["event"]["type"].as_str().unwrap_or("")
+}
+
+pub fn time(r: &Value) -> u64 {
+    r["time_ms"].as_u64().expect("time_ms")
+}
+
+pub fn replica(r: &Value, b: usize) -> &Value {
+    &r["replicas"][b]
+}
+
+pub fn leo(r: &Value, b: usize) -> u64 {
+    r["replicas"][b]["leo"].as_u64().expect("leo")
+}
+
+pub fn hw(r: &Value, b: usize) -> u64 {
+    r["replicas"][b]["hw"].as_u64().expect("hw")
+}
+
+pub fn nums(v: &Value) -> Vec<u64> {
+    v.as_array().expect("an array").iter().map(|x| x.as_u64().expect("a number")).collect()
+}
+
+pub fn strs(v: &Value) -> Vec<String> {
+    v.as_array().expect("an array").iter().map(|x| x.as_str().expect("a string").to_string()).collect()
+}
+
+/// The controller's committed ISR.
+pub fn isr(r: &Value) -> Vec<u64> {
+    nums(&r["partition"]["isr"])
+}
+
+/// The leader's maximal ISR (committed ISR plus a pending expansion).
+pub fn maximal_isr(r: &Value) -> Vec<u64> {
+    nums(&r["partition"]["maximal_isr"])
+}
+
+/// The ids of the produced records in broker `b`'s log, in offset order.
+pub fn log_ids(r: &Value, b: usize) -> Vec<String> {
+    r["replicas"][b]["log"].as_array().expect("log").iter().map(|e| e["id"].as_str().expect("id").to_string()).collect()
+}
+
+/// (offset, epoch, id) of every produced record in broker `b`'s log.
+pub fn log(r: &Value, b: usize) -> Vec<(u64, i64, String)> {
+    r["replicas"][b]["log"]
+        .as_array()
+        .expect("log")
+        .iter()
+        .map(|e| (e["offset"].as_u64().unwrap(), e["epoch"].as_i64().unwrap(), e["id"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// The leader's view of follower `f` (`replicas[leader].followers`).
+pub fn follower_view(r: &Value, leader: usize, f: u64) -> &Value {
+    r["replicas"][leader]["followers"]
+        .as_array()
+        .and_then(|fs| fs.iter().find(|v| v["broker"].as_u64() == Some(f)))
+        .unwrap_or_else(|| panic!("broker {leader} has no view of follower {f}: {}", line(r)))
+}
+
+pub fn producer<'a>(r: &'a Value, id: &str) -> &'a Value {
+    r["producers"].as_array().and_then(|ps| ps.iter().find(|p| p["id"] == id)).unwrap_or_else(|| panic!("no producer {id}"))
+}
+
+pub fn consumer<'a>(r: &'a Value, id: &str) -> &'a Value {
+    r["consumers"].as_array().and_then(|cs| cs.iter().find(|c| c["id"] == id)).unwrap_or_else(|| panic!("no consumer {id}"))
+}
+
+/// The in-flight messages a step put on the wire (its event's `sent` ids).
+pub fn sent(r: &Value) -> Vec<&Value> {
+    let ids = r["event"]["sent"].as_array().cloned().unwrap_or_default();
+    r["in_flight"].as_array().into_iter().flatten().filter(|m| ids.contains(&m["id"])).collect()
+}
+
+/// A light trace for long runs: only (step, time, event), taken from the
+/// simulation after each step (the step record's `event`, without building the
+/// whole record with every log).
+pub struct Events {
+    pub steps: Vec<(u64, u64, Value)>,
+}
+
+impl Events {
+    pub fn of(json: &str) -> Events {
+        let mut run = Run::new(scenario(json));
+        let mut steps = Vec::new();
+        while run.step() {
+            let sim = run.sim();
+            steps.push((
+                sim.step,
+                sim.now,
+                serde_json::from_str(&hwscope::json::to_string(&hwscope::record::event_record(sim))).expect("event is JSON"),
+            ));
+        }
+        Events { steps }
+    }
+
+    /// For every record id a consumer received: the time of the first
+    /// `consumer_fetch_response` to `consumer` that lists it.
+    pub fn delivered(&self, consumer: &str) -> std::collections::BTreeMap<String, u64> {
+        let mut out = std::collections::BTreeMap::new();
+        for (_, t, e) in &self.steps {
+            if e["type"] == "consumer_fetch_response" && e["to"] == consumer && e["outcome"] != "ignored" {
+                for id in e["records"].as_array().into_iter().flatten() {
+                    out.entry(id.as_str().unwrap_or("").to_string()).or_insert(*t);
+                }
+            }
+        }
+        out
+    }
+}

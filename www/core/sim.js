@@ -1,0 +1,250 @@
+// The wasm Playground behind the page's one cache of step records: records by
+// step, narration by step, the run's length as far as it is known, and a
+// revision that counts the runs (each load and each intervention starts one),
+// so that whatever was read from an older run knows it is stale.
+//
+// Nothing else holds the Playground: views that read many steps use scan(),
+// which reads lighter records and leaves the cache alone.
+
+const KEEP = 600;
+const TEXTS = 20000;
+/** Log entries and read ids per record the page needs at most (it draws a
+ *  window of 16 offsets); a core that can send lighter records is asked to. */
+const TAIL = 64;
+/** Log entries per record for scan(): views read HWs, LEOs and messages, not logs. */
+const SCAN_TAIL = 8;
+/** computeUntil() calls into the core for about this long at a time. */
+const CHUNK_MS = 3;
+
+/** Thrown when the core itself failed (a Rust panic): the page must stop using it. */
+export class CoreFailure extends Error {
+  name = "CoreFailure";
+}
+
+export class Sim {
+  #p;
+  #listeners = new Set();
+  #settings = null;
+  /** Steps computed per millisecond, as measured (a first guess until then). */
+  #rate = 50;
+
+  /** `tail`: log entries per cached record (the stage draws 16 offsets). */
+  constructor(Playground, { tail = TAIL } = {}) {
+    this.#p = new Playground();
+    this.tail = tail;
+    this.records = new Map();
+    this.texts = new Map();
+    this.known = 1;
+    this.done = false;
+    this.scenario = null;
+    /** Counts the runs: +1 on every load and every intervention. */
+    this.revision = 0;
+  }
+
+  /** Calls `fn()` whenever the run changes or grows (revision, known, done). */
+  listen(fn) {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  changed() {
+    for (const fn of this.#listeners) fn(this);
+  }
+
+  /** Releases the core's memory; the Sim cannot be used afterwards. */
+  free() {
+    this.#p?.free();
+    this.#p = null;
+  }
+
+  /** A wasm trap (panic, unreachable) poisons the instance; say so plainly. */
+  call(fn) {
+    try {
+      return fn();
+    } catch (e) {
+      if (e instanceof WebAssembly.RuntimeError || /unreachable|panicked/i.test(e?.message)) {
+        throw new CoreFailure(`The simulation core stopped (${e.message}). Reload the page to start again.`);
+      }
+      throw e;
+    }
+  }
+
+  /** Configures a scenario (JSON text); throws the core's "field: message" error. */
+  load(json) {
+    const first = this.call(() => this.#p.configure(json));
+    // The tail belongs to the run configure() just made.
+    this.#p.setLogTail?.(this.tail);
+    this.scenario = JSON.parse(json);
+    this.#settings = null;
+    this.records.clear();
+    this.texts.clear();
+    this.known = 1;
+    this.done = false;
+    this.revision++;
+    this.keep(first);
+    this.changed();
+    return first;
+  }
+
+  /** The scenario in force with every default filled in (without interventions). */
+  get settings() {
+    this.#settings ??= JSON.parse(this.call(() => this.#p.scenario()));
+    return this.#settings;
+  }
+
+  get initialEnd() {
+    return this.scenario?.initial?.log_end_offset ?? 0;
+  }
+
+  /** Notes that step n exists (and, with `last`, that the run ends there). */
+  learn(n, last = false) {
+    const before = this.known;
+    const wasDone = this.done;
+    if (last) {
+      this.known = n + 1;
+      this.done = true;
+    } else if (n + 1 > this.known) {
+      this.known = n + 1;
+    }
+    if (this.known !== before || this.done !== wasDone) this.changed();
+  }
+
+  keep(rec) {
+    if (this.records.size >= KEEP) this.records.delete(this.records.keys().next().value);
+    this.records.set(rec.step, rec);
+    this.text(rec);
+    this.learn(rec.step);
+    return rec;
+  }
+
+  text(rec) {
+    if (this.texts.size >= TEXTS) this.texts.delete(this.texts.keys().next().value);
+    this.texts.set(rec.step, { time: rec.time_ms, text: rec.text });
+  }
+
+  /** Record n, or the last one when the run ends before n. */
+  get(n) {
+    const cached = this.records.get(n);
+    if (cached) return cached;
+    let ended = false;
+    const rec = this.call(() => {
+      if (this.#p.current() === n - 1) {
+        const next = this.#p.step();
+        if (next) return next;
+        ended = true;
+        return this.#p.snapshot();
+      }
+      return this.#p.seek(n);
+    });
+    if (ended || rec.step < n) this.learn(rec.step, true);
+    return this.keep(rec);
+  }
+
+  /** Reads steps from..to in order as lighter records (not cached), calling
+   *  visit(rec) for each; returns false when the run ended before `to`. */
+  scan(from, to, visit) {
+    return this.call(() => {
+      const p = this.#p;
+      p.setLogTail?.(SCAN_TAIL);
+      try {
+        let rec = p.current() === from - 1 ? p.step() : p.seek(from);
+        if (!rec || rec.step < from) {
+          this.learn(rec ? rec.step : from - 1, true);
+          return false;
+        }
+        for (;;) {
+          this.text(rec);
+          visit(rec);
+          if (rec.step >= to) break;
+          const next = p.step();
+          if (!next) {
+            this.learn(rec.step, true);
+            return false;
+          }
+          rec = next;
+        }
+        this.learn(rec.step);
+        return true;
+      } finally {
+        p.setLogTail?.(this.tail);
+      }
+    });
+  }
+
+  /** Narration for steps from..to, walking forward once for the ones not seen. */
+  narration(from, to) {
+    const out = [];
+    for (let n = from; n <= to; n++) {
+      let t = this.texts.get(n);
+      if (!t) {
+        const rec = this.get(n);
+        if (rec.step !== n) break;
+        t = this.texts.get(n);
+      }
+      out.push({ step: n, ...t });
+    }
+    return out;
+  }
+
+  /** An intervention at step n: the future after n is discarded. */
+  apply(n, event) {
+    const rec = this.call(() => {
+      if (this.#p.current() !== n) this.#p.seek(n);
+      return this.#p.apply(event);
+    });
+    for (const k of [...this.records.keys()]) if (k > n) this.records.delete(k);
+    for (const k of [...this.texts.keys()]) if (k > n) this.texts.delete(k);
+    this.known = rec.step + 1;
+    this.done = false;
+    this.revision++;
+    this.keep(rec);
+    this.changed();
+    return rec;
+  }
+
+  /** Moves the core's cursor to step n (the display keeps its cache). */
+  at(n, fn) {
+    return this.call(() => {
+      if (this.#p.current() !== n) this.#p.seek(n);
+      return fn(this.#p);
+    });
+  }
+
+  /** The share-link fragment for step n of this run, interventions included. */
+  linkAt(n) {
+    return this.at(n, (p) => p.link());
+  }
+
+  /** The state hash of step n: what a link made at n carries. */
+  hashAt(n) {
+    return this.at(n, (p) => p.stateHash());
+  }
+
+  /** Computes ahead, without moving the cursor, until step n is known or the
+   *  run ends (true), or until `ms` have passed (false). Works in chunks of a
+   *  few milliseconds, sized from the speed measured so far. */
+  computeUntil(n, ms) {
+    const end = performance.now() + ms;
+    while (this.known <= n && !this.done) {
+      const left = end - performance.now();
+      if (left <= 0) return false;
+      const budget = Math.max(16, Math.min(n + 1 - this.known, Math.floor(this.#rate * Math.min(left, CHUNK_MS))));
+      const t0 = performance.now();
+      this.extend(budget);
+      const took = performance.now() - t0;
+      if (took > 0.25) this.#rate = Math.max(1, 0.5 * this.#rate + (0.5 * budget) / took);
+    }
+    return true;
+  }
+
+  /** Computes up to `budget` steps ahead without moving the cursor; true when the run is over. */
+  extend(budget) {
+    if (this.done) return true;
+    const { steps, done } = this.call(() => this.#p.extend(budget));
+    const before = this.known;
+    this.known = Math.max(this.known, steps);
+    this.done = done;
+    if (this.known !== before || done) this.changed();
+    return done;
+  }
+}

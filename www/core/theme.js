@@ -1,0 +1,36 @@
+// Light, dark or auto (follows prefers-color-scheme). ?theme= wins over the
+// saved choice; saving fails quietly where storage is blocked (sandboxed embeds).
+// The host of an embed can change it later (embed/api.js).
+
+const MODES = ["auto", "light", "dark"];
+
+function saved() {
+  try {
+    return localStorage.getItem("hwscope-theme");
+  } catch {
+    return null;
+  }
+}
+
+export function setTheme(mode, button, persist = true) {
+  if (!MODES.includes(mode)) mode = "auto";
+  if (mode === "auto") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = mode;
+  if (button) button.textContent = `Theme: ${mode}`;
+  if (persist) {
+    try {
+      localStorage.setItem("hwscope-theme", mode);
+    } catch {
+      /* storage unavailable: the choice lasts for this page */
+    }
+  }
+  return mode;
+}
+
+/** `opts` from core/options.js: its theme, else the saved choice (an embed takes its host's only). */
+export function initTheme(button, opts) {
+  let mode = setTheme(opts.theme ?? (opts.embed ? "auto" : saved()) ?? "auto", button, false);
+  button.addEventListener("click", () => {
+    mode = setTheme(MODES[(MODES.indexOf(mode) + 1) % MODES.length], button);
+  });
+}

@@ -1,0 +1,57 @@
+// Interventions at the shown step: produce, crash or restart a broker, cut
+// or heal a link, add a consumer on a follower. Each forks the future.
+
+import { h } from "../core/dom.js";
+
+function options(select, values, label) {
+  const want = values.map(String).join();
+  if (select.dataset.values !== want) {
+    const keep = select.value;
+    select.replaceChildren(...values.map((v) => h("option", { value: v }, label(v))));
+    select.dataset.values = want;
+    if (values.map(String).includes(keep)) select.value = keep;
+  }
+}
+
+export function createInterventions(form, act) {
+  const $ = (id) => form.querySelector(`#${id}`);
+  let rec = null;
+
+  const events = {
+    produce: () => ({ produce: { producer: $("iv-producer").value, records: Math.max(1, Math.min(100, Number($("iv-records").value) || 1)) } }),
+    crash: () => ({ crash: { broker: Number($("iv-broker").value) } }),
+    restart: () => ({ restart: { broker: Number($("iv-broker").value) } }),
+    partition: () => ({ partition: { between: [Number($("iv-a").value), Number($("iv-b").value)] } }),
+    heal: () => ({ heal: { between: [Number($("iv-a").value), Number($("iv-b").value)] } }),
+    add_consumer: () => {
+      let n = rec.consumers.length + 1;
+      while (rec.consumers.some((c) => c.id === `c${n}`)) n++;
+      return { add_consumer: { id: `c${n}`, fetch_from: Number($("iv-follower").value) } };
+    },
+  };
+
+  form.addEventListener("click", (e) => {
+    const kind = e.target.closest("button[data-iv]")?.dataset.iv;
+    if (kind && rec) act(events[kind]());
+  });
+  form.addEventListener("submit", (e) => e.preventDefault());
+  form.addEventListener("change", () => rec && update(rec));
+
+  function update(next) {
+    rec = next;
+    const brokers = rec.replicas.map((r) => r.broker);
+    options($("iv-producer"), rec.producers.map((p) => p.id), (id) => id);
+    options($("iv-broker"), brokers, (b) => `broker ${b}`);
+    options($("iv-a"), brokers, (b) => `broker ${b}`);
+    options($("iv-b"), brokers, (b) => `broker ${b}`);
+    if ($("iv-a").value === $("iv-b").value && brokers.length > 1) $("iv-b").value = brokers.find((b) => String(b) !== $("iv-a").value);
+    // Followers first: a consumer on a follower is the interesting case.
+    const followers = [...brokers].sort((a, b) => (a === rec.partition.leader) - (b === rec.partition.leader));
+    options($("iv-follower"), followers, (b) => `on broker ${b}${b === rec.partition.leader ? " (leader)" : " (follower)"}`);
+    const broker = rec.replicas.find((r) => String(r.broker) === $("iv-broker").value);
+    form.querySelector("[data-iv=crash]").disabled = !broker?.alive;
+    form.querySelector("[data-iv=restart]").disabled = !!broker?.alive;
+  }
+
+  return update;
+}

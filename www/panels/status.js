@@ -1,0 +1,34 @@
+// The status line (seed, simulated time, step, leader, ISR) and the list of
+// invariants the shown step broke.
+
+import { h } from "../core/dom.js";
+
+export function createStatus(line, violations) {
+  const parts = {};
+  for (const key of ["seed", "time", "step", "part"]) {
+    parts[key] = h("span", { class: key });
+    line.append(parts[key]);
+  }
+  let seed = 1;
+
+  return {
+    scenario(s) {
+      seed = s.seed ?? 1;
+      parts.seed.textContent = `seed ${seed} · ${s.preset ?? "kafka-4.0"}`;
+    },
+    time(t) {
+      const s = `t = ${t.toFixed(1)} ms`;
+      if (parts.time.textContent !== s) parts.time.textContent = s;
+    },
+    step(rec) {
+      const p = rec.partition;
+      line.dataset.step = rec.step;
+      line.dataset.time = rec.time_ms;
+      parts.step.textContent = `step ${rec.step}`;
+      const pending = p.maximal_isr && p.maximal_isr.length !== p.isr.length ? ` (pending {${p.maximal_isr.join(", ")}})` : "";
+      const cut = p.cut_links?.length ? ` · cut ${p.cut_links.map(([a, b]) => `${a}→${b}`).join(" ")}` : "";
+      parts.part.textContent = `leader ${p.leader ?? "none"} · epoch ${p.leader_epoch} · ISR {${p.isr.join(", ")}}${pending}${cut}`;
+      violations.replaceChildren(...rec.violations.map((v) => h("li", {}, h("b", {}, v.invariant), ` ${v.text}`)));
+    },
+  };
+}
