@@ -60,111 +60,140 @@ impl fmt::Display for BlockError {
         if self.line > 0 {
             write!(f, "line {} of the block: {}", self.line, self.message)
         } else {
-            write!(f, "{}", self.message)
+            f.write_str(&self.message)
         }
     }
 }
 
 impl std::error::Error for BlockError {}
 
-fn fail<T>(line: usize, message: impl Into<String>) -> Result<T, BlockError> {
-    Err(BlockError { line, message: message.into() })
+/// An error message pushed piece by piece: the parser is in the page's
+/// WebAssembly, where each `format!` would cost its own code.
+struct Msg(String);
+
+#[inline(never)]
+fn say(text: &str) -> Msg {
+    Msg(text.to_string())
+}
+
+impl Msg {
+    #[inline(never)]
+    fn s(mut self, text: &str) -> Msg {
+        self.0.push_str(text);
+        self
+    }
+
+    #[inline(never)]
+    fn n(mut self, n: u64) -> Msg {
+        json::write_u64(&mut self.0, n);
+        self
+    }
+
+    /// The error, on line `line` of the block.
+    fn at<T>(self, line: usize) -> Result<T, BlockError> {
+        Err(BlockError { line, message: self.0 })
+    }
 }
 
 pub const OPTIONS: &[&str] = &["at", "from", "to", "loop", "autoplay", "theme", "controls", "preset", "height", "title"];
-const THEMES: &[&str] = &["auto", "light", "dark"];
 const CONTROL_SETS: &[&str] = &["none", "play", "compact", "full"];
 const CONTROL_PARTS: &[&str] = &["play", "step", "ends", "scrub", "speed", "reset", "text"];
 const MAX_TITLE: usize = 200;
 
 /// A word of the block and the line it is on.
-struct Token {
+struct Token<'a> {
     line: usize,
-    key: String,
-    value: Option<String>,
+    key: &'a str,
+    value: Option<&'a str>,
 }
 
-/// Splits option text into `key`, `key=value` and `key="quoted value"` words.
-fn tokens(text: &str, first_line: usize) -> Result<Vec<Token>, BlockError> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let n = first_line + i;
-        let mut rest = line.trim_start();
-        while !rest.is_empty() {
-            let end = rest.find(|c: char| c.is_whitespace() || c == '=').unwrap_or(rest.len());
-            let key = rest[..end].to_string();
-            rest = &rest[end..];
-            let value = if let Some(after) = rest.strip_prefix('=') {
-                if let Some(quoted) = after.strip_prefix('"') {
-                    let Some(close) = quoted.find('"') else {
-                        return fail(n, format!("{key}=\"…: the closing quote is missing"));
-                    };
-                    rest = &quoted[close + 1..];
-                    Some(quoted[..close].to_string())
-                } else {
-                    let end = after.find(char::is_whitespace).unwrap_or(after.len());
-                    rest = &after[end..];
-                    Some(after[..end].to_string())
-                }
+/// The text after any leading spaces and tabs.
+fn skip_space(text: &str) -> &str {
+    &text[text.bytes().take_while(u8::is_ascii_whitespace).count()..]
+}
+
+/// Where the word at the start of `text` ends: at a space, or also at `=`.
+fn word_end(text: &str, at_equals: bool) -> usize {
+    text.bytes().position(|b| b.is_ascii_whitespace() || (at_equals && b == b'=')).unwrap_or(text.len())
+}
+
+/// Splits line `n` of the block into `key`, `key=value` and `key="quoted value"` words.
+fn tokens<'a>(line: &'a str, n: usize, out: &mut Vec<Token<'a>>) -> Result<(), BlockError> {
+    let mut rest = skip_space(line);
+    while !rest.is_empty() {
+        let end = word_end(rest, true);
+        let key = &rest[..end];
+        rest = &rest[end..];
+        let mut value = None;
+        if let Some(after) = rest.strip_prefix('=') {
+            if let Some(quoted) = after.strip_prefix('"') {
+                let Some(close) = quoted.find('"') else {
+                    return say(key).s("=\"…: the closing quote is missing").at(n);
+                };
+                value = Some(&quoted[..close]);
+                rest = &quoted[close + 1..];
             } else {
-                None
-            };
-            out.push(Token { line: n, key, value });
-            rest = rest.trim_start();
+                let end = word_end(after, false);
+                value = Some(&after[..end]);
+                rest = &after[end..];
+            }
         }
+        out.push(Token { line: n, key, value });
+        rest = skip_space(rest);
     }
-    Ok(out)
+    Ok(())
 }
 
-/// Levenshtein distance, for "did you mean".
+/// Levenshtein distance (by bytes: the names are ASCII), for "did you mean".
 fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+    let b = b.as_bytes();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &x) in a.as_bytes().iter().enumerate() {
+        let mut diagonal = i;
+        row[0] = i + 1;
+        for (j, &y) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(x != y)).min(above + 1).min(row[j] + 1);
+            diagonal = above;
         }
-        prev = cur;
     }
-    prev[b.len()]
+    row[b.len()]
 }
 
-fn suggest<'a>(word: &str, names: impl Iterator<Item = &'a str>) -> String {
-    let best = names.map(|n| (distance(word, n), n)).min();
-    match best {
-        Some((d, n)) if d <= 2.max(word.len() / 3) => format!(" (did you mean {n}?)"),
+/// ` (did you mean NAME?)` for the closest of `names`, if it is close enough; else nothing.
+fn suggest(word: &str, names: &[&str]) -> String {
+    match names.iter().map(|n| (distance(word, n), *n)).min() {
+        Some((d, n)) if d <= 2.max(word.len() / 3) => say(" (did you mean ").s(n).s("?)").0,
         _ => String::new(),
     }
 }
 
 fn step_number(t: &Token) -> Result<u64, BlockError> {
-    let v = t.value.as_deref().unwrap_or("");
+    let v = t.value.unwrap_or("");
     match v.parse::<u64>() {
         Ok(n) if v.len() <= 9 => Ok(n),
-        _ => fail(t.line, format!("{}={v}: must be a step number (0, 1, 2…)", t.key)),
+        _ => say(t.key).s("=").s(v).s(": must be a step number (0, 1, 2…)").at(t.line),
     }
 }
 
 fn flag(t: &Token) -> Result<bool, BlockError> {
-    match t.value.as_deref() {
+    match t.value {
         None | Some("true" | "1" | "yes") => Ok(true),
         Some("false" | "0" | "no") => Ok(false),
-        Some(v) => fail(t.line, format!("{}={v}: write {} alone, or {}=false", t.key, t.key, t.key)),
+        Some(v) => say(t.key).s("=").s(v).s(": write ").s(t.key).s(" alone, or ").s(t.key).s("=false").at(t.line),
     }
 }
 
-fn controls(t: &Token) -> Result<String, BlockError> {
-    let v = t.value.as_deref().unwrap_or("");
+fn controls(t: &Token, v: &str) -> Result<String, BlockError> {
     for w in v.split(',') {
         if !CONTROL_SETS.contains(&w) && !CONTROL_PARTS.contains(&w) {
-            return fail(
-                t.line,
-                format!(
-                    "controls={v}: {w:?} is not a control; use none, play, compact, full, or a comma list of {}",
-                    CONTROL_PARTS.join(", ")
-                ),
-            );
+            return say("controls=")
+                .s(v)
+                .s(": \"")
+                .s(w)
+                .s("\" is not a control; use none, play, compact, full, or a comma list of ")
+                .s(&CONTROL_PARTS.join(", "))
+                .at(t.line);
         }
     }
     Ok(v.to_string())
@@ -172,146 +201,153 @@ fn controls(t: &Token) -> Result<String, BlockError> {
 
 /// Reads a block's text (the lines between the fences).
 pub fn parse(text: &str) -> Result<DocBlock, BlockError> {
-    let lines: Vec<&str> = text.lines().collect();
-    let Some(first) = lines.iter().position(|l| !l.trim().is_empty()) else {
-        return fail(
-            0,
-            "the hwscope block is empty: write a built-in name with options (seed-walkthrough at=5), a share link (#v=1&s=…) or a scenario (JSON, format 1)",
-        );
-    };
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut opts = Vec::new();
     // A scenario: option lines (perhaps none), then JSON from the first line that starts with `{`.
-    if let Some(j) = lines.iter().position(|l| l.trim_start().starts_with('{')) {
-        let json_text = lines[j..].join("\n");
-        let opts = tokens(&lines[..j].join("\n"), 1)?;
-        let scenario = match json::parse(&json_text) {
-            Err(e) => return fail(j + e.line, format!("the scenario is not valid JSON: {}", e.message)),
-            Ok(_) => Scenario::from_json(&json_text).map_err(|e| BlockError { line: j + 1, message: format!("scenario: {e}") })?,
-        };
+    if let Some(j) = lines.iter().position(|l| skip_space(l).starts_with('{')) {
+        for (i, line) in lines[..j].iter().enumerate() {
+            tokens(line, i + 1, &mut opts)?;
+        }
+        // The rest of the text, from the JSON's first line (line j + 1 of the block).
+        let json_text = &text[lines[j].as_ptr() as usize - text.as_ptr() as usize..];
+        let scenario = Scenario::from_json(json_text).map_err(|e| match json::parse(json_text) {
+            Err(syntax) => BlockError { line: j + syntax.line, message: say("the scenario is not valid JSON: ").s(syntax.message).0 },
+            Ok(_) => BlockError { line: j + 1, message: say("scenario: ").s(&e.to_string()).0 },
+        })?;
         return finish(Source::Scenario, scenario, None, &opts);
     }
-    let all = tokens(&lines[first..].join("\n"), first + 1)?;
-    let (head, opts) = all.split_first().ok_or(BlockError { line: 0, message: "empty block".into() })?;
-    let word = match &head.value {
-        Some(v) => format!("{}={v}", head.key),
-        None => head.key.clone(),
+    for (i, line) in lines.iter().enumerate() {
+        tokens(line, i + 1, &mut opts)?;
+    }
+    if opts.is_empty() {
+        return say("the hwscope block is empty: write a built-in name with options (seed-walkthrough at=5), a share link (#v=1&s=…) or a scenario (JSON, format 1)").at(0);
+    }
+    let head = opts.remove(0);
+    let word = match head.value {
+        Some(v) => say(head.key).s("=").s(v).0,
+        None => head.key.to_string(),
     };
     if word.starts_with('#') || word.starts_with("v=") {
-        let l = link::decode(&word).map_err(|e| BlockError { line: head.line, message: format!("the share link cannot be read: {e}") })?;
-        return finish(Source::Link { hash: l.hash }, l.scenario, l.at.map(|a| (head.line, a)), opts);
+        let l = link::decode(&word)
+            .map_err(|e| BlockError { line: head.line, message: say("the share link cannot be read: ").s(&e.to_string()).0 })?;
+        return finish(Source::Link { hash: l.hash }, l.scenario, l.at.map(|a| (head.line, a)), &opts);
     }
     if head.value.is_some() {
-        return fail(
-            head.line,
-            format!("{word}: a block starts with a built-in name (seed-walkthrough), a share link (#v=1&s=…) or a JSON scenario ({{\"format\":1,…}})"),
-        );
+        return say(&word)
+            .s(": a block starts with a built-in name (seed-walkthrough), a share link (#v=1&s=…) or a JSON scenario ({\"format\":1,…})")
+            .at(head.line);
     }
     match builtin::json(&word) {
         Some(text) => {
             let scenario = Scenario::from_json(text).map_err(|e| BlockError { line: head.line, message: e.to_string() })?;
-            finish(Source::Builtin(word), scenario, None, opts)
+            finish(Source::Builtin(word), scenario, None, &opts)
         }
-        None => fail(
-            head.line,
-            format!(
-                "no built-in scenario {word:?}{}; the built-ins are {}",
-                suggest(&word, builtin::names()),
-                builtin::names().collect::<Vec<_>>().join(", ")
-            ),
-        ),
+        None => {
+            let names: Vec<&str> = builtin::names().collect();
+            say("no built-in scenario \"")
+                .s(&word)
+                .s("\"")
+                .s(&suggest(&word, &names))
+                .s("; the built-ins are ")
+                .s(&names.join(", "))
+                .at(head.line)
+        }
     }
 }
 
 /// Applies the options to the scenario and checks them against each other.
 fn finish(source: Source, mut scenario: Scenario, link_at: Option<(usize, u64)>, opts: &[Token]) -> Result<DocBlock, BlockError> {
-    let mut b = DocBlock {
-        source,
-        scenario: Scenario::from_json("{\"format\":1}").map_err(|e| BlockError { line: 0, message: e.to_string() })?,
-        at: 0,
-        from: None,
-        to: None,
-        looped: false,
-        autoplay: false,
-        theme: "auto",
-        controls: "compact".into(),
-        height: None,
-        title: None,
-    };
+    let (mut from, mut to, mut looped, mut autoplay, mut theme, mut height, mut title) = (None, None, false, false, "auto", None, None);
+    let mut controls_given = None;
     let mut at = link_at;
-    let mut seen: Vec<(&str, usize)> = Vec::new();
+    // The line each option was given on (0: not given), in OPTIONS' order.
+    let mut seen = [0; OPTIONS.len()];
     for t in opts {
-        let Some(&name) = OPTIONS.iter().find(|o| **o == t.key) else {
+        let Some(k) = OPTIONS.iter().position(|o| *o == t.key) else {
             let what = if t.key.starts_with('{') {
-                "a scenario's JSON starts on a line of its own".to_string()
+                say("a scenario's JSON starts on a line of its own")
             } else {
-                format!("unknown option {:?}{}", t.key, suggest(&t.key, OPTIONS.iter().copied()))
+                say("unknown option \"").s(t.key).s("\"").s(&suggest(t.key, OPTIONS))
             };
-            return fail(t.line, format!("{what}; the options are {}", OPTIONS.join(", ")));
+            return what.s("; the options are ").s(&OPTIONS.join(", ")).at(t.line);
         };
-        if let Some((_, line)) = seen.iter().find(|(n, _)| *n == name) {
-            return fail(t.line, format!("{name} is given twice (first on line {line})"));
+        let name = OPTIONS[k];
+        if seen[k] > 0 {
+            return say(name).s(" is given twice (first on line ").n(seen[k] as u64).s(")").at(t.line);
         }
-        seen.push((name, t.line));
-        let needs_value = !matches!(name, "loop" | "autoplay");
-        if needs_value && t.value.as_deref().is_none_or(str::is_empty) {
-            return fail(t.line, format!("{name} needs a value: {name}=…"));
+        seen[k] = t.line;
+        let v = t.value.unwrap_or("");
+        if v.is_empty() && !matches!(name, "loop" | "autoplay") {
+            return say(name).s(" needs a value: ").s(name).s("=…").at(t.line);
         }
-        let v = t.value.clone().unwrap_or_default();
         match name {
             "at" => {
                 if let Some((line, _)) = at {
-                    return fail(t.line, format!("at is given twice: the share link on line {line} has its own at="));
+                    return say("at is given twice: the share link on line ").n(line as u64).s(" has its own at=").at(t.line);
                 }
                 at = Some((t.line, step_number(t)?));
             }
-            "from" => b.from = Some(step_number(t)?),
-            "to" => b.to = Some(step_number(t)?),
-            "loop" => b.looped = flag(t)?,
-            "autoplay" => b.autoplay = flag(t)?,
-            "theme" => match THEMES.iter().find(|x| **x == v) {
-                Some(x) => b.theme = x,
-                None => return fail(t.line, format!("theme={v}: must be auto, light or dark")),
-            },
-            "controls" => b.controls = controls(t)?,
+            "from" => from = Some(step_number(t)?),
+            "to" => to = Some(step_number(t)?),
+            "loop" => looped = flag(t)?,
+            "autoplay" => autoplay = flag(t)?,
+            "theme" => {
+                theme = match v {
+                    "auto" => "auto",
+                    "light" => "light",
+                    "dark" => "dark",
+                    _ => return say("theme=").s(v).s(": must be auto, light or dark").at(t.line),
+                }
+            }
+            "controls" => controls_given = Some(controls(t, v)?),
             "preset" => {
-                scenario.preset = Preset::parse("preset", &json::Value::String(v.clone()))
+                scenario.preset = Preset::parse("preset", &json::Value::String(v.to_string()))
                     .map_err(|e| BlockError { line: t.line, message: e.to_string() })?
             }
-            "height" => match v.parse::<u32>() {
-                Ok(h) if (120..=2000).contains(&h) => b.height = Some(h),
-                _ => return fail(t.line, format!("height={v}: must be a number of CSS pixels from 120 to 2000")),
+            "height" => match v.parse::<u64>() {
+                Ok(h @ 120..=2000) => height = Some(h as u32),
+                _ => return say("height=").s(v).s(": must be a number of CSS pixels from 120 to 2000").at(t.line),
             },
-            "title" => {
+            _ => {
                 if v.chars().count() > MAX_TITLE {
-                    return fail(t.line, format!("title: at most {MAX_TITLE} characters"));
+                    return say("title: at most ").n(MAX_TITLE as u64).s(" characters").at(t.line);
                 }
-                b.title = Some(v);
+                title = Some(v.to_string());
             }
-            _ => unreachable!("every option is handled"),
         }
     }
-    let line_of = |name: &str| seen.iter().find(|(n, _)| *n == name).map_or(0, |(_, l)| *l);
-    if let (Some(f), Some(t)) = (b.from, b.to) {
+    if let (Some(f), Some(t)) = (from, to) {
         if f > t {
-            return fail(line_of("to"), format!("from={f} is after to={t}"));
+            return say("from=").n(f).s(" is after to=").n(t).at(seen[2]);
         }
     }
-    b.at = match at {
+    let at = match at {
         Some((line, a)) => {
-            if b.from.is_some_and(|f| a < f) || b.to.is_some_and(|t| a > t) {
-                return fail(
-                    line,
-                    format!("at={a} is outside from={}…to={}", b.from.unwrap_or(0), b.to.map_or("the end".into(), |t| t.to_string())),
-                );
+            if from.is_some_and(|f| a < f) || to.is_some_and(|t| a > t) {
+                let m = say("at=").n(a).s(" is outside from=").n(from.unwrap_or(0)).s("…to=");
+                return match to {
+                    Some(t) => m.n(t),
+                    None => m.s("the end"),
+                }
+                .at(line);
             }
             a
         }
-        None => b.from.unwrap_or(0),
+        None => from.unwrap_or(0),
     };
-    if b.looped && b.to.is_none() && b.from.is_none() {
-        // Looping the whole run is allowed: it restarts at step 0.
-    }
-    b.scenario = scenario;
-    Ok(b)
+    Ok(DocBlock {
+        source,
+        scenario,
+        at,
+        from,
+        to,
+        looped,
+        autoplay,
+        theme,
+        controls: controls_given.unwrap_or_else(|| "compact".to_string()),
+        height,
+        title,
+    })
 }
 
 impl DocBlock {
@@ -323,7 +359,7 @@ impl DocBlock {
         run.seek(target);
         if run.current() < target {
             let what = if self.to.is_some_and(|t| t > self.at) { "to" } else { "at" };
-            return fail(0, format!("{what}={target}: the run ends at step {}", run.current()));
+            return say(what).s("=").n(target).s(": the run ends at step ").n(run.current()).at(0);
         }
         run.seek(self.at);
         Ok(run)

@@ -103,7 +103,7 @@ function find(root = document) {
 const PRELOAD = [
   ["modulepreload", new URL("./live.js", import.meta.url)],
   ["modulepreload", new URL("../pkg/hwscope.js", import.meta.url)],
-  ["preload", new URL("../pkg/hwscope_bg.wasm", import.meta.url)],
+  ["preload", new URL("../pkg/hwscope_docs_bg.wasm", import.meta.url)],
   ["modulepreload", new URL("../core/sim.js", import.meta.url)],
   ["modulepreload", new URL("../core/player.js", import.meta.url)],
   ["modulepreload", new URL("../core/frontier.js", import.meta.url)],

@@ -10,7 +10,8 @@ import { Player } from "../core/player.js";
 import { Frontier } from "../core/frontier.js";
 import { createStage } from "../render/stage.js";
 
-const core = init();
+// The docs build of the core: the page's, plus the block parser (parseDocBlock).
+const core = init({ module_or_path: new URL("../pkg/hwscope_docs_bg.wasm", import.meta.url) });
 const STYLES = [new URL("../style.css", import.meta.url), new URL("./figure.css", import.meta.url)];
 const HOME = new URL("../../index.html", import.meta.url);
 const SETS = { none: [], play: ["play"], compact: ["play", "step", "scrub", "text"] };
