@@ -431,6 +431,10 @@ mod tests {
         assert_eq!((b.at, b.from, b.to, b.looped, b.theme), (5, Some(0), Some(8), true, "dark"));
         let b = parse("\n  idle-partition-lag\n  from=3 title=\"Idle, \\ parked\" controls=play,scrub\n").unwrap();
         assert_eq!((b.at, b.title.as_deref(), b.controls.as_str()), (3, Some("Idle, \\ parked"), "play,scrub"));
+        // Tabs and Windows line ends separate words too; the line numbers stay the block's.
+        let b = parse("seed-walkthrough\tat=5\r\n\tto=9 loop\r\n").unwrap();
+        assert_eq!((b.at, b.to, b.looped), (5, Some(9), true));
+        assert_eq!(err("seed-walkthrough\r\nat=5\r\nat=6\r\n"), "line 3 of the block: at is given twice (first on line 2)");
     }
 
     #[test]
