@@ -31,7 +31,7 @@ const args = process.argv.slice(2);
 // the custom element at both its addresses, and the playground their links open).
 const ENTRIES = args.includes("--docs")
   ? ["index.html", "www/embed/embed.js", "www/embed.js", "www/embed/auto.js"]
-  : ["index.html", "docs/embed.html", "www/embed/embed.js", "www/embed.js", "www/embed/auto.js", "docs/embedding.md"];
+  : ["index.html", "docs/embed.html", "www/embed/embed.js", "www/embed.js", "www/embed/auto.js", "docs/embedding.md", "docs/behaviors.md", "docs/exactness.md"];
 const TEXT = new Set([".html", ".js", ".mjs", ".css", ".svg", ".md", ".json"]);
 
 const OUT = resolve(args.includes("--out") ? args[args.indexOf("--out") + 1] : join(ROOT, "dist"));
