@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { extname, join, normalize, resolve, sep } from "node:path";
+import { dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { createGzip } from "node:zlib";
 import { MIME_TYPES } from "../../scripts/serve.mjs";
 import { ROOT } from "../helpers.mjs";
@@ -86,6 +86,8 @@ export function hwscopeBinaries() {
 function stage(tool, page) {
   const dir = mkdtempSync(join(tmpdir(), `hwscope-${tool}-`));
   cpSync(join(FIXTURES, tool), dir, { recursive: true, filter: (p) => !p.includes(`${sep}node_modules`) && !/[/\\](build|public|site|book|\.docusaurus)$/.test(p) });
+  // The page's folder (docs/, content/) holds only generated files, so git keeps no empty copy of it.
+  mkdirSync(dirname(join(dir, page)), { recursive: true });
   writeFileSync(join(dir, page), readFileSync(join(FIXTURES, "figures.md"), "utf8"));
   return dir;
 }
