@@ -20,7 +20,7 @@ const EPOCH_PRESETS: [&str; 6] = ["kafka-0.11", "kafka-2.0", "kafka-2.4", "kafka
 // ---------------------------------------------------------------------------
 
 fn entry(epoch: i32, n: u32) -> Entry {
-    Entry { epoch, id: RecordId { producer: 0, n } }
+    Entry::new(epoch, RecordId { producer: 0, n })
 }
 
 /// A log holding `epochs[i]` at offset i (records p1-<ids[i]>).

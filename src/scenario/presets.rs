@@ -70,6 +70,19 @@ pub enum IsrUpdate {
     AlterPartition,
 }
 
+/// How a restarted broker's new incarnation gets its place back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegistrationRule {
+    /// ZooKeeper era: the broker registers at once (its ephemeral node), keeps its ISR
+    /// place, and the controller sends it LeaderAndIsr (a restarted leader is replaced
+    /// in a new epoch).
+    Zookeeper,
+    /// KRaft (`ClusterControlManager.registerBroker`): refused while the old
+    /// incarnation's session is valid; then registered fenced, out of the ISR, and
+    /// unfenced once caught up with the metadata.
+    Kraft,
+}
+
 /// Declares the switches once: [`Behavior`] (every switch set, what a preset is),
 /// [`BehaviorOverrides`] (the scenario's `behavior` object, read and written by
 /// its field list) and `apply`. A new switch is one line here, plus its value in
@@ -119,6 +132,8 @@ switches! {
     /// 2.1 (KIP-320): requests carry the current leader epoch; an older one is fenced.
     leader_epoch_fencing: bool = "leader_epoch_fencing", boolean;
     isr_update: IsrUpdate = "isr_update", IsrUpdate::parse;
+    /// ZooKeeper era (≤2.8 here) vs KRaft's registerBroker (3.x, production-ready in 3.3).
+    registration: RegistrationRule = "registration", RegistrationRule::parse;
 }
 
 impl BehaviorOverrides {
@@ -138,7 +153,7 @@ macro_rules! json_by_name {
     };
 }
 
-json_by_name!(Preset, HwCounts, ResponseHw, AboveHw, Truncation, IsrUpdate);
+json_by_name!(Preset, HwCounts, ResponseHw, AboveHw, Truncation, IsrUpdate, RegistrationRule);
 
 /// Today's behaviour, from which the older presets differ.
 const KAFKA_4_0: Behavior = Behavior {
@@ -153,6 +168,7 @@ const KAFKA_4_0: Behavior = Behavior {
     truncation: Truncation::DivergingEpoch,
     leader_epoch_fencing: true,
     isr_update: IsrUpdate::AlterPartition,
+    registration: RegistrationRule::Kraft,
 };
 
 const KAFKA_2_8: Behavior = Behavior {
@@ -160,6 +176,7 @@ const KAFKA_2_8: Behavior = Behavior {
     hw_held_under_min_isr: false,
     consumer_fetch_above_hw: AboveHw::Park,
     follower_hw_completes_consumer_fetch: false,
+    registration: RegistrationRule::Zookeeper,
     ..KAFKA_4_0
 };
 
@@ -190,6 +207,7 @@ const TEXTBOOK: Behavior = Behavior {
     truncation: Truncation::HighWatermark,
     leader_epoch_fencing: false,
     isr_update: IsrUpdate::Immediate,
+    registration: RegistrationRule::Kraft,
 };
 
 impl Preset {
@@ -283,6 +301,11 @@ impl Named for Truncation {
         ("epoch-request-multi-round", Truncation::EpochRequestMultiRound),
         ("diverging-epoch", Truncation::DivergingEpoch),
     ];
+}
+
+impl Named for RegistrationRule {
+    const ALL_NAMED: &'static [(&'static str, RegistrationRule)] =
+        &[("zookeeper", RegistrationRule::Zookeeper), ("kraft", RegistrationRule::Kraft)];
 }
 
 impl Named for IsrUpdate {

@@ -6,33 +6,35 @@ use super::vecmap::BrokerSet;
 use super::Sim;
 
 impl Sim {
-    /// A replica the controller may elect: alive and not fenced.
+    /// A replica the controller may elect: registered and not fenced, as far as the
+    /// controller knows (`isAcceptableLeader`): a broker that died but whose session
+    /// has not expired yet may be elected, as in Kafka.
     fn eligible(&self, b: u32) -> bool {
-        self.broker(b).alive && !self.controller.fenced.contains(&b)
+        !self.controller.fenced.contains(&b)
     }
 
     /// `PartitionChangeBuilder.electLeader`: the new leader and whether the election
     /// is clean (from the ISR), or None if no replica may lead.
-    /// - The leader was fenced: the first eligible ISR member; with
-    ///   unclean.leader.election.enable, else the first eligible replica (unclean).
-    /// - The leader restarted: it never resumes its old epoch; leadership moves to
-    ///   the first eligible ISR member, or back to it, in a new epoch, so that
-    ///   followers' epochs reveal any divergence.
-    /// - The partition was offline and a broker came back: that broker, if it is in
-    ///   the ISR, or with unclean.leader.election.enable.
+    /// - The leader was fenced, or its incarnation is gone (a new one registered): the
+    ///   first eligible ISR member; with unclean.leader.election.enable, else the first
+    ///   eligible replica (unclean).
+    /// - The partition had no leader and a broker was unfenced: that broker, if it is
+    ///   in the ISR, or with unclean.leader.election.enable.
     pub(crate) fn elect_leader(&self, cause: ElectionCause) -> Option<(u32, bool)> {
         let c = &self.controller;
         let unclean = self.scenario.config.unclean_leader_election_enable;
         match cause {
-            ElectionCause::LeaderFenced { old } => match c.isr.iter().copied().find(|&b| b != old && self.eligible(b)) {
-                Some(b) => Some((b, true)),
-                None if unclean => (0..self.scenario.replicas).find(|&b| b != old && self.eligible(b)).map(|b| (b, false)),
-                None => None,
-            },
+            ElectionCause::LeaderFenced { old } | ElectionCause::LeaderShutdown { old } => {
+                match c.isr.iter().copied().find(|&b| b != old && self.eligible(b)) {
+                    Some(b) => Some((b, true)),
+                    None if unclean => (0..self.scenario.replicas).find(|&b| b != old && self.eligible(b)).map(|b| (b, false)),
+                    None => None,
+                }
+            }
             ElectionCause::LeaderRestarted { old } => {
                 Some((c.isr.iter().copied().find(|&b| b != old && self.eligible(b)).unwrap_or(old), true))
             }
-            ElectionCause::Offline { broker } => {
+            ElectionCause::Unfenced { broker } => {
                 let in_isr = c.isr.contains(&broker);
                 (in_isr || unclean).then_some((broker, in_isr))
             }

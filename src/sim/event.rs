@@ -4,7 +4,7 @@
 //! (`crate::narrate`) and the invariants read the events, never the other way
 //! round: nothing here knows how it will be told or drawn.
 
-use super::msg::{AlterPartitionError, KafkaError};
+use super::msg::{AlterPartitionError, KafkaError, Node};
 use super::vecmap::BrokerSet;
 use crate::scenario::Acks;
 
@@ -94,6 +94,10 @@ pub enum Served {
     AboveHw,
     /// At the HW with fetch.max.wait.ms 0.
     NoWait,
+    /// KIP-320: the consumer's leader epoch is older than the replica's.
+    FencedEpoch { leader_epoch: i32 },
+    /// KIP-320: newer than the replica's.
+    UnknownEpoch { leader_epoch: i32 },
 }
 
 /// The truncation rule that cut a log (the record's `rule`).
@@ -118,26 +122,17 @@ impl TruncationRule {
     }
 }
 
-/// What the controller's session knew of a restarted broker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Session {
-    /// Back before its session expired: never fenced.
-    Kept,
-    /// It had been fenced; registering unfences it.
-    Unfenced,
-    /// Neither (its session timer had not been set).
-    Fresh,
-}
-
 /// Why the controller elects a leader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ElectionCause {
-    /// The partition had no leader and this broker came back.
-    Offline { broker: u32 },
-    /// The leader restarted: leadership moves in a new epoch.
-    LeaderRestarted { old: u32 },
+    /// The partition had no leader and this broker was unfenced.
+    Unfenced { broker: u32 },
+    /// The leader's process is gone: a new incarnation of it registered.
+    LeaderShutdown { old: u32 },
     /// The leader's session expired.
     LeaderFenced { old: u32 },
+    /// ZooKeeper era: the leader restarted and registered again; leadership moves in a new epoch.
+    LeaderRestarted { old: u32 },
 }
 
 /// What happened in a step, as data. Fields carry the values before and after
@@ -145,12 +140,11 @@ pub enum ElectionCause {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
     // ---- scenario actions and interventions
+    /// The records join the producer's accumulator as one batch.
     Produced {
         producer: usize,
         first_n: u32,
         count: u32,
-        leader: Option<u32>,
-        msg: Option<u64>,
     },
     Crashed {
         broker: u32,
@@ -158,34 +152,44 @@ pub enum Event {
         leo: u64,
         kept: u64,
         dropped: usize,
-        last_heartbeat: u64,
-        fence_at: u64,
+        /// The host vanished: no connection resets.
+        silent: bool,
+        /// Peers told of the reset (waiting on it).
+        resets: usize,
+        /// Its last heartbeat's arrival, if after the start.
+        last_heartbeat: Option<u64>,
+        /// When its session expires at the controller.
+        deadline: u64,
     },
     AlreadyDown {
         broker: u32,
     },
+    /// A new incarnation starts from its flushed log and its HW checkpoint.
     Restarted {
         broker: u32,
         leo: u64,
         hw: u64,
-        session: Session,
+        hw_before: u64,
+        incarnation: u32,
     },
     AlreadyRunning {
         broker: u32,
     },
-    /// A restarted broker that cannot lead an offline partition waits for one that can.
-    WaitsForLeader {
-        broker: u32,
-    },
     LinksCut {
-        from: u32,
-        to: u32,
+        from: Node,
+        to: Node,
         both_ways: bool,
     },
     LinksHealed {
-        from: u32,
-        to: u32,
+        from: Node,
+        to: Node,
         both_ways: bool,
+    },
+    /// A cut or heal names a consumer that has not joined yet.
+    LinkEndpointMissing,
+    /// Messages TCP held in the healed link go out at their next retransmission.
+    HeldReleased {
+        count: usize,
     },
     ConsumerAdded {
         consumer: usize,
@@ -285,6 +289,16 @@ pub enum Event {
         count: usize,
         leo: u64,
         epoch: i32,
+        /// Records the log already has (a retry without idempotence): duplicates.
+        again: bool,
+    },
+    /// An idempotent retry of records already in the log: not appended again.
+    DuplicateBatch {
+        leader: u32,
+        producer: usize,
+        first_n: u32,
+        count: usize,
+        last_offset: u64,
     },
     /// How the append is answered: acks=0 not at all, acks=1 now (`msg`), acks=all when the HW reaches `required_offset`.
     ProduceAnswer {
@@ -313,14 +327,87 @@ pub enum Event {
     ProduceAcked {
         producer: usize,
         count: usize,
+        /// Answered from the leader's producer state (an idempotent retry).
+        duplicate: bool,
     },
+    /// The producer gives the batch up (not retriable, or out of retries); an
+    /// idempotent producer bumps its epoch.
     ProduceFailed {
         producer: usize,
         error: KafkaError,
+        count: usize,
+        bumped: bool,
     },
+    /// A request timed out: the connection to `broker` is closed; `requests` fail with it.
     ProduceTimedOut {
         producer: usize,
+        broker: u32,
+        requests: usize,
+    },
+    /// The sender sends a batch (again, if `retry`).
+    ProduceSent {
+        producer: usize,
+        broker: u32,
+        first_n: u32,
         count: usize,
+        retry: bool,
+        msg: u64,
+    },
+    /// No leader known: the batch waits for metadata.
+    ProducerAwaitsLeader {
+        producer: usize,
+    },
+    /// A retriable error: the batch goes back to the accumulator for `backoff` ms.
+    ProduceWillRetry {
+        producer: usize,
+        error: KafkaError,
+        count: usize,
+        attempts: u32,
+        backoff: u64,
+    },
+    /// delivery.timeout.ms passed: the batch fails (its last error, or a timeout).
+    ProduceExpired {
+        producer: usize,
+        count: usize,
+        error: KafkaError,
+    },
+    ProducerWakes {
+        producer: usize,
+    },
+    /// A broker's kernel reset the client's connection: its requests on it fail.
+    ConnectionReset {
+        client: Node,
+        broker: u32,
+        requests: usize,
+    },
+    /// A client asks a broker for metadata.
+    MetadataRequested {
+        client: Node,
+        broker: u32,
+        msg: u64,
+    },
+    MetadataAnswered {
+        broker: u32,
+        client: Node,
+        leader: Option<u32>,
+        leader_epoch: i32,
+        msg: u64,
+    },
+    MetadataResponseIgnored {
+        client: Node,
+    },
+    MetadataUpdated {
+        client: Node,
+        from: u32,
+        leader: Option<u32>,
+        leader_epoch: i32,
+        changed: bool,
+        /// Older than what the client knows: ignored (KIP-320).
+        stale: bool,
+    },
+    MetadataTimedOut {
+        client: Node,
+        broker: u32,
     },
 
     // ---- the ISR
@@ -377,10 +464,84 @@ pub enum Event {
     },
 
     // ---- the controller and metadata
+    /// The stale-broker check fences a broker whose session expired at `deadline`.
     SessionExpired {
         broker: u32,
         isr_before: BrokerSet,
         kept_last: bool,
+        deadline: u64,
+    },
+    /// The stale-broker check found nobody to fence (a heartbeat came in time).
+    FenceCheckFindsNone,
+    /// The controller refuses a new incarnation while the old one's session lasts.
+    RegistrationRefused {
+        broker: u32,
+        session_deadline: u64,
+        msg: u64,
+    },
+    /// The previous incarnation leaves the ISR (and leadership) as in an unclean shutdown.
+    PreviousIncarnationRemoved {
+        broker: u32,
+        isr_before: BrokerSet,
+    },
+    /// A new incarnation is registered, fenced, with a new broker epoch and session.
+    BrokerRegistered {
+        broker: u32,
+        broker_epoch: u64,
+        incarnation: u32,
+        session_deadline: u64,
+        /// KRaft registers it fenced; the ZooKeeper era lets it back at once.
+        fenced: bool,
+    },
+    HeartbeatReceived {
+        broker: u32,
+        session_deadline: u64,
+        /// Fenced and caught up: unfenced now.
+        unfence: bool,
+    },
+    HeartbeatRejected {
+        broker: u32,
+        msg: u64,
+    },
+    AlterPartitionResent {
+        leader: u32,
+        msg: u64,
+    },
+    // ---- a broker's lifecycle
+    RegistrationSent {
+        broker: u32,
+        incarnation: u32,
+        msg: u64,
+    },
+    HeartbeatSent {
+        broker: u32,
+        msg: u64,
+    },
+    RegistrationResponseIgnored {
+        broker: u32,
+    },
+    /// Refused (DUPLICATE_BROKER_REGISTRATION): it tries again at its next heartbeat.
+    RegistrationRetries {
+        broker: u32,
+    },
+    RegistrationAccepted {
+        broker: u32,
+        broker_epoch: u64,
+    },
+    HeartbeatResponseIgnored {
+        broker: u32,
+    },
+    HeartbeatAnswered {
+        broker: u32,
+        fenced: bool,
+        /// Unfenced now: RECOVERY → RUNNING.
+        running: bool,
+        /// The metadata offset it caught up to, if the answer carried metadata.
+        caught_up: Option<u64>,
+    },
+    /// Metadata reaches a broker that is not registered yet: it waits for its registration.
+    MetadataWhileStarting {
+        broker: u32,
     },
     /// The controller's ISR after a fenced follower left it (the partition epoch moves).
     ControllerIsrShrunk {
@@ -439,6 +600,16 @@ pub enum Event {
     FetchRequestTimedOut {
         follower: u32,
     },
+    /// The leader's kernel reset the follower's connection: its Fetch failed.
+    FollowerConnectionReset {
+        follower: u32,
+        leader: u32,
+    },
+    /// A reset for a connection nothing waited on.
+    ResetIgnored {
+        node: Node,
+        from: u32,
+    },
     /// `textbook`: nothing new, so the follower waits before polling again.
     FetcherWaits {
         follower: u32,
@@ -484,7 +655,7 @@ pub enum Event {
     },
     EpochEndAnswered {
         leader: u32,
-        follower: u32,
+        requester: Node,
         epoch: i32,
         answer: Option<(i32, u64)>,
         error: Option<KafkaError>,
@@ -566,5 +737,29 @@ pub enum Event {
     ConsumerRetries {
         consumer: usize,
         after_backoff: bool,
+    },
+    /// KIP-320: the consumer asks the leader where its position's epoch ends.
+    ConsumerValidates {
+        consumer: usize,
+        broker: u32,
+        epoch: i32,
+        msg: u64,
+    },
+    ConsumerValidated {
+        consumer: usize,
+        position: u64,
+    },
+    /// The epoch ends below the position: the log was truncated under the consumer.
+    ConsumerTruncationDetected {
+        consumer: usize,
+        end: u64,
+        position: u64,
+        /// auto.offset.reset=none: the consumer stops (LogTruncationException).
+        stopped: bool,
+    },
+    /// OFFSET_OUT_OF_RANGE with auto.offset.reset=none.
+    ConsumerStopped {
+        consumer: usize,
+        error: KafkaError,
     },
 }

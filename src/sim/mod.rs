@@ -15,6 +15,8 @@
 //! purgatory, its view of the followers, a client's own lists); every change
 //! others read — HW, ISR, truncation, leadership, crashes — is an event.
 
+mod broker;
+mod client;
 mod consumer;
 mod controller;
 mod election;
@@ -33,13 +35,12 @@ pub mod step;
 mod truncation;
 pub mod vecmap;
 
-pub use consumer::RETRY_BACKOFF_MS;
 pub use event::Event;
-pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, FetchResponse, KafkaError, Metadata, Msg, Node};
+pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Hold, KafkaError, Metadata, Msg, Node};
 pub use scheduler::{Due, Key, Timer};
 pub use state::{
-    Broker, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, LeaderState, ParkedConsumerFetch, ParkedFetch,
-    PendingIsr, Producer, Role,
+    Batch, Broker, ClientMeta, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, LeaderState, Lifecycle,
+    ParkedConsumerFetch, ParkedFetch, PendingIsr, Producer, Registration, Role,
 };
 pub use step::{Command, Step, Trigger};
 
@@ -86,12 +87,27 @@ impl Sim {
         let leo = scenario.initial.log_end_offset;
         let all: Vec<u32> = (0..n).collect();
         let interval = scenario.config.broker_heartbeat_interval_ms;
-        let heartbeat_phase = (0..n).map(|_| rng.upto(interval - 1)).collect();
+        let session = scenario.config.broker_session_timeout_ms;
+        let heartbeat_phase: Vec<u64> = (0..n).map(|_| rng.upto(interval - 1)).collect();
+        // Drawn after the heartbeat phases, which keep the values they always had.
+        let check_anchor = rng.upto((session / 8).max(1) - 1);
+        let checkpoint = scenario.config.hw_checkpoint_interval_ms();
+        let checkpoint_phase: Vec<u64> = (0..n).map(|_| rng.upto(checkpoint - 1)).collect();
+        let registrations = Sim::initial_registrations(n, &heartbeat_phase, interval, session);
         let brokers = all
             .iter()
             .map(|&id| Broker {
                 id,
                 alive: true,
+                silently_down: false,
+                lifecycle: Lifecycle::Running,
+                incarnation: 0,
+                broker_epoch: Some(u64::from(id)),
+                metadata_offset: 0,
+                heartbeat_timer: None,
+                hw_checkpoint: (0, leo),
+                hw_checkpoint_phase: checkpoint_phase[id as usize],
+                producer_state: VecMap::new(),
                 log: Log::new(leo),
                 hw: leo,
                 hw_epoch: 0,
@@ -107,12 +123,22 @@ impl Sim {
         let producers = scenario
             .producers
             .iter()
-            .map(|_| Producer {
+            .enumerate()
+            .map(|(i, spec)| Producer {
+                // Validated already; Kafka's defaults if a bad value slipped through.
+                settings: spec.settings(scenario.preset, &format!("producers[{i}]")).unwrap_or_else(|_| {
+                    crate::scenario::ProducerSpec::new(&spec.id, spec.acks).settings(scenario.preset, "").expect("defaults are valid")
+                }),
                 next_n: 1,
                 acked: pvec::PVec::new(),
                 failed: pvec::PVec::new(),
                 pending: Vec::new(),
+                batches: Vec::new(),
                 requests: VecMap::new(),
+                meta: ClientMeta::new(),
+                epoch: 0,
+                wake: None,
+                retries: 0,
             })
             .collect();
         let mut sim = Sim {
@@ -131,8 +157,11 @@ impl Sim {
                 isr: all.clone(),
                 partition_epoch: 0,
                 fenced: VecSet::new(),
-                session_timers: VecMap::new(),
                 heartbeat_phase,
+                registrations,
+                metadata_offset: 0,
+                check_anchor,
+                check: None,
             },
             producers,
             consumers: Vec::new(),
@@ -153,6 +182,10 @@ impl Sim {
         for id in 1..n {
             sim.start_fetching(id);
         }
+        for id in 0..n {
+            sim.schedule_heartbeat(id);
+        }
+        sim.reschedule_fence_check();
         for spec in scenario.consumers.iter() {
             sim.add_consumer(spec.clone());
         }
@@ -274,7 +307,7 @@ impl Sim {
     fn perform(&mut self, action: &Action) {
         match action {
             Action::Produce { producer, records } => self.produce(*producer, *records),
-            Action::Crash { broker, unflushed } => self.crash(*broker, *unflushed),
+            Action::Crash { broker, unflushed, silent } => self.crash(*broker, *unflushed, *silent),
             Action::Restart { broker } => self.restart(*broker),
             Action::Partition { links } => self.cut(links),
             Action::Heal { links } => self.heal(links),
@@ -295,12 +328,19 @@ impl Sim {
                 return self.emit(Event::ReceiverDown { broker: b });
             }
         }
+        if let Node::Consumer(c) = msg.to {
+            if self.consumers[c].stopped.is_some() {
+                return self.emit(Event::ConsumerResponseIgnored { consumer: c });
+            }
+        }
         match &msg.body {
             Body::Fetch(req) => self.handle_fetch_request(msg, req),
             Body::FetchResponse(resp) => self.handle_fetch_response(msg, resp),
-            Body::Produce { ids, acks } => self.handle_produce_request(msg, ids, *acks),
-            Body::ProduceResponse { request, ids, error } => self.handle_produce_response(msg, *request, ids, *error),
-            Body::ConsumerFetch { offset } => self.handle_consumer_fetch(msg, *offset),
+            Body::Produce { ids, acks, producer_epoch } => self.handle_produce_request(msg, ids, *acks, *producer_epoch),
+            Body::ProduceResponse { request, error, current_leader, duplicate, .. } => {
+                self.handle_produce_response(msg, *request, *error, *current_leader, *duplicate)
+            }
+            Body::ConsumerFetch { offset, leader_epoch } => self.handle_consumer_fetch(msg, *offset, *leader_epoch),
             Body::ConsumerFetchResponse(resp) => self.handle_consumer_fetch_response(msg, resp),
             Body::AlterPartition { leader_epoch, partition_epoch, isr } => {
                 self.handle_alter_partition(msg, *leader_epoch, *partition_epoch, isr)
@@ -315,6 +355,30 @@ impl Sim {
             Body::OffsetsForLeaderEpochResponse { request, answer, error, .. } => {
                 self.handle_offsets_for_leader_epoch_response(msg, *request, *answer, *error)
             }
+            Body::BrokerRegistration { incarnation } => self.handle_broker_registration(msg, *incarnation),
+            Body::BrokerRegistrationResponse { broker_epoch, metadata } => {
+                self.handle_registration_response(msg, *broker_epoch, metadata.as_ref())
+            }
+            Body::BrokerHeartbeat { broker_epoch, metadata_offset } => self.handle_broker_heartbeat(msg, *broker_epoch, *metadata_offset),
+            Body::BrokerHeartbeatResponse { fenced, metadata, error } => {
+                self.handle_heartbeat_response(msg, *fenced, metadata.as_ref(), *error)
+            }
+            Body::MetadataRequest => self.handle_metadata_request(msg),
+            Body::MetadataResponse { request, leader, leader_epoch } => {
+                self.handle_metadata_response(msg, *request, *leader, *leader_epoch)
+            }
+            Body::Reset => self.handle_reset(msg),
+        }
+    }
+
+    /// A peer's kernel reset the connection: whoever waited on it hears now.
+    fn handle_reset(&mut self, msg: &Msg) {
+        let Node::Broker(from) = msg.from else { return };
+        match msg.to {
+            Node::Broker(id) => self.follower_connection_reset(id, from),
+            Node::Producer(p) => self.producer_connection_reset(p, from),
+            Node::Consumer(c) => self.consumer_connection_reset(c, from),
+            Node::Controller => {}
         }
     }
 
@@ -328,7 +392,11 @@ impl Sim {
             Timer::FetchRequestTimeout { follower } => self.fetch_request_timeout(follower),
             Timer::ProduceRequestTimeout { producer, request } => self.produce_request_timeout(producer, request),
             Timer::ConsumerRequestTimeout { consumer } => self.consumer_request_timeout(consumer),
-            Timer::SessionExpiry { broker } => self.session_expired(broker),
+            Timer::Heartbeat { broker } => self.heartbeat_due(broker),
+            Timer::FenceCheck => self.maybe_fence_one_stale_broker(),
+            Timer::AlterPartitionRetry { leader } => self.alter_partition_retry(leader),
+            Timer::ProducerWake { producer } => self.producer_wake(producer),
+            Timer::MetadataTimeout { client } => self.metadata_request_timeout(client),
         }
     }
 
@@ -374,15 +442,18 @@ impl Sim {
     }
 
     /// The one place where events change the replicated state: HWs, logs cut or
-    /// reset, the ISR on the leader and the controller, leadership, crashes, cuts.
+    /// reset, the ISR on the leader and the controller, leadership, registrations and
+    /// sessions, crashes, cuts.
     fn apply_event(&mut self, event: &Event) {
         match *event {
             Event::LeaderHwMoved { leader, to, .. } => {
+                self.roll_hw_checkpoint(leader);
                 let b = self.broker_mut(leader);
                 b.hw = to;
                 b.hw_epoch = b.leader_epoch;
             }
             Event::FollowerAppended { follower, hw, log_start, .. } => {
+                self.roll_hw_checkpoint(follower);
                 let b = self.broker_mut(follower);
                 b.hw = hw;
                 b.hw_epoch = b.leader_epoch;
@@ -391,30 +462,58 @@ impl Sim {
                 }
             }
             Event::Truncated { broker, to, .. } => {
+                self.roll_hw_checkpoint(broker);
                 let b = self.broker_mut(broker);
                 b.log.truncate_to(to);
                 if b.hw >= b.log.leo() {
                     b.hw = b.log.leo();
                 }
+                self.rebuild_producer_state(broker);
             }
             Event::LogStartReset { broker, start } => self.broker_mut(broker).log.start_offset = start,
-            Event::Crashed { broker, unflushed, kept, .. } => {
+            Event::Crashed { broker, unflushed, kept, silent, .. } => {
+                let lost: Vec<(u16, u32)> = self.broker(broker).log.entries_from(kept).map(|(_, e)| (e.id.producer, e.id.n)).collect();
+                for id in lost {
+                    self.invariants.unflushed.insert(id);
+                }
                 let b = self.broker_mut(broker);
                 b.alive = false;
+                b.silently_down = silent;
+                b.broker_epoch = None;
                 b.parked_consumers.clear();
                 if unflushed > 0 {
                     b.log.truncate_to(kept);
                     b.hw = b.hw.min(kept);
                 }
             }
-            Event::Restarted { broker, hw, .. } => {
+            Event::Restarted { broker, hw, incarnation, .. } => {
+                let now = self.now;
+                let interval = self.scenario.config.hw_checkpoint_interval_ms();
                 let b = self.broker_mut(broker);
                 b.alive = true;
+                b.silently_down = false;
+                b.lifecycle = Lifecycle::Starting;
+                b.incarnation = incarnation;
+                b.broker_epoch = None;
                 b.role = Role::Follower;
+                b.leader = None;
                 b.hw = hw;
+                // The new process's checkpoint task starts now.
+                b.hw_checkpoint = (now, hw);
+                b.hw_checkpoint_phase = now % interval;
             }
-            Event::LinksCut { from, to, both_ways } => self.net.set_cut(from, to, both_ways, true),
-            Event::LinksHealed { from, to, both_ways } => self.net.set_cut(from, to, both_ways, false),
+            Event::LinksCut { from, to, both_ways } => {
+                self.net.set_cut(from, to, true);
+                if both_ways {
+                    self.net.set_cut(to, from, true);
+                }
+            }
+            Event::LinksHealed { from, to, both_ways } => {
+                self.net.set_cut(from, to, false);
+                if both_ways {
+                    self.net.set_cut(to, from, false);
+                }
+            }
             Event::IsrExpanded { leader, follower, after, request, .. } => match request {
                 None => self.commit_isr(leader, after),
                 Some(_) => self.lead_mut(leader).pending = Some(PendingIsr::Expand(follower)),
@@ -432,23 +531,64 @@ impl Sim {
                 ls.partition_epoch = partition_epoch;
             }
             Event::AlterPartitionCommitted { after, .. } => {
-                self.controller.isr = after.to_vec();
-                self.controller.partition_epoch += 1;
-            }
-            Event::SessionExpired { broker, isr_before, kept_last } => {
                 let c = &mut self.controller;
-                c.session_timers.remove(&broker);
+                c.isr = after.to_vec();
+                c.partition_epoch += 1;
+                c.metadata_offset += 1;
+            }
+            Event::SessionExpired { broker, isr_before, kept_last, .. } => {
+                let c = &mut self.controller;
+                let reg = &mut c.registrations[broker as usize];
+                reg.fenced = true;
+                reg.session_deadline = None;
                 c.fenced.insert(broker);
+                c.metadata_offset += 1;
                 if isr_before.contains(broker) && !kept_last {
                     c.isr.retain(|&b| b != broker);
                 }
             }
-            Event::ControllerIsrShrunk { .. } => self.controller.partition_epoch += 1,
+            Event::PreviousIncarnationRemoved { broker, isr_before } => {
+                let c = &mut self.controller;
+                if isr_before.len() > 1 {
+                    c.isr.retain(|&b| b != broker);
+                }
+            }
+            Event::BrokerRegistered { broker, broker_epoch, incarnation, session_deadline, fenced } => {
+                let c = &mut self.controller;
+                c.metadata_offset += 1;
+                c.registrations[broker as usize] = Registration {
+                    incarnation,
+                    broker_epoch,
+                    fenced,
+                    session_deadline: Some(session_deadline),
+                    registered_at: c.metadata_offset,
+                };
+                if fenced {
+                    c.fenced.insert(broker);
+                } else {
+                    c.fenced.remove(&broker);
+                }
+            }
+            Event::HeartbeatReceived { broker, session_deadline, unfence } => {
+                let c = &mut self.controller;
+                let reg = &mut c.registrations[broker as usize];
+                reg.session_deadline = Some(session_deadline);
+                if unfence {
+                    reg.fenced = false;
+                    c.fenced.remove(&broker);
+                    c.metadata_offset += 1;
+                }
+            }
+            Event::ControllerIsrShrunk { .. } => {
+                self.controller.partition_epoch += 1;
+                self.controller.metadata_offset += 1;
+            }
             Event::LeaderElected { leader, epoch, clean, .. } => {
                 let c = &mut self.controller;
                 c.leader = Some(leader);
                 c.leader_epoch = epoch;
                 c.partition_epoch += 1;
+                c.metadata_offset += 1;
                 if !clean {
                     c.isr = vec![leader];
                 }
@@ -458,6 +598,7 @@ impl Sim {
                 c.leader = None;
                 c.leader_epoch = epoch;
                 c.partition_epoch += 1;
+                c.metadata_offset += 1;
             }
             _ => {}
         }
@@ -471,5 +612,6 @@ impl Sim {
         ls.partition_epoch += 1;
         self.controller.isr = isr.to_vec();
         self.controller.partition_epoch += 1;
+        self.controller.metadata_offset += 1;
     }
 }
