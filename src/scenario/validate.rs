@@ -216,7 +216,11 @@ impl Scenario {
         let pa = self.peer(&format!("{field}.{}", keys.0), a)?;
         let pb = self.peer(&format!("{field}.{}", keys.1), b)?;
         if a == b {
-            return Err(ScenarioError::new(field, "the two ends must differ"));
+            return Err(match keys.0 {
+                "between[0]" if matches!(a, Endpoint::Broker(_)) => ScenarioError::new(format!("{field}.between"), "needs two different brokers"),
+                "between[0]" => ScenarioError::new(format!("{field}.between"), "needs two different ends"),
+                _ => ScenarioError::new(field, "from and to must differ"),
+            });
         }
         if !matches!(pa, Peer::Broker(_)) && !matches!(pb, Peer::Broker(_)) {
             return Err(ScenarioError::new(field, "needs a broker at one end at least: clients and the controller only talk to brokers"));
@@ -304,7 +308,7 @@ mod tests {
             (r#"not json"#, "not valid JSON"),
             (r#"{"format":1,"preset":"kafka-9"}"#, "preset"),
             (r#"{"format":1,"events":[{"at_ms":5}]}"#, "events[0]: needs exactly one of"),
-            (r#"{"format":1,"events":[{"at_ms":5,"partition":{"between":[0,0]}}]}"#, "events[0].partition: the two ends must differ"),
+            (r#"{"format":1,"events":[{"at_ms":5,"partition":{"between":[0,0]}}]}"#, "events[0].partition.between: needs two different brokers"),
             (
                 r#"{"format":1,"events":[{"at_ms":5,"partition":{"between":[0,"p9"]}}]}"#,
                 "events[0].partition.between[1]: no producer or consumer \"p9\"",
