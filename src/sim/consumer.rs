@@ -159,7 +159,8 @@ impl Sim {
         let b = self.broker(id);
         let is_leader = b.lead.is_some();
         let preferred = self.consumers[c].spec.fetch_from.filter(|_| self.behavior.follower_fetching);
-        if !is_leader && preferred != Some(id) {
+        // A broker not registered yet has no partitions (`getPartitionOrError`).
+        if !is_leader && (preferred != Some(id) || b.broker_epoch.is_none()) {
             let error = Some(KafkaError::NotLeaderOrFollower);
             return self.answer_consumer(id, c, msg.id, offset, Vec::new(), error, Served::NotLeader);
         }

@@ -215,7 +215,7 @@ impl Sim {
             }
             return;
         }
-        if controller_link {
+        if controller_link || matches!(body, Body::Reset) {
             if self.net.is_cut(from, to) {
                 self.last.lost.push(id);
             } else {
