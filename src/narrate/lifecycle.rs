@@ -115,16 +115,41 @@ impl Narrator<'_> {
                         ));
                     }
                     let heard = last_heartbeat.map_or("before the start".to_string(), |t| format!("at {t} ms"));
-                    text.push_str(&format!(
-                        " Its last heartbeat reached the controller {heard}; its session (broker.session.timeout.ms = {} ms) expires at {deadline} ms, and the controller's next stale-broker check after that fences it.",
-                        self.config().broker_session_timeout_ms
-                    ));
+                    text.push_str(&if self.zookeeper() {
+                        format!(
+                            " Its last ZooKeeper ping arrived {heard}; ZooKeeper will expire its session at {deadline} ms (zookeeper.session.timeout.ms = {} ms), and only then will the controller treat it as dead.",
+                            self.sim.settings.zookeeper_session_timeout_ms
+                        )
+                    } else {
+                        format!(
+                            " Its last heartbeat reached the controller {heard}; its session (broker.session.timeout.ms = {} ms) expires at {deadline} ms, and the controller's next stale-broker check after that fences it.",
+                            self.config().broker_session_timeout_ms
+                        )
+                    });
                     return text;
                 }
                 _ => {}
             }
         }
         String::new()
+    }
+
+    /// When the controller will notice a halted broker (its last heartbeat or ping).
+    pub(super) fn halt_detection(&self, id: u32) -> String {
+        self.events
+            .iter()
+            .find_map(|e| match *e {
+                Event::Crashed { broker, last_heartbeat, deadline, .. } if broker == id => {
+                    let heard = last_heartbeat.map_or("before the start".to_string(), |t| format!("at {t} ms"));
+                    Some(if self.zookeeper() {
+                        format!("its ZooKeeper session (last ping {heard}) expires at {deadline} ms.")
+                    } else {
+                        format!("its session (last heartbeat {heard}) expires at {deadline} ms; the next stale-broker check fences it.")
+                    })
+                }
+                _ => None,
+            })
+            .unwrap_or_default()
     }
 
     fn restart(&self) -> String {
@@ -199,11 +224,18 @@ impl Narrator<'_> {
             match *e {
                 Event::FenceCheckFindsNone => return "The controller's stale-broker check finds every session alive.".into(),
                 Event::SessionExpired { broker, kept_last, deadline, .. } => {
-                    text = format!(
-                        "The controller's periodic stale-broker check (every broker.session.timeout.ms / 8 = {} ms) finds broker {broker}'s session expired at {deadline} ms: no heartbeat for {} ms. It fences broker {broker}.",
-                        (self.config().broker_session_timeout_ms / 8).max(1),
-                        self.config().broker_session_timeout_ms
-                    );
+                    text = if self.zookeeper() {
+                        format!(
+                            "Broker {broker}'s ZooKeeper session expires at {deadline} ms ({} ms without a ping): its registration is deleted and the controller treats it as dead.",
+                            self.sim.settings.zookeeper_session_timeout_ms
+                        )
+                    } else {
+                        format!(
+                            "The controller's periodic stale-broker check (every broker.session.timeout.ms / 8 = {} ms) finds broker {broker}'s session expired at {deadline} ms: no heartbeat for {} ms. It fences broker {broker}.",
+                            (self.config().broker_session_timeout_ms / 8).max(1),
+                            self.config().broker_session_timeout_ms
+                        )
+                    };
                     if kept_last {
                         text.push_str(" It is the last replica in the ISR, so it stays there (Kafka never empties the ISR without ELR).");
                     }
@@ -216,6 +248,15 @@ impl Narrator<'_> {
                         set_str(after.iter())
                     ));
                 }
+                Event::LeaderEpochBumped { leader, epoch } => {
+                    text.push_str(&format!(
+                        " The ZooKeeper-era controller writes the new ISR with a new leader epoch, {epoch}, leader {leader} unchanged (ReplicaStateMachine.doRemoveReplicasFromIsr; KRaft does not bump it)."
+                    ));
+                }
+                Event::ElrChanged { after, .. } => text.push_str(&self.elr_text(after)),
+                Event::LastKnownLeaderRecorded { broker } => {
+                    text.push_str(&format!(" The ISR is empty; the controller remembers broker {broker} as the last known leader."))
+                }
                 _ => {}
             }
         }
@@ -225,14 +266,16 @@ impl Narrator<'_> {
     /// The controller's decision on an AlterPartition.
     fn alter_partition(&self, proposed: &[u32]) -> String {
         let mut change = None;
+        let mut elr = String::new();
         for e in self.events {
             match *e {
                 Event::AlterPartitionCommitted { before, after, .. } => change = Some((before, after)),
+                Event::ElrChanged { after, .. } => elr = self.elr_text(after),
                 Event::AlterPartitionAnswered { leader, error, partition_epoch, msg } => {
                     let note = self.note(Some(msg));
                     return match (error, change) {
                         (None, Some((before, after))) => format!(
-                            "The controller commits leader {leader}'s ISR change {} → {} (partition epoch {partition_epoch}) and answers.{note}",
+                            "The controller commits leader {leader}'s ISR change {} → {} (partition epoch {partition_epoch}) and answers.{elr}{note}",
                             set_str(before.iter()),
                             set_str(after.iter())
                         ),
@@ -285,6 +328,11 @@ impl Narrator<'_> {
                         String::new()
                     };
                     return change + &self.hw_after_isr_change();
+                }
+                Event::BecameLeader { epoch, leo, hw, again: true, .. } => {
+                    return format!(
+                        " It stays the leader, in the new epoch {epoch}, which starts at its LEO {leo}: followers keep their fetch state, but one outside the ISR must now reach {leo} to rejoin it. HW {hw}."
+                    );
                 }
                 Event::BecameLeader { epoch, leo, hw_before, hw, .. } => {
                     let mut text = format!(" It becomes the leader in epoch {epoch} with LEO {leo}; its epoch starts at offset {leo}.");

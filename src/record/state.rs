@@ -35,6 +35,8 @@ impl Sim {
                 partition_epoch: c.partition_epoch,
                 maximal_isr,
                 cut_links: self.net.cut_links().into_iter().map(|(a, b)| (self.node_name(a), self.node_name(b))).collect(),
+                elr: self.behavior.eligible_leader_replicas.then(|| c.elr.clone()),
+                last_known_elr: self.behavior.eligible_leader_replicas.then(|| c.last_known_elr.clone()),
             },
             replicas: self.brokers.iter().map(|b| self.replica_record(b.id, tail)).collect(),
             in_flight: self.in_flight.values().map(|(m, _)| self.in_flight_record(m)).collect(),

@@ -44,16 +44,11 @@ pub struct ClientDefaults {
 }
 
 impl Preset {
-    /// The producer defaults of this preset's Kafka version (`textbook` takes today's).
+    /// The producer defaults of this preset's Kafka version (`textbook` takes
+    /// today's), from its row of defaults (`defaults.rs`).
     pub fn client_defaults(self) -> ClientDefaults {
-        match self {
-            Preset::Kafka010 | Preset::Kafka011 | Preset::Kafka20 | Preset::Kafka24 | Preset::Kafka28 => {
-                ClientDefaults { enable_idempotence: false, retry_backoff_max_ms: None }
-            }
-            Preset::Textbook | Preset::Kafka37 | Preset::Kafka40 => {
-                ClientDefaults { enable_idempotence: true, retry_backoff_max_ms: Some(1_000) }
-            }
-        }
+        let d = self.defaults();
+        ClientDefaults { enable_idempotence: d.enable_idempotence, retry_backoff_max_ms: d.retry_backoff_max_ms }
     }
 }
 

@@ -80,7 +80,12 @@ impl Scenario {
         in_range("config.replica.fetch.wait.max.ms", c.replica_fetch_wait_max_ms, 0, 600_000)?;
         in_range("config.replica.fetch.min.bytes", c.replica_fetch_min_bytes, 0, 1 << 30)?;
         in_range("config.replica.fetch.max.bytes", c.replica_fetch_max_bytes, 1, 1 << 30)?;
-        in_range("config.replica.lag.time.max.ms", c.replica_lag_time_max_ms, 2, MAX_TIME_MS)?;
+        if let Some(lag) = c.replica_lag_time_max_ms {
+            in_range("config.replica.lag.time.max.ms", lag, 2, MAX_TIME_MS)?;
+        }
+        if let Some(session) = c.zookeeper_session_timeout_ms {
+            in_range("config.zookeeper.session.timeout.ms", session, 3, MAX_TIME_MS)?;
+        }
         in_range("config.min.insync.replicas", c.min_insync_replicas as u64, 1, MAX_REPLICAS as u64)?;
         in_range("config.broker.heartbeat.interval.ms", c.broker_heartbeat_interval_ms, 1, MAX_TIME_MS)?;
         in_range("config.broker.session.timeout.ms", c.broker_session_timeout_ms, 1, MAX_TIME_MS)?;
@@ -217,7 +222,9 @@ impl Scenario {
         let pb = self.peer(&format!("{field}.{}", keys.1), b)?;
         if a == b {
             return Err(match keys.0 {
-                "between[0]" if matches!(a, Endpoint::Broker(_)) => ScenarioError::new(format!("{field}.between"), "needs two different brokers"),
+                "between[0]" if matches!(a, Endpoint::Broker(_)) => {
+                    ScenarioError::new(format!("{field}.between"), "needs two different brokers")
+                }
                 "between[0]" => ScenarioError::new(format!("{field}.between"), "needs two different ends"),
                 _ => ScenarioError::new(field, "from and to must differ"),
             });
@@ -308,7 +315,10 @@ mod tests {
             (r#"not json"#, "not valid JSON"),
             (r#"{"format":1,"preset":"kafka-9"}"#, "preset"),
             (r#"{"format":1,"events":[{"at_ms":5}]}"#, "events[0]: needs exactly one of"),
-            (r#"{"format":1,"events":[{"at_ms":5,"partition":{"between":[0,0]}}]}"#, "events[0].partition.between: needs two different brokers"),
+            (
+                r#"{"format":1,"events":[{"at_ms":5,"partition":{"between":[0,0]}}]}"#,
+                "events[0].partition.between: needs two different brokers",
+            ),
             (
                 r#"{"format":1,"events":[{"at_ms":5,"partition":{"between":[0,"p9"]}}]}"#,
                 "events[0].partition.between[1]: no producer or consumer \"p9\"",

@@ -2,7 +2,7 @@
 //! HWs, logs cut or reset, the ISR on the leader and the controller, leadership,
 //! registrations and sessions, crashes and restarts, cuts.
 
-use super::event::Event;
+use super::event::{ElectedFrom, Event};
 use super::state::{Lifecycle, PendingIsr, Registration, Role};
 use super::Sim;
 
@@ -114,8 +114,9 @@ impl Sim {
                 }
             }
             Event::PreviousIncarnationRemoved { broker, isr_before } => {
+                let elr = self.behavior.eligible_leader_replicas;
                 let c = &mut self.controller;
-                if isr_before.len() > 1 {
+                if isr_before.len() > 1 || elr {
                     c.isr.retain(|&b| b != broker);
                 }
             }
@@ -149,16 +150,31 @@ impl Sim {
                 self.controller.partition_epoch += 1;
                 self.controller.metadata_offset += 1;
             }
-            Event::LeaderElected { leader, epoch, clean, .. } => {
+            Event::LeaderElected { leader, epoch, from, .. } => {
                 let c = &mut self.controller;
                 c.leader = Some(leader);
                 c.leader_epoch = epoch;
                 c.partition_epoch += 1;
                 c.metadata_offset += 1;
-                if !clean {
-                    c.isr = vec![leader];
+                match from {
+                    ElectedFrom::Isr => {}
+                    ElectedFrom::Elr => {
+                        c.isr = vec![leader];
+                        c.elr.retain(|&b| b != leader);
+                    }
+                    ElectedFrom::LastKnownLeader | ElectedFrom::Unclean => {
+                        c.isr = vec![leader];
+                        c.elr.clear();
+                    }
                 }
+                c.last_known_elr.clear();
             }
+            Event::LeaderEpochBumped { epoch, .. } => {
+                self.controller.leader_epoch = epoch;
+                self.controller.metadata_offset += 1;
+            }
+            Event::ElrChanged { after, .. } => self.controller.elr = after.to_vec(),
+            Event::LastKnownLeaderRecorded { broker } => self.controller.last_known_elr = vec![broker],
             Event::PartitionOffline { epoch, .. } => {
                 let c = &mut self.controller;
                 c.leader = None;
@@ -169,5 +185,4 @@ impl Sim {
             _ => {}
         }
     }
-
 }

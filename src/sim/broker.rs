@@ -231,18 +231,23 @@ impl Sim {
                 self.emit(Event::LeaderIsrUpdated { broker: id, before, after, partition_epoch: meta.partition_epoch });
                 return self.hw_after_isr_change(id);
             }
+            let again = b.lead.is_some();
             self.clear_fetcher(id);
             let b = self.broker_mut(id);
             b.leader_epoch = meta.leader_epoch;
             let hw_before = b.hw;
-            self.make_leader(id, meta.isr.clone(), meta.partition_epoch, fenced);
+            if again {
+                self.make_leader_in_new_epoch(id, meta.isr.clone(), meta.partition_epoch, fenced);
+            } else {
+                self.make_leader(id, meta.isr.clone(), meta.partition_epoch, fenced);
+            }
             let b = self.broker(id);
             let (leo, hw) = (b.log.leo(), b.hw);
-            return self.emit(Event::BecameLeader { broker: id, epoch: meta.leader_epoch, leo, hw_before, hw });
+            return self.emit(Event::BecameLeader { broker: id, epoch: meta.leader_epoch, leo, hw_before, hw, again });
         }
         // Not the leader: a follower of meta.leader.
         let was_leader = b.lead.is_some();
-        let new_leader = meta.leader != b.leader || !same_epoch;
+        let new_leader = was_leader || self.make_follower_changes_state(id, meta);
         if !new_leader && !was_leader && !matches!(b.fetcher, FetcherState::Idle) {
             self.broker_mut(id).leader_epoch = meta.leader_epoch;
             return self.emit(Event::NothingChanges { broker: id });
@@ -261,6 +266,16 @@ impl Sim {
             self.truncate_on_become_follower(id);
             self.start_fetching(id);
         }
+    }
+
+    /// `Partition.makeFollower`'s answer: whether the broker must become a follower
+    /// anew (stop its fetcher, truncate as the preset does, fetch again). A new leader
+    /// always; a new epoch from the same leader from 2.1 (KIP-320, with
+    /// `leader_epoch_fencing`: the follower's requests must carry the new epoch), while
+    /// before 2.1 a follower whose leader is unchanged ignores an epoch bump.
+    fn make_follower_changes_state(&self, id: u32, meta: &Metadata) -> bool {
+        let b = self.broker(id);
+        meta.leader != b.leader || (b.leader_epoch != meta.leader_epoch && self.behavior.leader_epoch_fencing)
     }
 
     /// `ReplicaManager.checkpointHighWatermarks`, every

@@ -11,15 +11,49 @@ use super::scheduler::Timer;
 use super::state::Registration;
 use super::vecmap::BrokerSet;
 use super::Sim;
-use crate::scenario::RegistrationRule;
+use crate::scenario::{BrokerLiveness, Config, Settings};
 
 /// After a check that fenced a broker, the next runs this much later
 /// (`PeriodicTaskControlManager`: an "immediate" reschedule is 10 ms).
 const RECHECK_MS: u64 = 10;
 
+/// How often a broker shows it is alive, and how long the controller waits after
+/// the last sign that arrived before it treats the broker as gone, by `broker_liveness`:
+/// - KRaft (`BrokerHeartbeatManager`): a heartbeat every broker.heartbeat.interval.ms;
+///   fenced at the first stale-broker check after broker.session.timeout.ms.
+/// - ZooKeeper: the broker's ZooKeeper client pings every third of
+///   zookeeper.session.timeout.ms (it pings after half its read timeout, two thirds
+///   of the session, without traffic); ZooKeeper expires the session one session
+///   timeout after the last ping, deletes `/brokers/ids/N`, and the controller's
+///   watch runs `onBrokerFailure` (its own delay is not modelled). Here the
+///   controller node stands for ZooKeeper and the controller together.
+pub(crate) fn liveness_timing(config: &Config, liveness: BrokerLiveness, settings: Settings) -> (u64, u64) {
+    match liveness {
+        BrokerLiveness::BrokerHeartbeat => (config.broker_heartbeat_interval_ms, config.broker_session_timeout_ms),
+        BrokerLiveness::ZookeeperSession => {
+            let session = settings.zookeeper_session_timeout_ms;
+            ((session / 3).max(1), session)
+        }
+    }
+}
+
 impl Sim {
+    /// The ZooKeeper era: sessions in ZooKeeper, registration by ephemeral node.
+    pub(crate) fn zookeeper(&self) -> bool {
+        self.behavior.broker_liveness == BrokerLiveness::ZookeeperSession
+    }
+
+    /// (heartbeat or ping interval, session timeout), as `liveness_timing`.
+    pub(crate) fn liveness(&self) -> (u64, u64) {
+        liveness_timing(&self.scenario.config, self.behavior.broker_liveness, self.settings)
+    }
+
     /// `QuorumController.maybeFenceStaleBrokerPeriodNs`: broker.session.timeout.ms / 8.
+    /// (ZooKeeper expires a session at its deadline: no grid.)
     fn fence_check_period(&self) -> u64 {
+        if self.zookeeper() {
+            return 1;
+        }
         (self.scenario.config.broker_session_timeout_ms / 8).max(1)
     }
 
@@ -31,7 +65,7 @@ impl Sim {
     /// fresh session.
     pub(crate) fn handle_broker_registration(&mut self, msg: &Msg, incarnation: u32) {
         let Node::Broker(id) = msg.from else { return };
-        if self.behavior.registration == RegistrationRule::Zookeeper {
+        if self.zookeeper() {
             return self.register_in_zookeeper(msg, id, incarnation);
         }
         let reg = self.controller.registrations[id as usize];
@@ -43,8 +77,9 @@ impl Sim {
         }
         if reg.incarnation != incarnation {
             self.broker_gone(id, ElectionCause::LeaderShutdown { old: id });
+            self.handle_broker_unclean_shutdown(id);
             let broker_epoch = self.controller.metadata_offset + 1;
-            let session_deadline = self.now + self.scenario.config.broker_session_timeout_ms;
+            let session_deadline = self.now + self.liveness().1;
             self.emit(Event::BrokerRegistered { broker: id, broker_epoch, incarnation, session_deadline, fenced: true });
             self.send_metadata_except(Some(id));
         }
@@ -62,7 +97,7 @@ impl Sim {
         let reg = self.controller.registrations[id as usize];
         if reg.incarnation != incarnation {
             let broker_epoch = self.controller.metadata_offset + 1;
-            let session_deadline = self.now + self.scenario.config.broker_session_timeout_ms;
+            let session_deadline = self.now + self.liveness().1;
             self.emit(Event::BrokerRegistered { broker: id, broker_epoch, incarnation, session_deadline, fenced: false });
             let cause = match self.controller.leader {
                 Some(l) if l == id => Some(ElectionCause::LeaderRestarted { old: id }),
@@ -70,7 +105,7 @@ impl Sim {
                 Some(_) => None,
             };
             match cause.and_then(|cause| self.elect_leader(cause).map(|e| (e, cause))) {
-                Some(((leader, clean), cause)) => self.change_leader(leader, clean, cause),
+                Some(((leader, from), cause)) => self.change_leader(leader, from, cause),
                 None => self.send_metadata_except(Some(id)),
             }
         }
@@ -92,7 +127,7 @@ impl Sim {
             let sent = self.send(Node::Controller, msg.from, body);
             return self.emit(Event::HeartbeatRejected { broker: id, msg: sent });
         }
-        let session_deadline = self.now + self.scenario.config.broker_session_timeout_ms;
+        let session_deadline = self.now + self.liveness().1;
         let unfence = reg.fenced && metadata_offset >= reg.registered_at;
         self.emit(Event::HeartbeatReceived { broker: id, session_deadline, unfence });
         if unfence {
@@ -110,8 +145,8 @@ impl Sim {
     fn handle_broker_unfenced(&mut self, id: u32) {
         if self.controller.leader.is_none() {
             let cause = ElectionCause::Unfenced { broker: id };
-            if let Some((leader, clean)) = self.elect_leader(cause) {
-                return self.change_leader(leader, clean, cause);
+            if let Some((leader, from)) = self.elect_leader(cause) {
+                return self.change_leader(leader, from, cause);
             }
         }
         self.send_metadata_except(None);
@@ -124,7 +159,11 @@ impl Sim {
         let period = self.fence_check_period();
         let c = &self.controller;
         let due = c.registrations.iter().filter(|r| !r.fenced).filter_map(|r| r.session_deadline).min();
+        let zookeeper = self.zookeeper();
         let at = due.map(|d| {
+            if zookeeper {
+                return d.max(self.now);
+            }
             let after = d.max(self.now.saturating_sub(1)).max(c.check_anchor.saturating_sub(1));
             if after < c.check_anchor {
                 c.check_anchor
@@ -151,54 +190,83 @@ impl Sim {
     pub(crate) fn maybe_fence_one_stale_broker(&mut self) {
         self.controller.check = None;
         let now = self.now;
+        // ZooKeeper expires a session at its deadline; the KRaft check wants it past.
+        let zookeeper = self.zookeeper();
         let stale = (0..self.scenario.replicas)
             .filter_map(|b| {
                 let r = self.controller.registrations[b as usize];
-                r.session_deadline.filter(|&d| !r.fenced && d < now).map(|d| (d, b))
+                r.session_deadline.filter(|&d| !r.fenced && (d < now || (zookeeper && d == now))).map(|d| (d, b))
             })
             .min();
         match stale {
             None => self.emit(Event::FenceCheckFindsNone),
             Some((deadline, id)) => {
-                self.controller.check_anchor = now + RECHECK_MS;
+                if !zookeeper {
+                    self.controller.check_anchor = now + RECHECK_MS;
+                }
                 self.handle_broker_fenced(id, deadline);
             }
         }
         self.reschedule_fence_check();
     }
 
-    /// `ReplicationControlManager.handleBrokerFenced`: out of the ISR (never emptying
-    /// it: ELR is not modelled) and replaced as leader.
+    /// `ReplicationControlManager.handleBrokerFenced` (in the ZooKeeper era,
+    /// `KafkaController.onBrokerFailure`): out of the ISR (never emptying it, unless
+    /// ELR is on) and replaced as leader.
     fn handle_broker_fenced(&mut self, id: u32, deadline: u64) {
-        let isr_before = BrokerSet::of(&self.controller.isr);
-        let kept_last = isr_before.contains(id) && isr_before.len() == 1;
+        let isr_list = self.controller.isr.clone();
+        let isr_before = BrokerSet::of(&isr_list);
+        let kept_last = isr_before.contains(id) && isr_before.len() == 1 && !self.behavior.eligible_leader_replicas;
         self.emit(Event::SessionExpired { broker: id, isr_before, kept_last, deadline });
+        self.maybe_populate_target_elr(&isr_list, None);
         if self.controller.leader == Some(id) {
             let cause = ElectionCause::LeaderFenced { old: id };
             match self.elect_leader(cause) {
-                Some((leader, clean)) => self.change_leader(leader, clean, cause),
+                Some((leader, from)) => self.change_leader(leader, from, cause),
                 None => self.go_offline(id),
             }
             return;
         }
         let after = BrokerSet::of(&self.controller.isr);
         self.emit(Event::ControllerIsrShrunk { before: isr_before, after });
+        if isr_before.contains(id) {
+            self.bump_leader_epoch_for_isr_removal();
+        }
         self.send_metadata_except(None);
+    }
+
+    /// `ReplicaStateMachine.doRemoveReplicasFromIsr` (ZooKeeper era; in 0.10
+    /// `KafkaController.removeReplicaFromIsr`, "increment the leader epoch even if the
+    /// ISR changes"): the controller writes the shrunk ISR with a new leader epoch, the
+    /// leader unchanged. KRaft from metadata version 3.6 does not
+    /// (`triggerLeaderEpochBumpForIsrShrinkIfNeeded`).
+    fn bump_leader_epoch_for_isr_removal(&mut self) {
+        if !self.behavior.controller_isr_removal_bumps_epoch {
+            return;
+        }
+        if let Some(leader) = self.controller.leader {
+            let epoch = self.controller.leader_epoch + 1;
+            self.emit(Event::LeaderEpochBumped { leader, epoch });
+        }
     }
 
     /// A previous incarnation is gone (a new one registers): out of the ISR, replaced
     /// as leader, as `handleBrokerShutdown` does for an unclean shutdown without ELR.
     fn broker_gone(&mut self, id: u32, cause: ElectionCause) {
-        let isr_before = BrokerSet::of(&self.controller.isr);
-        let in_isr = isr_before.contains(id) && isr_before.len() > 1;
+        let isr_list = self.controller.isr.clone();
+        let isr_before = BrokerSet::of(&isr_list);
+        let elr = self.behavior.eligible_leader_replicas;
+        let in_isr = isr_before.contains(id) && (isr_before.len() > 1 || elr);
         if self.controller.leader == Some(id) {
             self.emit(Event::PreviousIncarnationRemoved { broker: id, isr_before });
+            self.maybe_populate_target_elr(&isr_list, Some(id));
             match self.elect_leader(cause) {
-                Some((leader, clean)) => self.change_leader(leader, clean, cause),
+                Some((leader, from)) => self.change_leader(leader, from, cause),
                 None => self.go_offline(id),
             }
         } else if in_isr {
             self.emit(Event::PreviousIncarnationRemoved { broker: id, isr_before });
+            self.maybe_populate_target_elr(&isr_list, Some(id));
             let after = BrokerSet::of(&self.controller.isr);
             self.emit(Event::ControllerIsrShrunk { before: isr_before, after });
         }
@@ -247,8 +315,10 @@ impl Sim {
             None
         };
         if error.is_none() {
-            let before = BrokerSet::of(&c.isr);
+            let isr_before = c.isr.clone();
+            let before = BrokerSet::of(&isr_before);
             self.emit(Event::AlterPartitionCommitted { leader: from, before, after: BrokerSet::of(isr) });
+            self.maybe_populate_target_elr(&isr_before, None);
         }
         let c = &self.controller;
         let (le, pe, committed) = (c.leader_epoch, c.partition_epoch, c.isr.clone());

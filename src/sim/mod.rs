@@ -21,6 +21,7 @@ mod client;
 mod consumer;
 mod controller;
 mod election;
+mod elr;
 pub mod event;
 mod follower;
 pub mod invariants;
@@ -35,6 +36,7 @@ pub mod state;
 pub mod step;
 mod truncation;
 pub mod vecmap;
+pub mod why;
 
 pub use event::Event;
 pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Hold, KafkaError, Metadata, Msg, Node};
@@ -45,7 +47,7 @@ pub use state::{
 };
 pub use step::{Command, Step, Trigger};
 
-use crate::scenario::{Action, Behavior, Scenario};
+use crate::scenario::{Action, Behavior, Scenario, Settings};
 use invariants::Invariants;
 use log::{Log, RecordId};
 use network::Network;
@@ -58,6 +60,8 @@ use vecmap::{BrokerSet, VecMap, VecSet};
 pub struct Sim {
     pub scenario: Rc<Scenario>,
     pub behavior: Behavior,
+    /// The settings whose default depends on the preset, as in force (`Scenario::settings`).
+    pub settings: Settings,
     pub now: u64,
     pub step: u64,
     pub sched: Scheduler<Due>,
@@ -82,13 +86,13 @@ impl Sim {
     /// replica in the ISR with LEO = HW = initial.log_end_offset.
     pub fn new(scenario: Scenario) -> Sim {
         let behavior = scenario.behavior();
+        let settings = scenario.settings();
         let scenario = Rc::new(scenario);
         let mut rng = Rng::new(scenario.seed);
         let n = scenario.replicas;
         let leo = scenario.initial.log_end_offset;
         let all: Vec<u32> = (0..n).collect();
-        let interval = scenario.config.broker_heartbeat_interval_ms;
-        let session = scenario.config.broker_session_timeout_ms;
+        let (interval, session) = controller::liveness_timing(&scenario.config, behavior.broker_liveness, settings);
         let heartbeat_phase: Vec<u64> = (0..n).map(|_| rng.upto(interval - 1)).collect();
         // Drawn after the heartbeat phases, which keep the values they always had.
         let check_anchor = rng.upto((session / 8).max(1) - 1);
@@ -144,6 +148,7 @@ impl Sim {
             .collect();
         let mut sim = Sim {
             behavior,
+            settings,
             now: 0,
             step: 0,
             sched: Scheduler::new(),
@@ -157,6 +162,8 @@ impl Sim {
                 leader_epoch: 0,
                 isr: all.clone(),
                 partition_epoch: 0,
+                elr: Vec::new(),
+                last_known_elr: Vec::new(),
                 fenced: VecSet::new(),
                 heartbeat_phase,
                 registrations,

@@ -211,7 +211,7 @@ impl Sim {
                 self.next_msg += 1;
                 let arrive_ms = self.now + self.net.latency(from, to) + self.net.latency(to, from);
                 let seq = self.sched.reserve();
-                self.put_on_wire(back, seq, to, from, Body::Reset, self.now, arrive_ms);
+                self.put_on_wire(back, seq, to, from, Body::Reset, arrive_ms);
             }
             return;
         }
@@ -257,11 +257,12 @@ impl Sim {
     fn deliver_later(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body) {
         let jitter = self.rng.upto(self.net.jitter_ms);
         let arrive_ms = self.now + self.net.latency(from, to) + jitter;
-        self.put_on_wire(id, seq, from, to, body, self.now, arrive_ms);
+        self.put_on_wire(id, seq, from, to, body, arrive_ms);
         self.last.sent.push(id);
     }
 
-    fn put_on_wire(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body, sent_ms: u64, arrive_ms: u64) {
+    fn put_on_wire(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body, arrive_ms: u64) {
+        let sent_ms = self.now;
         let key = (arrive_ms, PROTOCOL, seq);
         self.sched.insert(key, Due::Deliver(id));
         self.in_flight.insert(id, (Msg { id, from, to, sent_ms, arrive_ms, body, held: None, resent_ms: None }, key));
@@ -354,11 +355,12 @@ impl Sim {
     /// retransmission (the oldest held message's schedule: TCP resends in order).
     /// Returns how many.
     fn release_held(&mut self) -> usize {
-        let held: Vec<(u64, Node, Node, Hold, (Node, Node))> =
+        type HeldMsg = (u64, Node, Node, Hold, (Node, Node));
+        let held: Vec<HeldMsg> =
             self.in_flight.values().filter_map(|(m, _)| m.held.map(|h| (m.id, m.from, m.to, h, conn_of(m.from, m.to, &m.body)))).collect();
         let mut released = 0;
         for (id, from, to, hold, (client, server)) in held {
-            let open = !self.net.is_cut(from, to) && !(hold.connect && self.net.is_cut(to, from));
+            let open = !(self.net.is_cut(from, to) || hold.connect && self.net.is_cut(to, from));
             if !open {
                 continue;
             }

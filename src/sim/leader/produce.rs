@@ -54,7 +54,7 @@ impl Sim {
         };
         // The append path also tries the HW: it matters when the leader is alone in the ISR.
         let hw_moved = self.maybe_increment_leader_hw(leader, HwCause::Produce).is_some();
-        let duplicate = matches!(self.last.events.iter().rev().find(|e| matches!(e, Event::DuplicateBatch { .. })), Some(_));
+        let duplicate = self.last.events.iter().rev().any(|e| matches!(e, Event::DuplicateBatch { .. }));
         let answer = match acks {
             Acks::Zero => None,
             Acks::One => {
