@@ -557,7 +557,7 @@ fn g13() -> Value {
     // whose fetch at 100 is above its LEO (98).
     json!({
         "format": 1, "replicas": 2, "initial": {"log_end_offset": 100},
-        "behavior": {"registration": "zookeeper"},
+        "behavior": {"broker_liveness": "zookeeper-session"},
         "config": {"replica.socket.timeout.ms": 2000, "replica.fetch.backoff.ms": 100},
         "producers": [{"id": "p1", "acks": 1}],
         "consumers": [{"id": "c-f", "fetch_from": 1, "request.timeout.ms": 1000}],

@@ -52,10 +52,20 @@ impl Narrator<'_> {
                     ));
                 }
                 Event::LeaderElected { .. } | Event::PartitionOffline { .. } => text.push_str(&self.election()),
-                Event::BrokerRegistered { broker, broker_epoch, incarnation, .. } => {
-                    text = format!(
-                        "The controller registers broker {broker}'s incarnation {incarnation} with broker epoch {broker_epoch}, fenced until it has caught up with the metadata.{text}"
-                    );
+                Event::ElrChanged { after, .. } => text.push_str(&format!(
+                    " It crashed, an unclean shutdown: it may have lost what it had not flushed, so it leaves the ELR (handleBrokerUncleanShutdown), ELR {}.",
+                    super::set_str(after.iter())
+                )),
+                Event::BrokerRegistered { broker, broker_epoch, incarnation, fenced, .. } => {
+                    text = if fenced {
+                        format!(
+                            "The controller registers broker {broker}'s incarnation {incarnation} with broker epoch {broker_epoch}, fenced until it has caught up with the metadata.{text}"
+                        )
+                    } else {
+                        format!(
+                            "Broker {broker}'s incarnation {incarnation} registers in ZooKeeper (its ephemeral node) at once; the controller keeps its place in the ISR and sends it the partition's state.{text}"
+                        )
+                    };
                 }
                 _ => {}
             }
