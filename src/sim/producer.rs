@@ -65,7 +65,12 @@ impl Sim {
                 break;
             }
             let b = &p.batches[i];
-            if b.request.is_some() {
+            if let Some(r) = b.request {
+                // In sequence order, nothing passes a batch still in flight to another
+                // broker (the old leader): its fate decides the next sequence.
+                if ordered && p.requests.get(&r).is_some_and(|q| q.broker != leader) {
+                    break;
+                }
                 i += 1;
                 continue;
             }
