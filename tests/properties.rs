@@ -706,7 +706,8 @@ known_bugs! {
 /// broker cuts, while p1 writes with acks=all.
 fn fault_schedule(i: u64, preset: &str, idempotence: bool) -> Value {
     let mut r = Rng(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xfa17);
-    let mut events = vec![json!({"at_ms": 0, "produce": {"producer": "p1", "records": 1}, "repeat": {"count": HORIZON / 200, "every_ms": 200}})];
+    let mut events =
+        vec![json!({"at_ms": 0, "produce": {"producer": "p1", "records": 1}, "repeat": {"count": HORIZON / 200, "every_ms": 200}})];
     for _ in 0..3 + r.below(6) {
         let at = 100 * r.below(HORIZON / 100);
         let a = r.below(3);

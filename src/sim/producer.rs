@@ -111,8 +111,12 @@ impl Sim {
             ids.iter().for_each(|r| p.acked.push(*r));
             return self.emit(Event::ProduceSent { producer, broker: leader, first_n, count: ids.len(), retry, msg });
         }
+        // On a connection still being set up the request is not sent yet: the client
+        // gives the connection socket.connection.setup.timeout.ms (10 s) first, and
+        // request.timeout.ms runs from the send (`NetworkClient`), so the wait is the
+        // longer of the two (a request that connects late is not timed out at once).
         let wait = if self.net.would_wait_for_connection(Node::Producer(producer), Node::Broker(leader)) {
-            settings.request_timeout_ms.min(10_000)
+            settings.request_timeout_ms.max(10_000)
         } else {
             settings.request_timeout_ms
         };
