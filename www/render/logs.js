@@ -70,11 +70,11 @@ export function createLogs(rulerLayer, layer) {
       const base = r.log.length ? r.log[0].offset : 0;
       const visible = r.log.slice(Math.max(0, L.lo - base), Math.max(0, L.hi - base));
       // A record already in the log under the same id (a retry appended again).
-      const seen = new Set();
+      const ids = new Set();
       const again = new Set();
       for (const e of r.log) {
-        if (seen.has(e.id)) again.add(e.offset);
-        seen.add(e.id);
+        if (ids.has(e.id)) again.add(e.offset);
+        ids.add(e.id);
       }
       n.cells.sync(visible, (e) => e.offset, (c, e) => {
         const y = L.y(e.offset + 1);
