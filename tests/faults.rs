@@ -194,3 +194,34 @@ fn isolated_from_the_controller_leaves_the_isr_in_time() {
         assert!((7_200..=9_100 + 1_125).contains(&after), "seed {seed}: stopped follower out {after} ms after the stop");
     }
 }
+
+/// The new fields (client endpoints, producer and consumer settings, `crash.silent`)
+/// survive the share-link codec.
+#[test]
+fn share_links_carry_the_new_fields() {
+    let mut texts: Vec<String> = ["zombie-leader", "bounce-inside-session", "retry-duplicates", "retry-through-failover"]
+        .iter()
+        .map(|n| hwscope::builtin::json(n).unwrap().to_string())
+        .collect();
+    texts.push(
+        json!({
+            "format": 1, "replicas": 3,
+            "producers": [{"id": "p1", "acks": "all", "enable.idempotence": true, "retries": 7, "delivery.timeout.ms": 60000,
+                "retry.backoff.ms": 50, "retry.backoff.max.ms": 800, "metadata.max.age.ms": 10000, "max.in.flight.requests.per.connection": 3}],
+            "consumers": [{"id": "c1", "metadata.max.age.ms": 5000, "retry.backoff.ms": 20, "auto.offset.reset": "earliest"}],
+            "network": {"links": [{"from": "p1", "to": 0, "latency_ms": 30}, {"from": 1, "to": "controller", "latency_ms": 5}]},
+            "config": {"request.timeout.ms": 20000, "replica.high.watermark.checkpoint.interval.ms": 1000},
+            "events": [
+                {"at_ms": 10, "crash": {"broker": 1, "silent": true}},
+                {"at_ms": 20, "partition": {"from": "c1", "to": 2}},
+                {"at_ms": 30, "heal": {"between": [0, "controller"]}}
+            ]
+        })
+        .to_string(),
+    );
+    for text in texts {
+        let scenario = hwscope::Scenario::from_json(&text).unwrap();
+        let link = hwscope::link::decode(&hwscope::link::encode(&scenario, Some(5), None)).unwrap();
+        assert_eq!(link.scenario, scenario);
+    }
+}
