@@ -67,6 +67,10 @@ class Reducer {
       this.arrivals.get(e.from).push(t);
     }
     if (e.timer === "fence-check" && e.broker !== undefined) this.fences.push({ broker: e.broker, t });
+    // A new incarnation registered after the old session expired: the controller removes
+    // the old one as an unclean shutdown, which is its fence when no check came first.
+    if (e.to === "controller" && e.outcome === "registered" && !this.fences.some((f) => f.broker === e.from && f.t > (this.crashes.findLast((c) => c.broker === e.from)?.t ?? -1)))
+      this.fences.push({ broker: e.from, t });
     if (e.type === "crash") this.crashes.push({ broker: e.broker, t });
     if (e.timer === "isr-expiration" && e.broker !== undefined) this.isrChecks.push({ broker: e.broker, t });
     if (e.type === "produce") for (const id of e.records ?? []) if (!this.sends.has(id)) this.sends.set(id, t);
@@ -89,7 +93,10 @@ class Reducer {
     const times = this.arrivals.get(broker) ?? [];
     if (times.length >= 2) interval = times[1] - times[0];
     const before = times.filter((x) => x <= t);
-    const last = before.length ? before.at(-1) : (times[0] ?? interval) - interval;
+    // None yet (a crash before the first heartbeat): the broker's grid (every incarnation
+    // heartbeats on the same phase), one step at or before t.
+    const phase = times.length ? times[0] % interval : 0;
+    const last = before.length ? before.at(-1) : t - ((((t - phase) % interval) + interval) % interval);
     const fence = this.fences.find((f) => f.broker === broker && f.t > t);
     return { broker, t, last_heartbeat: last, fence_at: fence ? fence.t : Infinity };
   }
