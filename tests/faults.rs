@@ -225,3 +225,31 @@ fn share_links_carry_the_new_fields() {
         assert_eq!(link.scenario, scenario);
     }
 }
+
+/// KIP-320: after an unclean election the new leader's log ends below what a
+/// consumer read; the consumer validates its position (OffsetsForLeaderEpoch),
+/// detects the truncation and moves back to where the logs diverge, instead of
+/// reading on from an offset the new leader fills with other records.
+#[test]
+fn a_consumer_detects_truncation_after_a_leader_change() {
+    let t = Trace::of_value(&json!({
+        "format": 1, "replicas": 2, "initial": {"log_end_offset": 100},
+        "config": {"unclean.leader.election.enable": true, "replica.lag.time.max.ms": 2000},
+        "producers": [{"id": "p1", "acks": 1}], "consumers": [{"id": "c1"}],
+        "events": [
+            {"at_ms": 100, "partition": {"between": [0, 1]}},
+            {"at_ms": 1000, "produce": {"producer": "p1", "records": 3}},
+            {"at_ms": 6000, "crash": {"broker": 0}},
+            {"at_ms": 20000, "produce": {"producer": "p1", "records": 1}}
+        ],
+        "stop_at_ms": 22000
+    }));
+    let read = t.find(0, &json!({"type": "consumer_fetch_response", "to": "c1", "records": ["p1-1", "p1-2", "p1-3"]}));
+    assert_eq!(consumer(t.at(read), "c1")["position"], 103);
+    let elected = t.find(read, &json!({"type": "leader_election", "leader": 1, "clean": false}));
+    let detected = t.find(elected, &json!({"type": "offsets_for_leader_epoch_response", "to": "c1", "outcome": "truncation-detected"}));
+    assert_eq!(consumer(t.at(detected), "c1")["position"], 100, "{}", line(t.at(detected)));
+    assert!(text(t.at(detected)).contains("KIP-320"), "{}", text(t.at(detected)));
+    let next = t.find(detected, &json!({"type": "consumer_fetch_response", "from": 1, "to": "c1", "records": ["p1-4"]}));
+    assert_eq!(t.at(next)["event"]["offset"], 100, "it reads the new leader's record at 100, not past it");
+}
