@@ -54,7 +54,9 @@ export function createInterventions(form, act) {
     // "cut broker 0 from the controller", "cut p1 from broker 0": every node is an end.
     const clients = [...rec.producers.map((p) => p.id), ...rec.consumers.map((c) => c.id)];
     options($("iv-a"), [...brokers, ...clients], endLabel);
-    options($("iv-b"), [...brokers, "controller", ...clients], endLabel);
+    // Clients and the controller talk only to brokers: a client end pairs with a broker.
+    const clientA = clients.includes($("iv-a").value);
+    options($("iv-b"), clientA ? brokers : [...brokers, "controller", ...clients], endLabel);
     if ($("iv-a").value === $("iv-b").value && brokers.length > 1) $("iv-b").value = brokers.find((b) => String(b) !== $("iv-a").value);
     // Followers first: a consumer on a follower is the interesting case.
     const followers = [...brokers].sort((a, b) => (a === rec.partition.leader) - (b === rec.partition.leader));
