@@ -142,15 +142,18 @@ export function start(wasm, opts) {
     narration.reset();
     fresh = true;
     status.scenario(sim.scenario);
-    // A built-in opened from a link arrives re-serialized: compare canonical forms.
+    // A built-in opened from a link arrives re-serialized, maybe with interventions:
+    // compare canonical forms without them.
     const canonical = (t) => { try { return wasm.encodeLink(t); } catch { return null; } };
-    const meta = scenarios.find((s) => s.json === text) ?? scenarios.find((s) => canonical(s.json) === canonical(text));
+    const own = sim.interventions.length ? JSON.stringify({ ...sim.scenario, events: (sim.scenario.events ?? []).filter((e) => e.at_step == null) }) : text;
+    meta = scenarios.find((s) => s.json === own) ?? scenarios.find((s) => canonical(s.json) === canonical(own));
     $("scenario").value = meta ? meta.name : "";
     // The description is the lesson; on a phone it folds away above the stage.
     const description = sim.scenario.description || meta?.description;
     const name = sim.scenario.title || meta?.title || "Custom scenario";
     const heading = h("b", {}, name);
-    $("about").replaceChildren(description ? h("details", { open: innerWidth > 640 && !opts.embed ? "" : null }, h("summary", {}, heading), description) : heading);
+    $("about").replaceChildren(description ? h("details", { open: innerWidth > 640 && !opts.embed ? "" : null }, h("summary", {}, heading, modifiedNote), description) : h("p", {}, heading, modifiedNote));
+    modified();
     document.title = `${name} · hwscope`;
     verified.hidden = true;
     notice("");
@@ -164,6 +167,27 @@ export function start(wasm, opts) {
     controls.update();
     return true;
   }
+
+  /** After an intervention the run is no longer the built-in's: the picker and the
+   *  heading say so (Reset drops the interventions). */
+  let meta = null;
+  const modifiedNote = h("span", { class: "modified", hidden: "" });
+  function modified() {
+    const steps = sim.interventions;
+    for (const s of scenarios) {
+      const option = $("scenario").querySelector(`option[value="${s.name}"]`);
+      const text = `${s.title || s.name}${steps.length && s === meta ? " (modified)" : ""}`;
+      if (option && option.textContent !== text) option.textContent = text;
+    }
+    modifiedNote.hidden = !steps.length;
+    modifiedNote.textContent = steps.length ? ` · modified by ${steps.length === 1 ? "an intervention" : `${steps.length} interventions`} at step${steps.length === 1 ? "" : "s"} ${steps.join(", ")} (↺ Reset drops ${steps.length === 1 ? "it" : "them"})` : "";
+  }
+  let described = -1;
+  sim.listen(() => {
+    if (described === sim.revision) return;
+    described = sim.revision;
+    modified();
+  });
 
   const picker = $("scenario");
   picker.replaceChildren(...scenarios.map((s) => h("option", { value: s.name }, s.title || s.name)), h("option", { value: "", disabled: "" }, "Custom (from Settings)"));

@@ -39,6 +39,8 @@ export class Sim {
     this.scenario = null;
     /** Counts the runs: +1 on every load and every intervention. */
     this.revision = 0;
+    /** The steps that are interventions (the user's, or a link's), in order. */
+    this.interventions = [];
   }
 
   /** Calls `fn()` whenever the run changes or grows (revision, known, done). */
@@ -75,6 +77,8 @@ export class Sim {
     // The tail belongs to the run configure() just made.
     this.#p.setLogTail?.(this.tail);
     this.scenario = JSON.parse(json);
+    // A link carries its interventions as events pinned to a step (`at_step`).
+    this.interventions = (this.scenario.events ?? []).filter((e) => e.at_step != null).map((e) => e.at_step).sort((a, b) => a - b);
     this.#settings = null;
     this.records.clear();
     this.texts.clear();
@@ -196,6 +200,7 @@ export class Sim {
     for (const k of [...this.texts.keys()]) if (k > n) this.texts.delete(k);
     this.known = rec.step + 1;
     this.done = false;
+    this.interventions = [...this.interventions.filter((k) => k <= n), rec.step];
     this.revision++;
     this.keep(rec);
     this.changed();

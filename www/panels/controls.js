@@ -15,6 +15,8 @@ export function applyControls(doc, controls) {
 }
 
 const fmt = (n) => n.toLocaleString("en");
+/** What takes Space and Enter for itself when it has focus. */
+const CONTROL = "button, a[href], summary, select, input, textarea, label, [role=button], [role=link], [role=checkbox], [role=radio], [role=option], [role=tab], [contenteditable]";
 /** How often, while End computes further, the stage moves on to the furthest step. */
 const FOLLOW_MS = 250;
 
@@ -102,6 +104,9 @@ export function createControls(doc, player, sim, frontier, reset) {
     if (e.ctrlKey || e.metaKey || e.altKey || doc.querySelector("dialog[open]")) return;
     const tag = e.target.tagName;
     if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+    // Space and Enter belong to the control that has focus (a button, a link, a
+    // summary, a row of the sequence diagram): only elsewhere is Space play/pause.
+    if ((e.key === " " || e.key === "Enter") && e.target.closest?.(CONTROL)) return;
     const actions = {
       " ": toggle,
       ArrowLeft: () => go(player.step - 1),

@@ -51,7 +51,10 @@ export function createSettings(dialog, wasm, onRun) {
     const err = h("output", { class: "err", for: id });
     input.setAttribute("aria-describedby", `${id}-err`);
     err.id = `${id}-err`;
-    $("fields").append(h("label", { class: `field ${kind}` }, h("span", {}, label), input, err));
+    // Per-link latencies override the default one: say so beside it.
+    const note = path.join(".") === "network.latency_ms" ? h("small", { class: "links-note", id: `${id}-links` }) : null;
+    if (note) input.setAttribute("aria-describedby", `${id}-err ${id}-links`);
+    $("fields").append(h("label", { class: `field ${kind}` }, h("span", {}, label), input, note, err));
     input.addEventListener("input", () => {
       const value = kind === "checkbox" ? input.checked : input.value.trim() === "" ? undefined : kind === "number" ? Number(input.value) : input.value;
       write(scenario, path, value);
@@ -62,6 +65,12 @@ export function createSettings(dialog, wasm, onRun) {
   });
 
   function fill() {
+    const links = read(scenario, ["network", "links"]);
+    const note = $("fields").querySelector(".links-note");
+    if (note) {
+      const end = (e) => (typeof e === "number" ? `broker ${e}` : e);
+      note.textContent = Array.isArray(links) && links.length ? `except ${links.map((l) => `${end(l.from)} → ${end(l.to)}: ${l.latency_ms} ms`).join(", ")} (network.links in the JSON below)` : "";
+    }
     for (const f of inputs) {
       const v = read(scenario, f.path);
       if (f.kind === "checkbox") f.input.checked = !!v;

@@ -2,6 +2,7 @@
 // invariants the shown step broke.
 
 import { h } from "../core/dom.js";
+import { isrText } from "../render/isr.js";
 
 export function createStatus(line, violations) {
   const parts = {};
@@ -25,9 +26,8 @@ export function createStatus(line, violations) {
       line.dataset.step = rec.step;
       line.dataset.time = rec.time_ms;
       parts.step.textContent = `step ${rec.step}`;
-      const pending = p.maximal_isr && p.maximal_isr.length !== p.isr.length ? ` (pending {${p.maximal_isr.join(", ")}})` : "";
       const cut = p.cut_links?.length ? ` · cut ${p.cut_links.map(([a, b]) => `${a}→${b}`).join(" ")}` : "";
-      parts.part.textContent = `leader ${p.leader ?? "none"} · epoch ${p.leader_epoch} · ISR {${p.isr.join(", ")}}${pending}${cut}`;
+      parts.part.textContent = `leader ${p.leader ?? "none"} · epoch ${p.leader_epoch} · ${isrText(rec)}${cut}`;
       violations.replaceChildren(...rec.violations.map((v) => h("li", {}, h("b", {}, v.invariant), ` ${v.text}`)));
     },
   };

@@ -2,6 +2,7 @@
 // The header group carries the values as data- attributes for tests and tools.
 
 import { el, set, text, Keyed } from "./svg.js";
+import { isrChanges, membership as memberOf } from "./isr.js";
 
 export function createBrokers(layer) {
   const keyed = new Keyed(layer, (r) => {
@@ -17,11 +18,12 @@ export function createBrokers(layer) {
   });
 
   return function render(rec, L, selected) {
-    const { isr, maximal_isr: maximal = isr } = rec.partition;
+    const { isr } = rec.partition;
+    const changes = isrChanges(rec);
     keyed.sync(rec.replicas, (r) => r.broker, (n, r) => {
       const col = L.cols[r.broker];
       const inIsr = isr.includes(r.broker);
-      const membership = inIsr ? "in ISR" : maximal.includes(r.broker) ? "joining ISR" : "out of ISR";
+      const membership = memberOf(rec, r.broker, changes);
       const role = r.alive ? r.role : "offline";
       const x = col.x0 + 3;
       const w = col.w - 6;
