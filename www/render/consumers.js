@@ -38,8 +38,9 @@ export function createClients(layer, markLayer) {
 
     consumers.sync(rec.consumers, (c) => c.id, (n, c) => {
       const p = L.consumers.get(c.id);
-      place(n, p, L.small ? `${c.id} @${c.position}` : `${c.id} · at ${c.position} · read ${c.records_read}`, L.font);
-      set(n.g, { "data-consumer": c.id, "data-position": c.position, tabindex: 0, role: "button", "aria-label": `Consumer ${c.id} at offset ${c.position}, ${c.records_read} read` });
+      const label = L.small ? `${c.id} @${c.position}` : `${c.id} · at ${c.position} · read ${c.records_read}`;
+      place(n, p, label, L.font);
+      set(n.g, { "data-consumer": c.id, "data-position": c.position, tabindex: 0, role: "button", "aria-label": `${label}: consumer ${c.id} at offset ${c.position}, ${c.records_read} read` });
     });
 
     // A consumer's position on the log of the replica it reads from; on the
