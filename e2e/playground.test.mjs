@@ -159,4 +159,111 @@ describe("issue 13", () => {
     assertNoErrors(views);
     await views.close();
   });
+  test("problem 2 (layout): a broken invariant, a notice or a longer log never moves the controls", async () => {
+    const recs = trace("kip101-data-loss");
+    assert.ok(recs.some((r) => r.violations.length), "kip101-data-loss breaks an invariant");
+    const page = await open("/?scenario=kip101-data-loss");
+    const top = () => page.$eval("#play", (b) => Math.round(b.getBoundingClientRect().top + scrollY));
+    const first = await top();
+    for (let n = 1; n < recs.length; n++) {
+      await page.keyboard.press("ArrowRight");
+      assert.equal(await stepOf(page), n);
+      assert.equal(await top(), first, `step ${n}${recs[n].violations.length ? " (a violation)" : ""}: Play stays where it was`);
+    }
+    // A notice about the address floats over the page.
+    const noticed = await open("/?scenario=kip101-data-loss&controls=full,wide");
+    await noticed.waitForSelector("#notice:not([hidden])");
+    assert.equal(await noticed.$eval("#play", (b) => Math.round(b.getBoundingClientRect().top + scrollY)), first, "a notice does not push the controls down");
+    assertNoErrors(page);
+    await page.close();
+    await noticed.close();
+  });
+
+  test("problem 9: Learn opens in view, views never push the controls away, the answer shows with its question, and the junior tour ends with a way deeper", async () => {
+    const page = await open("/?scenario=seed-walkthrough");
+    const inView = (sel) => page.$eval(sel, (e) => {
+      const r = e.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= innerHeight && r.height > 0;
+    });
+    const interventions = await page.$eval("#intervene", (f) => f.getBoundingClientRect().top + scrollY);
+    await page.click("#learn-open");
+    await page.waitForSelector("#learn .tour-pick");
+    assert.ok(await inView("#learn .learn-head"), "the Learn panel is in view when it opens");
+    for (const v of ["gauges", "why", "chart", "diagram"]) await page.click(`#learn [data-view="${v}"]`);
+    await page.waitForSelector(".view-diagram svg .row");
+    const moved = (await page.$eval("#intervene", (f) => f.getBoundingClientRect().top + scrollY)) - interventions;
+    assert.ok(Math.abs(moved) < 2, `opening every view leaves the interventions where they were (moved ${moved.toFixed(1)} px)`);
+    await page.close();
+
+    // A question, answered: the stage showing the answer and the result are in view together.
+    const quiz = await open("/?tour=hw-lag&level=junior");
+    await quiz.waitForSelector(".tour[data-beat]");
+    for (let i = 0; i < 12 && !(await quiz.$(".tour form.quiz")); i++) await quiz.click(".tour-nav .primary");
+    await quiz.waitForSelector(".tour form.quiz");
+    await quiz.check(".tour form.quiz input[type=radio]");
+    await quiz.click(".tour form.quiz button[type=submit]");
+    await quiz.waitForSelector(".tour .quiz-result");
+    const seen = await quiz.evaluate(() => {
+      const stage = document.getElementById("stage").getBoundingClientRect();
+      const result = document.querySelector(".tour .quiz-result").getBoundingClientRect();
+      return { stage: stage.top >= 0 && stage.bottom <= innerHeight, result: result.top >= 0 && result.bottom <= innerHeight };
+    });
+    assert.deepEqual(seen, { stage: true, result: true }, "at 1280×800 the stage and the answer are both in view");
+    await quiz.close();
+
+    // The junior tour's last beat says it is the end and offers the next level.
+    const end = await open("/?tour=hw-lag&level=junior");
+    await end.waitForSelector(".tour[data-beat]");
+    const beats = Number(await end.$eval(".tour", (t) => t.dataset.beats));
+    await end.click(`.beat-dots li:nth-child(${beats}) button`);
+    await end.waitForFunction((n) => document.querySelector(".tour").dataset.beat === String(n), beats);
+    assert.doesNotMatch(await end.textContent(".tour .part"), /Part 1 of 2/, "junior sees one part: no 'Part 1 of 2'");
+    if (await end.$(".tour form.quiz")) {
+      await end.check(".tour form.quiz input[type=radio]");
+      await end.click(".tour form.quiz button[type=submit]");
+    }
+    assert.match(await end.textContent(".tour .tour-end"), /End of the tour/);
+    const seenTitles = await end.$$eval(".beat-dots button", (bs) => bs.map((b) => b.title));
+    await end.click(".tour .tour-end [data-deeper]");
+    await end.waitForFunction(() => document.querySelector(".tour").dataset.level === "middle");
+    const now = await end.$eval(".tour", (t) => ({ beats: Number(t.dataset.beats), title: t.querySelector(".beat-title").textContent.replace(/^\d+\. /, "") }));
+    assert.ok(now.beats > beats, "the middle level has more beats");
+    assert.ok(!seenTitles.includes(now.title), `going deeper opens a beat not seen at junior ("${now.title}")`);
+    assertNoErrors(end);
+    await end.close();
+  });
+
+  test("problem 10: at 360 px the narration is near the stage, the tour card leaves the stage in view, stage text is 12 px or more, and ? does not wrap", async () => {
+    const phone = { width: 360, height: 740 };
+    const page = await open("/?scenario=slow-follower-isr", phone);
+    const gap = await page.evaluate(() => document.querySelector(".narration").getBoundingClientRect().top - document.getElementById("stage").getBoundingClientRect().bottom);
+    assert.ok(gap < 160, `the narration starts ${Math.round(gap)} px under the stage (only the controls between)`);
+    const sizes = await page.$$eval("#stage text", (ts) => ts.filter((t) => t.textContent.trim()).map((t) => {
+      const svg = t.ownerSVGElement;
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      return parseFloat(getComputedStyle(t).fontSize) * scale;
+    }));
+    assert.ok(Math.min(...sizes) >= 12, `stage text is at least 12 px (smallest ${Math.min(...sizes).toFixed(1)} px)`);
+    const help = await page.$eval("#help-open", (b) => b.getBoundingClientRect());
+    const learn = await page.$eval("#learn-open", (b) => b.getBoundingClientRect());
+    assert.equal(Math.round(help.top), Math.round(learn.top), "? sits on the row of the other buttons");
+    assert.ok(help.height < 40, "? is one line");
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), "no sideways scrolling");
+    await page.close();
+
+    const tour = await open("/?tour=slow-follower&level=junior", phone);
+    await tour.waitForSelector(".tour[data-beat]");
+    const card = await tour.$eval(".tour", (t) => t.getBoundingClientRect().height);
+    assert.ok(card <= 0.5 * phone.height, `the tour card is ${Math.round(card)} px high: half the screen at most`);
+    // Scrolled to the stage, the card's question and the stage share the screen.
+    await tour.$eval("#stage", (s) => s.scrollIntoView({ block: "start" }));
+    const both = await tour.evaluate(() => {
+      const s = document.getElementById("stage").getBoundingClientRect();
+      const c = document.querySelector(".tour").getBoundingClientRect();
+      return { stageTop: s.top, cardTop: c.top, cardBottom: c.bottom, h: innerHeight };
+    });
+    assert.ok(both.cardBottom <= both.h && both.cardTop > both.stageTop + 150, `the card is on screen below the stage's top (${JSON.stringify(both)})`);
+    assertNoErrors(tour);
+    await tour.close();
+  });
 });

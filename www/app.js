@@ -76,7 +76,7 @@ export function start(wasm, opts) {
   let fresh = true;
   function show(rec) {
     shown = rec;
-    stage.step(rec, sim.initialEnd, fresh);
+    stage.step(rec, sim.initialEnd, fresh, fresh ? sim.room : undefined);
     fresh = false;
     status.step(rec);
     narration.show(rec);

@@ -100,6 +100,23 @@ export class Sim {
     return this.scenario?.initial?.log_end_offset ?? 0;
   }
 
+  /** What the stage should make room for from the start, read from the scenario
+   *  (records it produces, consumers per replica), so that it does not grow while
+   *  the run plays and push the controls down. */
+  get room() {
+    const s = this.scenario ?? {};
+    let produced = 0;
+    const readers = new Map();
+    const reader = (c) => readers.set(c.fetch_from ?? "leader", (readers.get(c.fetch_from ?? "leader") ?? 0) + 1);
+    (s.consumers ?? []).forEach(reader);
+    for (const e of s.events ?? []) {
+      const times = e.repeat?.count ?? 1;
+      if (e.produce) produced += (e.produce.records ?? 1) * times;
+      if (e.add_consumer) reader(e.add_consumer);
+    }
+    return { produced, consumers: Math.max(0, ...readers.values()) };
+  }
+
   /** Notes that step n exists (and, with `last`, that the run ends there). */
   learn(n, last = false) {
     const before = this.known;

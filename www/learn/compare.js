@@ -6,6 +6,7 @@
 
 import { h } from "../core/dom.js";
 import { createStage } from "../render/stage.js";
+import { isrText } from "../render/isr.js";
 import { Trace } from "./trace.js";
 import { createChart } from "./chart.js";
 import { createGauges } from "./gauges.js";
@@ -133,7 +134,7 @@ export function createCompare(box, hub, preset = {}) {
         r.fresh = false;
         r.shown = n;
         const p = rec.partition;
-        r.side.status.textContent = `step ${n} · ${rec.time_ms} ms · leader ${p.leader ?? "none"} · ISR {${p.isr.join(", ")}}`;
+        r.side.status.textContent = `step ${n} · ${rec.time_ms} ms · leader ${p.leader ?? "none"} · ${isrText(rec)}`;
         r.side.text.textContent = rec.text;
         r.gauges(r.trace, rec);
       }

@@ -4,16 +4,19 @@
 /** Offsets shown on the ruler at most; older ones scroll off the bottom. */
 export const ROWS = 16;
 
-/** Rows the ruler needs for this record: it grows with the log up to ROWS. */
-export function rowsFor(rec, initialEnd) {
+/** Rows the ruler needs for this record: it grows with the log up to ROWS. With
+ *  `room` (Sim.room: the records the scenario will produce) it is the run's
+ *  whole need from its first step. */
+export function rowsFor(rec, initialEnd, room = null) {
   let need = 1;
   for (const r of rec.replicas) need = Math.max(need, r.leo + 1);
+  if (room) need = Math.max(need, initialEnd + room.produced + 1);
   return Math.max(8, Math.min(ROWS, need - Math.max(0, initialEnd - 3) + 2));
 }
 
 /** `rows` only grows within a run (see stage.js), so the page does not jump
  *  up and down while it plays. */
-export function layout(width, rec, initialEnd, rows = ROWS) {
+export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
   const small = width < 560;
   const n = rec.replicas.length;
   const ruler = small ? 22 : 34;
@@ -51,7 +54,7 @@ export function layout(width, rec, initialEnd, rows = ROWS) {
     stack.set(col, k + 1);
     consumers.set(c.id, { x: cols[col].cx + (k % 2 ? 1 : -1) * (k ? 4 : 0), y: consumersY + k * 26, col });
   }
-  const stacked = Math.max(1, ...stack.values());
+  const stacked = Math.max(1, room?.consumers ?? 0, ...stack.values());
   const producers = new Map(rec.producers.map((p, i) => [p.id, { x: small ? 22 : 30, y: 18 + i * 24 }]));
   const controller = { x: width - (small ? 40 : 56), y: 18 };
 
@@ -86,7 +89,7 @@ export function layout(width, rec, initialEnd, rows = ROWS) {
   return {
     width, small, cell, ruler, cols, stripW, top, headH, stripTop, stripBottom,
     consumersY, consumers, producers, controller, lo, hi, rows, initialEnd,
-    height: rec.consumers.length ? consumersY + stacked * 26 + 8 : stripBottom + 24,
+    height: rec.consumers.length || room?.consumers ? consumersY + stacked * 26 + 8 : stripBottom + 24,
     font: small ? 9 : 11,
     /** y of the boundary below offset o (clamped to the window). */
     y: (o) => stripBottom - (Math.max(lo, Math.min(hi, o)) - lo) * cell,

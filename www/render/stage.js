@@ -39,12 +39,16 @@ export function createStage(svg, onPick) {
   let t = 0;
   let rows = 0;
 
-  /** Draws a record; `fresh` starts a new run (the ruler may shrink again). */
-  function step(next, initial = initialEnd, fresh = false) {
+  let room = null;
+
+  /** Draws a record; `fresh` starts a new run (the ruler may shrink again), whose
+   *  `plan` (Sim.room) says what to make room for from its first step. */
+  function step(next, initial = initialEnd, fresh = false, plan = room) {
     rec = next;
     initialEnd = initial;
-    rows = Math.max(fresh ? 0 : rows, rowsFor(rec, initialEnd));
-    const L = layout(width, rec, initialEnd, rows);
+    if (fresh) room = plan;
+    rows = Math.max(fresh ? 0 : rows, rowsFor(rec, initialEnd, room));
+    const L = layout(width, rec, initialEnd, rows, room);
     set(svg, { viewBox: `0 0 ${width} ${L.height}`, height: L.height, "font-size": L.font });
     renderLogs(rec, L);
     renderBrokers(rec, L, selection?.kind === "broker" ? selection.id : null);
