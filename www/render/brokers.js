@@ -1,8 +1,12 @@
-// Broker headers: name, role, leader epoch, ISR membership, LEO and HW.
-// The header group carries the values as data- attributes for tests and tools.
+// Broker headers: name, role, leader epoch, ISR membership, LEO and HW, in as
+// many words as the column has room for. The header group carries the values as
+// data- attributes for tests and tools, and says them in full to screen readers.
 
 import { el, set, text, Keyed } from "./svg.js";
 import { isrChanges, membership as memberOf } from "./isr.js";
+import { fit } from "./fit.js";
+
+const SHORT = { "in ISR": "in ISR", "leaving ISR": "leaving", "joining ISR": "joining", "out of ISR": "out" };
 
 export function createBrokers(layer) {
   const keyed = new Keyed(layer, (r) => {
@@ -10,14 +14,12 @@ export function createBrokers(layer) {
     return {
       g,
       box: el("rect", { rx: 6 }, g),
-      name: el("text", { class: "name" }, g),
-      line2: el("text", {}, g),
-      line3: el("text", { class: "nums" }, g),
-      line4: el("text", { class: "nums" }, g),
+      lines: [el("text", { class: "name" }, g), el("text", {}, g), el("text", { class: "nums" }, g), el("text", { class: "nums" }, g)],
     };
   });
 
-  return function render(rec, L, selected) {
+  /** `board` (board.js) takes each header's box: nothing else is drawn over it. */
+  return function render(rec, L, selected, board) {
     const { isr } = rec.partition;
     const changes = isrChanges(rec);
     keyed.sync(rec.replicas, (r) => r.broker, (n, r) => {
@@ -36,25 +38,23 @@ export function createBrokers(layer) {
         "data-epoch": r.leader_epoch,
       });
       set(n.box, { x, y: L.top, width: w, height: L.headH });
-      const lh = L.font + 4;
-      const tx = x + 6;
-      set(n.name, { x: tx, y: L.top + lh });
-      set(n.line2, { x: tx, y: L.top + 2 * lh });
-      set(n.line3, { x: tx, y: L.top + 3 * lh });
-      set(n.line4, { x: tx, y: L.top + 4 * lh });
+      board?.take({ x0: x, x1: x + w, y0: L.top, y1: L.top + L.headH });
+      const room = w - 10;
+      const f = L.font;
+      const state = r.fenced ? "fenced" : membership;
       const lines = [
-        `${L.small ? "B" : "Broker "}${r.broker} · ${role}`,
-        `e${r.leader_epoch} · ${r.fenced ? "fenced" : membership}`,
+        fit([`Broker ${r.broker} · ${role}`, `B${r.broker} · ${role}`, `B${r.broker} ${role}`, `B${r.broker}`], room, f, 700),
+        fit([`e${r.leader_epoch} · ${state}`, `e${r.leader_epoch} · ${SHORT[state] ?? state}`, SHORT[state] ?? state], room, f),
         // Narrow columns put LEO and HW on lines of their own.
-        L.small ? `LEO ${r.leo}` : `LEO ${r.leo} · HW ${r.hw}`,
-        L.small ? `HW ${r.hw}` : "",
+        L.small ? fit([`LEO ${r.leo}`, `${r.leo}`], room, f) : fit([`LEO ${r.leo} · HW ${r.hw}`, `${r.leo} · ${r.hw}`], room, f),
+        L.small ? fit([`HW ${r.hw}`, `${r.hw}`], room, f) : "",
       ];
       // A trailing space keeps the lines apart in the text a screen reader (and axe) reads;
       // SVG does not draw it.
-      text(n.name, `${lines[0]} `);
-      text(n.line2, `${lines[1]} `);
-      text(n.line3, `${lines[2]} `);
-      text(n.line4, lines[3]);
+      lines.forEach((s, i) => {
+        set(n.lines[i], { x: x + 6, y: L.top + 4 + (i + 1) * L.lh - 4 });
+        text(n.lines[i], i < 3 && s ? `${s} ` : s);
+      });
       // The accessible name starts with the words drawn (WCAG 2.5.3), then says them in full.
       set(n.g, { "aria-label": `${lines.filter(Boolean).join(", ")}: broker ${r.broker}, ${role}, leader epoch ${r.leader_epoch}, ${r.fenced ? "fenced, " : ""}${membership}, LEO ${r.leo}, HW ${r.hw}` });
     });

@@ -1,8 +1,13 @@
 // The stage: one SVG, layered back to front, sized to its container. It draws
-// a step record (step) and moves what travels between steps (frame).
+// a step record (step) and moves what travels between steps (frame). Every
+// word on it goes through one board (board.js): fixed words first (headers,
+// pills, the ruler, records, HW and LEO), then marks, then, each frame, the
+// labels of the messages in flight; nothing is drawn over anything else.
 
 import { el, set, text, Keyed } from "./svg.js";
 import { layout, rowsFor, along, pathOf } from "./layout.js";
+import { Board } from "./board.js";
+import { textBox } from "./measure.js";
 import { createBrokers } from "./brokers.js";
 import { createLogs } from "./logs.js";
 import { createMessages } from "./messages.js";
@@ -24,8 +29,8 @@ export function createStage(svg, onPick) {
   const msgLayer = layer("msgs");
 
   const renderBrokers = createBrokers(heads);
-  const renderLogs = createLogs(ruler, logsLayer);
-  const renderClients = createClients(clientsLayer, marks);
+  const logs = createLogs(ruler, logsLayer);
+  const clients = createClients(clientsLayer, marks);
   const messages = createMessages(trails, msgLayer, parkLayer);
   const cuts = new Keyed(cutLayer, () => {
     const g = el("g", { class: "cut" });
@@ -38,8 +43,8 @@ export function createStage(svg, onPick) {
   let width = svg.clientWidth || 600;
   let t = 0;
   let rows = 0;
-
   let room = null;
+  let board = null;
 
   /** Draws a record; `fresh` starts a new run (the ruler may shrink again), whose
    *  `plan` (Sim.room) says what to make room for from its first step. */
@@ -50,10 +55,9 @@ export function createStage(svg, onPick) {
     rows = Math.max(fresh ? 0 : rows, rowsFor(rec, initialEnd, room));
     const L = layout(width, rec, initialEnd, rows, room);
     set(svg, { viewBox: `0 0 ${width} ${L.height}`, height: L.height, "font-size": L.font });
-    renderLogs(rec, L);
-    renderBrokers(rec, L, selection?.kind === "broker" ? selection.id : null);
-    renderClients(rec, L);
-    messages.step(rec, L, selection?.kind === "msg" ? selection.id : null);
+    board = new Board(width, L.height);
+    renderBrokers(rec, L, selection?.kind === "broker" ? selection.id : null, board);
+    clients.render(rec, L, board);
     // A cut link: its arc in red with a cross where messages are lost.
     cuts.sync(rec.partition.cut_links ?? [], ([a, b]) => `${a}>${b}`, (n, [a, b]) => {
       const edge = L.edge(a, b);
@@ -61,7 +65,12 @@ export function createStage(svg, onPick) {
       set(n.path, { d: pathOf(edge) });
       set(n.mark, { x: mid.x, y: mid.y + 5 });
       text(n.mark, "✕");
+      board.take(textBox("✕", mid.x, mid.y + 5, 14, { anchor: "middle", weight: 700 }));
     });
+    messages.step(rec, L, selection?.kind === "msg" ? selection.id : null, board);
+    logs.render(rec, L, board);
+    logs.marks(rec, L, board);
+    clients.place(rec, L, board);
   }
 
   function frame(time) {
@@ -99,7 +108,10 @@ export function createStage(svg, onPick) {
     frame,
     select(sel) {
       selection = sel;
-      if (rec) step(rec);
+      if (rec) {
+        step(rec);
+        frame(t);
+      }
     },
   };
 }
