@@ -1,41 +1,47 @@
 //! hwscope: how Apache Kafka replicates a partition, as a deterministic simulation.
 //!
 //! Data flows one way: a [`scenario::Scenario`] (the input, CONTRACT.md §2) builds a
-//! [`sim::Sim`]; each step runs one event chosen by the scheduler and hands it to
-//! the role that owns it; [`record::StepRecord`] (CONTRACT.md §3) is what a step
-//! looks like from outside. Nothing here knows how it will be drawn.
+//! [`sim::Sim`]. Each step the scheduler picks what is due; the rule that owns it
+//! decides, saying what happened as typed events (applied in one place) and what the
+//! world must do as commands; the invariants check. [`record::StepRecord`]
+//! (CONTRACT.md §3) is what a step looks like from outside, built from the state and
+//! the events, with a sentence `narrate` writes from the same events. Nothing in
+//! `sim` knows how it will be told or drawn (tests/architecture.rs checks it).
 //!
-//! - `scenario/`  format 1, defaults, validation, presets (behaviour switches as data)
-//! - `sim/`       the engine: scheduler (the only place order is decided), network,
-//!   log, and one file per role: leader, follower, controller, producer, consumer
-//! - `invariants` named properties, one function each
-//! - `json`       the JSON parser and writer (in place of serde_json: a smaller page)
-//! - `record`     the step record and its narration
+//! - `scenario/`  the input: types as field lists (key, default, reader, writer),
+//!   validation, presets (behaviour switches as data)
+//! - `sim/`       the engine: `mod.rs` (a step: decide, apply, check), `step.rs`
+//!   (trigger, commands), `event.rs` (typed events), `scheduler.rs` (the only place
+//!   order is decided), `network.rs`, `log.rs`, `msg.rs`, `state.rs`, `invariants.rs`
+//!   (named properties); the rules: `leader/` (fetch, hw, isr, purgatory, produce),
+//!   `follower.rs`, `truncation.rs`, `controller.rs`, `election.rs`, `producer.rs`,
+//!   `consumer.rs`
+//! - `record/`    the step record: types and JSON, built from state + events; labels
+//! - `narrate/`   the step's sentence: typed events + the state after → words
+//! - `json/`      value, parser, writer and field lists (in place of serde_json: a smaller page)
 //! - `run`        a run with checkpoints: step, seek back and forth, fork
 //! - `link`       the share-link codec (URL fragment)
-//! - `svg`        a step as a standalone SVG (print, RSS, no-JS readers)
 //! - `builtin`    the built-in scenarios (JSON files in `scenarios/`)
-//! - `format`     the CLI's table and markdown views
+//! - `cli/`       the command line, `svg` (a step as a standalone SVG) and `format`
+//!   (table, markdown); not compiled for wasm32
 //! - `wasm`       the browser facade (wasm32 only)
 
-/// `format!` for narration: nothing is formatted while the simulation is not
-/// narrating (replaying to a seek target, benchmarking).
-macro_rules! say {
-    ($sim:expr, $($arg:tt)*) => {
-        if $sim.narrate { format!($($arg)*) } else { String::new() }
-    };
-}
-
 pub mod builtin;
-pub mod format;
-pub mod invariants;
 pub mod json;
 pub mod link;
+pub mod narrate;
 pub mod record;
 pub mod run;
 pub mod scenario;
 pub mod sim;
-pub mod svg;
+
+/// The command line and its renderers (SVG, table, markdown): not in the page's
+/// WebAssembly.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
+/// The renderers at the paths they had before `cli/` (`hwscope::svg::render`).
+#[cfg(not(target_arch = "wasm32"))]
+pub use cli::{format, svg};
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

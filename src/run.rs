@@ -16,9 +16,6 @@ pub struct Run {
     sim: Sim,
     /// The furthest simulation computed (for `extend`), if ahead of the cursor.
     ahead: Option<Sim>,
-    /// Whether `ahead`'s last step was narrated: its record is then complete, and a
-    /// seek to the furthest step computed is a clone instead of a replay.
-    ahead_narrated: bool,
     /// Checkpoints at steps that are multiples of `spacing`.
     checkpoints: Vec<Sim>,
     spacing: u64,
@@ -48,7 +45,6 @@ impl Run {
             checkpoints: vec![sim.clone()],
             sim,
             ahead: None,
-            ahead_narrated: false,
             spacing: 64,
             known: 1,
             done: false,
@@ -106,10 +102,9 @@ impl Run {
         }
     }
 
-    /// Runs one step (or the intervention recorded for it), narrating it only when
-    /// asked: replays to a seek target narrate just the last step.
-    fn advance(sim: &mut Sim, checkpoints: &mut Vec<Sim>, spacing: &mut u64, interventions: &VecMap<u64, Action>, narrate: bool) -> bool {
-        sim.narrate = narrate;
+    /// Runs one step (or the intervention recorded for it). Nothing is narrated:
+    /// the record of a step, sentence included, is built when it is asked for.
+    fn advance(sim: &mut Sim, checkpoints: &mut Vec<Sim>, spacing: &mut u64, interventions: &VecMap<u64, Action>) -> bool {
         match interventions.get(&(sim.step + 1)) {
             Some(action) => sim.apply_now(action.clone()),
             None => {
@@ -143,7 +138,7 @@ impl Run {
             }
             self.ahead = None;
         }
-        if Self::advance(&mut self.sim, &mut self.checkpoints, &mut self.spacing, &self.interventions, true) {
+        if Self::advance(&mut self.sim, &mut self.checkpoints, &mut self.spacing, &self.interventions) {
             let s = self.sim.step;
             self.note(s);
             true
@@ -169,25 +164,20 @@ impl Run {
                 s
             }
         };
-        let mut narrated = false;
-        for i in 0..budget {
-            // Only the batch's last step is narrated: the one a page shows next (End).
-            let narrate = i + 1 == budget;
-            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions, narrate) {
+        for _ in 0..budget {
+            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions) {
                 self.done = true;
                 break;
             }
-            narrated = narrate;
             let st = sim.step;
             self.note(st);
         }
-        self.ahead_narrated = narrated;
         self.ahead = Some(sim);
         (self.known, self.done)
     }
 
     /// The simulation at `step` (clamped to the last step), replayed from the nearest
-    /// earlier state; only the target step is narrated, so its record is complete.
+    /// earlier state.
     fn sim_at(&mut self, step: u64) -> Sim {
         if step == 0 {
             return self.checkpoints[0].clone();
@@ -196,17 +186,15 @@ impl Run {
         let floor = index as u64 * self.spacing;
         let mut sim = if self.sim.step < step && self.sim.step >= floor { self.sim.clone() } else { self.checkpoints[index].clone() };
         if let Some(a) = &self.ahead {
-            if (a.step < step || (a.step == step && self.ahead_narrated)) && a.step > sim.step {
+            if a.step <= step && a.step > sim.step {
                 sim = a.clone();
             }
         }
         while sim.step < step {
-            let narrate = sim.step + 1 == step;
-            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions, narrate) {
+            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions) {
                 self.done = true;
-                // The run ended first: the last step is the answer, narrated.
-                let last = sim.step;
-                return if last == 0 { sim } else { self.sim_at(last) };
+                // The run ended first: the last step is the answer.
+                return sim;
             }
             let st = sim.step;
             self.note(st);
@@ -267,13 +255,13 @@ impl Run {
     }
 }
 
-/// Steps fresh copies of the scenario with narration off until `more(events)`
-/// says stop (the caller owns the clock: the core has none). Returns the events run.
+/// Steps fresh copies of the scenario (no records, so nothing is narrated) until
+/// `more(events)` says stop (the caller owns the clock: the core has none).
+/// Returns the events run.
 pub fn bench(scenario: &Scenario, mut more: impl FnMut(u64) -> bool) -> u64 {
     let mut events = 0u64;
     loop {
         let mut sim = Sim::new(scenario.clone());
-        sim.narrate = false;
         while sim.step() {
             events += 1;
         }
@@ -312,8 +300,8 @@ mod tests {
         }
     }
 
-    /// The furthest step computed by `extend` (a clone of the look-ahead, narrated
-    /// at its last step) is the same record as stepping gives, text included.
+    /// The furthest step computed by `extend` (a clone of the look-ahead) is the
+    /// same record as stepping gives, text included.
     #[test]
     fn seek_to_the_furthest_step_computed_matches_stepping() {
         for name in ["seed-walkthrough", "slow-follower-isr", "temporary-hw-drop"] {

@@ -1,7 +1,7 @@
 //! The browser facade (CONTRACT.md §5): a thin wrapper that turns JS values into
 //! scenario JSON and step records into plain JS objects. No rule lives here.
 
-use crate::json::{self, Obj, ToJson};
+use crate::json::{self, json_record, Obj, ToJson};
 use crate::record::StepRecord;
 use crate::scenario::{EventSpec, Preset, Scenario};
 use crate::{builtin, link, Run};
@@ -158,21 +158,12 @@ impl Playground {
     }
 }
 
-struct Builtin {
-    name: &'static str,
-    title: String,
-    description: String,
-    json: &'static str,
-}
-
-impl ToJson for Builtin {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out)
-            .field("name", &self.name)
-            .field("title", &self.title)
-            .field("description", &self.description)
-            .field("json", &self.json)
-            .end();
+json_record! {
+    struct Builtin {
+        name: &'static str = "name", always;
+        title: String = "title", always;
+        description: String = "description", always;
+        json: &'static str = "json", always;
     }
 }
 
@@ -194,14 +185,10 @@ pub fn builtin_scenarios() -> Result<JsValue, JsError> {
     to_js(&list)
 }
 
-struct PresetInfo {
-    name: &'static str,
-    description: &'static str,
-}
-
-impl ToJson for PresetInfo {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("name", &self.name).field("description", &self.description).end();
+json_record! {
+    struct PresetInfo {
+        name: &'static str = "name", always;
+        description: &'static str = "description", always;
     }
 }
 
@@ -218,15 +205,11 @@ pub fn validate_scenario(json: &str) -> Option<String> {
     Scenario::from_json(json).err().map(|e| e.to_string())
 }
 
-struct DecodedLink {
-    scenario: String,
-    at: Option<u64>,
-    hash: Option<String>,
-}
-
-impl ToJson for DecodedLink {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("scenario", &self.scenario).field("at", &self.at).field("hash", &self.hash).end();
+json_record! {
+    struct DecodedLink {
+        scenario: String = "scenario", always;
+        at: Option<u64> = "at", always;
+        hash: Option<String> = "hash", always;
     }
 }
 

@@ -3,7 +3,6 @@
 //! wrong", never a panic; and the same through the CLI (exit status 2) and
 //! through an intervention (`Run::apply`).
 
-#[path = "support.rs"]
 mod support;
 
 use hwscope::{Run, Scenario};

@@ -2,7 +2,6 @@
 //! `EpochDrivenReplicationProtocolAcceptanceTest` rebuilt as scenarios, and the
 //! five failover built-ins under the preset before each fix and after it.
 
-#[path = "support.rs"]
 mod support;
 
 use hwscope::sim::log::{Entry, Log, RecordId};
@@ -65,7 +64,7 @@ fn staged(leader_log: Log, follower_log: Log, epoch: i32, fetch_offset: u64, las
 /// The event of the next step of type `kind`, as the step record shows it.
 fn next_event(sim: &mut Sim, kind: &str) -> Value {
     while sim.step() {
-        let e: Value = serde_json::from_str(&hwscope::json::to_string(&sim.event)).unwrap();
+        let e: Value = serde_json::from_str(&hwscope::json::to_string(&hwscope::record::event_record(sim))).unwrap();
         if e["type"] == kind {
             return e;
         }

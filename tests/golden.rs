@@ -7,7 +7,6 @@
 //! step records a user sees. Where a golden cannot be reproduced exactly, the
 //! test says so and checks its essence.
 
-#[path = "support.rs"]
 mod support;
 
 use serde_json::{json, Value};

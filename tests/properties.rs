@@ -7,7 +7,6 @@
 //!   partition schedules never lose an acked record and never diverge, while under
 //!   kafka-0.10 the same generator finds schedules that lose data.
 
-#[path = "support.rs"]
 mod support;
 
 use hwscope::sim::Sim;
@@ -428,7 +427,6 @@ struct Outcome {
 
 fn run_schedule(json: &Value) -> Outcome {
     let mut sim = Sim::new(scenario(&json.to_string()));
-    sim.narrate = false;
     while sim.step() {}
     let mut out = Outcome {
         reported: sim.invariants.history.iter().map(|(_, v)| v.invariant).collect(),

@@ -1,15 +1,16 @@
-//! The input: a scenario in format 1 (CONTRACT.md §2), its defaults and its
-//! validation. Every error names the field it is about.
+//! The input: a scenario in format 1 (CONTRACT.md §2). This file: its types,
+//! each a field list that gives the JSON key, the default, how the field is
+//! read and when it is written (a new field is one line); `validate.rs`: the
+//! checks a JSON type cannot make; `presets.rs`: the behaviour switches as data.
+//! Every error names the field it is about.
 
-mod parse;
 mod presets;
+mod validate;
 
-pub use parse::Named;
-
+pub use crate::json::Named;
 pub use presets::{AboveHw, Behavior, BehaviorOverrides, HwCounts, IsrUpdate, Preset, ResponseHw, Truncation};
 
-use crate::json::{self, Obj, ToJson};
-use std::fmt;
+use crate::json::{self, boolean, err, int, json_struct, shown, string, u32_as_u64, u32_of, uint, Read, ToJson, Value};
 
 /// The largest cluster the playground draws.
 pub const MAX_REPLICAS: u32 = 7;
@@ -19,110 +20,75 @@ pub const MAX_PRODUCED: u64 = 1_000_000;
 pub const MAX_TIME_MS: u64 = 86_400_000;
 
 /// A bad scenario: which field, and what is wrong with it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScenarioError {
-    pub field: String,
-    pub message: String,
-}
+pub use crate::json::FieldError as ScenarioError;
 
-impl ScenarioError {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { field: field.into(), message: message.into() }
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Scenario {
+        pub format: u32 = "format", required(format_version), always;
+        pub title: String = "title", or(String::new(), string), nonempty;
+        pub description: String = "description", or(String::new(), string), nonempty;
+        pub seed: u64 = "seed", or(1, uint), always;
+        pub preset: Preset = "preset", or(Preset::default(), Preset::parse), always;
+        pub behavior: BehaviorOverrides = "behavior", or(BehaviorOverrides::default(), BehaviorOverrides::read), nonempty;
+        pub replicas: u32 = "replicas", or(3, u32_of), always;
+        pub initial: Initial = "initial", or(Initial::default(), Initial::read), always;
+        pub config: Config = "config", or(Config::default(), Config::read), always;
+        pub record_bytes: u64 = "record_bytes", or(100, uint), always;
+        pub network: Network = "network", or(Network::default(), Network::read), always;
+        pub producers: Vec<ProducerSpec> = "producers", or(default_producers(), list(ProducerSpec::read)), always;
+        pub consumers: Vec<ConsumerSpec> = "consumers", or(Vec::new(), list(ConsumerSpec::read)), always;
+        pub events: Vec<EventSpec> = "events", or(Vec::new(), list(EventSpec::read)), always;
+        pub stop_at_ms: u64 = "stop_at_ms", or(60_000, uint), always;
     }
 }
 
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.field.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "{}: {}", self.field, self.message)
-        }
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Initial: Default {
+        pub log_end_offset: u64 = "log_end_offset", or(0, uint), always;
     }
 }
 
-impl std::error::Error for ScenarioError {}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Scenario {
-    pub format: u32,
-    pub title: String,
-    pub description: String,
-    pub seed: u64,
-    pub preset: Preset,
-    pub behavior: BehaviorOverrides,
-    pub replicas: u32,
-    pub initial: Initial,
-    pub config: Config,
-    pub record_bytes: u64,
-    pub network: Network,
-    pub producers: Vec<ProducerSpec>,
-    pub consumers: Vec<ConsumerSpec>,
-    pub events: Vec<EventSpec>,
-    pub stop_at_ms: u64,
-}
-
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Initial {
-    pub log_end_offset: u64,
-}
-
-/// Kafka's own configuration names and defaults. The first seven are the
-/// contract's; the rest are documented extensions with Kafka's defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Config {
-    pub replica_fetch_wait_max_ms: u64,
-    pub replica_fetch_min_bytes: u64,
-    pub replica_fetch_max_bytes: u64,
-    pub replica_lag_time_max_ms: u64,
-    pub min_insync_replicas: u32,
-    pub unclean_leader_election_enable: bool,
-    pub broker_session_timeout_ms: u64,
-    pub broker_heartbeat_interval_ms: u64,
-    pub replica_socket_timeout_ms: u64,
-    pub replica_fetch_backoff_ms: u64,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            replica_fetch_wait_max_ms: 500,
-            replica_fetch_min_bytes: 1,
-            replica_fetch_max_bytes: 1_048_576,
-            replica_lag_time_max_ms: 30_000,
-            min_insync_replicas: 1,
-            unclean_leader_election_enable: false,
-            broker_session_timeout_ms: 9_000,
-            broker_heartbeat_interval_ms: 2_000,
-            replica_socket_timeout_ms: 30_000,
-            replica_fetch_backoff_ms: 1_000,
-        }
+json_struct! {
+    /// Kafka's own configuration names and defaults. The first seven are the
+    /// contract's; the rest are documented extensions with Kafka's defaults.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Config: Default {
+        pub replica_fetch_wait_max_ms: u64 = "replica.fetch.wait.max.ms", or(500, uint), always;
+        pub replica_fetch_min_bytes: u64 = "replica.fetch.min.bytes", or(1, uint), always;
+        pub replica_fetch_max_bytes: u64 = "replica.fetch.max.bytes", or(1_048_576, uint), always;
+        pub replica_lag_time_max_ms: u64 = "replica.lag.time.max.ms", or(30_000, uint), always;
+        pub min_insync_replicas: u32 = "min.insync.replicas", or(1, u32_of), always;
+        pub unclean_leader_election_enable: bool = "unclean.leader.election.enable", or(false, boolean), always;
+        pub broker_session_timeout_ms: u64 = "broker.session.timeout.ms", or(9_000, uint), always;
+        pub broker_heartbeat_interval_ms: u64 = "broker.heartbeat.interval.ms", or(2_000, uint), always;
+        pub replica_socket_timeout_ms: u64 = "replica.socket.timeout.ms", or(30_000, uint), always;
+        pub replica_fetch_backoff_ms: u64 = "replica.fetch.backoff.ms", or(1_000, uint), always;
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Network {
-    pub latency_ms: u64,
-    /// Extra latency drawn from the seed, 0..=jitter_ms, per message.
-    pub jitter_ms: u64,
-    pub links: Vec<LinkSpec>,
-}
-
-impl Default for Network {
-    fn default() -> Self {
-        Network { latency_ms: default_latency(), jitter_ms: 0, links: Vec::new() }
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Network: Default {
+        pub latency_ms: u64 = "latency_ms", or(1, uint), always;
+        /// Extra latency drawn from the seed, 0..=jitter_ms, per message.
+        pub jitter_ms: u64 = "jitter_ms", or(0, uint), nonzero;
+        pub links: Vec<LinkSpec> = "links", or(Vec::new(), list(LinkSpec::read)), nonempty;
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct LinkSpec {
-    pub from: u32,
-    pub to: u32,
-    pub latency_ms: u64,
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct LinkSpec {
+        pub from: u32 = "from", required(u32_of), always;
+        pub to: u32 = "to", required(u32_of), always;
+        pub latency_ms: u64 = "latency_ms", required(u32_as_u64), always;
+    }
 }
 
 /// `acks`: 0, 1 or "all" (-1 is accepted as Kafka's spelling of all).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Acks {
     Zero,
     One,
@@ -138,6 +104,15 @@ impl Acks {
             Acks::All => "all",
         }
     }
+
+    fn read(path: &str, v: &Value) -> Read<Acks> {
+        match (v.as_str(), v.as_i64()) {
+            (Some("all"), _) | (_, Some(-1)) => Ok(Acks::All),
+            (_, Some(0)) => Ok(Acks::Zero),
+            (_, Some(1)) => Ok(Acks::One),
+            _ => err(path, format!("must be 0, 1 or \"all\", got {}", shown(v))),
+        }
+    }
 }
 
 /// 0 and 1 as numbers, "all" as a string.
@@ -150,71 +125,87 @@ impl ToJson for Acks {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProducerSpec {
-    pub id: String,
-    pub acks: Acks,
-    pub request_timeout_ms: u64,
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ProducerSpec {
+        pub id: String = "id", required(string), always;
+        pub acks: Acks = "acks", or(Acks::All, Acks::read), always;
+        pub request_timeout_ms: u64 = "request.timeout.ms", or(30_000, uint), always;
+    }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConsumerSpec {
-    pub id: String,
-    pub fetch_from: Option<u32>,
-    pub fetch_max_wait_ms: u64,
-    /// Where the consumer starts; by default the end of the initial log
-    /// (auto.offset.reset=latest on an idle partition).
-    pub position: Option<u64>,
-    pub request_timeout_ms: u64,
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ConsumerSpec {
+        pub id: String = "id", required(string), always;
+        pub fetch_from: Option<u32> = "fetch_from", or(None, nullable(u32_of)), opt;
+        pub fetch_max_wait_ms: u64 = "fetch.max.wait.ms", or(500, uint), always;
+        /// Where the consumer starts; by default the end of the initial log
+        /// (auto.offset.reset=latest on an idle partition).
+        pub position: Option<u64> = "position", opt(uint), opt;
+        pub request_timeout_ms: u64 = "request.timeout.ms", or(30_000, uint), always;
+    }
 }
 
-/// One scheduled happening. Exactly one of the action fields is set; an
-/// intervention (`Playground.apply`) has the same shape, without `at_ms`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct EventSpec {
-    pub at_ms: i64,
-    /// An intervention recorded in a share link: applied as step `at_step` (at
-    /// `at_ms`), exactly where it was made, instead of being scheduled by time.
-    pub at_step: Option<u64>,
-    /// Repeats the action `count` times in all, `every_ms` apart (an extension).
-    pub repeat: Option<Repeat>,
-    pub produce: Option<ProduceSpec>,
-    pub crash: Option<CrashSpec>,
-    pub restart: Option<BrokerRef>,
-    pub partition: Option<LinkCut>,
-    pub heal: Option<LinkCut>,
-    pub add_consumer: Option<ConsumerSpec>,
+json_struct! {
+    /// One scheduled happening. Exactly one of the action fields is set; an
+    /// intervention (`Playground.apply`) has the same shape, without `at_ms`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct EventSpec: Default {
+        pub at_ms: i64 = "at_ms", or(0, int), always;
+        /// An intervention recorded in a share link: applied as step `at_step` (at
+        /// `at_ms`), exactly where it was made, instead of being scheduled by time.
+        pub at_step: Option<u64> = "at_step", opt(uint), opt;
+        /// Repeats the action `count` times in all, `every_ms` apart (an extension).
+        pub repeat: Option<Repeat> = "repeat", opt(Repeat::read), opt;
+        pub produce: Option<ProduceSpec> = "produce", opt(ProduceSpec::read), opt;
+        pub crash: Option<CrashSpec> = "crash", opt(CrashSpec::read), opt;
+        pub restart: Option<BrokerRef> = "restart", opt(BrokerRef::read), opt;
+        pub partition: Option<LinkCut> = "partition", opt(LinkCut::read), opt;
+        pub heal: Option<LinkCut> = "heal", opt(LinkCut::read), opt;
+        pub add_consumer: Option<ConsumerSpec> = "add_consumer", opt(ConsumerSpec::read), opt;
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Repeat {
-    pub count: u32,
-    pub every_ms: u64,
+json_struct! {
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub struct Repeat {
+        pub count: u32 = "count", required(u32_of), always;
+        pub every_ms: u64 = "every_ms", required(uint), always;
+    }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProduceSpec {
-    pub producer: String,
-    pub records: u32,
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ProduceSpec {
+        pub producer: String = "producer", required(string), always;
+        pub records: u32 = "records", or(1, u32_of), always;
+    }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct CrashSpec {
-    pub broker: u32,
-    pub unflushed: u64,
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct CrashSpec {
+        pub broker: u32 = "broker", required(u32_of), always;
+        pub unflushed: u64 = "unflushed", or(0, uint), nonzero;
+    }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct BrokerRef {
-    pub broker: u32,
+json_struct! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct BrokerRef {
+        pub broker: u32 = "broker", required(u32_of), always;
+    }
 }
 
-/// `{"between":[a,b]}` (both directions) or `{"from":a,"to":b}` (one).
-#[derive(Debug, Clone, PartialEq)]
-pub struct LinkCut {
-    pub between: Option<[u32; 2]>,
-    pub from: Option<u32>,
-    pub to: Option<u32>,
+json_struct! {
+    /// `{"between":[a,b]}` (both directions) or `{"from":a,"to":b}` (one).
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct LinkCut {
+        pub between: Option<[u32; 2]> = "between", opt(two_brokers), opt;
+        pub from: Option<u32> = "from", opt(u32_of), opt;
+        pub to: Option<u32> = "to", opt(u32_of), opt;
+    }
 }
 
 impl LinkCut {
@@ -228,131 +219,21 @@ impl LinkCut {
     }
 }
 
-// The JSON form: fields in declaration order; empty and `None` fields as noted.
-
-impl ToJson for Scenario {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out)
-            .field("format", &self.format)
-            .field_if(!self.title.is_empty(), "title", &self.title)
-            .field_if(!self.description.is_empty(), "description", &self.description)
-            .field("seed", &self.seed)
-            .field("preset", &self.preset)
-            .field_if(!self.behavior.is_empty(), "behavior", &self.behavior)
-            .field("replicas", &self.replicas)
-            .field("initial", &self.initial)
-            .field("config", &self.config)
-            .field("record_bytes", &self.record_bytes)
-            .field("network", &self.network)
-            .field("producers", &self.producers)
-            .field("consumers", &self.consumers)
-            .field("events", &self.events)
-            .field("stop_at_ms", &self.stop_at_ms)
-            .end();
+/// `format`: 1 is the only version this build reads.
+fn format_version(path: &str, v: &Value) -> Read<u32> {
+    match u32_of(path, v)? {
+        1 => Ok(1),
+        format => err(path, format!("must be 1, got {format} (made by a newer hwscope?)")),
     }
 }
 
-impl ToJson for Initial {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("log_end_offset", &self.log_end_offset).end();
+/// `[a, b]`: two brokers.
+fn two_brokers(path: &str, v: &Value) -> Read<[u32; 2]> {
+    let a = json::array(path, v)?;
+    if a.len() != 2 {
+        return err(path, format!("needs exactly two brokers, got {}", a.len()));
     }
-}
-
-impl ToJson for Config {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out)
-            .field("replica.fetch.wait.max.ms", &self.replica_fetch_wait_max_ms)
-            .field("replica.fetch.min.bytes", &self.replica_fetch_min_bytes)
-            .field("replica.fetch.max.bytes", &self.replica_fetch_max_bytes)
-            .field("replica.lag.time.max.ms", &self.replica_lag_time_max_ms)
-            .field("min.insync.replicas", &self.min_insync_replicas)
-            .field("unclean.leader.election.enable", &self.unclean_leader_election_enable)
-            .field("broker.session.timeout.ms", &self.broker_session_timeout_ms)
-            .field("broker.heartbeat.interval.ms", &self.broker_heartbeat_interval_ms)
-            .field("replica.socket.timeout.ms", &self.replica_socket_timeout_ms)
-            .field("replica.fetch.backoff.ms", &self.replica_fetch_backoff_ms)
-            .end();
-    }
-}
-
-impl ToJson for Network {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out)
-            .field("latency_ms", &self.latency_ms)
-            .field_if(self.jitter_ms != 0, "jitter_ms", &self.jitter_ms)
-            .field_if(!self.links.is_empty(), "links", &self.links)
-            .end();
-    }
-}
-
-impl ToJson for LinkSpec {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("from", &self.from).field("to", &self.to).field("latency_ms", &self.latency_ms).end();
-    }
-}
-
-impl ToJson for ProducerSpec {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("id", &self.id).field("acks", &self.acks).field("request.timeout.ms", &self.request_timeout_ms).end();
-    }
-}
-
-impl ToJson for ConsumerSpec {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out)
-            .field("id", &self.id)
-            .opt("fetch_from", &self.fetch_from)
-            .field("fetch.max.wait.ms", &self.fetch_max_wait_ms)
-            .opt("position", &self.position)
-            .field("request.timeout.ms", &self.request_timeout_ms)
-            .end();
-    }
-}
-
-impl ToJson for EventSpec {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out)
-            .field("at_ms", &self.at_ms)
-            .opt("at_step", &self.at_step)
-            .opt("repeat", &self.repeat)
-            .opt("produce", &self.produce)
-            .opt("crash", &self.crash)
-            .opt("restart", &self.restart)
-            .opt("partition", &self.partition)
-            .opt("heal", &self.heal)
-            .opt("add_consumer", &self.add_consumer)
-            .end();
-    }
-}
-
-impl ToJson for Repeat {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("count", &self.count).field("every_ms", &self.every_ms).end();
-    }
-}
-
-impl ToJson for ProduceSpec {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("producer", &self.producer).field("records", &self.records).end();
-    }
-}
-
-impl ToJson for CrashSpec {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("broker", &self.broker).field_if(self.unflushed != 0, "unflushed", &self.unflushed).end();
-    }
-}
-
-impl ToJson for BrokerRef {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("broker", &self.broker).end();
-    }
-}
-
-impl ToJson for LinkCut {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).opt("between", &self.between).opt("from", &self.from).opt("to", &self.to).end();
-    }
+    Ok([u32_of(&format!("{path}[0]"), &a[0])?, u32_of(&format!("{path}[1]"), &a[1])?])
 }
 
 /// A validated action, as the simulation consumes it.
@@ -366,21 +247,21 @@ pub enum Action {
     AddConsumer(Box<ConsumerSpec>),
 }
 
-fn default_latency() -> u64 {
-    1
-}
-fn default_request_timeout() -> u64 {
-    30_000
-}
 fn default_producers() -> Vec<ProducerSpec> {
-    vec![ProducerSpec { id: "p1".into(), acks: Acks::All, request_timeout_ms: default_request_timeout() }]
+    vec![ProducerSpec { id: "p1".into(), acks: Acks::All, request_timeout_ms: 30_000 }]
 }
 
 impl Scenario {
     /// Parses and validates a scenario from JSON text.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         let value = json::parse(text).map_err(|e| ScenarioError::new("", format!("not valid JSON: {e}")))?;
-        let scenario = parse::scenario(&value)?;
+        let Value::Object(top) = &value else {
+            return err("", format!("a scenario is a JSON object, got {}", shown(&value)));
+        };
+        if json::lookup(top, "format").is_none() {
+            return err("", "missing field `format` (a scenario starts with {\"format\": 1})");
+        }
+        let scenario = Scenario::read("", &value)?;
         scenario.validate()?;
         Ok(scenario)
     }
@@ -388,7 +269,7 @@ impl Scenario {
     /// Parses one event or intervention (`{"crash":{"broker":1}}`), not yet validated.
     pub fn event_from_json(text: &str) -> Result<EventSpec, ScenarioError> {
         let value = json::parse(text).map_err(|e| ScenarioError::new("event", format!("not valid JSON: {e}")))?;
-        parse::event("event", &value)
+        EventSpec::read("event", &value)
     }
 
     /// Compact JSON with every field (defaults included), in format 1's order.
@@ -403,270 +284,5 @@ impl Scenario {
 
     pub fn producer_index(&self, id: &str) -> Option<usize> {
         self.producers.iter().position(|p| p.id == id)
-    }
-
-    /// Checks every value a JSON type cannot: ranges, references, uniqueness.
-    pub fn validate(&self) -> Result<(), ScenarioError> {
-        if self.format != 1 {
-            return Err(ScenarioError::new("format", format!("must be 1, got {} (made by a newer hwscope?)", self.format)));
-        }
-        if !(1..=MAX_REPLICAS).contains(&self.replicas) {
-            return Err(ScenarioError::new("replicas", format!("must be between 1 and {MAX_REPLICAS}, got {}", self.replicas)));
-        }
-        in_range("initial.log_end_offset", self.initial.log_end_offset, 0, 1_000_000_000)?;
-        in_range("record_bytes", self.record_bytes, 1, 1_048_576)?;
-        in_range("stop_at_ms", self.stop_at_ms, 0, MAX_TIME_MS)?;
-        self.validate_config()?;
-        in_range("network.latency_ms", self.network.latency_ms, 1, 60_000)?;
-        in_range("network.jitter_ms", self.network.jitter_ms, 0, 60_000)?;
-        for (i, link) in self.network.links.iter().enumerate() {
-            self.broker_exists(&format!("network.links[{i}].from"), link.from)?;
-            self.broker_exists(&format!("network.links[{i}].to"), link.to)?;
-            if link.from == link.to {
-                return Err(ScenarioError::new(format!("network.links[{i}]"), "from and to must differ"));
-            }
-            in_range(&format!("network.links[{i}].latency_ms"), link.latency_ms, 1, 60_000)?;
-        }
-        if self.producers.len() > 8 {
-            return Err(ScenarioError::new("producers", format!("at most 8 producers, got {}", self.producers.len())));
-        }
-        for (i, p) in self.producers.iter().enumerate() {
-            client_id(&format!("producers[{i}].id"), &p.id)?;
-            if self.producers[..i].iter().any(|q| q.id == p.id) {
-                return Err(ScenarioError::new(format!("producers[{i}].id"), format!("\"{}\" is used twice", p.id)));
-            }
-            in_range(&format!("producers[{i}].request.timeout.ms"), p.request_timeout_ms, 1, MAX_TIME_MS)?;
-        }
-        if self.consumers.len() > 8 {
-            return Err(ScenarioError::new("consumers", format!("at most 8 consumers, got {}", self.consumers.len())));
-        }
-        for (i, c) in self.consumers.iter().enumerate() {
-            self.validate_consumer(&format!("consumers[{i}]"), c)?;
-            if self.consumers[..i].iter().any(|d| d.id == c.id) {
-                return Err(ScenarioError::new(format!("consumers[{i}].id"), format!("\"{}\" is used twice", c.id)));
-            }
-        }
-        if self.events.len() > 10_000 {
-            return Err(ScenarioError::new("events", format!("at most 10000 events, got {}", self.events.len())));
-        }
-        // Every produced record lives in every log: bound the total so that no
-        // scenario (a link, a settings edit) can exhaust a browser tab's memory.
-        let produced: u64 = self
-            .events
-            .iter()
-            .filter_map(|e| e.produce.as_ref().map(|p| (p.records as u64).saturating_mul(e.repeat.map_or(1, |r| r.count as u64))))
-            .fold(0u64, u64::saturating_add);
-        if produced > MAX_PRODUCED {
-            return Err(ScenarioError::new("events", format!("at most {MAX_PRODUCED} records produced in all, got {produced}")));
-        }
-        for (i, e) in self.events.iter().enumerate() {
-            let field = format!("events[{i}]");
-            if e.at_ms < 0 {
-                return Err(ScenarioError::new(format!("{field}.at_ms"), format!("must be 0 or more, got {}", e.at_ms)));
-            }
-            if e.at_ms as u64 > MAX_TIME_MS {
-                return Err(ScenarioError::new(format!("{field}.at_ms"), format!("must be at most {MAX_TIME_MS}, got {}", e.at_ms)));
-            }
-            self.action(&field, e)?;
-            if e.at_step == Some(0) {
-                return Err(ScenarioError::new(format!("{field}.at_step"), "must be 1 or more (step 0 is the start)"));
-            }
-            if let Some(r) = e.repeat {
-                in_range(&format!("{field}.repeat.count"), r.count as u64, 1, 100_000)?;
-                in_range(&format!("{field}.repeat.every_ms"), r.every_ms, 1, MAX_TIME_MS)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn validate_config(&self) -> Result<(), ScenarioError> {
-        let c = &self.config;
-        in_range("config.replica.fetch.wait.max.ms", c.replica_fetch_wait_max_ms, 0, 600_000)?;
-        in_range("config.replica.fetch.min.bytes", c.replica_fetch_min_bytes, 0, 1 << 30)?;
-        in_range("config.replica.fetch.max.bytes", c.replica_fetch_max_bytes, 1, 1 << 30)?;
-        in_range("config.replica.lag.time.max.ms", c.replica_lag_time_max_ms, 2, MAX_TIME_MS)?;
-        in_range("config.min.insync.replicas", c.min_insync_replicas as u64, 1, MAX_REPLICAS as u64)?;
-        in_range("config.broker.heartbeat.interval.ms", c.broker_heartbeat_interval_ms, 1, MAX_TIME_MS)?;
-        in_range("config.broker.session.timeout.ms", c.broker_session_timeout_ms, 1, MAX_TIME_MS)?;
-        if c.broker_session_timeout_ms < c.broker_heartbeat_interval_ms {
-            return Err(ScenarioError::new(
-                "config.broker.session.timeout.ms",
-                format!(
-                    "must be at least broker.heartbeat.interval.ms ({}), got {}",
-                    c.broker_heartbeat_interval_ms, c.broker_session_timeout_ms
-                ),
-            ));
-        }
-        in_range("config.replica.socket.timeout.ms", c.replica_socket_timeout_ms, 1, MAX_TIME_MS)?;
-        in_range("config.replica.fetch.backoff.ms", c.replica_fetch_backoff_ms, 1, MAX_TIME_MS)?;
-        Ok(())
-    }
-
-    fn validate_consumer(&self, field: &str, c: &ConsumerSpec) -> Result<(), ScenarioError> {
-        client_id(&format!("{field}.id"), &c.id)?;
-        if let Some(b) = c.fetch_from {
-            self.broker_exists(&format!("{field}.fetch_from"), b)?;
-        }
-        in_range(&format!("{field}.fetch.max.wait.ms"), c.fetch_max_wait_ms, 0, 600_000)?;
-        in_range(&format!("{field}.request.timeout.ms"), c.request_timeout_ms, 1, MAX_TIME_MS)?;
-        if let Some(p) = c.position {
-            in_range(&format!("{field}.position"), p, 0, self.initial.log_end_offset)?;
-        }
-        Ok(())
-    }
-
-    fn broker_exists(&self, field: &str, broker: u32) -> Result<(), ScenarioError> {
-        if broker >= self.replicas {
-            let hint =
-                if self.replicas == 1 { "the only broker is 0".to_string() } else { format!("brokers are 0 to {}", self.replicas - 1) };
-            return Err(ScenarioError::new(field, format!("no broker {broker}: {hint}")));
-        }
-        Ok(())
-    }
-
-    /// Validates one action and turns it into what the simulation consumes.
-    pub fn action(&self, field: &str, a: &EventSpec) -> Result<Action, ScenarioError> {
-        let set = [
-            a.produce.is_some(),
-            a.crash.is_some(),
-            a.restart.is_some(),
-            a.partition.is_some(),
-            a.heal.is_some(),
-            a.add_consumer.is_some(),
-        ]
-        .iter()
-        .filter(|s| **s)
-        .count();
-        if set != 1 {
-            return Err(ScenarioError::new(
-                field,
-                format!("needs exactly one of produce, crash, restart, partition, heal, add_consumer; got {set}"),
-            ));
-        }
-        if let Some(p) = &a.produce {
-            let Some(producer) = self.producer_index(&p.producer) else {
-                return Err(ScenarioError::new(format!("{field}.produce.producer"), format!("no producer \"{}\"", p.producer)));
-            };
-            in_range(&format!("{field}.produce.records"), p.records as u64, 1, 10_000)?;
-            return Ok(Action::Produce { producer, records: p.records });
-        }
-        if let Some(c) = &a.crash {
-            self.broker_exists(&format!("{field}.crash.broker"), c.broker)?;
-            in_range(&format!("{field}.crash.unflushed"), c.unflushed, 0, 1_000_000_000)?;
-            return Ok(Action::Crash { broker: c.broker, unflushed: c.unflushed });
-        }
-        if let Some(r) = &a.restart {
-            self.broker_exists(&format!("{field}.restart.broker"), r.broker)?;
-            return Ok(Action::Restart { broker: r.broker });
-        }
-        if let Some(cut) = &a.partition {
-            return Ok(Action::Partition { links: self.link_cut(&format!("{field}.partition"), cut)? });
-        }
-        if let Some(cut) = &a.heal {
-            return Ok(Action::Heal { links: self.link_cut(&format!("{field}.heal"), cut)? });
-        }
-        if let Some(c) = &a.add_consumer {
-            self.validate_consumer(&format!("{field}.add_consumer"), c)?;
-            return Ok(Action::AddConsumer(Box::new(c.clone())));
-        }
-        Err(ScenarioError::new(field, "empty action"))
-    }
-
-    fn link_cut(&self, field: &str, cut: &LinkCut) -> Result<Vec<(u32, u32)>, ScenarioError> {
-        match (cut.between, cut.from, cut.to) {
-            (Some([a, b]), None, None) => {
-                self.broker_exists(&format!("{field}.between[0]"), a)?;
-                self.broker_exists(&format!("{field}.between[1]"), b)?;
-                if a == b {
-                    return Err(ScenarioError::new(format!("{field}.between"), "needs two different brokers"));
-                }
-            }
-            (None, Some(a), Some(b)) => {
-                self.broker_exists(&format!("{field}.from"), a)?;
-                self.broker_exists(&format!("{field}.to"), b)?;
-                if a == b {
-                    return Err(ScenarioError::new(field.to_string(), "from and to must differ"));
-                }
-            }
-            _ => return Err(ScenarioError::new(field, "give either \"between\": [a, b] or both \"from\" and \"to\"")),
-        }
-        Ok(cut.directions())
-    }
-}
-
-fn in_range(field: &str, value: u64, min: u64, max: u64) -> Result<(), ScenarioError> {
-    if value < min || value > max {
-        return Err(ScenarioError::new(field, format!("must be between {min} and {max}, got {value}")));
-    }
-    Ok(())
-}
-
-fn client_id(field: &str, id: &str) -> Result<(), ScenarioError> {
-    let ok = !id.is_empty() && id.len() <= 32 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
-    if !ok {
-        return Err(ScenarioError::new(field, format!("must be 1 to 32 letters, digits, '.', '_' or '-', got {:?}", truncate(id, 40))));
-    }
-    if id == "controller" {
-        return Err(ScenarioError::new(field, "\"controller\" is reserved"));
-    }
-    Ok(())
-}
-
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let t: String = s.chars().take(max).collect();
-        format!("{t}…")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn minimal_scenario_has_contract_defaults() {
-        let s = Scenario::from_json(r#"{"format":1}"#).unwrap();
-        assert_eq!(s.replicas, 3);
-        assert_eq!(s.seed, 1);
-        assert_eq!(s.preset, Preset::Kafka40);
-        assert_eq!(s.stop_at_ms, 60_000);
-        assert_eq!(s.config.replica_fetch_wait_max_ms, 500);
-        assert_eq!(s.producers.len(), 1);
-        assert_eq!(s.producers[0].acks, Acks::All);
-    }
-
-    #[test]
-    fn errors_name_the_field() {
-        let cases = [
-            (r#"{"format":1,"replicas":40}"#, "replicas: must be between 1 and 7, got 40"),
-            (r#"{"format":1,"replica":3}"#, "unknown field `replica`"),
-            (r#"{"format":1,"config":{"replica.fetch.wait.max.ms":-1}}"#, "config.replica.fetch.wait.max.ms"),
-            (r#"{"format":1,"events":[{"at_ms":-5,"crash":{"broker":0}}]}"#, "events[0].at_ms: must be 0 or more, got -5"),
-            (r#"{"format":1,"events":[{"at_ms":5,"crash":{"broker":9}}]}"#, "events[0].crash.broker: no broker 9"),
-            (r#"{"format":1,"producers":[{"id":"p1","acks":2}]}"#, "producers[0].acks"),
-            (r#"{"format":2}"#, "format: must be 1, got 2"),
-            (r#"{"replicas":2}"#, "missing field `format`"),
-            (r#"not json"#, "not valid JSON"),
-            (r#"{"format":1,"preset":"kafka-9"}"#, "preset"),
-            (r#"{"format":1,"events":[{"at_ms":5}]}"#, "events[0]: needs exactly one of"),
-            (r#"{"format":1,"events":[{"at_ms":5,"partition":{"between":[0,0]}}]}"#, "events[0].partition.between"),
-        ];
-        for (input, want) in cases {
-            let err = Scenario::from_json(input).unwrap_err().to_string();
-            assert!(err.contains(want), "{input}: got {err:?}, want {want:?}");
-        }
-    }
-
-    #[test]
-    fn round_trips_through_json() {
-        let s = Scenario::from_json(
-            r#"{"format":1,"producers":[{"id":"a","acks":0},{"id":"b","acks":-1}],"events":[{"at_ms":3,"partition":{"from":0,"to":1}}]}"#,
-        )
-        .unwrap();
-        let again = Scenario::from_json(&s.to_json()).unwrap();
-        assert_eq!(s, again);
-        assert_eq!(again.producers[1].acks, Acks::All);
     }
 }

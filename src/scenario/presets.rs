@@ -2,8 +2,7 @@
 //! switch tied to the Kafka version, KIP or ticket that introduced it
 //! (see docs/behaviors.md and kafka-replication-semantics.md).
 
-use super::parse::Named;
-use crate::json::{write_str, ToJson};
+use crate::json::{boolean, json_struct, write_str, Named, ToJson};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Preset {
@@ -71,88 +70,60 @@ pub enum IsrUpdate {
     AlterPartition,
 }
 
-/// The switches. Every rule in `sim/` that differs between versions reads one of these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Behavior {
-    pub hw_counts: HwCounts,
+/// Declares the switches once: [`Behavior`] (every switch set, what a preset is),
+/// [`BehaviorOverrides`] (the scenario's `behavior` object, read and written by
+/// its field list) and `apply`. A new switch is one line here, plus its value in
+/// each preset below.
+macro_rules! switches {
+    ( $( $(#[$doc:meta])* $field:ident : $ty:ty = $key:literal, $read:expr; )* ) => {
+        /// The switches. Every rule in `sim/` that differs between versions reads one of these.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct Behavior { $( $(#[$doc])* pub $field: $ty, )* }
+
+        json_struct! {
+            /// Single switches a scenario overrides in its `behavior` object.
+            #[derive(Debug, Clone, PartialEq)]
+            pub struct BehaviorOverrides: Default {
+                $( pub $field: Option<$ty> = $key, opt($read), opt; )*
+            }
+        }
+
+        impl BehaviorOverrides {
+            /// The switches of `b`, with these overrides.
+            pub fn apply(&self, mut b: Behavior) -> Behavior {
+                $( if let Some(v) = self.$field { b.$field = v; } )*
+                b
+            }
+        }
+    };
+}
+
+switches! {
+    hw_counts: HwCounts = "hw_counts", HwCounts::parse;
     /// 3.7 (KAFKA-15583): the HW does not advance while the ISR is under min.insync.replicas.
-    pub hw_held_under_min_isr: bool,
-    pub response_hw: ResponseHw,
+    hw_held_under_min_isr: bool = "hw_held_under_min_isr", boolean;
+    response_hw: ResponseHw = "response_hw", ResponseHw::parse;
     /// A caught-up Fetch is parked up to replica.fetch.wait.max.ms. Off in `textbook`:
     /// the leader answers at once, and an idle follower waits replica.fetch.wait.max.ms
     /// before fetching again, so it does not spin.
-    pub long_poll: bool,
+    long_poll: bool = "long_poll", boolean;
     /// 2.4–2.5 (KIP-392, KAFKA-8443; removed by KAFKA-9952 in 2.6): a follower whose last
     /// sent HW is stale is answered at once, and an HW move releases parked follower fetches.
-    pub hw_move_completes_follower_fetch: bool,
-    pub consumer_fetch_above_hw: AboveHw,
+    hw_move_completes_follower_fetch: bool = "hw_move_completes_follower_fetch", boolean;
+    consumer_fetch_above_hw: AboveHw = "consumer_fetch_above_hw", AboveHw::parse;
     /// 3.4 (KAFKA-14334): a follower releases consumer fetches parked on it when its HW moves.
-    pub follower_hw_completes_consumer_fetch: bool,
+    follower_hw_completes_consumer_fetch: bool = "follower_hw_completes_consumer_fetch", boolean;
     /// 2.4 (KIP-392): consumers may read from followers. Before, `fetch_from` is ignored.
-    pub follower_fetching: bool,
-    pub truncation: Truncation,
+    follower_fetching: bool = "follower_fetching", boolean;
+    truncation: Truncation = "truncation", Truncation::parse;
     /// 2.1 (KIP-320): requests carry the current leader epoch; an older one is fenced.
-    pub leader_epoch_fencing: bool,
-    pub isr_update: IsrUpdate,
-}
-
-/// Single switches a scenario overrides in its `behavior` object.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct BehaviorOverrides {
-    pub hw_counts: Option<HwCounts>,
-    pub hw_held_under_min_isr: Option<bool>,
-    pub response_hw: Option<ResponseHw>,
-    pub long_poll: Option<bool>,
-    pub hw_move_completes_follower_fetch: Option<bool>,
-    pub consumer_fetch_above_hw: Option<AboveHw>,
-    pub follower_hw_completes_consumer_fetch: Option<bool>,
-    pub follower_fetching: Option<bool>,
-    pub truncation: Option<Truncation>,
-    pub leader_epoch_fencing: Option<bool>,
-    pub isr_update: Option<IsrUpdate>,
+    leader_epoch_fencing: bool = "leader_epoch_fencing", boolean;
+    isr_update: IsrUpdate = "isr_update", IsrUpdate::parse;
 }
 
 impl BehaviorOverrides {
     pub fn is_empty(&self) -> bool {
         *self == BehaviorOverrides::default()
-    }
-
-    pub fn apply(&self, mut b: Behavior) -> Behavior {
-        macro_rules! over {
-            ($($f:ident),*) => { $( if let Some(v) = self.$f { b.$f = v; } )* };
-        }
-        over!(
-            hw_counts,
-            hw_held_under_min_isr,
-            response_hw,
-            long_poll,
-            hw_move_completes_follower_fetch,
-            consumer_fetch_above_hw,
-            follower_hw_completes_consumer_fetch,
-            follower_fetching,
-            truncation,
-            leader_epoch_fencing,
-            isr_update
-        );
-        b
-    }
-}
-
-impl ToJson for BehaviorOverrides {
-    fn write_json(&self, out: &mut String) {
-        crate::json::Obj::new(out)
-            .opt("hw_counts", &self.hw_counts)
-            .opt("hw_held_under_min_isr", &self.hw_held_under_min_isr)
-            .opt("response_hw", &self.response_hw)
-            .opt("long_poll", &self.long_poll)
-            .opt("hw_move_completes_follower_fetch", &self.hw_move_completes_follower_fetch)
-            .opt("consumer_fetch_above_hw", &self.consumer_fetch_above_hw)
-            .opt("follower_hw_completes_consumer_fetch", &self.follower_hw_completes_consumer_fetch)
-            .opt("follower_fetching", &self.follower_fetching)
-            .opt("truncation", &self.truncation)
-            .opt("leader_epoch_fencing", &self.leader_epoch_fencing)
-            .opt("isr_update", &self.isr_update)
-            .end();
     }
 }
 
@@ -271,4 +242,50 @@ impl Preset {
             Preset::Kafka37 | Preset::Kafka40 => KAFKA_4_0,
         }
     }
+}
+
+impl Named for Preset {
+    const ALL_NAMED: &'static [(&'static str, Preset)] = &[
+        ("textbook", Preset::Textbook),
+        ("kafka-0.10", Preset::Kafka010),
+        ("kafka-0.11", Preset::Kafka011),
+        ("kafka-2.0", Preset::Kafka20),
+        ("kafka-2.4", Preset::Kafka24),
+        ("kafka-2.8", Preset::Kafka28),
+        ("kafka-3.7", Preset::Kafka37),
+        ("kafka-4.0", Preset::Kafka40),
+        ("latest", Preset::Kafka40),
+    ];
+}
+
+impl Named for HwCounts {
+    const ALL_NAMED: &'static [(&'static str, HwCounts)] = &[
+        ("isr", HwCounts::Isr),
+        ("isr-or-caught-up", HwCounts::IsrOrCaughtUp),
+        ("maximal-isr-or-caught-up", HwCounts::MaximalIsrOrCaughtUp),
+        ("maximal-isr-or-caught-up-eligible", HwCounts::MaximalIsrOrCaughtUpEligible),
+    ];
+}
+
+impl Named for ResponseHw {
+    const ALL_NAMED: &'static [(&'static str, ResponseHw)] =
+        &[("after-fetch", ResponseHw::AfterFetch), ("before-fetch", ResponseHw::BeforeFetch)];
+}
+
+impl Named for AboveHw {
+    const ALL_NAMED: &'static [(&'static str, AboveHw)] = &[("park", AboveHw::Park), ("empty", AboveHw::Empty)];
+}
+
+impl Named for Truncation {
+    const ALL_NAMED: &'static [(&'static str, Truncation)] = &[
+        ("high-watermark", Truncation::HighWatermark),
+        ("epoch-request", Truncation::EpochRequest),
+        ("epoch-request-multi-round", Truncation::EpochRequestMultiRound),
+        ("diverging-epoch", Truncation::DivergingEpoch),
+    ];
+}
+
+impl Named for IsrUpdate {
+    const ALL_NAMED: &'static [(&'static str, IsrUpdate)] =
+        &[("immediate", IsrUpdate::Immediate), ("alter-partition", IsrUpdate::AlterPartition)];
 }

@@ -1,30 +1,14 @@
 //! Links between participants: a latency per direction, and cuts per
-//! direction. A message sent into a cut link is lost; one already on the wire
-//! still arrives.
+//! direction. A message sent into a cut link, or to a broker that is down, is
+//! lost; one already on the wire still arrives.
 
-use super::scheduler::PROTOCOL;
-use super::{Body, Due, Msg, Node, Sim};
-use crate::record::EventRecord;
+use super::event::Event;
+use super::msg::{Body, Msg, Node};
+use super::scheduler::{Due, PROTOCOL};
+use super::step::Command;
+use super::vecmap::{VecMap, VecSet};
+use super::Sim;
 use crate::scenario::Scenario;
-use crate::sim::vecmap::{VecMap, VecSet};
-
-/// A message handed to the network.
-#[derive(Debug, Clone, Copy)]
-pub struct Sent {
-    pub id: u64,
-    pub lost: bool,
-}
-
-impl Sent {
-    /// A sentence for the narration when the message was lost.
-    pub fn note(self) -> &'static str {
-        if self.lost {
-            " That message is lost (the link is cut or the receiver is down)."
-        } else {
-            ""
-        }
-    }
-}
 
 #[derive(Debug, Clone)]
 pub struct Network {
@@ -61,77 +45,71 @@ impl Network {
             _ => self.latency_ms,
         }
     }
+
+    /// The directions a cut or heal names: both ways or one.
+    pub fn directions(from: u32, to: u32, both_ways: bool) -> impl Iterator<Item = (u32, u32)> {
+        std::iter::once((from, to)).chain(both_ways.then_some((to, from)))
+    }
+
+    /// Cuts or heals the named directions.
+    pub(crate) fn set_cut(&mut self, from: u32, to: u32, both_ways: bool, cut: bool) {
+        for l in Network::directions(from, to, both_ways) {
+            if cut {
+                self.cut.insert(l);
+            } else {
+                self.cut.remove(&l);
+            }
+        }
+    }
 }
 
 impl Sim {
-    /// Puts a message on the wire and returns its id. If the link is cut the
-    /// message is lost (`lost` is true); the sender learns nothing until its timeout.
-    pub fn send(&mut self, from: Node, to: Node, body: Body) -> Sent {
+    /// Decides to send a message: it gets its id now and goes on the wire when the
+    /// step's commands are applied. Returns the id.
+    pub(crate) fn send(&mut self, from: Node, to: Node, body: Body) -> u64 {
         let id = self.next_msg;
         self.next_msg += 1;
+        let seq = self.sched.reserve();
+        self.push_command(Command::Send { id, seq, from, to, body });
+        id
+    }
+
+    /// Puts a message on the wire, or loses it: a cut link, or a receiver that is down.
+    pub(crate) fn transmit(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body) {
         let dead = matches!(to, Node::Broker(b) if !self.broker(b).alive);
         if self.net.is_cut(from, to) || dead {
-            return Sent { id, lost: true };
+            self.last.lost.push(id);
+            return;
         }
         let jitter = self.rng.upto(self.net.jitter_ms);
         let arrive_ms = self.now + self.net.base_latency(from, to) + jitter;
-        let msg = Msg { id, from, to, sent_ms: self.now, arrive_ms, body };
-        let key = self.sched.schedule(arrive_ms, PROTOCOL, Due::Deliver(id));
-        self.in_flight.insert(id, (msg, key));
-        if let Some(ev) = self.event.as_mut().filter(|_| self.narrate) {
-            ev.sent.push(id);
-        }
-        Sent { id, lost: false }
+        let key = (arrive_ms, PROTOCOL, seq);
+        self.sched.insert(key, Due::Deliver(id));
+        self.in_flight.insert(id, (Msg { id, from, to, sent_ms: self.now, arrive_ms, body }, key));
+        self.last.sent.push(id);
     }
 
     /// Drops every message on its way to `node` (a crash loses its pending requests).
-    pub fn drop_messages_to(&mut self, node: Node) -> usize {
+    pub(crate) fn drop_messages_to(&mut self, node: Node) {
         let ids: Vec<u64> = self.in_flight.iter().filter(|(_, (m, _))| m.to == node).map(|(id, _)| *id).collect();
         for id in &ids {
             if let Some((_, key)) = self.in_flight.remove(id) {
                 self.sched.cancel(key);
             }
         }
-        ids.len()
     }
 
-    pub(crate) fn cut(&mut self, links: Vec<(u32, u32)>) {
-        for l in &links {
-            self.net.cut.insert(*l);
+    /// A cut: messages sent across it from now on are lost.
+    pub(crate) fn cut(&mut self, links: &[(u32, u32)]) {
+        if let Some(&(from, to)) = links.first() {
+            self.emit(Event::LinksCut { from, to, both_ways: links.len() == 2 });
         }
-        self.event = Some(EventRecord { links: Some(links.clone()), ..EventRecord::new("partition") });
-        self.text = if links.len() == 2 {
-            say!(
-                self,
-                "The network between brokers {} and {} is cut both ways: messages sent across it from now on are lost; those already on the wire still arrive.",
-                links[0].0, links[0].1
-            )
-        } else {
-            say!(
-                self,
-                "The link from broker {} to broker {} is cut (one way): what {} sends to {} from now on is lost.",
-                links[0].0,
-                links[0].1,
-                links[0].0,
-                links[0].1
-            )
-        };
     }
 
-    pub(crate) fn heal(&mut self, links: Vec<(u32, u32)>) {
-        for l in &links {
-            self.net.cut.remove(l);
+    /// A heal: messages cross again; lost requests are noticed only by their timeouts.
+    pub(crate) fn heal(&mut self, links: &[(u32, u32)]) {
+        if let Some(&(from, to)) = links.first() {
+            self.emit(Event::LinksHealed { from, to, both_ways: links.len() == 2 });
         }
-        self.event = Some(EventRecord { links: Some(links.clone()), ..EventRecord::new("heal") });
-        self.text = if links.len() == 2 {
-            say!(
-                self,
-                "The network between brokers {} and {} is healed. Lost requests are only noticed when their timeouts fire.",
-                links[0].0,
-                links[0].1
-            )
-        } else {
-            say!(self, "The link from broker {} to broker {} is healed.", links[0].0, links[0].1)
-        };
     }
 }

@@ -7,6 +7,8 @@
 //! `Sim::step_choice`): handlers depend only on the event they are given and the
 //! state, never on the order they were called in.
 
+use crate::scenario::Action;
+
 /// Scenario events sort before protocol events scheduled for the same instant.
 pub const SCENARIO: u8 = 0;
 pub const PROTOCOL: u8 = 1;
@@ -33,10 +35,18 @@ impl<T> Scheduler<T> {
     }
 
     pub fn schedule(&mut self, at_ms: u64, class: u8, item: T) -> Key {
-        let key = (at_ms, class, self.seq);
-        self.seq += 1;
+        let key = (at_ms, class, self.reserve());
         self.insert(key, item);
         key
+    }
+
+    /// The next sequence number, for an item scheduled later with `insert`: a
+    /// handler learns its timer's key when it decides, the item is inserted when
+    /// its effects are applied. Numbers left unused leave gaps, which change no order.
+    pub fn reserve(&mut self) -> u64 {
+        let seq = self.seq;
+        self.seq += 1;
+        seq
     }
 
     /// Schedules with a key the caller chose (scenario events: their index in the scenario).
@@ -80,6 +90,64 @@ impl<T> Default for Scheduler<T> {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// Scheduled work: a scenario event, a message arriving, or a timer.
+#[derive(Debug, Clone)]
+pub enum Due {
+    /// The scenario's event `index`, its `rep`-th occurrence (repeats are scheduled one at a time).
+    Scenario {
+        action: Action,
+        index: u32,
+        rep: u32,
+    },
+    /// An intervention applied through `Run::apply`.
+    Intervention(Action),
+    Deliver(u64),
+    Timer(Timer),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Timer {
+    /// A follower's parked Fetch reaches replica.fetch.wait.max.ms.
+    FetchExpiry {
+        leader: u32,
+        follower: u32,
+    },
+    /// A consumer's parked fetch reaches fetch.max.wait.ms.
+    ConsumerFetchExpiry {
+        broker: u32,
+        consumer: usize,
+    },
+    /// An acks=all produce waits longer than its request timeout.
+    ProduceExpiry {
+        leader: u32,
+        request: u64,
+    },
+    /// The leader's periodic `maybeShrinkIsr`, every replica.lag.time.max.ms / 2.
+    IsrExpiration {
+        leader: u32,
+    },
+    /// A follower's next Fetch after an idle poll (textbook) or an error backoff.
+    FetcherRetry {
+        follower: u32,
+    },
+    /// A follower's Fetch went unanswered for replica.socket.timeout.ms.
+    FetchRequestTimeout {
+        follower: u32,
+    },
+    /// A client request went unanswered for request.timeout.ms.
+    ProduceRequestTimeout {
+        producer: usize,
+        request: u64,
+    },
+    ConsumerRequestTimeout {
+        consumer: usize,
+    },
+    /// The controller stops hearing a broker's heartbeats for broker.session.timeout.ms.
+    SessionExpiry {
+        broker: u32,
+    },
 }
 
 /// A small, portable, seeded generator (SplitMix64): the same numbers on every platform.

@@ -135,3 +135,41 @@ impl<K: Ord + Copy> FromIterator<K> for VecSet<K> {
         s
     }
 }
+
+/// A set of brokers (ids below 8: a scenario has at most 7) as a bitmask: a
+/// typed event carries an ISR by value, without allocating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct BrokerSet(u8);
+
+impl BrokerSet {
+    pub fn of(ids: &[u32]) -> BrokerSet {
+        BrokerSet(ids.iter().fold(0, |m, &b| m | (1 << b)))
+    }
+
+    pub fn contains(self, id: u32) -> bool {
+        self.0 & (1 << id) != 0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// The members in ascending order.
+    pub fn iter(self) -> impl Iterator<Item = u32> {
+        (0..8).filter(move |&b| self.contains(b))
+    }
+
+    pub fn to_vec(self) -> Vec<u32> {
+        self.iter().collect()
+    }
+}
+
+impl FromIterator<u32> for BrokerSet {
+    fn from_iter<I: IntoIterator<Item = u32>>(iter: I) -> Self {
+        BrokerSet(iter.into_iter().fold(0, |m, b| m | (1 << b)))
+    }
+}

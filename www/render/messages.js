@@ -10,33 +10,15 @@ import { along, pathOf } from "./layout.js";
 import { textBox, textWidth } from "./measure.js";
 import { fit } from "./fit.js";
 
-const count = (v) => (Array.isArray(v) ? v.length : v ?? 0);
 const failed = (m) => (m.error && m.error !== "none" ? m.error : null);
 
-/** The short label a message carries on the stage: the core's (`label`), or, from
- *  a core without it, the same words made here. */
+/** The short label a message carries on the stage: the core writes it into the step record. */
 export function labelOf(m) {
-  if (m.label) return m.label;
-  switch (m.type) {
-    case "fetch_request": return `Fetch ${m.fetch_offset}${m.last_fetched_epoch != null ? ` · e${m.last_fetched_epoch}` : ""}`;
-    case "fetch_response":
-      if (m.diverging_epoch) return `diverging e${m.diverging_epoch.epoch}@${m.diverging_epoch.end_offset}`;
-      return failed(m) ?? `${count(m.records)} rec · HW ${m.hw}`;
-    case "produce_request": return `Produce ${count(m.records)} acks=${m.acks}`;
-    case "produce_response": return failed(m) ?? `ack ${count(m.records)}`;
-    case "consumer_fetch_request": return `Fetch ${m.offset}`;
-    case "consumer_fetch_response": return failed(m) ?? `${count(m.records)} rec · HW ${m.hw}`;
-    case "alter_partition": return `AlterPartition [${m.isr}]`;
-    case "alter_partition_response": return failed(m) ?? `ISR [${m.isr}]`;
-    case "leader_and_isr": return `Leader ${m.leader ?? "none"} e${m.leader_epoch}`;
-    case "offsets_for_leader_epoch": return `EpochEnd? e${m.epoch}`;
-    case "offsets_for_leader_epoch_response": return m.end_offset ? `e${m.end_offset.epoch} ends ${m.end_offset.end_offset}` : failed(m) ?? "unknown epoch";
-    default: return m.type;
-  }
+  return m.label ?? m.type;
 }
 
 function waitLabels(p) {
-  const who = typeof p.from === "number" ? p.from : p.from;
+  const who = p.from;
   return p.kind === "produce" ? [`‖ ${who} ack@${p.offset}`, `‖ ack@${p.offset}`, "‖"] : [`‖ fetch ${who}@${p.offset}`, `‖ ${who}@${p.offset}`, `‖ @${p.offset}`, "‖"];
 }
 

@@ -4,8 +4,10 @@
 //! labelled dots where they are at the step's time. For print, RSS, docs and
 //! readers without JavaScript (`hwscope svg`). Every text is escaped.
 
-use crate::json::Value;
+mod layout;
+
 use crate::record::{InFlightRecord, NodeName, ReplicaRecord, StepRecord};
+use layout::{along, Layout, Point};
 use std::fmt::Write;
 
 const WIDTH: f64 = 800.0;
@@ -53,176 +55,6 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
-}
-
-#[derive(Clone, Copy)]
-struct Point {
-    x: f64,
-    y: f64,
-}
-
-/// The stage's geometry for one record (the page's `layout()`, wide form).
-struct Layout {
-    col_w: f64,
-    strip_w: f64,
-    strip_bottom: f64,
-    lo: u64,
-    hi: u64,
-    initial_end: u64,
-    consumers: Vec<(String, Point, usize)>,
-    producers: Vec<(String, Point)>,
-    controller: Point,
-    height: f64,
-}
-
-impl Layout {
-    fn new(rec: &StepRecord) -> Layout {
-        let n = rec.replicas.len().max(1);
-        let col_w = (WIDTH - 34.0) / n as f64;
-        let strip_w = (col_w - 28.0 - 64.0 - 4.0).clamp(24.0, 110.0);
-        // Records the scenario started with are not listed one by one: they end
-        // where the first listed record starts.
-        let initial_end = rec.replicas.iter().map(|r| r.log.first().map_or(r.leo, |e| e.offset)).min().unwrap_or(0);
-        let mut need = 1;
-        for r in &rec.replicas {
-            need = need.max(r.leo + 1);
-        }
-        let rows = (need.saturating_sub(initial_end.saturating_sub(3)) + 2).clamp(8, ROWS);
-        for c in &rec.consumers {
-            need = need.max(c.position + 1);
-        }
-        let mut lo = initial_end.saturating_sub(3);
-        if need - lo.min(need) > rows {
-            lo = (need - rows).div_ceil(4) * 4;
-        }
-        let strip_bottom = STRIP_TOP + rows as f64 * CELL;
-        let consumers_y = strip_bottom + 52.0;
-        let mut stack = vec![0usize; n];
-        let consumers = rec
-            .consumers
-            .iter()
-            .map(|c| {
-                let col = (c.fetch_from.or(rec.partition.leader).unwrap_or(0) as usize).min(n - 1);
-                let k = stack[col];
-                stack[col] += 1;
-                let cx = 34.0 + col as f64 * col_w + col_w / 2.0;
-                (c.id.clone(), Point { x: cx, y: consumers_y + k as f64 * 26.0 }, col)
-            })
-            .collect();
-        let stacked = stack.iter().copied().max().unwrap_or(0).max(1) as f64;
-        let producers =
-            rec.producers.iter().enumerate().map(|(i, p)| (p.id.clone(), Point { x: 30.0, y: HEAD + 18.0 + i as f64 * 24.0 })).collect();
-        let below = if rec.consumers.is_empty() { strip_bottom + 24.0 } else { consumers_y + stacked * 26.0 + 8.0 };
-        Layout {
-            col_w,
-            strip_w,
-            strip_bottom,
-            lo,
-            hi: lo + rows,
-            initial_end,
-            consumers,
-            producers,
-            controller: Point { x: WIDTH - 56.0, y: HEAD + 18.0 },
-            height: below,
-        }
-    }
-
-    fn x0(&self, col: usize) -> f64 {
-        34.0 + col as f64 * self.col_w
-    }
-
-    /// Left edge of a broker's log strip.
-    fn sx(&self, col: usize) -> f64 {
-        self.x0(col) + 28.0_f64.max((self.col_w - self.strip_w - 92.0) / 2.0 + 28.0)
-    }
-
-    fn cx(&self, col: usize) -> f64 {
-        self.sx(col) + self.strip_w / 2.0
-    }
-
-    /// y of the boundary below offset `o`, clamped to the window.
-    fn y(&self, o: u64) -> f64 {
-        self.strip_bottom - (o.clamp(self.lo, self.hi) - self.lo) as f64 * CELL
-    }
-
-    fn point(&self, name: &NodeName, other: &NodeName) -> Point {
-        match name {
-            NodeName::Broker(b) => {
-                let col = *b as usize;
-                let to_consumer = matches!(other, NodeName::Name(o) if self.consumers.iter().any(|c| &c.0 == o));
-                Point { x: self.cx(col), y: if to_consumer { self.strip_bottom } else { TOP } }
-            }
-            NodeName::Name(id) => self
-                .producers
-                .iter()
-                .find(|p| &p.0 == id)
-                .map(|p| p.1)
-                .or_else(|| self.consumers.iter().find(|c| &c.0 == id).map(|c| c.1))
-                .unwrap_or(self.controller),
-        }
-    }
-
-    /// A quadratic edge: broker links arc over the headers (rightward higher),
-    /// other links bow to the sender's left.
-    fn edge(&self, from: &NodeName, to: &NodeName) -> [Point; 3] {
-        let a = self.point(from, to);
-        let b = self.point(to, from);
-        let c = match (from, to) {
-            (NodeName::Broker(f), NodeName::Broker(t)) => {
-                let h = (STAGE_TOP - 26.0).min(14.0 + (a.x - b.x).abs() * 0.2) * if f < t { 1.0 } else { 0.55 };
-                Point { x: (a.x + b.x) / 2.0, y: TOP - 2.0 * h }
-            }
-            _ => {
-                let (dx, dy) = (b.x - a.x, b.y - a.y);
-                let len = dx.hypot(dy).max(1.0);
-                Point { x: (a.x + b.x) / 2.0 + dy / len * 16.0, y: (a.y + b.y) / 2.0 - dx / len * 16.0 }
-            }
-        };
-        [a, c, b]
-    }
-}
-
-fn along([a, c, b]: [Point; 3], f: f64) -> Point {
-    let g = 1.0 - f;
-    Point { x: g * g * a.x + 2.0 * g * f * c.x + f * f * b.x, y: g * g * a.y + 2.0 * g * f * c.y + f * f * b.y }
-}
-
-fn count(v: &Option<Value>) -> u64 {
-    match v {
-        Some(Value::Array(a)) => a.len() as u64,
-        Some(v) => v.as_u64().unwrap_or(0),
-        None => 0,
-    }
-}
-
-/// The short label a message carries (the page's `labelOf`).
-fn label_of(m: &InFlightRecord) -> String {
-    let failed = m.error.filter(|e| *e != "none").map(str::to_string);
-    let opt = |v: Option<u64>| v.map_or_else(|| "?".to_string(), |v| v.to_string());
-    match m.kind {
-        "fetch_request" => {
-            format!("Fetch {}{}", opt(m.fetch_offset), m.last_fetched_epoch.map_or(String::new(), |e| format!(" · e{e}")))
-        }
-        "fetch_response" => match &m.diverging_epoch {
-            Some(d) => format!("diverging e{}@{}", d.epoch, d.end_offset),
-            None => failed.unwrap_or_else(|| format!("{} rec · HW {}", count(&m.records), opt(m.hw))),
-        },
-        "produce_request" => format!("Produce {} acks={}", count(&m.records), m.acks.map_or("", |a| a.name())),
-        "produce_response" => failed.unwrap_or_else(|| format!("ack {}", count(&m.records))),
-        "consumer_fetch_request" => format!("Fetch {}", opt(m.offset)),
-        "consumer_fetch_response" => failed.unwrap_or_else(|| format!("{} rec · HW {}", count(&m.records), opt(m.hw))),
-        "alter_partition" => format!("AlterPartition {:?}", m.isr.clone().unwrap_or_default()),
-        "alter_partition_response" => failed.unwrap_or_else(|| format!("ISR {:?}", m.isr.clone().unwrap_or_default())),
-        "leader_and_isr" => {
-            format!("Leader {} e{}", m.leader.flatten().map_or_else(|| "none".to_string(), |l| l.to_string()), m.leader_epoch.unwrap_or(0))
-        }
-        "offsets_for_leader_epoch" => format!("EpochEnd? e{}", m.epoch.unwrap_or(0)),
-        "offsets_for_leader_epoch_response" => match &m.end_offset {
-            Some(e) => format!("e{} ends {}", e.epoch, e.end_offset),
-            None => failed.unwrap_or_else(|| "unknown epoch".into()),
-        },
-        other => other.to_string(),
-    }
 }
 
 fn msg_class(m: &InFlightRecord) -> &'static str {
@@ -489,7 +321,7 @@ pub fn render(rec: &StepRecord, title: &str) -> String {
         let f = if a > s { ((t - s) / (a - s)).clamp(0.0, 1.0) } else { 1.0 };
         let pos = along(e, f);
         let [p0, c, p1] = e;
-        let label = label_of(m);
+        let label = &m.label;
         let half = label.chars().count() as f64 * FONT * 0.3 + 2.0;
         let lx = pos.x.clamp(half, WIDTH - half);
         let mut ly = if pos.y < 24.0 + HEAD { pos.y + 16.0 } else { pos.y - 8.0 };
@@ -514,10 +346,10 @@ pub fn render(rec: &StepRecord, title: &str) -> String {
             m.kind.replace('_', " "),
             escape(&name(&m.from)),
             escape(&name(&m.to)),
-            escape(&label),
+            escape(label),
             pos.x,
             pos.y,
-            escape(&label)
+            escape(label)
         );
     }
 

@@ -1,5 +1,5 @@
-//! Helpers shared by the integration tests (each test file includes this one
-//! with `#[path = "support.rs"] mod support;`). Tests read what a user sees:
+//! Helpers shared by the integration tests (each test file includes them with
+//! `mod support;`). Tests read what a user sees:
 //! the step records of CONTRACT.md §3, as JSON.
 #![allow(dead_code)]
 
@@ -209,7 +209,11 @@ impl Events {
         let mut steps = Vec::new();
         while run.step() {
             let sim = run.sim();
-            steps.push((sim.step, sim.now, serde_json::from_str(&hwscope::json::to_string(&sim.event)).expect("event is JSON")));
+            steps.push((
+                sim.step,
+                sim.now,
+                serde_json::from_str(&hwscope::json::to_string(&hwscope::record::event_record(sim))).expect("event is JSON"),
+            ));
         }
         Events { steps }
     }

@@ -5,11 +5,14 @@
 //! The checks are incremental (a verified prefix per leader or per pair of
 //! replicas) so that a long run costs O(1) per step, not O(log length).
 
-use crate::json::{Obj, ToJson};
-use crate::sim::log::RecordId;
-use crate::sim::pvec::PVec;
-use crate::sim::vecmap::VecSet;
-use crate::sim::Sim;
+use super::event::Event;
+use super::log::{Log, RecordId};
+use super::msg::Body;
+use super::pvec::PVec;
+use super::step::Trigger;
+use super::vecmap::VecSet;
+use super::Sim;
+use crate::scenario::Acks;
 
 /// Not committed, in `Invariants::committed`.
 const NONE: u64 = u64::MAX;
@@ -25,12 +28,6 @@ pub const CONSUMER_READ_UNCOMMITTED: &str = "consumer-read-uncommitted";
 pub struct Violation {
     pub invariant: &'static str,
     pub text: String,
-}
-
-impl ToJson for Violation {
-    fn write_json(&self, out: &mut String) {
-        Obj::new(out).field("invariant", &self.invariant).field("text", &self.text).end();
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -76,7 +73,7 @@ impl Invariants {
     }
 
     /// The leader's HW moved from `from` to `to`: those records are committed.
-    pub fn note_committed(&mut self, log: &crate::sim::log::Log, from: u64, to: u64, _epoch: i32) {
+    pub fn note_committed(&mut self, log: &Log, from: u64, to: u64) {
         for (o, e) in log.entries_from(from).take_while(|(o, _)| *o < to) {
             let (p, i) = (e.id.producer as usize, (e.id.n - 1) as usize);
             if self.committed.len() <= p {
@@ -114,8 +111,39 @@ impl Invariants {
     }
 }
 
+/// What the step's events tell the properties: records committed (the leader's
+/// HW moved), acknowledged with acks=all, and read by a consumer.
+fn observe(sim: &mut Sim) {
+    let Sim { last, brokers, invariants, scenario, .. } = sim;
+    for event in &last.events {
+        match *event {
+            Event::LeaderHwMoved { leader, from, to, .. } => invariants.note_committed(&brokers[leader as usize].log, from, to),
+            Event::ProduceAcked { producer, .. } if scenario.producers[producer].acks == Acks::All => {
+                if let Trigger::Deliver(msg) = &last.trigger {
+                    if let Body::ProduceResponse { ids, .. } = &msg.body {
+                        invariants.note_acked(ids);
+                    }
+                }
+            }
+            Event::ConsumerReceived { consumer, .. } => {
+                if let Trigger::Deliver(msg) = &last.trigger {
+                    if let Body::ConsumerFetchResponse(resp) = &msg.body {
+                        for (o, e) in &resp.records {
+                            if let Some(e) = e {
+                                invariants.note_consumed(consumer, *o, e.id);
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Runs every property after a step.
 pub fn check(sim: &mut Sim) {
+    observe(sim);
     let digest = replica_digest(sim);
     if digest != sim.invariants.replica_digest || sim.step <= 1 {
         sim.invariants.replica_digest = digest;

@@ -1,0 +1,264 @@
+//! The `hwscope` command line (`src/bin/hwscope.rs` calls its `main`): run a
+//! scenario and print its steps, a step as SVG (`svg`), a share link, the
+//! presets, a benchmark; and the renderers it prints with (`svg`, `format`),
+//! which other tools reuse. Not in the page's WebAssembly.
+
+pub mod format;
+pub mod svg;
+
+use crate::{builtin, Run, Scenario, ScenarioError};
+use std::io::Write;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown] [--until-ms N] [--preset NAME]
+              [--log-tail N]   (lighter records: only the last N entries of each log and list)
+  hwscope link SCENARIO.json|--builtin NAME [--at N]   print the share-link fragment
+  hwscope svg SCENARIO.json|--builtin NAME [--at N]    the state at step N as a standalone SVG
+  hwscope scenarios                list the built-in scenarios
+  hwscope presets                  list the presets
+  hwscope bench [--seconds S] [--only NAME] [--json]   simulated events per second per built-in scenario";
+
+/// Prints a line to stdout; a closed pipe (`hwscope … | head`) ends quietly, not in a panic.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
+/// A usage or input error: exit status 2, one line on stderr.
+struct Fail(String);
+
+impl From<ScenarioError> for Fail {
+    fn from(e: ScenarioError) -> Fail {
+        Fail(e.to_string())
+    }
+}
+
+/// Runs the command line with the process's arguments.
+pub fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail(msg)) => {
+            eprintln!("hwscope: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), Fail> {
+    match args.first().map(String::as_str) {
+        Some("run") => cmd_run(&args[1..]),
+        Some("scenarios") => {
+            for (name, json) in builtin::BUILTINS {
+                let title = Scenario::from_json(json).map(|s| s.title).unwrap_or_default();
+                out!("{name:<28} {title}");
+            }
+            Ok(())
+        }
+        Some("presets") => {
+            for p in crate::scenario::Preset::ALL {
+                out!("{:<12} {}", p.name(), p.description());
+            }
+            Ok(())
+        }
+        Some("bench") => cmd_bench(&args[1..]),
+        Some("link") => cmd_link(&args[1..]),
+        Some("svg") => cmd_svg(&args[1..]),
+        Some("-h" | "--help" | "help") => {
+            out!("{USAGE}");
+            Ok(())
+        }
+        _ => Err(Fail(format!("expected a command\n{USAGE}"))),
+    }
+}
+
+/// The number after a flag, or an error naming the flag and what it wants.
+fn number<T: std::str::FromStr>(args: &[String], i: &mut usize, flag: &str, what: &str) -> Result<T, Fail> {
+    let v = value(args, i, flag)?;
+    v.parse::<T>().map_err(|_| Fail(format!("{flag}: must be {what}, got {v:?}")))
+}
+
+fn value<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result<&'a str, Fail> {
+    *i += 1;
+    args.get(*i).map(String::as_str).ok_or_else(|| Fail(format!("{flag} needs a value")))
+}
+
+/// Loads the scenario named by a file argument or `--builtin NAME`.
+fn load_scenario(file: Option<String>, builtin_name: Option<String>) -> Result<Scenario, Fail> {
+    match (file, builtin_name) {
+        (Some(path), None) => {
+            let text = std::fs::read_to_string(&path).map_err(|e| Fail(format!("{path}: {e}")))?;
+            Ok(Scenario::from_json(&text)?)
+        }
+        (None, Some(name)) => Ok(builtin::load(&name)?),
+        _ => Err(Fail(format!("give a scenario file or --builtin NAME\n{USAGE}"))),
+    }
+}
+
+/// Prints the share-link fragment; with `--at N`, for step N with its state hash.
+fn cmd_link(args: &[String]) -> Result<(), Fail> {
+    let (mut file, mut builtin_name, mut at) = (None, None, None);
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--builtin" => builtin_name = Some(value(args, &mut i, "--builtin")?.to_string()),
+            "--at" => at = Some(number(args, &mut i, "--at", "a step number")?),
+            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n{USAGE}"))),
+            a => file = Some(a.to_string()),
+        }
+        i += 1;
+    }
+    let scenario = load_scenario(file, builtin_name)?;
+    let hash = at.map(|n| {
+        let mut run = Run::new(scenario.clone());
+        run.seek(n);
+        crate::link::state_hash(&run.record())
+    });
+    let fragment = crate::link::encode(&scenario, at, hash.as_deref());
+    if fragment.len() + 40 > crate::link::MAX_LINK {
+        return Err(Fail(format!("the link would be {} characters, over the {} limit", fragment.len(), crate::link::MAX_LINK)));
+    }
+    out!("#{fragment}");
+    Ok(())
+}
+
+/// Prints the state at step N (default 0; the last step if the run ends first) as SVG.
+fn cmd_svg(args: &[String]) -> Result<(), Fail> {
+    let (mut file, mut builtin_name, mut at) = (None, None, 0);
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--builtin" => builtin_name = Some(value(args, &mut i, "--builtin")?.to_string()),
+            "--at" => at = number(args, &mut i, "--at", "a step number")?,
+            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n{USAGE}"))),
+            a => file = Some(a.to_string()),
+        }
+        i += 1;
+    }
+    let scenario = load_scenario(file, builtin_name)?;
+    let title = scenario.title.clone();
+    let mut run = Run::new(scenario);
+    run.seek(at);
+    print!("{}", svg::render(&run.record(), &title));
+    Ok(())
+}
+
+fn cmd_run(args: &[String]) -> Result<(), Fail> {
+    let mut file = None;
+    let mut builtin_name = None;
+    let mut fmt = "jsonl".to_string();
+    let mut until = None;
+    let mut preset = None;
+    let mut log_tail = None;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--builtin" => builtin_name = Some(value(args, &mut i, "--builtin")?.to_string()),
+            "--format" => fmt = value(args, &mut i, "--format")?.to_string(),
+            "--until-ms" => until = Some(number::<u64>(args, &mut i, "--until-ms", "a number of milliseconds")?),
+            "--preset" => preset = Some(value(args, &mut i, "--preset")?.to_string()),
+            "--log-tail" => log_tail = Some(number::<usize>(args, &mut i, "--log-tail", "a number of entries")?),
+            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n{USAGE}"))),
+            a => file = Some(a.to_string()),
+        }
+        i += 1;
+    }
+    if !matches!(fmt.as_str(), "jsonl" | "table" | "markdown") {
+        return Err(Fail(format!("--format: must be jsonl, table or markdown, got {fmt:?}")));
+    }
+    let mut scenario = load_scenario(file, builtin_name)?;
+    if let Some(p) = preset {
+        use crate::scenario::{Named, Preset};
+        scenario.preset = Preset::parse("--preset", &crate::json::Value::String(p))?;
+    }
+    if let Some(u) = until {
+        scenario.stop_at_ms = u.min(crate::scenario::MAX_TIME_MS);
+    }
+    let mut run = Run::new(scenario);
+    run.set_log_tail(log_tail.filter(|&n| n > 0));
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if fmt == "jsonl" {
+        run.for_each_record(|r| {
+            if writeln!(out, "{}", r.to_json()).is_err() {
+                // The reader has gone (`| head`): stop quietly.
+                std::process::exit(0);
+            }
+        });
+    } else {
+        let mut records = Vec::new();
+        run.for_each_record(|r| records.push(r.clone()));
+        let text = if fmt == "table" { format::table(&records) } else { format::markdown(&records) };
+        if out.write_all(text.as_bytes()).is_err() {
+            std::process::exit(0);
+        }
+    }
+    let _ = out.flush();
+    Ok(())
+}
+
+/// Simulated events per second, natively, for each built-in scenario (narration
+/// and step records off: this is the engine's own speed), and peak memory.
+fn cmd_bench(args: &[String]) -> Result<(), Fail> {
+    let mut seconds = 2.0f64;
+    let mut json = false;
+    let mut only: Option<String> = None;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--seconds" => {
+                let v = value(args, &mut i, "--seconds")?;
+                seconds = v.parse().map_err(|_| Fail(format!("--seconds: must be a number, got {v:?}")))?;
+            }
+            "--json" => json = true,
+            "--only" => only = Some(value(args, &mut i, "--only")?.to_string()),
+            a => return Err(Fail(format!("bench: unknown option {a}"))),
+        }
+        i += 1;
+    }
+    let mut rows = Vec::new();
+    for (name, text) in builtin::BUILTINS.iter().filter(|(n, _)| only.as_deref().is_none_or(|o| o == *n)) {
+        let scenario = Scenario::from_json(text)?;
+        let start = std::time::Instant::now();
+        let budget = seconds / builtin::BUILTINS.len() as f64;
+        let events = crate::run::bench(&scenario, |_| start.elapsed().as_secs_f64() < budget);
+        rows.push((name.to_string(), events, start.elapsed().as_secs_f64()));
+    }
+    let peak_kib = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
+        s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<u64>().ok())
+    });
+    if json {
+        use crate::json::{Obj, ToJson};
+        // Keys in sorted order, as before.
+        let mut text = String::from("{\"native\":[");
+        for (i, (n, e, t)) in rows.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            Obj::new(&mut text)
+                .field("events", e)
+                .field("events_per_second", &(*e as f64 / t))
+                .field("scenario", n)
+                .field("seconds", t)
+                .end();
+        }
+        text.push_str("],\"peak_rss_kib\":");
+        peak_kib.write_json(&mut text);
+        text.push('}');
+        out!("{text}");
+        return Ok(());
+    }
+    out!("{:<28} {:>12} {:>14}", "scenario", "events", "events/s");
+    for (n, e, t) in &rows {
+        out!("{n:<28} {e:>12} {:>14.0}", *e as f64 / t);
+    }
+    if let Some(k) = peak_kib {
+        out!("peak memory (VmHWM): {:.1} MiB", k as f64 / 1024.0);
+    }
+    Ok(())
+}

@@ -1,0 +1,255 @@
+//! Sentences for the leader's rules: a follower's Fetch, a produce, the ISR
+//! check and the controller's answer to AlterPartition.
+
+use super::{plural, set_str, Narrator};
+use crate::scenario::{Acks, ResponseHw};
+use crate::sim::event::{Answered, HwCause, Rejection};
+use crate::sim::log::RecordId;
+use crate::sim::{Event, FetchRequest, KafkaError};
+
+impl Narrator<'_> {
+    /// A follower's Fetch at the leader.
+    pub(super) fn fetch_request(&self, req: &FetchRequest) -> String {
+        let follower = req.replica;
+        let mut known = String::new();
+        let mut hw_text = String::new();
+        let mut expand = String::new();
+        let mut rest = String::new();
+        for (i, e) in self.events.iter().enumerate() {
+            match *e {
+                Event::FetchRejected { leader, error, why, msg, .. } => {
+                    return format!("{}{}", self.rejection(leader, follower, req, error, why), self.note(Some(msg)));
+                }
+                Event::DivergingAnswered { leader, epoch, end_offset, msg, .. } => {
+                    let last = req.last_fetched_epoch.unwrap_or(-1);
+                    return format!(
+                        "Follower {follower} fetches at {} having last fetched epoch {last}, but on leader {leader} epoch {last} ends at {end_offset}: the logs diverge. The leader answers at once with diverging epoch ({epoch}, {end_offset}) and leaves the follower's state alone.{}",
+                        req.fetch_offset,
+                        self.note(Some(msg))
+                    );
+                }
+                Event::FollowerFetched { leader, previous, fetch_offset, .. } => {
+                    known = if previous == Some(fetch_offset) {
+                        format!("Leader {leader} hears again that follower {follower} is at {fetch_offset}")
+                    } else {
+                        format!("Leader {leader} learns follower {follower} is at {fetch_offset}")
+                    };
+                }
+                Event::IsrExpanded { leader, before, after, request, .. } => {
+                    expand = match request {
+                        None => format!(" Follower {follower} has caught up: the ISR grows {} → {}.", set_str(before.iter()), set_str(after.iter())),
+                        Some(m) => format!(
+                            " Follower {follower} has caught up: leader {leader} asks the controller to make the ISR {} (AlterPartition) and counts it in the HW meanwhile (maximal ISR).{}",
+                            set_str(after.iter()),
+                            self.note(Some(m))
+                        ),
+                    };
+                }
+                Event::LeaderHwMoved { from, to, cause: HwCause::Fetch, .. } => {
+                    hw_text = format!("; HW {from} → {to}.");
+                    let end = self.events.iter().position(|e| matches!(e, Event::FetchAnswered { .. } | Event::FetchParked { .. }));
+                    rest = self.purgatory(&self.events[i + 1..end.unwrap_or(self.events.len())]);
+                }
+                Event::HwStays { hw, held: true, .. } => {
+                    hw_text = format!("; HW stays {hw}: the ISR is under min.insync.replicas ({}).", self.config().min_insync_replicas);
+                }
+                Event::HwStays { hw, .. } => hw_text = format!("; HW stays {hw}."),
+                Event::FetchAnswered { fetch_offset, records, hw_sent, hw, why, msg, .. } => {
+                    let reason = match why {
+                        Answered::NoLongPoll | Answered::Data => "",
+                        Answered::NoWait => " (replica.fetch.wait.max.ms is 0)",
+                        Answered::MinBytesZero => " (replica.fetch.min.bytes is 0)",
+                        Answered::StaleHw => " because the HW it last sent this follower is stale (KIP-392, 2.4–2.5)",
+                        Answered::CaseH => {
+                            " (parked, and released at once because the HW moved past what this follower last heard: DelayedFetch Case H, 2.4–2.5)"
+                        }
+                    };
+                    let what = if records == 0 {
+                        "nothing new".to_string()
+                    } else {
+                        format!("{records} record{} from {fetch_offset}", plural(records))
+                    };
+                    let which_hw = match (self.sim.behavior.response_hw, hw_sent == hw) {
+                        (ResponseHw::BeforeFetch, false) => format!("HW {hw_sent}, the value from before this fetch moved it"),
+                        _ => format!("HW {hw_sent}"),
+                    };
+                    rest.push_str(&format!(" It answers at once{reason}: {what}, {which_hw}.{}", self.note(Some(msg))));
+                }
+                Event::FetchParked { wait, expire_ms, .. } => {
+                    rest.push_str(&format!(
+                        " Nothing new to send: the fetch waits up to {wait} ms (until {expire_ms} ms) for new records."
+                    ));
+                }
+                _ => {}
+            }
+        }
+        format!("{known}{hw_text}{expand}{rest}")
+    }
+
+    fn rejection(&self, leader: u32, follower: u32, req: &FetchRequest, error: KafkaError, why: Rejection) -> String {
+        match why {
+            Rejection::NotLeader => {
+                format!("Broker {leader} is not the leader; it answers follower {follower}'s Fetch with NOT_LEADER_OR_FOLLOWER.")
+            }
+            Rejection::FencedEpoch { leader_epoch } | Rejection::UnknownEpoch { leader_epoch } => {
+                let why = if matches!(why, Rejection::FencedEpoch { .. }) {
+                    "an older epoch: the follower has not yet learned of the new leader epoch"
+                } else {
+                    "a newer epoch than the leader knows: the leader has not yet learned of it"
+                };
+                format!(
+                    "Leader {leader} (epoch {leader_epoch}) gets follower {follower}'s Fetch in epoch {}, {why}; it answers {} (KIP-320).",
+                    req.current_leader_epoch,
+                    error.name()
+                )
+            }
+            Rejection::NoEpochEnd { epoch } => format!(
+                "Leader {leader} cannot find the end of epoch {epoch} that follower {follower} last fetched; it answers OFFSET_OUT_OF_RANGE."
+            ),
+            Rejection::OutOfRange { start, leo } => format!(
+                "Follower {follower} fetches at {}, outside leader {leader}'s log [{start}, {leo}): the leader answers OFFSET_OUT_OF_RANGE.",
+                req.fetch_offset
+            ),
+        }
+    }
+
+    /// A produce request at the leader.
+    pub(super) fn produce_request(&self, ids: &[RecordId]) -> String {
+        let mut text = String::new();
+        for (i, e) in self.events.iter().enumerate() {
+            match *e {
+                Event::ProduceRefused { broker, producer, error: KafkaError::NotEnoughReplicas, isr, min_isr, msg } => {
+                    return format!(
+                        "Leader {broker} refuses {}'s acks=all write: the ISR {} has {} member{}, fewer than min.insync.replicas = {min_isr}. NOT_ENOUGH_REPLICAS; nothing is appended.{}",
+                        self.producer(producer),
+                        set_str(isr.iter()),
+                        isr.len(),
+                        plural(isr.len()),
+                        self.note(Some(msg))
+                    );
+                }
+                Event::ProduceRefused { broker, producer, msg, .. } => {
+                    return format!(
+                        "Broker {broker} does not lead the partition: {}'s write gets NOT_LEADER_OR_FOLLOWER.{}",
+                        self.producer(producer),
+                        self.note(Some(msg))
+                    );
+                }
+                Event::Appended { leader, producer, first_offset, count, leo, epoch } => {
+                    text = if count == 1 {
+                        format!(
+                            "Leader {leader} appends {} at offset {first_offset} (LEO {leo}) in epoch {epoch}.",
+                            self.sim.record_name(ids[0])
+                        )
+                    } else {
+                        format!(
+                            "Leader {leader} appends {}'s {count} records at offsets {first_offset}–{} (LEO {leo}) in epoch {epoch}.",
+                            self.producer(producer),
+                            leo - 1
+                        )
+                    };
+                }
+                Event::LeaderHwMoved { from, to, .. } => {
+                    text.push_str(&format!(" No follower counts toward the HW, so it moves at once: HW {from} → {to}."));
+                }
+                Event::ProduceAnswer { acks, required_offset, msg, .. } => {
+                    text.push_str(&match acks {
+                        Acks::Zero => " acks=0: no answer is sent.".to_string(),
+                        Acks::One => {
+                            format!(" acks=1: the leader acknowledges now, before any follower has the records.{}", self.note(msg))
+                        }
+                        Acks::All => format!(" acks=all: the answer waits until the HW reaches {required_offset}."),
+                    });
+                    text.push_str(&self.purgatory(&self.events[i + 1..]));
+                    break;
+                }
+                _ => {}
+            }
+        }
+        text
+    }
+
+    /// The leader's periodic ISR check.
+    pub(super) fn isr_check(&self, leader: u32) -> String {
+        let lag = self.config().replica_lag_time_max_ms;
+        for e in self.events {
+            match *e {
+                Event::IsrCheckNotLeader { broker } => return format!("Broker {broker}'s ISR check finds it no longer leads."),
+                Event::IsrCheckPending { period, .. } => {
+                    return format!("Leader {leader} checks the ISR, but an ISR change is still in flight; it checks again in {period} ms.")
+                }
+                Event::IsrCheckNoChange { isr, .. } => {
+                    return format!(
+                        "Leader {leader} checks the ISR {}: every member has caught up within {lag} ms; no change.",
+                        set_str(isr.iter())
+                    )
+                }
+                Event::IsrShrunk { before, after, out, request, .. } => {
+                    let ls = self.sim.broker(leader).lead.as_ref();
+                    let lagging: Vec<String> = out
+                        .iter()
+                        .map(|f| match ls.and_then(|ls| ls.followers.get(&f)) {
+                            None => String::new(),
+                            Some(v) => format!(
+                                "{f} (last caught up at {}, at offset {})",
+                                v.last_caught_up_ms.map_or("never".into(), |t| format!("{t} ms")),
+                                v.leo.map_or("unknown".into(), |o| o.to_string())
+                            ),
+                        })
+                        .collect();
+                    return match request {
+                        None => format!(
+                            "Leader {leader} checks the ISR: {} has not caught up for more than {lag} ms; the ISR shrinks {} → {}.{}",
+                            lagging.join(", "),
+                            set_str(before.iter()),
+                            set_str(after.iter()),
+                            self.hw_after_isr_change()
+                        ),
+                        Some(m) => format!(
+                            "Leader {leader} checks the ISR: {} has not caught up for more than {lag} ms. It asks the controller to shrink the ISR to {} (AlterPartition); until that is committed, the HW still waits for the old ISR.{}",
+                            lagging.join(", "),
+                            set_str(after.iter()),
+                            self.note(Some(m))
+                        ),
+                    };
+                }
+                _ => {}
+            }
+        }
+        String::new()
+    }
+
+    /// The controller's answer to AlterPartition, at the leader.
+    pub(super) fn alter_partition_response(&self) -> String {
+        for e in self.events {
+            match *e {
+                Event::AlterPartitionIgnored { broker, leader_epoch } => {
+                    return format!(
+                        "Broker {broker} gets an AlterPartition answer for epoch {leader_epoch}, but it no longer leads in that epoch; ignored."
+                    )
+                }
+                Event::IsrChangeRefused { leader, error } => {
+                    return format!(
+                        "The controller refuses leader {leader}'s ISR change with {}; {}",
+                        error.name(),
+                        if error.reverts() {
+                            "the leader goes back to its committed ISR."
+                        } else {
+                            "the leader keeps the change pending until new metadata arrives."
+                        }
+                    )
+                }
+                Event::IsrApplied { leader, before, after, partition_epoch } => {
+                    return format!(
+                        "The controller has committed the ISR {} → {} (partition epoch {partition_epoch}); leader {leader} applies it.{}",
+                        set_str(before.iter()),
+                        set_str(after.iter()),
+                        self.hw_after_isr_change()
+                    )
+                }
+                _ => {}
+            }
+        }
+        String::new()
+    }
+}

@@ -1,0 +1,286 @@
+//! The step record's `event`: what started the step (its type and the fields
+//! of the message or timer) and what the step's typed events add to it
+//! (outcome, error, HW before and after, truncation, election, ISR).
+
+use super::{EpochEnd, EventRecord, NodeName};
+use crate::json::Value;
+use crate::scenario::Action;
+use crate::sim::event::HwCause;
+use crate::sim::log::RecordId;
+use crate::sim::{Body, Event, Msg, Node, Sim, Timer, Trigger};
+
+/// The wire name of a message's type.
+pub fn body_type(body: &Body) -> &'static str {
+    match body {
+        Body::Fetch(_) => "fetch_request",
+        Body::FetchResponse(_) => "fetch_response",
+        Body::Produce { .. } => "produce_request",
+        Body::ProduceResponse { .. } => "produce_response",
+        Body::ConsumerFetch { .. } => "consumer_fetch_request",
+        Body::ConsumerFetchResponse(_) => "consumer_fetch_response",
+        Body::AlterPartition { .. } => "alter_partition",
+        Body::AlterPartitionResponse { .. } => "alter_partition_response",
+        Body::LeaderAndIsr(_) => "leader_and_isr",
+        Body::OffsetsForLeaderEpoch { .. } => "offsets_for_leader_epoch",
+        Body::OffsetsForLeaderEpochResponse { .. } => "offsets_for_leader_epoch_response",
+    }
+}
+
+/// Record ids as a JSON array of their names.
+pub(crate) fn ids_value(sim: &Sim, ids: impl Iterator<Item = RecordId>) -> Value {
+    Value::Array(ids.map(|r| Value::String(sim.record_name(r))).collect())
+}
+
+fn new(kind: &'static str) -> EventRecord {
+    EventRecord { kind, ..Default::default() }
+}
+
+/// The `event` of the last step (None for step 0).
+pub fn event_record(sim: &Sim) -> Option<EventRecord> {
+    let step = &sim.last;
+    let mut r = match &step.trigger {
+        Trigger::Start | Trigger::Nothing => return None,
+        Trigger::Action(action) => action_record(sim, action),
+        Trigger::Deliver(msg) if matches!(step.events.first(), Some(Event::ReceiverDown { .. })) => {
+            EventRecord { from: Some(sim.node_name(msg.from)), to: Some(sim.node_name(msg.to)), ..new("lost") }
+        }
+        Trigger::Deliver(msg) => message_record(sim, msg),
+        Trigger::Timer(timer) => timer_record(sim, *timer),
+    };
+    let epoch_response = matches!(&step.trigger, Trigger::Deliver(m) if matches!(m.body, Body::OffsetsForLeaderEpochResponse { .. }));
+    for event in &step.events {
+        add_event(sim, &mut r, event, epoch_response);
+    }
+    // An added consumer's first fetch was never listed as the step's own.
+    if !matches!(step.trigger, Trigger::Action(Action::AddConsumer(_))) {
+        r.sent = step.sent.clone();
+    }
+    Some(r)
+}
+
+fn action_record(sim: &Sim, action: &Action) -> EventRecord {
+    match action {
+        Action::Produce { producer, .. } => EventRecord {
+            producer: Some(sim.scenario.producers[*producer].id.clone()),
+            acks: Some(sim.scenario.producers[*producer].acks),
+            ..new("produce")
+        },
+        Action::Crash { broker, unflushed } => {
+            EventRecord { broker: Some(*broker), unflushed: (*unflushed > 0).then_some(*unflushed), ..new("crash") }
+        }
+        Action::Restart { broker } => EventRecord { broker: Some(*broker), ..new("restart") },
+        Action::Partition { links } => EventRecord { links: Some(links.clone()), ..new("partition") },
+        Action::Heal { links } => EventRecord { links: Some(links.clone()), ..new("heal") },
+        Action::AddConsumer(_) => new("add_consumer"),
+    }
+}
+
+fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
+    let kind = match msg.body {
+        // The leader applying the controller's answer is an ISR change.
+        Body::AlterPartitionResponse { .. } => "isr_change",
+        _ => body_type(&msg.body),
+    };
+    let mut r = EventRecord { from: Some(sim.node_name(msg.from)), to: Some(sim.node_name(msg.to)), ..new(kind) };
+    match &msg.body {
+        Body::Fetch(req) => {
+            r.fetch_offset = Some(req.fetch_offset);
+            r.last_fetched_epoch = req.last_fetched_epoch;
+        }
+        Body::FetchResponse(resp) => {
+            r.records = Some(Value::UInt(resp.records.len() as u64));
+            r.ids = Some(resp.records.iter().filter_map(|(_, e)| e.map(|e| sim.record_name(e.id))).collect());
+            r.first_offset = resp.records.first().map(|(o, _)| *o);
+            r.hw = Some(resp.hw);
+            r.error = resp.error.map(|e| e.name());
+            r.diverging_epoch = resp.diverging_epoch.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
+        }
+        Body::Produce { ids, acks } => {
+            r.records = Some(ids_value(sim, ids.iter().copied()));
+            r.acks = Some(*acks);
+        }
+        Body::ProduceResponse { ids, error, .. } => {
+            r.records = Some(ids_value(sim, ids.iter().copied()));
+            r.error = error.map(|e| e.name());
+        }
+        Body::ConsumerFetch { offset } => r.offset = Some(*offset),
+        Body::ConsumerFetchResponse(resp) => {
+            r.records = Some(ids_value(sim, resp.records.iter().filter_map(|(_, e)| e.map(|e| e.id))));
+            r.offset = Some(resp.offset);
+            r.hw = Some(resp.hw);
+            r.error = resp.error.map(|e| e.name());
+            r.preferred_read_replica = resp.preferred;
+        }
+        Body::AlterPartition { leader_epoch, isr, .. } => {
+            r.isr = Some(isr.clone());
+            r.leader_epoch = Some(*leader_epoch);
+        }
+        Body::AlterPartitionResponse { isr, error, .. } => {
+            r.isr = Some(isr.clone());
+            r.error = error.map(|e| e.name());
+        }
+        Body::LeaderAndIsr(meta) => {
+            r.leader = Some(meta.leader);
+            r.leader_epoch = Some(meta.leader_epoch);
+            r.isr = Some(meta.isr.clone());
+        }
+        Body::OffsetsForLeaderEpoch { epoch, .. } => r.epoch = Some(*epoch),
+        Body::OffsetsForLeaderEpochResponse { requested, answer, error, .. } => {
+            r.epoch = Some(*requested);
+            r.end_offset = answer.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
+            r.error = error.map(|e| e.name());
+        }
+    }
+    r
+}
+
+fn timer_record(sim: &Sim, timer: Timer) -> EventRecord {
+    let consumer = |c: usize| Some(sim.consumers[c].spec.id.clone());
+    let (broker, timer_name) = match timer {
+        Timer::FetchExpiry { leader, follower } => {
+            return EventRecord {
+                broker: Some(leader),
+                timer: Some("fetch-expiry"),
+                to: Some(NodeName::Broker(follower)),
+                ..new("timeout")
+            };
+        }
+        Timer::ConsumerFetchExpiry { broker, consumer: c } => {
+            return EventRecord { broker: Some(broker), consumer: consumer(c), timer: Some("consumer-fetch-expiry"), ..new("timeout") };
+        }
+        Timer::ProduceRequestTimeout { producer, .. } => {
+            let producer = Some(sim.scenario.producers[producer].id.clone());
+            return EventRecord { producer, timer: Some("produce-request-timeout"), ..new("timeout") };
+        }
+        Timer::ConsumerRequestTimeout { consumer: c } => {
+            return EventRecord { consumer: consumer(c), timer: Some("consumer-request-timeout"), ..new("timeout") };
+        }
+        Timer::SessionExpiry { broker } => return EventRecord { broker: Some(broker), timer: Some("session-expiry"), ..new("isr_change") },
+        Timer::ProduceExpiry { leader, .. } => (leader, "produce-expiry"),
+        Timer::IsrExpiration { leader } => (leader, "isr-expiration"),
+        Timer::FetcherRetry { follower } => (follower, "fetcher-retry"),
+        Timer::FetchRequestTimeout { follower } => (follower, "fetch-request-timeout"),
+    };
+    EventRecord { broker: Some(broker), timer: Some(timer_name), ..new("timeout") }
+}
+
+/// What one typed event adds to the record.
+fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool) {
+    match *event {
+        Event::Produced { producer, first_n, count, leader, .. } => {
+            let ids = (0..count).map(|i| RecordId { producer: producer as u16, n: first_n + i });
+            r.records = Some(ids_value(sim, ids));
+            match leader {
+                None => r.error = Some("NOT_LEADER_OR_FOLLOWER"),
+                Some(l) => r.to = Some(NodeName::Broker(l)),
+            }
+        }
+        Event::ConsumerAdded { consumer } => {
+            let spec = &sim.consumers[consumer].spec;
+            r.consumer = Some(spec.id.clone());
+            r.broker = spec.fetch_from;
+        }
+        Event::FetchRejected { error, .. } | Event::ProduceRefused { error, .. } => {
+            r.outcome = Some("error");
+            r.error = Some(error.name());
+        }
+        Event::DivergingAnswered { epoch, end_offset, .. } => {
+            r.outcome = Some("diverging");
+            r.diverging_epoch = Some(EpochEnd { epoch, end_offset });
+        }
+        Event::FetchAnswered { hw_before, hw, .. } => {
+            r.hw_before = Some(hw_before);
+            r.hw_after = Some(hw);
+            r.outcome = Some("answered");
+        }
+        Event::FetchParked { hw_before, hw, .. } => {
+            r.hw_before = Some(hw_before);
+            r.hw_after = Some(hw);
+            r.outcome = Some("parked");
+        }
+        Event::ParkedFetchExpired { fetch_offset, hw, .. } => {
+            r.fetch_offset = Some(fetch_offset);
+            r.hw = Some(hw);
+        }
+        Event::LeaderHwMoved { from, to, cause: HwCause::Produce | HwCause::IsrChange, .. } => {
+            r.hw_before = Some(from);
+            r.hw_after = Some(to);
+        }
+        Event::Appended { first_offset, leo, .. } => {
+            r.outcome = Some("appended");
+            r.first_offset = Some(first_offset);
+            r.leo_after = Some(leo);
+        }
+        Event::IsrShrunk { before, after, request, .. } => {
+            r.isr_before = Some(before.to_vec());
+            r.isr = Some(after.to_vec());
+            match request {
+                None => r.kind = "isr_change",
+                Some(_) => r.outcome = Some("shrink-proposed"),
+            }
+        }
+        Event::AlterPartitionAnswered { error, .. } => {
+            r.outcome = Some(if error.is_some() { "rejected" } else { "committed" });
+            r.error = error.map(|e| e.name());
+        }
+        Event::IsrChangeRefused { error, .. } => r.outcome = Some(if error.reverts() { "reverted" } else { "pending" }),
+        Event::IsrApplied { before, .. } => r.isr_before = Some(before.to_vec()),
+        Event::SessionExpired { isr_before, .. } => r.isr_before = Some(isr_before.to_vec()),
+        Event::ControllerIsrShrunk { after, .. } => r.isr = Some(after.to_vec()),
+        Event::LeaderElected { leader, epoch, isr, clean, .. } => {
+            r.kind = "leader_election";
+            r.leader = Some(Some(leader));
+            r.leader_epoch = Some(epoch);
+            r.isr = Some(isr.to_vec());
+            r.clean = Some(clean);
+        }
+        Event::PartitionOffline { epoch, .. } => {
+            r.kind = "leader_election";
+            r.leader = Some(None);
+            r.leader_epoch = Some(epoch);
+        }
+        Event::FollowerAppended { hw_before, hw, leo, .. } => {
+            r.hw_before = Some(hw_before);
+            r.hw_after = Some(hw);
+            r.leo_after = Some(leo);
+            r.outcome = Some("appended");
+        }
+        Event::Truncated { leo_before, to, rule, .. } => {
+            r.leo_before = Some(leo_before);
+            r.truncate_to = Some(to);
+            r.rule = Some(rule.name());
+            if epoch_response {
+                r.kind = "truncate";
+            }
+        }
+        Event::EpochEndAnswered { answer, .. } => r.end_offset = answer.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset }),
+        Event::ConsumerFetchAnswered { error, .. } if r.outcome.is_none() => {
+            r.outcome = Some(if error.is_some() { "error" } else { "answered" })
+        }
+        Event::ConsumerFetchParked { .. } => r.outcome = Some("parked"),
+        Event::MetadataStale { .. } => r.outcome = Some("stale"),
+        Event::LeaderIsrUpdated { .. } => r.outcome = Some("isr-update"),
+        Event::BecameLeader { .. } => r.outcome = Some("become-leader"),
+        Event::NothingChanges { .. } => r.outcome = Some("no-change"),
+        Event::BecameFollower { .. } => r.outcome = Some("become-follower"),
+        Event::FetchFailed { .. } => r.outcome = Some("error"),
+        Event::AlterPartitionIgnored { .. }
+        | Event::FetchResponseIgnored { .. }
+        | Event::StaleFetchResponse { .. }
+        | Event::EpochEndIgnored { .. }
+        | Event::ConsumerResponseIgnored { .. } => r.outcome = Some("ignored"),
+        _ => {}
+    }
+}
+
+impl Sim {
+    /// A participant as the record names it.
+    pub fn node_name(&self, node: Node) -> NodeName {
+        match node {
+            Node::Broker(b) => NodeName::Broker(b),
+            Node::Producer(p) => NodeName::Name(self.scenario.producers.get(p).map_or_else(|| "?".into(), |s| s.id.clone())),
+            Node::Consumer(c) => NodeName::Name(self.consumers.get(c).map_or_else(|| "?".into(), |s| s.spec.id.clone())),
+            Node::Controller => NodeName::Name("controller".into()),
+        }
+    }
+}

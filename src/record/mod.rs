@@ -1,0 +1,220 @@
+//! The step record (CONTRACT.md §3): what one step did and the whole state
+//! after it, built from the simulation's state and the step's typed events
+//! (`state.rs`, `event.rs`), with the sentence from `crate::narrate`, and
+//! written as JSON. Nothing here decides anything.
+
+mod event;
+mod label;
+mod state;
+
+pub use event::{body_type, event_record};
+pub use label::message_label;
+
+use crate::json::{json_record, json_write, ToJson, Value};
+use crate::scenario::Acks;
+use crate::sim::invariants::Violation;
+
+/// A participant as the record names it: a broker id, a client id, or "controller".
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeName {
+    Broker(u32),
+    Name(String),
+}
+
+json_record! {
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct EpochEnd {
+        pub epoch: i32 = "epoch", always;
+        pub end_offset: u64 = "end_offset", always;
+    }
+}
+
+json_record! {
+    /// The step's event: `type` and the fields that type carries (CONTRACT §3,
+    /// docs/extensions.md), `None` fields left out.
+    #[derive(Debug, Clone, Default, PartialEq)]
+    pub struct EventRecord {
+        pub kind: &'static str = "type", always;
+        pub from: Option<NodeName> = "from", opt;
+        pub to: Option<NodeName> = "to", opt;
+        pub broker: Option<u32> = "broker", opt;
+        pub producer: Option<String> = "producer", opt;
+        pub consumer: Option<String> = "consumer", opt;
+        pub timer: Option<&'static str> = "timer", opt;
+        pub fetch_offset: Option<u64> = "fetch_offset", opt;
+        pub last_fetched_epoch: Option<i32> = "last_fetched_epoch", opt;
+        pub offset: Option<u64> = "offset", opt;
+        pub records: Option<Value> = "records", opt;
+        pub ids: Option<Vec<String>> = "ids", opt;
+        pub first_offset: Option<u64> = "first_offset", opt;
+        pub acks: Option<Acks> = "acks", opt;
+        pub hw: Option<u64> = "hw", opt;
+        pub hw_before: Option<u64> = "hw_before", opt;
+        pub hw_after: Option<u64> = "hw_after", opt;
+        pub leo_after: Option<u64> = "leo_after", opt;
+        pub outcome: Option<&'static str> = "outcome", opt;
+        pub error: Option<&'static str> = "error", opt;
+        pub diverging_epoch: Option<EpochEnd> = "diverging_epoch", opt;
+        pub leader: Option<Option<u32>> = "leader", opt;
+        pub leader_epoch: Option<i32> = "leader_epoch", opt;
+        pub isr_before: Option<Vec<u32>> = "isr_before", opt;
+        pub isr: Option<Vec<u32>> = "isr", opt;
+        pub clean: Option<bool> = "clean", opt;
+        pub links: Option<Vec<(u32, u32)>> = "links", opt;
+        pub unflushed: Option<u64> = "unflushed", opt;
+        pub leo_before: Option<u64> = "leo_before", opt;
+        pub truncate_to: Option<u64> = "truncate_to", opt;
+        pub rule: Option<&'static str> = "rule", opt;
+        pub epoch: Option<i32> = "epoch", opt;
+        pub end_offset: Option<EpochEnd> = "end_offset", opt;
+        pub preferred_read_replica: Option<u32> = "preferred_read_replica", opt;
+        /// Messages this step put on the wire (ids into `in_flight`).
+        pub sent: Vec<u64> = "sent", nonempty;
+    }
+}
+
+json_record! {
+    #[derive(Debug, Clone)]
+    pub struct PartitionRecord {
+        pub leader: Option<u32> = "leader", always;
+        pub leader_epoch: i32 = "leader_epoch", always;
+        pub isr: Vec<u32> = "isr", always;
+        pub partition_epoch: u32 = "partition_epoch", always;
+        pub maximal_isr: Vec<u32> = "maximal_isr", always;
+        pub cut_links: Vec<(u32, u32)> = "cut_links", always;
+    }
+}
+
+json_record! {
+    #[derive(Debug, Clone)]
+    pub struct LogRecord {
+        pub offset: u64 = "offset", always;
+        pub epoch: i32 = "epoch", always;
+        pub id: String = "id", always;
+    }
+}
+
+json_record! {
+    #[derive(Debug, Clone)]
+    pub struct FollowerRecord {
+        pub broker: u32 = "broker", always;
+        pub fetch_offset: Option<u64> = "fetch_offset", always;
+        pub last_caught_up_ms: Option<u64> = "last_caught_up_ms", always;
+        pub in_isr: bool = "in_isr", always;
+    }
+}
+
+json_record! {
+    #[derive(Debug, Clone)]
+    pub struct ParkedRecord {
+        pub kind: &'static str = "kind", always;
+        pub from: NodeName = "from", always;
+        pub offset: u64 = "offset", always;
+        pub expire_ms: u64 = "expire_ms", always;
+    }
+}
+
+json_record! {
+    #[derive(Debug, Clone)]
+    pub struct ReplicaRecord {
+        pub broker: u32 = "broker", always;
+        pub alive: bool = "alive", always;
+        pub role: &'static str = "role", always;
+        pub leader_epoch: i32 = "leader_epoch", always;
+        pub log_start_offset: u64 = "log_start_offset", always;
+        pub leo: u64 = "leo", always;
+        pub hw: u64 = "hw", always;
+        pub log: Vec<LogRecord> = "log", always;
+        pub fenced: bool = "fenced", always;
+        pub epoch_cache: Vec<(i32, u64)> = "epoch_cache", always;
+        pub followers: Option<Vec<FollowerRecord>> = "followers", opt;
+        pub parked: Vec<ParkedRecord> = "parked", nonempty;
+    }
+}
+
+json_record! {
+    #[derive(Debug, Clone)]
+    pub struct InFlightRecord {
+        pub id: u64 = "id", always;
+        pub kind: &'static str = "type", always;
+        pub from: NodeName = "from", always;
+        pub to: NodeName = "to", always;
+        pub sent_ms: u64 = "sent_ms", always;
+        pub arrive_ms: u64 = "arrive_ms", always;
+        pub fetch_offset: Option<u64> = "fetch_offset", opt;
+        pub last_fetched_epoch: Option<i32> = "last_fetched_epoch", opt;
+        pub offset: Option<u64> = "offset", opt;
+        pub records: Option<Value> = "records", opt;
+        pub first_offset: Option<u64> = "first_offset", opt;
+        pub acks: Option<Acks> = "acks", opt;
+        pub hw: Option<u64> = "hw", opt;
+        pub error: Option<&'static str> = "error", opt;
+        pub diverging_epoch: Option<EpochEnd> = "diverging_epoch", opt;
+        pub isr: Option<Vec<u32>> = "isr", opt;
+        pub leader: Option<Option<u32>> = "leader", opt;
+        pub leader_epoch: Option<i32> = "leader_epoch", opt;
+        pub epoch: Option<i32> = "epoch", opt;
+        pub end_offset: Option<EpochEnd> = "end_offset", opt;
+        /// The words it carries on the stage (`message_label`).
+        pub label: String = "label", nonempty;
+    }
+}
+
+json_record! {
+    #[derive(Debug, Clone)]
+    pub struct ProducerRecord {
+        pub id: String = "id", always;
+        pub acks: Acks = "acks", always;
+        pub acked: Vec<String> = "acked", always;
+        pub failed: Vec<String> = "failed", always;
+        pub pending: Vec<String> = "pending", always;
+    }
+}
+
+json_record! {
+    #[derive(Debug, Clone)]
+    pub struct ConsumerRecord {
+        pub id: String = "id", always;
+        pub fetch_from: Option<u32> = "fetch_from", always;
+        pub position: u64 = "position", always;
+        pub records_read: u64 = "records_read", always;
+        pub read: Vec<String> = "read", always;
+    }
+}
+
+json_record! {
+    /// A step as the CLI prints it and the page receives it (CONTRACT §3).
+    #[derive(Debug, Clone)]
+    pub struct StepRecord {
+        pub step: u64 = "step", always;
+        pub time_ms: u64 = "time_ms", always;
+        pub event: Option<EventRecord> = "event", always;
+        pub text: String = "text", always;
+        pub partition: PartitionRecord = "partition", always;
+        pub replicas: Vec<ReplicaRecord> = "replicas", always;
+        pub in_flight: Vec<InFlightRecord> = "in_flight", always;
+        pub producers: Vec<ProducerRecord> = "producers", always;
+        pub consumers: Vec<ConsumerRecord> = "consumers", always;
+        pub violations: Vec<Violation> = "violations", always;
+        /// Set in the lighter form: lists hold only their last `log_tail` items.
+        pub log_tail: Option<usize> = "log_tail", opt;
+    }
+}
+
+impl StepRecord {
+    pub fn to_json(&self) -> String {
+        crate::json::to_string(self)
+    }
+}
+
+/// A participant as a record writes it: a number, or a name.
+impl ToJson for NodeName {
+    fn write_json(&self, out: &mut String) {
+        match self {
+            NodeName::Broker(b) => b.write_json(out),
+            NodeName::Name(n) => n.write_json(out),
+        }
+    }
+}
+
+json_write! { Violation { invariant: "invariant", always; text: "text", always; } }

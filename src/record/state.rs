@@ -1,0 +1,209 @@
+//! The step record's state part: partition, replicas, messages in flight,
+//! clients and violations, read from the simulation as it is after the step.
+
+use super::event::{body_type, event_record, ids_value};
+use super::*;
+use crate::sim::{Body, ConsumerFetchResponse, Msg, Node, Role, Sim};
+
+/// Keeps the last `tail` items of a long list (all of them when `tail` is None).
+fn tail_of<T>(items: impl ExactSizeIterator<Item = T>, tail: Option<usize>) -> impl Iterator<Item = T> {
+    let skip = tail.map_or(0, |t| items.len().saturating_sub(t));
+    items.skip(skip)
+}
+
+impl Sim {
+    /// The step record of the state as it is now (complete: whole logs).
+    pub fn record(&self) -> StepRecord {
+        self.record_with_tail(None)
+    }
+
+    /// The lighter form for long runs: only the last `tail` entries of each log and
+    /// of each producer's and consumer's record lists (`log_tail` says so).
+    pub fn record_with_tail(&self, tail: Option<usize>) -> StepRecord {
+        let c = &self.controller;
+        let maximal_isr = c.leader.and_then(|l| self.broker(l).lead.as_ref()).map_or_else(|| c.isr.clone(), |ls| ls.maximal_isr());
+        StepRecord {
+            step: self.step,
+            time_ms: self.now,
+            event: event_record(self),
+            text: crate::narrate::text(self),
+            partition: PartitionRecord {
+                leader: c.leader,
+                leader_epoch: c.leader_epoch,
+                isr: c.isr.clone(),
+                partition_epoch: c.partition_epoch,
+                maximal_isr,
+                cut_links: self.net.cut_links(),
+            },
+            replicas: self.brokers.iter().map(|b| self.replica_record(b.id, tail)).collect(),
+            in_flight: self.in_flight.values().map(|(m, _)| self.in_flight_record(m)).collect(),
+            producers: self
+                .producers
+                .iter()
+                .enumerate()
+                .map(|(i, p)| ProducerRecord {
+                    id: self.scenario.producers[i].id.clone(),
+                    acks: self.scenario.producers[i].acks,
+                    acked: tail_of(p.acked.iter_exact(), tail).map(|r| self.record_name(*r)).collect(),
+                    failed: tail_of(p.failed.iter_exact(), tail).map(|r| self.record_name(*r)).collect(),
+                    pending: p.pending.iter().map(|r| self.record_name(*r)).collect(),
+                })
+                .collect(),
+            consumers: self
+                .consumers
+                .iter()
+                .map(|c| ConsumerRecord {
+                    id: c.spec.id.clone(),
+                    fetch_from: c.spec.fetch_from,
+                    position: c.position,
+                    records_read: c.records_read,
+                    read: tail_of(c.read.iter_exact(), tail).map(|(_, r)| self.record_name(*r)).collect(),
+                })
+                .collect(),
+            violations: self.invariants.new_violations.clone(),
+            log_tail: tail,
+        }
+    }
+
+    fn replica_record(&self, id: u32, tail: Option<usize>) -> ReplicaRecord {
+        let b = self.broker(id);
+        let from = tail.map_or(0, |t| b.log.leo().saturating_sub(t as u64));
+        let log = b.log.entries_from(from).map(|(offset, e)| LogRecord { offset, epoch: e.epoch, id: self.record_name(e.id) }).collect();
+        let followers = b.lead.as_ref().map(|ls| {
+            ls.followers
+                .iter()
+                .map(|(&f, v)| FollowerRecord {
+                    broker: f,
+                    fetch_offset: v.leo,
+                    last_caught_up_ms: v.last_caught_up_ms,
+                    in_isr: ls.isr.contains(&f),
+                })
+                .collect()
+        });
+        let mut parked: Vec<ParkedRecord> = Vec::new();
+        if let Some(ls) = &b.lead {
+            for p in &ls.parked_fetches {
+                parked.push(ParkedRecord {
+                    kind: "fetch",
+                    from: NodeName::Broker(p.follower),
+                    offset: p.req.fetch_offset,
+                    expire_ms: p.expire_ms,
+                });
+            }
+            for d in &ls.delayed_produces {
+                parked.push(ParkedRecord {
+                    kind: "produce",
+                    from: self.node_name(Node::Producer(d.producer)),
+                    offset: d.required_offset,
+                    expire_ms: d.expire_ms,
+                });
+            }
+        }
+        for p in &b.parked_consumers {
+            parked.push(ParkedRecord {
+                kind: "consumer_fetch",
+                from: self.node_name(Node::Consumer(p.consumer)),
+                offset: p.offset,
+                expire_ms: p.expire_ms,
+            });
+        }
+        let role = if !b.alive {
+            "offline"
+        } else if b.role == Role::Leader && b.lead.is_some() {
+            "leader"
+        } else {
+            "follower"
+        };
+        ReplicaRecord {
+            broker: id,
+            alive: b.alive,
+            role,
+            leader_epoch: b.leader_epoch,
+            log_start_offset: b.log.start_offset,
+            leo: b.log.leo(),
+            hw: b.hw,
+            log,
+            fenced: self.controller.fenced.contains(&id),
+            epoch_cache: b.log.epochs().to_vec(),
+            followers,
+            parked,
+        }
+    }
+
+    fn in_flight_record(&self, m: &Msg) -> InFlightRecord {
+        let mut r = InFlightRecord {
+            id: m.id,
+            kind: body_type(&m.body),
+            from: self.node_name(m.from),
+            to: self.node_name(m.to),
+            sent_ms: m.sent_ms,
+            arrive_ms: m.arrive_ms,
+            fetch_offset: None,
+            last_fetched_epoch: None,
+            offset: None,
+            records: None,
+            first_offset: None,
+            acks: None,
+            hw: None,
+            error: None,
+            diverging_epoch: None,
+            isr: None,
+            leader: None,
+            leader_epoch: None,
+            epoch: None,
+            end_offset: None,
+            label: String::new(),
+        };
+        match &m.body {
+            Body::Fetch(f) => {
+                r.fetch_offset = Some(f.fetch_offset);
+                r.last_fetched_epoch = f.last_fetched_epoch;
+                r.leader_epoch = Some(f.current_leader_epoch);
+            }
+            Body::FetchResponse(f) => {
+                r.records = Some(Value::UInt(f.records.len() as u64));
+                r.first_offset = f.records.first().map(|(o, _)| *o);
+                r.hw = Some(f.hw);
+                r.error = f.error.map(|e| e.name());
+                r.diverging_epoch = f.diverging_epoch.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
+            }
+            Body::Produce { ids, acks } => {
+                r.records = Some(ids_value(self, ids.iter().copied()));
+                r.acks = Some(*acks);
+            }
+            Body::ProduceResponse { ids, error, .. } => {
+                r.records = Some(ids_value(self, ids.iter().copied()));
+                r.error = error.map(|e| e.name());
+            }
+            Body::ConsumerFetch { offset } => r.offset = Some(*offset),
+            Body::ConsumerFetchResponse(ConsumerFetchResponse { offset, records, hw, error, .. }) => {
+                r.offset = Some(*offset);
+                r.records = Some(ids_value(self, records.iter().filter_map(|(_, e)| e.map(|e| e.id))));
+                r.first_offset = records.first().map(|(o, _)| *o);
+                r.hw = Some(*hw);
+                r.error = error.map(|e| e.name());
+            }
+            Body::AlterPartition { isr, leader_epoch, .. } => {
+                r.isr = Some(isr.clone());
+                r.leader_epoch = Some(*leader_epoch);
+            }
+            Body::AlterPartitionResponse { isr, error, .. } => {
+                r.isr = Some(isr.clone());
+                r.error = error.map(|e| e.name());
+            }
+            Body::LeaderAndIsr(meta) => {
+                r.leader = Some(meta.leader);
+                r.leader_epoch = Some(meta.leader_epoch);
+                r.isr = Some(meta.isr.clone());
+            }
+            Body::OffsetsForLeaderEpoch { epoch, .. } => r.epoch = Some(*epoch),
+            Body::OffsetsForLeaderEpochResponse { requested, answer, error, .. } => {
+                r.epoch = Some(*requested);
+                r.end_offset = answer.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
+                r.error = error.map(|e| e.name());
+            }
+        }
+        r.label = super::message_label(&r);
+        r
+    }
+}

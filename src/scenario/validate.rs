@@ -1,0 +1,272 @@
+//! Validation: every value a JSON type cannot check (ranges, references,
+//! uniqueness, totals), each error naming its field; and actions turned into
+//! what the simulation consumes.
+
+use super::*;
+
+impl Scenario {
+    /// Checks every value a JSON type cannot: ranges, references, uniqueness.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.format != 1 {
+            return Err(ScenarioError::new("format", format!("must be 1, got {} (made by a newer hwscope?)", self.format)));
+        }
+        if !(1..=MAX_REPLICAS).contains(&self.replicas) {
+            return Err(ScenarioError::new("replicas", format!("must be between 1 and {MAX_REPLICAS}, got {}", self.replicas)));
+        }
+        in_range("initial.log_end_offset", self.initial.log_end_offset, 0, 1_000_000_000)?;
+        in_range("record_bytes", self.record_bytes, 1, 1_048_576)?;
+        in_range("stop_at_ms", self.stop_at_ms, 0, MAX_TIME_MS)?;
+        self.validate_config()?;
+        in_range("network.latency_ms", self.network.latency_ms, 1, 60_000)?;
+        in_range("network.jitter_ms", self.network.jitter_ms, 0, 60_000)?;
+        for (i, link) in self.network.links.iter().enumerate() {
+            self.broker_exists(&format!("network.links[{i}].from"), link.from)?;
+            self.broker_exists(&format!("network.links[{i}].to"), link.to)?;
+            if link.from == link.to {
+                return Err(ScenarioError::new(format!("network.links[{i}]"), "from and to must differ"));
+            }
+            in_range(&format!("network.links[{i}].latency_ms"), link.latency_ms, 1, 60_000)?;
+        }
+        if self.producers.len() > 8 {
+            return Err(ScenarioError::new("producers", format!("at most 8 producers, got {}", self.producers.len())));
+        }
+        for (i, p) in self.producers.iter().enumerate() {
+            client_id(&format!("producers[{i}].id"), &p.id)?;
+            if self.producers[..i].iter().any(|q| q.id == p.id) {
+                return Err(ScenarioError::new(format!("producers[{i}].id"), format!("\"{}\" is used twice", p.id)));
+            }
+            in_range(&format!("producers[{i}].request.timeout.ms"), p.request_timeout_ms, 1, MAX_TIME_MS)?;
+        }
+        if self.consumers.len() > 8 {
+            return Err(ScenarioError::new("consumers", format!("at most 8 consumers, got {}", self.consumers.len())));
+        }
+        for (i, c) in self.consumers.iter().enumerate() {
+            self.validate_consumer(&format!("consumers[{i}]"), c)?;
+            if self.consumers[..i].iter().any(|d| d.id == c.id) {
+                return Err(ScenarioError::new(format!("consumers[{i}].id"), format!("\"{}\" is used twice", c.id)));
+            }
+        }
+        if self.events.len() > 10_000 {
+            return Err(ScenarioError::new("events", format!("at most 10000 events, got {}", self.events.len())));
+        }
+        // Every produced record lives in every log: bound the total so that no
+        // scenario (a link, a settings edit) can exhaust a browser tab's memory.
+        let produced: u64 = self
+            .events
+            .iter()
+            .filter_map(|e| e.produce.as_ref().map(|p| (p.records as u64).saturating_mul(e.repeat.map_or(1, |r| r.count as u64))))
+            .fold(0u64, u64::saturating_add);
+        if produced > MAX_PRODUCED {
+            return Err(ScenarioError::new("events", format!("at most {MAX_PRODUCED} records produced in all, got {produced}")));
+        }
+        for (i, e) in self.events.iter().enumerate() {
+            let field = format!("events[{i}]");
+            if e.at_ms < 0 {
+                return Err(ScenarioError::new(format!("{field}.at_ms"), format!("must be 0 or more, got {}", e.at_ms)));
+            }
+            if e.at_ms as u64 > MAX_TIME_MS {
+                return Err(ScenarioError::new(format!("{field}.at_ms"), format!("must be at most {MAX_TIME_MS}, got {}", e.at_ms)));
+            }
+            self.action(&field, e)?;
+            if e.at_step == Some(0) {
+                return Err(ScenarioError::new(format!("{field}.at_step"), "must be 1 or more (step 0 is the start)"));
+            }
+            if let Some(r) = e.repeat {
+                in_range(&format!("{field}.repeat.count"), r.count as u64, 1, 100_000)?;
+                in_range(&format!("{field}.repeat.every_ms"), r.every_ms, 1, MAX_TIME_MS)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_config(&self) -> Result<(), ScenarioError> {
+        let c = &self.config;
+        in_range("config.replica.fetch.wait.max.ms", c.replica_fetch_wait_max_ms, 0, 600_000)?;
+        in_range("config.replica.fetch.min.bytes", c.replica_fetch_min_bytes, 0, 1 << 30)?;
+        in_range("config.replica.fetch.max.bytes", c.replica_fetch_max_bytes, 1, 1 << 30)?;
+        in_range("config.replica.lag.time.max.ms", c.replica_lag_time_max_ms, 2, MAX_TIME_MS)?;
+        in_range("config.min.insync.replicas", c.min_insync_replicas as u64, 1, MAX_REPLICAS as u64)?;
+        in_range("config.broker.heartbeat.interval.ms", c.broker_heartbeat_interval_ms, 1, MAX_TIME_MS)?;
+        in_range("config.broker.session.timeout.ms", c.broker_session_timeout_ms, 1, MAX_TIME_MS)?;
+        if c.broker_session_timeout_ms < c.broker_heartbeat_interval_ms {
+            return Err(ScenarioError::new(
+                "config.broker.session.timeout.ms",
+                format!(
+                    "must be at least broker.heartbeat.interval.ms ({}), got {}",
+                    c.broker_heartbeat_interval_ms, c.broker_session_timeout_ms
+                ),
+            ));
+        }
+        in_range("config.replica.socket.timeout.ms", c.replica_socket_timeout_ms, 1, MAX_TIME_MS)?;
+        in_range("config.replica.fetch.backoff.ms", c.replica_fetch_backoff_ms, 1, MAX_TIME_MS)?;
+        Ok(())
+    }
+
+    fn validate_consumer(&self, field: &str, c: &ConsumerSpec) -> Result<(), ScenarioError> {
+        client_id(&format!("{field}.id"), &c.id)?;
+        if let Some(b) = c.fetch_from {
+            self.broker_exists(&format!("{field}.fetch_from"), b)?;
+        }
+        in_range(&format!("{field}.fetch.max.wait.ms"), c.fetch_max_wait_ms, 0, 600_000)?;
+        in_range(&format!("{field}.request.timeout.ms"), c.request_timeout_ms, 1, MAX_TIME_MS)?;
+        if let Some(p) = c.position {
+            in_range(&format!("{field}.position"), p, 0, self.initial.log_end_offset)?;
+        }
+        Ok(())
+    }
+
+    fn broker_exists(&self, field: &str, broker: u32) -> Result<(), ScenarioError> {
+        if broker >= self.replicas {
+            let hint =
+                if self.replicas == 1 { "the only broker is 0".to_string() } else { format!("brokers are 0 to {}", self.replicas - 1) };
+            return Err(ScenarioError::new(field, format!("no broker {broker}: {hint}")));
+        }
+        Ok(())
+    }
+
+    /// Validates one action and turns it into what the simulation consumes.
+    pub fn action(&self, field: &str, a: &EventSpec) -> Result<Action, ScenarioError> {
+        let set = [
+            a.produce.is_some(),
+            a.crash.is_some(),
+            a.restart.is_some(),
+            a.partition.is_some(),
+            a.heal.is_some(),
+            a.add_consumer.is_some(),
+        ]
+        .iter()
+        .filter(|s| **s)
+        .count();
+        if set != 1 {
+            return Err(ScenarioError::new(
+                field,
+                format!("needs exactly one of produce, crash, restart, partition, heal, add_consumer; got {set}"),
+            ));
+        }
+        if let Some(p) = &a.produce {
+            let Some(producer) = self.producer_index(&p.producer) else {
+                return Err(ScenarioError::new(format!("{field}.produce.producer"), format!("no producer \"{}\"", p.producer)));
+            };
+            in_range(&format!("{field}.produce.records"), p.records as u64, 1, 10_000)?;
+            return Ok(Action::Produce { producer, records: p.records });
+        }
+        if let Some(c) = &a.crash {
+            self.broker_exists(&format!("{field}.crash.broker"), c.broker)?;
+            in_range(&format!("{field}.crash.unflushed"), c.unflushed, 0, 1_000_000_000)?;
+            return Ok(Action::Crash { broker: c.broker, unflushed: c.unflushed });
+        }
+        if let Some(r) = &a.restart {
+            self.broker_exists(&format!("{field}.restart.broker"), r.broker)?;
+            return Ok(Action::Restart { broker: r.broker });
+        }
+        if let Some(cut) = &a.partition {
+            return Ok(Action::Partition { links: self.link_cut(&format!("{field}.partition"), cut)? });
+        }
+        if let Some(cut) = &a.heal {
+            return Ok(Action::Heal { links: self.link_cut(&format!("{field}.heal"), cut)? });
+        }
+        if let Some(c) = &a.add_consumer {
+            self.validate_consumer(&format!("{field}.add_consumer"), c)?;
+            return Ok(Action::AddConsumer(Box::new(c.clone())));
+        }
+        Err(ScenarioError::new(field, "empty action"))
+    }
+
+    fn link_cut(&self, field: &str, cut: &LinkCut) -> Result<Vec<(u32, u32)>, ScenarioError> {
+        match (cut.between, cut.from, cut.to) {
+            (Some([a, b]), None, None) => {
+                self.broker_exists(&format!("{field}.between[0]"), a)?;
+                self.broker_exists(&format!("{field}.between[1]"), b)?;
+                if a == b {
+                    return Err(ScenarioError::new(format!("{field}.between"), "needs two different brokers"));
+                }
+            }
+            (None, Some(a), Some(b)) => {
+                self.broker_exists(&format!("{field}.from"), a)?;
+                self.broker_exists(&format!("{field}.to"), b)?;
+                if a == b {
+                    return Err(ScenarioError::new(field.to_string(), "from and to must differ"));
+                }
+            }
+            _ => return Err(ScenarioError::new(field, "give either \"between\": [a, b] or both \"from\" and \"to\"")),
+        }
+        Ok(cut.directions())
+    }
+}
+
+fn in_range(field: &str, value: u64, min: u64, max: u64) -> Result<(), ScenarioError> {
+    if value < min || value > max {
+        return Err(ScenarioError::new(field, format!("must be between {min} and {max}, got {value}")));
+    }
+    Ok(())
+}
+
+fn client_id(field: &str, id: &str) -> Result<(), ScenarioError> {
+    let ok = !id.is_empty() && id.len() <= 32 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
+    if !ok {
+        return Err(ScenarioError::new(field, format!("must be 1 to 32 letters, digits, '.', '_' or '-', got {:?}", truncate(id, 40))));
+    }
+    if id == "controller" {
+        return Err(ScenarioError::new(field, "\"controller\" is reserved"));
+    }
+    Ok(())
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let t: String = s.chars().take(max).collect();
+        format!("{t}…")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minimal_scenario_has_contract_defaults() {
+        let s = Scenario::from_json(r#"{"format":1}"#).unwrap();
+        assert_eq!(s.replicas, 3);
+        assert_eq!(s.seed, 1);
+        assert_eq!(s.preset, Preset::Kafka40);
+        assert_eq!(s.stop_at_ms, 60_000);
+        assert_eq!(s.config.replica_fetch_wait_max_ms, 500);
+        assert_eq!(s.producers.len(), 1);
+        assert_eq!(s.producers[0].acks, Acks::All);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let cases = [
+            (r#"{"format":1,"replicas":40}"#, "replicas: must be between 1 and 7, got 40"),
+            (r#"{"format":1,"replica":3}"#, "unknown field `replica`"),
+            (r#"{"format":1,"config":{"replica.fetch.wait.max.ms":-1}}"#, "config.replica.fetch.wait.max.ms"),
+            (r#"{"format":1,"events":[{"at_ms":-5,"crash":{"broker":0}}]}"#, "events[0].at_ms: must be 0 or more, got -5"),
+            (r#"{"format":1,"events":[{"at_ms":5,"crash":{"broker":9}}]}"#, "events[0].crash.broker: no broker 9"),
+            (r#"{"format":1,"producers":[{"id":"p1","acks":2}]}"#, "producers[0].acks"),
+            (r#"{"format":2}"#, "format: must be 1, got 2"),
+            (r#"{"replicas":2}"#, "missing field `format`"),
+            (r#"not json"#, "not valid JSON"),
+            (r#"{"format":1,"preset":"kafka-9"}"#, "preset"),
+            (r#"{"format":1,"events":[{"at_ms":5}]}"#, "events[0]: needs exactly one of"),
+            (r#"{"format":1,"events":[{"at_ms":5,"partition":{"between":[0,0]}}]}"#, "events[0].partition.between"),
+        ];
+        for (input, want) in cases {
+            let err = Scenario::from_json(input).unwrap_err().to_string();
+            assert!(err.contains(want), "{input}: got {err:?}, want {want:?}");
+        }
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let s = Scenario::from_json(
+            r#"{"format":1,"producers":[{"id":"a","acks":0},{"id":"b","acks":-1}],"events":[{"at_ms":3,"partition":{"from":0,"to":1}}]}"#,
+        )
+        .unwrap();
+        let again = Scenario::from_json(&s.to_json()).unwrap();
+        assert_eq!(s, again);
+        assert_eq!(again.producers[1].acks, Acks::All);
+    }
+}

@@ -1,0 +1,110 @@
+//! The ISR as the leader keeps it: expanding when a follower catches up,
+//! shrinking when one lags, and (2.7+) the AlterPartition round trip that
+//! commits either change.
+
+use crate::scenario::IsrUpdate;
+use crate::sim::event::Event;
+use crate::sim::msg::{AlterPartitionError, Body, Msg, Node};
+use crate::sim::scheduler::Timer;
+use crate::sim::vecmap::BrokerSet;
+use crate::sim::Sim;
+
+impl Sim {
+    /// `Partition.maybeExpandIsr`: a follower not in the ISR joins once its LEO has
+    /// reached the HW and the start of the leader's epoch, and no ISR change is in
+    /// flight (the epoch-start condition is KAFKA-7128, 2.0.1; every preset applies it).
+    /// Before 2.7 the leader commits the change itself; from 2.7 (KIP-497) it asks the
+    /// controller and counts the follower in the HW meanwhile (maximal ISR). Returns
+    /// whether the ISR grew.
+    pub(crate) fn maybe_expand_isr(&mut self, leader: u32, follower: u32) -> bool {
+        let hw = self.broker(leader).hw;
+        let ls = self.lead(leader);
+        let Some(f_leo) = ls.followers.get(&follower).and_then(|v| v.leo) else {
+            return false;
+        };
+        if ls.pending.is_some() || ls.isr.contains(&follower) || !self.is_isr_eligible(leader, follower) {
+            return false;
+        }
+        if f_leo < hw || f_leo < ls.epoch_start_offset {
+            return false;
+        }
+        let before = BrokerSet::of(&ls.isr);
+        let mut proposed = ls.isr.clone();
+        proposed.push(follower);
+        proposed.sort_unstable();
+        let after = BrokerSet::of(&proposed);
+        let request = match self.behavior.isr_update {
+            IsrUpdate::Immediate => None,
+            IsrUpdate::AlterPartition => Some(self.send_alter_partition(leader, proposed)),
+        };
+        self.emit(Event::IsrExpanded { leader, follower, before, after, request });
+        true
+    }
+
+    /// `AlterPartitionManager.submit` (2.7+, KIP-497): the proposed ISR with the
+    /// leader's leader and partition epochs.
+    fn send_alter_partition(&mut self, leader: u32, isr: Vec<u32>) -> u64 {
+        let leader_epoch = self.broker(leader).leader_epoch;
+        let partition_epoch = self.lead(leader).partition_epoch;
+        self.send(Node::Broker(leader), Node::Controller, Body::AlterPartition { leader_epoch, partition_epoch, isr })
+    }
+
+    /// `Partition.maybeShrinkIsr`, run every replica.lag.time.max.ms / 2: followers
+    /// not caught up within the lag time leave the ISR. With AlterPartition (2.7+)
+    /// the maximal ISR stays the old one until the controller commits the change.
+    pub(crate) fn maybe_shrink_isr(&mut self, leader: u32) {
+        if self.broker(leader).lead.is_none() {
+            return self.emit(Event::IsrCheckNotLeader { broker: leader });
+        }
+        let period = (self.scenario.config.replica_lag_time_max_ms / 2).max(1);
+        let next = self.set_timer(self.now + period, Timer::IsrExpiration { leader });
+        self.lead_mut(leader).isr_timer = Some(next);
+        let leo = self.broker(leader).log.leo();
+        let ls = self.lead(leader);
+        let before = BrokerSet::of(&ls.isr);
+        let lagging = |f: &u32| *f != leader && ls.followers.get(f).is_some_and(|v| !self.is_caught_up(v, leo));
+        let out: BrokerSet = ls.isr.iter().copied().filter(lagging).collect();
+        if ls.pending.is_some() {
+            return self.emit(Event::IsrCheckPending { leader, period });
+        }
+        if out.is_empty() {
+            return self.emit(Event::IsrCheckNoChange { leader, isr: before });
+        }
+        let proposed: Vec<u32> = ls.isr.iter().copied().filter(|f| !out.contains(*f)).collect();
+        let after = BrokerSet::of(&proposed);
+        match self.behavior.isr_update {
+            IsrUpdate::Immediate => {
+                self.emit(Event::IsrShrunk { leader, before, after, out, request: None });
+                self.hw_after_isr_change(leader);
+            }
+            IsrUpdate::AlterPartition => {
+                let request = self.send_alter_partition(leader, proposed);
+                self.emit(Event::IsrShrunk { leader, before, after, out, request: Some(request) });
+            }
+        }
+    }
+
+    /// The controller's answer to AlterPartition (2.7+, `Partition.handleAlterPartitionUpdate`
+    /// / `handleAlterPartitionError`): applied (then the HW may move), refused (reverted
+    /// or kept pending), or ignored by a broker that no longer leads in that epoch.
+    pub(crate) fn handle_alter_partition_response(
+        &mut self,
+        msg: &Msg,
+        leader_epoch: i32,
+        partition_epoch: u32,
+        isr: &[u32],
+        error: Option<AlterPartitionError>,
+    ) {
+        let Node::Broker(leader) = msg.to else { return };
+        let b = self.broker(leader);
+        if b.lead.is_none() || b.leader_epoch != leader_epoch {
+            return self.emit(Event::AlterPartitionIgnored { broker: leader, leader_epoch });
+        }
+        if let Some(error) = error {
+            return self.emit(Event::IsrChangeRefused { leader, error });
+        }
+        let before = BrokerSet::of(&self.lead(leader).isr);
+        self.emit(Event::IsrApplied { leader, before, after: BrokerSet::of(isr), partition_epoch });
+        self.hw_after_isr_change(leader);
+    }
+}

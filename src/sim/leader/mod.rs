@@ -1,0 +1,96 @@
+//! The leader: answering follower Fetches (`fetch`), the high watermark
+//! (`hw`), the ISR (`isr`), the fetch and produce purgatories (`purgatory`)
+//! and appending produced records (`produce`). This file: becoming the leader.
+//! Kafka: `kafka.cluster.Partition`, `kafka.cluster.Replica`,
+//! `ReplicaManager`, `DelayedFetch`, `DelayedProduce`.
+
+mod fetch;
+mod hw;
+mod isr;
+mod produce;
+mod purgatory;
+
+use super::event::HwCause;
+use super::scheduler::Timer;
+use super::state::{FollowerView, LeaderState, Role};
+use super::vecmap::{VecMap, VecSet};
+use super::Sim;
+
+impl Sim {
+    pub(crate) fn lead(&self, leader: u32) -> &LeaderState {
+        // Callers check `lead.is_some()` first; a missing state is a bug, not user input.
+        self.broker(leader).lead.as_ref().expect("leader state")
+    }
+
+    pub(crate) fn lead_mut(&mut self, leader: u32) -> &mut LeaderState {
+        self.broker_mut(leader).lead.as_mut().expect("leader state")
+    }
+
+    /// Step 0: broker 0 leads in epoch 0 with every follower caught up.
+    pub(crate) fn become_leader_at_start(&mut self) {
+        let n = self.scenario.replicas;
+        let leo = self.scenario.initial.log_end_offset;
+        let followers = (1..n)
+            .map(|f| {
+                let view = FollowerView {
+                    leo: Some(leo),
+                    log_start_offset: 0,
+                    last_fetch_leader_leo: leo,
+                    last_fetch_ms: Some(0),
+                    last_caught_up_ms: Some(0),
+                    last_sent_hw: leo,
+                };
+                (f, view)
+            })
+            .collect();
+        self.install_leader(0, (0..n).collect(), 0, followers, VecSet::new());
+    }
+
+    /// `Partition.makeLeader`: the epoch cache gets (epoch, LEO) before anything is
+    /// written; followers' states are reset (LEO unknown; ISR members counted as
+    /// caught up now); then the leader tries to move its HW.
+    pub(crate) fn make_leader(&mut self, id: u32, isr: Vec<u32>, partition_epoch: u32, fenced: VecSet<u32>) {
+        let now = self.now;
+        let followers: VecMap<u32, FollowerView> = (0..self.scenario.replicas)
+            .filter(|&f| f != id)
+            .map(|f| {
+                let view = FollowerView {
+                    leo: None,
+                    log_start_offset: 0,
+                    last_fetch_leader_leo: 0,
+                    last_fetch_ms: None,
+                    last_caught_up_ms: isr.contains(&f).then_some(now),
+                    last_sent_hw: 0,
+                };
+                (f, view)
+            })
+            .collect();
+        self.install_leader(id, isr, partition_epoch, followers, fenced);
+        self.maybe_increment_leader_hw(id, HwCause::Election);
+    }
+
+    /// The leader state: the ISR, a view of each follower, empty purgatories, and the
+    /// periodic ISR check (`Partition.makeLeader`, `ReplicaManager.startup`'s isr-expiration task).
+    fn install_leader(&mut self, id: u32, isr: Vec<u32>, partition_epoch: u32, followers: VecMap<u32, FollowerView>, fenced: VecSet<u32>) {
+        let period = (self.scenario.config.replica_lag_time_max_ms / 2).max(1);
+        let timer = (self.scenario.replicas > 1).then(|| self.set_timer(self.now + period, Timer::IsrExpiration { leader: id }));
+        let b = self.broker_mut(id);
+        let epoch = b.leader_epoch;
+        let leo = b.log.leo();
+        b.log.assign_epoch(epoch, leo);
+        b.role = Role::Leader;
+        b.leader = Some(id);
+        b.needs_truncation = false;
+        b.lead = Some(LeaderState {
+            epoch_start_offset: leo,
+            isr,
+            pending: None,
+            partition_epoch,
+            followers,
+            fenced,
+            parked_fetches: Vec::new(),
+            delayed_produces: Vec::new(),
+            isr_timer: timer,
+        });
+    }
+}
