@@ -159,7 +159,7 @@ describe("issue 13", () => {
     assertNoErrors(views);
     await views.close();
   });
-  test("problem 2 (layout): a broken invariant, a notice or a longer log never moves the controls", async () => {
+  test("problem 2: lost data stays visible (ghosts, the list, the producer) and no banner moves the controls", async () => {
     const recs = trace("kip101-data-loss");
     assert.ok(recs.some((r) => r.violations.length), "kip101-data-loss breaks an invariant");
     const page = await open("/?scenario=kip101-data-loss");
@@ -170,6 +170,28 @@ describe("issue 13", () => {
       assert.equal(await stepOf(page), n);
       assert.equal(await top(), first, `step ${n}${recs[n].violations.length ? " (a violation)" : ""}: Play stays where it was`);
     }
+    // The truncated record leaves a ghost where it was, named with the step that removed it.
+    const cut = recs.findIndex((r) => r.event?.truncate_to != null);
+    const broker = recs[cut].event.broker;
+    await page.keyboard.press("Home");
+    for (const n of [cut, cut + 1, recs.length - 1]) {
+      await scrubTo(page, n);
+      const ghost = await page.$(`.log[data-broker="${broker}"] .ghost[data-id="p1-1"][data-step="${cut}"]`);
+      assert.ok(ghost, `step ${n}: broker ${broker}'s log shows the ghost of p1-1, removed at step ${cut}`);
+    }
+    // The acknowledged record's loss stays listed, and the producer shows it.
+    const found = recs.findIndex((r) => r.violations.some((v) => v.invariant === "acked-record-lost"));
+    await scrubTo(page, found - 1);
+    assert.equal(await page.isVisible("#lost-panel"), false, "nothing lost yet");
+    for (const n of [found, recs.length - 1]) {
+      await scrubTo(page, n);
+      assert.equal(await page.isVisible("#lost-panel"), true, `step ${n}: the list of what was lost shows`);
+      assert.match(await page.textContent("#lost"), new RegExp(`p1-1 at offset 1 · acknowledged \\(acks=all\\), then lost · step ${found}`));
+      assert.match(await page.textContent("#clients"), /acknowledged, then lost: p1-1/);
+    }
+    await page.click(`#lost button[data-step="${found}"]`);
+    assert.equal(await stepOf(page), found, "a click on a loss shows its step");
+
     // A notice about the address floats over the page.
     const noticed = await open("/?scenario=kip101-data-loss&controls=full,wide");
     await noticed.waitForSelector("#notice:not([hidden])");

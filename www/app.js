@@ -13,6 +13,7 @@ import { createInterventions } from "./panels/interventions.js";
 import { createSettings } from "./panels/settings.js";
 import { createStatus } from "./panels/status.js";
 import { createClients } from "./panels/clients.js";
+import { createLost } from "./panels/lost.js";
 import { h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
 import { readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
@@ -55,6 +56,10 @@ export function start(wasm, opts) {
   const openSettings = createSettings($("settings"), wasm, (text) => load(text));
   const notice = createNotice($("notice"));
   const renderClients = createClients($("clients"));
+  const renderLost = createLost($("lost-panel"), $("lost"), (n) => {
+    player.pause();
+    player.go(n);
+  });
   const verified = h("span", { class: "verified", hidden: "" }, "link reproduced exactly ✓");
   $("status").append(verified);
   Object.assign(player, { from: opts.from, to: opts.to, loop: opts.loop });
@@ -82,6 +87,7 @@ export function start(wasm, opts) {
     narration.show(rec);
     inspect(rec, selection);
     renderClients(rec);
+    renderLost(rec);
     interventions(rec);
     controls.update(rec.step);
     frontier.follow(rec.step, player.to);

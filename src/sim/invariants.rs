@@ -36,10 +36,24 @@ enum Watch {
     Consumed(usize),
 }
 
+/// A record acknowledged or read and then lost (`acked-record-lost`,
+/// `consumed-record-lost`): the run's list of losses, which the record carries
+/// from the step it happened on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loss {
+    pub step: u64,
+    pub invariant: &'static str,
+    pub id: RecordId,
+    pub offset: u64,
+    pub text: String,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Invariants {
     /// The violations that first held in this step.
     pub new_violations: Vec<Violation>,
+    /// Every record lost so far, in the order found.
+    pub losses: Vec<Loss>,
     /// Every violation so far, with the step it appeared in.
     pub history: Vec<(u64, Violation)>,
     /// Per producer, per record (n - 1): the offset at which it was first below a leader's HW.
@@ -66,9 +80,18 @@ impl Invariants {
         self.new_violations.clear();
     }
 
-    fn report(&mut self, invariant: &'static str, key: (u64, u64), text: String) {
+    fn report(&mut self, invariant: &'static str, key: (u64, u64), text: String) -> bool {
         if self.reported.insert((invariant, key.0, key.1)) {
             self.new_violations.push(Violation { invariant, text });
+            return true;
+        }
+        false
+    }
+
+    /// A record acknowledged or read is gone: reported once, and kept in `losses`.
+    fn report_loss(&mut self, step: u64, invariant: &'static str, key: (u64, u64), id: RecordId, offset: u64, text: String) {
+        if self.report(invariant, key, text.clone()) {
+            self.losses.push(Loss { step, invariant, id, offset, text });
         }
     }
 
@@ -245,14 +268,14 @@ fn records_kept_by_leader(sim: &mut Sim) {
                 let text = format!(
                     "{name} was acknowledged with acks=all at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}."
                 );
-                sim.invariants.report(ACKED_RECORD_LOST, key, text);
+                sim.invariants.report_loss(sim.step, ACKED_RECORD_LOST, key, id, o, text);
             }
             Watch::Consumed(c) => {
                 let text = format!(
                     "{} read {name} at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.",
                     sim.consumers[c].spec.id
                 );
-                sim.invariants.report(CONSUMED_RECORD_LOST, (key.0, key.1 ^ ((c as u64 + 1) << 48)), text);
+                sim.invariants.report_loss(sim.step, CONSUMED_RECORD_LOST, (key.0, key.1 ^ ((c as u64 + 1) << 48)), id, o, text);
             }
         }
     }

@@ -38,8 +38,8 @@ pub use event::Event;
 pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, FetchResponse, KafkaError, Metadata, Msg, Node};
 pub use scheduler::{Due, Key, Timer};
 pub use state::{
-    Broker, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, LeaderState, ParkedConsumerFetch, ParkedFetch,
-    PendingIsr, Producer, Role,
+    Broker, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, Ghost, LeaderState, ParkedConsumerFetch,
+    ParkedFetch, PendingIsr, Producer, Role, GHOSTS,
 };
 pub use step::{Command, Step, Trigger};
 
@@ -102,6 +102,7 @@ impl Sim {
                 fetcher: FetcherState::Idle,
                 needs_truncation: false,
                 parked_consumers: Vec::new(),
+                ghosts: Vec::new(),
             })
             .collect();
         let producers = scenario
@@ -391,6 +392,7 @@ impl Sim {
                 }
             }
             Event::Truncated { broker, to, .. } => {
+                self.note_ghosts(broker, to);
                 let b = self.broker_mut(broker);
                 b.log.truncate_to(to);
                 if b.hw >= b.log.leo() {
@@ -399,6 +401,9 @@ impl Sim {
             }
             Event::LogStartReset { broker, start } => self.broker_mut(broker).log.start_offset = start,
             Event::Crashed { broker, unflushed, kept, .. } => {
+                if unflushed > 0 {
+                    self.note_ghosts(broker, kept);
+                }
                 let b = self.broker_mut(broker);
                 b.alive = false;
                 b.parked_consumers.clear();
@@ -461,6 +466,18 @@ impl Sim {
             }
             _ => {}
         }
+    }
+
+    /// The records a replica's log is about to lose from `offset` on, kept as ghosts
+    /// (the record says where they were and which step removed them).
+    fn note_ghosts(&mut self, broker: u32, offset: u64) {
+        let step = self.step;
+        let b = self.broker_mut(broker);
+        let gone: Vec<Ghost> = b.log.entries_from(offset).map(|(offset, e)| Ghost { offset, epoch: e.epoch, id: e.id, step }).collect();
+        b.ghosts.retain(|g| g.offset < offset || !gone.iter().any(|x| x.offset == g.offset));
+        b.ghosts.extend(gone);
+        let extra = b.ghosts.len().saturating_sub(GHOSTS);
+        b.ghosts.drain(..extra);
     }
 
     /// A committed ISR on the leader and the controller at once (the ZooKeeper era).

@@ -45,6 +45,12 @@ export function createLogs(rulerLayer, layer) {
       hwLabel: el("text", { class: "hwt" }, g),
       lagLabel: el("text", { class: "lagt" }, g),
       leoLabel: el("text", { class: "leot" }, g),
+      // Records this log lost: a dashed ghost where the offset is empty now, a
+      // tag beside the strip where another record stands there.
+      ghosts: new Keyed(el("g", { class: "ghosts" }, g), () => {
+        const c = el("g", {});
+        return { g: c, rect: el("rect", {}, c), label: el("text", {}, c), title: el("title", {}, c) };
+      }),
       marks: new Keyed(el("g", { class: "fmarks" }, g), () => {
         const m = el("g", {});
         return { g: m, tip: el("path", {}, m), label: el("text", {}, m), title: el("title", {}, m) };
@@ -99,6 +105,22 @@ export function createLogs(rulerLayer, layer) {
         set(c.label, { x: sx + w / 2, y: y + L.cell / 2 + fs / 3, "text-anchor": "middle" });
         text(c.label, fit([e.id, e.id.replace(/^.*-/, "")], w - 4, fs));
       });
+
+      // Ghosts in empty offsets are drawn in the strip now; the others get a tag below.
+      const inWindow = (r.lost ?? []).filter((gh) => gh.offset >= L.lo && gh.offset < L.hi);
+      n.ghosts.sync(inWindow, (gh) => gh.offset, (c, gh) => {
+        const y = L.y(gh.offset + 1);
+        const empty = gh.offset >= r.leo;
+        set(c.g, { class: `ghost${empty ? "" : " under"}`, "data-id": gh.id, "data-step": gh.step, "data-offset": gh.offset });
+        set(c.rect, { x: sx + 1, y: y + 1, width: empty ? w - 2 : 0, height: L.cell - 2, rx: 2 });
+        text(c.title, `${gh.id} was at offset ${gh.offset} (epoch ${gh.epoch}) until step ${gh.step} removed it from broker ${r.broker}'s log`);
+        c.empty = empty;
+        c.gh = gh;
+        if (empty) {
+          set(c.label, { x: sx + w / 2, y: y + L.cell / 2 + fs / 3, "text-anchor": "middle" });
+          text(c.label, fit([`✕ ${gh.id} #${gh.step}`, `✕ ${gh.id}`, `✕${gh.id.replace(/^.*-/, "")}`, "✕"], w - 4, fs));
+        }
+      });
     });
 
     // Nothing is written over a strip and its records (taken before any label is
@@ -130,6 +152,13 @@ export function createLogs(rulerLayer, layer) {
       label(n.hwLabel, board, moved ? fs + 1 : fs, 700, moved ? [...hwAt(`HW ${was}→${r.hw}`), ...hwAt(`HW↑${r.hw}`)] : hwAt(`HW ${r.hw}`));
       label(n.leoLabel, board, fs, 400, [[right + 2, yLeo - 3, "start", `LEO ${r.leo}`], [sx - 8, yLeo - 3, "end", `LEO ${r.leo}`]]);
       label(n.lagLabel, board, fs, 700, [[right + 2, yHw + 2 * fs + 3, "start", lag > 0 ? `lag ${lag}` : ""]]);
+      // A record lost where another stands now: "✕ p1-1 #8" beside that row.
+      for (const c of n.ghosts.nodes.values()) {
+        if (c.empty) continue;
+        const { gh } = c;
+        const y = L.y(gh.offset + 1) + L.cell / 2 + fs / 3;
+        label(c.label, board, fs, 600, [[right + 2, y, "start", `✕ ${gh.id} #${gh.step}`], [sx - 8, y, "end", `✕ ${gh.id} #${gh.step}`], [right + 2, y, "start", `✕ ${gh.id}`], [sx - 8, y, "end", `✕ ${gh.id}`]]);
+      }
     });
   }
 
