@@ -288,4 +288,38 @@ describe("issue 13", () => {
     assertNoErrors(tour);
     await tour.close();
   });
+  test("problem 4: key moments are marked on the scrubber, and keys and buttons jump between them", async () => {
+    const recs = trace("slow-follower-isr");
+    const isrEvent = (r) => !!r.event && ("isr_before" in r.event || r.event.type === "alter_partition");
+    const hwMoved = (r, n) => n > 0 && r.replicas.some((x, i) => x.hw !== recs[n - 1].replicas[i].hw);
+    const isrSteps = recs.map((r, n) => (isrEvent(r) ? n : -1)).filter((n) => n >= 0);
+    const hwSteps = recs.map((r, n) => (hwMoved(r, n) ? n : -1)).filter((n) => n >= 0);
+    assert.ok(isrSteps.length >= 3 && hwSteps.length >= 2);
+    const page = await open("/?scenario=slow-follower-isr");
+    await page.waitForFunction(() => document.querySelector("#marks .k-isr")?.getAttribute("d"));
+    for (const k of ["hw", "isr"]) assert.ok(await page.$eval(`#marks .k-${k}`, (p) => p.getAttribute("d").length > 0), `the scrubber shows ${k} marks`);
+    // The first ISR change, then the next, then back: by key.
+    await page.keyboard.press("i");
+    await page.waitForFunction((n) => document.getElementById("status").dataset.step === String(n), isrSteps[0]);
+    await page.keyboard.press("i");
+    await page.waitForFunction((n) => document.getElementById("status").dataset.step === String(n), isrSteps[1]);
+    await page.keyboard.press("Shift+I");
+    await page.waitForFunction((n) => document.getElementById("status").dataset.step === String(n), isrSteps[0]);
+    assert.match(await page.textContent("#jump-msg"), new RegExp(`ISR change at step ${isrSteps[0]}`));
+    // By button: the kind picked, then ▶ and ◀.
+    await page.keyboard.press("Home");
+    await page.selectOption("#jump-kind", "hw");
+    await page.click("#jump-next");
+    await page.waitForFunction((n) => document.getElementById("status").dataset.step === String(n), hwSteps[0]);
+    await page.click("#jump-next");
+    await page.waitForFunction((n) => document.getElementById("status").dataset.step === String(n), hwSteps[1]);
+    await page.click("#jump-prev");
+    await page.waitForFunction((n) => document.getElementById("status").dataset.step === String(n), hwSteps[0]);
+    // A kind the run does not have says so, and stays where it is.
+    await page.keyboard.press("e");
+    await page.waitForFunction(() => /No election/.test(document.getElementById("jump-msg").textContent));
+    assert.equal(await stepOf(page), hwSteps[0]);
+    assertNoErrors(page);
+    await page.close();
+  });
 });

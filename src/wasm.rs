@@ -145,6 +145,21 @@ impl Playground {
         Ok(link::encode(&run.shared_scenario(), Some(run.current()), Some(&hash)))
     }
 
+    /// The kinds of key moment (marks.rs bits) in each of `buckets` equal spans of
+    /// steps `from..=to`, among the steps computed: what the scrubber draws.
+    #[wasm_bindgen(js_name = markBuckets)]
+    pub fn mark_buckets(&mut self, from: f64, to: f64, buckets: f64) -> Result<Vec<u8>, JsError> {
+        let n = if buckets.is_finite() && buckets > 0.0 { (buckets as usize).min(8192) } else { 0 };
+        Ok(self.run()?.marks().buckets(from.max(0.0) as u64, to.max(0.0) as u64, n))
+    }
+
+    /// The next step after `step` (or the last before it) marked with one of the
+    /// kinds in `mask`, among the steps computed; -1 if none.
+    #[wasm_bindgen(js_name = nextMark)]
+    pub fn next_mark(&mut self, step: f64, mask: u8, forward: bool) -> Result<f64, JsError> {
+        Ok(self.run()?.marks().next(step.max(0.0) as u64, mask, forward).map_or(-1.0, |s| s as f64))
+    }
+
     /// Runs `steps` steps from a fresh start and returns how many ran (for benchmarks).
     #[wasm_bindgen(js_name = runSteps)]
     pub fn run_steps(&mut self, steps: f64) -> Result<f64, JsError> {

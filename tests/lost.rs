@@ -18,7 +18,9 @@ fn replica(rec: &Value, b: u64) -> &Value {
 fn ghosts(rec: &Value, b: u64) -> Vec<(u64, String, u64)> {
     replica(rec, b)["lost"]
         .as_array()
-        .map(|a| a.iter().map(|g| (g["offset"].as_u64().unwrap(), g["id"].as_str().unwrap().to_string(), g["step"].as_u64().unwrap())).collect())
+        .map(|a| {
+            a.iter().map(|g| (g["offset"].as_u64().unwrap(), g["id"].as_str().unwrap().to_string(), g["step"].as_u64().unwrap())).collect()
+        })
         .unwrap_or_default()
 }
 
@@ -35,7 +37,8 @@ fn kip101_truncation_leaves_a_ghost_and_the_loss_stays_listed() {
     assert!(gone.iter().any(|(o, id, s)| *o == 1 && id == "p1-1" && *s == truncated as u64), "ghost of p1-1 at step {truncated}: {gone:?}");
     assert!(ghosts(&t.steps[truncated - 1], broker).is_empty(), "no ghost before the truncation");
 
-    let found = t.steps.iter().position(|r| r["violations"].as_array().unwrap().iter().any(|v| v["invariant"] == "acked-record-lost")).unwrap();
+    let found =
+        t.steps.iter().position(|r| r["violations"].as_array().unwrap().iter().any(|v| v["invariant"] == "acked-record-lost")).unwrap();
     for (n, rec) in t.steps.iter().enumerate() {
         let lost = rec["lost"].as_array().cloned().unwrap_or_default();
         if n < found {

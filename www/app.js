@@ -14,6 +14,7 @@ import { createSettings } from "./panels/settings.js";
 import { createStatus } from "./panels/status.js";
 import { createClients } from "./panels/clients.js";
 import { createLost } from "./panels/lost.js";
+import { createMarks } from "./panels/marks.js";
 import { h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
 import { readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
@@ -52,6 +53,13 @@ export function start(wasm, opts) {
   const frontier = new Frontier(sim, (job) => controls.computing(job));
   const controls = createControls(document, player, sim, frontier, () => load(json));
   sim.listen(() => controls.update());
+  controls.jumps = createMarks(document, sim, player, {
+    go: (n) => {
+      player.pause();
+      player.go(n);
+    },
+    find: (test, label) => frontier.find(test, FAR_MS, label),
+  });
   const interventions = createInterventions($("intervene"), (event) => intervene(event));
   const openSettings = createSettings($("settings"), wasm, (text) => load(text));
   const notice = createNotice($("notice"));

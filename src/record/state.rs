@@ -65,7 +65,13 @@ impl Sim {
                 .invariants
                 .losses
                 .iter()
-                .map(|l| LossRecord { step: l.step, invariant: l.invariant, id: self.record_name(l.id), offset: l.offset, text: l.text.clone() })
+                .map(|l| LossRecord {
+                    step: l.step,
+                    invariant: l.invariant,
+                    id: self.record_name(l.id),
+                    offset: l.offset,
+                    text: l.text.clone(),
+                })
                 .collect(),
             log_tail: tail,
         }

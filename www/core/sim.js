@@ -232,6 +232,16 @@ export class Sim {
     });
   }
 
+  /** The kinds of key moment (src/marks.rs bits) in each of `buckets` spans of steps from..to. */
+  markBuckets(from, to, buckets) {
+    return this.call(() => this.#p.markBuckets?.(from, to, buckets) ?? new Uint8Array(buckets));
+  }
+
+  /** The next step after `step` (forward) or the last before it marked with a kind in `mask`; -1 if none computed. */
+  nextMark(step, mask, forward) {
+    return this.call(() => this.#p.nextMark?.(step, mask, forward) ?? -1);
+  }
+
   /** The share-link fragment for step n of this run, interventions included. */
   linkAt(n) {
     return this.at(n, (p) => p.link());

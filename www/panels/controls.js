@@ -5,7 +5,7 @@
 // End goes to the furthest step computed; at that step, End (again, or held)
 // computes further (core/frontier.js), and the stage follows as it goes.
 
-const PARTS = { play: "#play", step: "#back,#fwd", ends: "#first,#end", scrub: ".scrub", speed: ".speed", reset: "#reset" };
+const PARTS = { play: "#play", step: "#back,#fwd", ends: "#first,#end", scrub: ".scrub", speed: ".speed", reset: "#reset", jumps: ".jumps" };
 
 /** Hides the controls not asked for (core/options.js); `text` shows the step's sentence as a caption. */
 export function applyControls(doc, controls) {
@@ -123,10 +123,17 @@ export function createControls(doc, player, sim, frontier, reset) {
     if (action && !(e.key === "Escape" && !frontier.job)) {
       e.preventDefault();
       action();
+    } else if (!action && jumps?.key(e)) {
+      e.preventDefault();
     }
   });
 
+  let jumps = null;
   return {
+    /** The key moments' jumps (panels/marks.js) take their keys here. */
+    set jumps(m) {
+      jumps = m;
+    },
     /** Reflects the shown step and how far the run is known (grows as it is computed). */
     update(step = player.step) {
       // A range-locked embed scrubs within its range only.
@@ -151,7 +158,7 @@ export function createControls(doc, player, sim, frontier, reset) {
         shownAt = now;
         player.go(lastStep());
       }
-      const count = `${fmt(sim.known)} steps so far${job.kind === "reach" ? ` (${Math.floor((100 * sim.known) / (job.target + 1))}%)` : ""}`;
+      const count = `${fmt(sim.known)} steps so far${job.kind === "reach" && Number.isFinite(job.target) ? ` (${Math.floor((100 * sim.known) / (job.target + 1))}%)` : ""}`;
       if (computingCount.textContent !== count) computingCount.textContent = count;
     },
     playing(on) {
