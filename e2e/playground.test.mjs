@@ -7,7 +7,11 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { pathToFileURL } from "node:url";
 import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
+
+const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
+wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
 
 const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
 let bin = process.env.HWSCOPE_BIN;
@@ -321,5 +325,56 @@ describe("issue 13", () => {
     assert.equal(await stepOf(page), hwSteps[0]);
     assertNoErrors(page);
     await page.close();
+  });
+  test("problem 1: an intervention, or Play at the end, continues the run while its consequences play out, says why, and a link carries it", async () => {
+    // The issue's case: the leader crashes at step 2 of the default scenario.
+    const page = await open("/");
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("ArrowRight");
+    await page.selectOption("#iv-broker", "0");
+    await page.click('[data-iv="crash"]');
+    assert.equal(await stepOf(page), 3);
+    assert.match(await page.textContent("#future"), /the controller fences broker 0 at \d+ ms/, "the page says what is pending");
+    await page.waitForFunction(() => !/so far/.test(document.getElementById("scrub-out").textContent));
+    await page.keyboard.press("End");
+    const end = await page.evaluate(() => ({
+      time: Number(document.getElementById("status").dataset.time),
+      leader: document.querySelector('.broker[data-broker="1"]').dataset.role,
+      future: document.getElementById("future").textContent,
+    }));
+    assert.ok(end.time >= 9000, `the run goes on past its script (1,200 ms) to the fencing and after: ends at ${end.time} ms`);
+    assert.equal(end.leader, "leader", "broker 1 was elected");
+    assert.match(end.future, /went past its script \(1,200 ms\) until nothing was pending/);
+    await page.close();
+
+    // Play at the end of a script whose consequences are still pending.
+    const cut = { format: 1, title: "Cut near the end", replicas: 3, config: { "replica.lag.time.max.ms": 4000 },
+      events: [{ at_ms: 0, produce: { producer: "p1", records: 2 } }, { at_ms: 900, partition: { between: [0, 2] } }, { at_ms: 950, produce: { producer: "p1", records: 1 } }], stop_at_ms: 1000 };
+    const p = new wasm.Playground();
+    p.configure(JSON.stringify(cut));
+    const atEnd = await open(`/#${p.link()}`);
+    await atEnd.waitForFunction(() => !/so far/.test(document.getElementById("scrub-out").textContent));
+    await atEnd.keyboard.press("End");
+    assert.match(await atEnd.textContent("#future"), /The script ends here \(1,000 ms\), with consequences still pending: .*drops follower 2/);
+    const scripted = await atEnd.$eval("#scrub", (s) => Number(s.max));
+    await atEnd.click("#play");
+    await atEnd.waitForFunction((n) => Number(document.getElementById("status").dataset.step) > n, scripted, { timeout: 20_000 });
+    await atEnd.click("#play");
+    await atEnd.waitForFunction(() => !/so far/.test(document.getElementById("scrub-out").textContent));
+    await atEnd.keyboard.press("End");
+    const last = await atEnd.evaluate(() => ({ step: Number(document.getElementById("status").dataset.step), time: Number(document.getElementById("status").dataset.time), isr: document.getElementById("status").textContent }));
+    assert.ok(last.time > 1000, "Play at the end went on past the script");
+    assert.match(last.isr, /ISR \{0, 1\}/, "until the cut-off follower left the ISR");
+    // The address bar's link carries the extension, and opening it reproduces this step.
+    await atEnd.waitForFunction((n) => new RegExp(`[#&]at=${n}(&|$)`).test(location.hash), last.step);
+    const fragment = await atEnd.evaluate(() => location.hash.slice(1));
+    assert.match(wasm.decodeLink(fragment).scenario, /"after_stop":"settle"/);
+    const again = await open(`/#${fragment}`);
+    assert.equal(await stepOf(again), last.step);
+    assert.equal(await again.$eval("#status .verified", (v) => !v.hidden), true, "reproduced exactly");
+    assertNoErrors(atEnd);
+    assertNoErrors(again);
+    await atEnd.close();
+    await again.close();
   });
 });

@@ -4,10 +4,14 @@
 // measured is what Chromium drew (each <text>'s box on screen), at the step's
 // own instant. steady-load (170,024 steps, the benchmark) is checked on its
 // first 2,000 steps and every 97th step of the 50,000 the page looks ahead.
+// The same for `hwscope svg` (src/cli/svg/), as Chromium draws its SVGs: every
+// step of every built-in (steady-load: its first 300).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { execFileSync, spawnSync } from "node:child_process";
+import { resolve } from "node:path";
 import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
 
 const wasm = await import(join(ROOT, "www/pkg/hwscope.js"));
@@ -86,4 +90,54 @@ describe("problem 5: no two words on the stage overlap, in any step of any built
       await page.close();
     });
   }
+});
+
+const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
+let bin = process.env.HWSCOPE_BIN;
+function cli(args) {
+  if (!bin) {
+    execFileSync("cargo", ["build", "--quiet", "--release", "--bin", "hwscope"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+    bin = join(TARGET_DIR, "release", "hwscope");
+  }
+  const r = spawnSync(bin, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, `hwscope ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Overlaps among the texts of each SVG, as the page lays them out. */
+function measure(svgs) {
+  const box = document.createElement("div");
+  document.body.append(box);
+  const problems = [];
+  for (const [at, svg] of svgs) {
+    box.innerHTML = svg;
+    const frame = box.firstElementChild.getBoundingClientRect();
+    const boxes = [...box.querySelectorAll("text")].filter((t) => t.textContent.trim()).map((t) => ({ words: t.textContent, r: t.getBoundingClientRect() }));
+    for (const b of boxes) if (b.r.left < frame.left - 0.5 || b.r.right > frame.right + 0.5) problems.push(`step ${at}: "${b.words}" leaves the picture`);
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i].r;
+        const b = boxes[j].r;
+        const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (x > 0.5 && y > 0.5) problems.push(`step ${at}: "${boxes[i].words}" overlaps "${boxes[j].words}" (${x.toFixed(1)}×${y.toFixed(1)} px)`);
+      }
+    }
+  }
+  box.remove();
+  return problems;
+}
+
+test("problem 5: hwscope svg never overprints either, as Chromium draws it", async () => {
+  const page = await env.newPage();
+  await page.setContent("<!doctype html><body style='margin:0'></body>");
+  const found = [];
+  for (const name of BUILTINS) {
+    const steps = name === "steady-load" ? 300 : cli(["run", "--builtin", name, "--log-tail", "1"]).trim().split("\n").length;
+    const svgs = [];
+    for (let n = 0; n < steps; n++) svgs.push([n, cli(["svg", "--builtin", name, "--at", String(n)])]);
+    for (const p of await page.evaluate(measure, svgs)) found.push(`${name}: ${p}`);
+  }
+  assert.deepEqual(found.slice(0, 40), []);
+  await page.close();
 });

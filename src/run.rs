@@ -4,7 +4,7 @@
 use crate::marks::{self, Marks};
 use crate::record::StepRecord;
 use crate::scenario::Action;
-use crate::scenario::{EventSpec, Scenario, ScenarioError};
+use crate::scenario::{AfterStop, EventSpec, Scenario, ScenarioError};
 use crate::sim::vecmap::VecMap;
 use crate::sim::Sim;
 
@@ -31,6 +31,9 @@ pub struct Run {
     log_tail: Option<usize>,
     /// The run's key moments as far as it is computed (marks.rs).
     marks: Marks,
+    /// Past the script, the run goes on until its consequences settle (an
+    /// intervention or `settle()` turns it on; `after_stop` in a link).
+    settling: bool,
 }
 
 impl Run {
@@ -43,6 +46,7 @@ impl Run {
                 intervention_specs.insert(step, e.clone());
             }
         }
+        let settling = scenario.after_stop == AfterStop::Settle;
         let sim = Sim::new(scenario);
         Run {
             checkpoints: vec![sim.clone()],
@@ -55,7 +59,31 @@ impl Run {
             intervention_specs,
             log_tail: None,
             marks: Marks::default(),
+            settling,
         }
+    }
+
+    /// Whether the run goes on past its script until it settles.
+    pub fn is_settling(&self) -> bool {
+        self.settling
+    }
+
+    /// Lets the run go on past `stop_at_ms` for as long as its consequences need
+    /// (sim/settle.rs): the steps computed so far stay as they are (the script's
+    /// part is the same either way), the run is open again, and a link carries it.
+    pub fn settle(&mut self) {
+        if self.settling {
+            return;
+        }
+        self.settling = true;
+        self.sim.settle = true;
+        for c in &mut self.checkpoints {
+            c.settle = true;
+        }
+        if let Some(a) = &mut self.ahead {
+            a.settle = true;
+        }
+        self.done = false;
     }
 
     /// The run's key moments, as far as it is computed.
@@ -74,6 +102,9 @@ impl Run {
         let mut s = (*self.sim.scenario).clone();
         s.events.retain(|e| e.at_step.is_none());
         s.events.extend(self.intervention_specs.values().cloned());
+        if self.settling {
+            s.after_stop = AfterStop::Settle;
+        }
         s
     }
 
@@ -236,6 +267,8 @@ impl Run {
     /// after the cursor is discarded (the future forks).
     pub fn apply(&mut self, event: &EventSpec) -> Result<(), ScenarioError> {
         let action = self.sim.scenario.action("event", event)?;
+        // What the intervention sets in motion plays out past the script.
+        self.settle();
         let keep = (self.sim.step / self.spacing) as usize + 1;
         self.checkpoints.truncate(keep.max(1));
         self.ahead = None;

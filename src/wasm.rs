@@ -160,6 +160,30 @@ impl Playground {
         Ok(self.run()?.marks().next(step.max(0.0) as u64, mask, forward).map_or(-1.0, |s| s as f64))
     }
 
+    /// Lets the run go on past its script until its consequences settle (Play at
+    /// the end does this; an intervention does it too).
+    pub fn settle(&mut self) -> Result<(), JsError> {
+        self.run()?.settle();
+        Ok(())
+    }
+
+    /// How far the run goes and why, at the cursor: `{stop_at_ms, settling,
+    /// pending: [{text, at_ms}], settled_since, ends_at_ms}` (sim/settle.rs).
+    pub fn future(&mut self) -> Result<JsValue, JsError> {
+        let run = self.run()?;
+        let sim = run.sim();
+        let pending: Vec<PendingInfo> =
+            sim.pending().iter().map(|p| PendingInfo { text: crate::narrate::future::pending_text(sim, p), at_ms: p.at_ms() }).collect();
+        let info = Future {
+            stop_at_ms: sim.scenario.stop_at_ms,
+            settling: run.is_settling(),
+            pending,
+            settled_since: sim.settled_since,
+            ends_at_ms: (run.is_settling() && sim.settled_since.is_some()).then(|| sim.run_on_until()),
+        };
+        to_js(&info)
+    }
+
     /// Runs `steps` steps from a fresh start and returns how many ran (for benchmarks).
     #[wasm_bindgen(js_name = runSteps)]
     pub fn run_steps(&mut self, steps: f64) -> Result<f64, JsError> {
@@ -170,6 +194,23 @@ impl Playground {
             n += 1;
         }
         Ok(n as f64)
+    }
+}
+
+json_record! {
+    struct PendingInfo {
+        text: String = "text", always;
+        at_ms: Option<u64> = "at_ms", opt;
+    }
+}
+
+json_record! {
+    struct Future {
+        stop_at_ms: u64 = "stop_at_ms", always;
+        settling: bool = "settling", always;
+        pending: Vec<PendingInfo> = "pending", always;
+        settled_since: Option<u64> = "settled_since", always;
+        ends_at_ms: Option<u64> = "ends_at_ms", always;
     }
 }
 

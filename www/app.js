@@ -15,6 +15,7 @@ import { createStatus } from "./panels/status.js";
 import { createClients } from "./panels/clients.js";
 import { createLost } from "./panels/lost.js";
 import { createMarks } from "./panels/marks.js";
+import { createFuture } from "./panels/future.js";
 import { h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
 import { readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
@@ -64,6 +65,7 @@ export function start(wasm, opts) {
   const openSettings = createSettings($("settings"), wasm, (text) => load(text));
   const notice = createNotice($("notice"));
   const renderClients = createClients($("clients"));
+  const future = opts.embed ? () => {} : createFuture($("future"), sim);
   const renderLost = createLost($("lost-panel"), $("lost"), (n) => {
     player.pause();
     player.go(n);
@@ -96,6 +98,7 @@ export function start(wasm, opts) {
     inspect(rec, selection);
     renderClients(rec);
     renderLost(rec);
+    future(rec, player.playing);
     interventions(rec);
     controls.update(rec.step);
     frontier.follow(rec.step, player.to);

@@ -9,6 +9,7 @@
 
 mod clients;
 mod follower;
+pub mod future;
 mod leader;
 mod lifecycle;
 

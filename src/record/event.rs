@@ -11,19 +11,7 @@ use crate::sim::{Body, Event, Msg, Node, Sim, Timer, Trigger};
 
 /// The wire name of a message's type.
 pub fn body_type(body: &Body) -> &'static str {
-    match body {
-        Body::Fetch(_) => "fetch_request",
-        Body::FetchResponse(_) => "fetch_response",
-        Body::Produce { .. } => "produce_request",
-        Body::ProduceResponse { .. } => "produce_response",
-        Body::ConsumerFetch { .. } => "consumer_fetch_request",
-        Body::ConsumerFetchResponse(_) => "consumer_fetch_response",
-        Body::AlterPartition { .. } => "alter_partition",
-        Body::AlterPartitionResponse { .. } => "alter_partition_response",
-        Body::LeaderAndIsr(_) => "leader_and_isr",
-        Body::OffsetsForLeaderEpoch { .. } => "offsets_for_leader_epoch",
-        Body::OffsetsForLeaderEpochResponse { .. } => "offsets_for_leader_epoch_response",
-    }
+    crate::sim::msg::kind_of(body)
 }
 
 /// Record ids as a JSON array of their names.

@@ -28,6 +28,7 @@ pub mod network;
 mod producer;
 pub mod pvec;
 pub mod scheduler;
+pub mod settle;
 pub mod state;
 pub mod step;
 mod truncation;
@@ -73,6 +74,10 @@ pub struct Sim {
     /// Commands decided in this step, applied at its end.
     commands: Vec<Command>,
     pub done: bool,
+    /// Past `stop_at_ms`, go on until settled (`after_stop: "settle"`, settle.rs).
+    pub settle: bool,
+    /// Since when nothing has been pending, once past the script (settle.rs).
+    pub settled_since: Option<u64>,
 }
 
 impl Sim {
@@ -141,6 +146,8 @@ impl Sim {
             last: Step::new(),
             commands: Vec::new(),
             done: false,
+            settle: scenario.after_stop == crate::scenario::AfterStop::Settle,
+            settled_since: None,
             scenario: scenario.clone(),
         };
         for (i, e) in scenario.events.iter().enumerate().filter(|(_, e)| e.at_step.is_none()) {
@@ -189,6 +196,7 @@ impl Sim {
 
     /// Runs one event. Returns false when the run is over.
     pub fn step(&mut self) -> bool {
+        self.note_settled();
         match self.next_due() {
             Some(key) => {
                 self.run(key);
@@ -201,10 +209,12 @@ impl Sim {
         }
     }
 
-    /// The next event to run under the default order, if any is due by `stop_at_ms`.
+    /// The next event to run under the default order, if any is due by `stop_at_ms`
+    /// (with `after_stop: "settle"`, by the time the run settles: settle.rs).
     fn next_due(&self) -> Option<Key> {
         let key = self.sched.next_key()?;
-        (key.0 <= self.scenario.stop_at_ms).then_some(key)
+        let end = if self.settle { self.run_on_until() } else { self.scenario.stop_at_ms };
+        (key.0 <= end).then_some(key)
     }
 
     /// Every event due at the earliest instant: the choices an explorer may make.

@@ -137,3 +137,20 @@ pub struct Metadata {
     pub partition_epoch: u32,
     pub fenced: Vec<u32>,
 }
+
+/// A message's type as the record names it (`in_flight[].type`).
+pub fn kind_of(body: &Body) -> &'static str {
+    match body {
+        Body::Fetch(_) => "fetch_request",
+        Body::FetchResponse(_) => "fetch_response",
+        Body::Produce { .. } => "produce_request",
+        Body::ProduceResponse { .. } => "produce_response",
+        Body::ConsumerFetch { .. } => "consumer_fetch_request",
+        Body::ConsumerFetchResponse(_) => "consumer_fetch_response",
+        Body::AlterPartition { .. } => "alter_partition",
+        Body::AlterPartitionResponse { .. } => "alter_partition_response",
+        Body::LeaderAndIsr(_) => "leader_and_isr",
+        Body::OffsetsForLeaderEpoch { .. } => "offsets_for_leader_epoch",
+        Body::OffsetsForLeaderEpochResponse { .. } => "offsets_for_leader_epoch_response",
+    }
+}

@@ -27,6 +27,7 @@ export class Sim {
   #settings = null;
   /** Steps computed per millisecond, as measured (a first guess until then). */
   #rate = 50;
+  #settling = false;
 
   /** `tail`: log entries per cached record (the stage draws 16 offsets). */
   constructor(Playground, { tail = TAIL } = {}) {
@@ -77,6 +78,7 @@ export class Sim {
     // The tail belongs to the run configure() just made.
     this.#p.setLogTail?.(this.tail);
     this.scenario = JSON.parse(json);
+    this.#settling = this.scenario.after_stop === "settle";
     // A link carries its interventions as events pinned to a step (`at_step`).
     this.interventions = (this.scenario.events ?? []).filter((e) => e.at_step != null).map((e) => e.at_step).sort((a, b) => a - b);
     this.#settings = null;
@@ -218,10 +220,33 @@ export class Sim {
     this.known = rec.step + 1;
     this.done = false;
     this.interventions = [...this.interventions.filter((k) => k <= n), rec.step];
+    // An intervention lets the run go on past its script (src/run.rs).
+    this.#settling = true;
     this.revision++;
     this.keep(rec);
     this.changed();
     return rec;
+  }
+
+  /** Whether the run goes on past its script until it settles (after an intervention, or `settle()`). */
+  get settling() {
+    return this.#settling;
+  }
+
+  /** Lets the run go on past its script until its consequences settle (Play at the
+   *  end): what is computed stays; the run is open again. */
+  settle() {
+    if (this.#settling || !this.#p.settle) return false;
+    this.call(() => this.#p.settle());
+    this.#settling = true;
+    this.done = false;
+    this.changed();
+    return true;
+  }
+
+  /** How far the run goes and why, at step n: {stop_at_ms, settling, pending: [{text, at_ms}], settled_since, ends_at_ms}. */
+  futureAt(n) {
+    return this.at(n, (p) => p.future?.() ?? null);
   }
 
   /** Moves the core's cursor to step n (the display keeps its cache). */
