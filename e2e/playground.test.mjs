@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
+import { assertNoErrors, launch, ROOT, watch } from "./helpers.mjs";
 
 const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
 wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
@@ -376,5 +376,56 @@ describe("issue 13", () => {
     assertNoErrors(again);
     await atEnd.close();
     await again.close();
+  });
+  test("problem 8: the first stage is drawn before the WebAssembly arrives, nothing moves when it does, and files come compressed and cacheable", async () => {
+    for (const path of ["/", "/?embed=1&scenario=idle-partition-lag"]) {
+      const context = await env.browser.newContext({ baseURL: env.baseURL, viewport: { width: 1280, height: 800 } });
+      await context.addInitScript(() => {
+        window.__cls = 0;
+        new PerformanceObserver((l) => l.getEntries().forEach((e) => !e.hadRecentInput && (window.__cls += e.value))).observe({ type: "layout-shift", buffered: true });
+      });
+      const page = await context.newPage();
+      watch(page);
+      // The core is held back, as on a slow link.
+      let release;
+      const held = new Promise((r) => (release = r));
+      await page.route("**/hwscope_bg.wasm", async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.goto(new URL(path, env.baseURL).href);
+      await page.waitForSelector(".broker[data-broker]", { timeout: 5000 });
+      const before = await page.evaluate(() => ({
+        brokers: document.querySelectorAll("#stage .broker").length,
+        play: document.getElementById("play").disabled,
+        crash: document.querySelector('[data-iv="crash"]').disabled,
+        speed: getComputedStyle(document.querySelector(".speed")).display,
+        core: performance.getEntriesByName("hwscope-core-ready").length,
+        stage: document.getElementById("stage").getBoundingClientRect().height,
+      }));
+      assert.equal(before.core, 0, `${path}: the core has not arrived`);
+      assert.ok(before.brokers >= 2 && before.stage > 200, `${path}: the first stage is drawn meanwhile`);
+      assert.equal(before.play, true, `${path}: Play waits for the core`);
+      assert.equal(before.crash, true, `${path}: interventions wait for the core`);
+      if (path.includes("embed")) assert.equal(before.speed, "none", "an embed shows its own (compact) controls from the start");
+      await page.waitForTimeout(300);
+      release();
+      await page.waitForSelector("#status[data-step]");
+      await page.waitForFunction(() => !document.getElementById("play").disabled);
+      await page.waitForTimeout(500);
+      const after = await page.evaluate(() => ({ cls: window.__cls, stage: document.getElementById("stage").getBoundingClientRect().height }));
+      assert.equal(after.stage, before.stage, `${path}: the live stage has the first stage's size`);
+      assert.equal(after.cls, 0, `${path}: no layout shift`);
+      assertNoErrors(page);
+      await context.close();
+    }
+    // npm start serves like the published site: compressed, with ETags, revalidated or immutable.
+    const res = await fetch(new URL("/www/app.js", env.baseURL), { headers: { "accept-encoding": "gzip" } });
+    assert.equal(res.headers.get("content-encoding"), "gzip");
+    assert.equal(res.headers.get("cache-control"), "no-cache");
+    const again = await fetch(new URL("/www/app.js", env.baseURL), { headers: { "if-none-match": res.headers.get("etag") } });
+    assert.equal(again.status, 304, "a revalidation costs no body");
+    const wasmRes = await fetch(new URL("/www/pkg/hwscope_bg.wasm", env.baseURL), { headers: { "accept-encoding": "gzip, br" } });
+    assert.match(wasmRes.headers.get("content-encoding") ?? "", /br|gzip/, "the wasm is compressed too");
   });
 });

@@ -71,7 +71,7 @@ describe("problem 5: no two words on the stage overlap, in any step of any built
       const found = [];
       for (const name of BUILTINS) {
         await page.goto(new URL(`/?scenario=${name}`, env.baseURL).href);
-        await page.waitForSelector(".broker[data-broker]");
+        await page.waitForSelector("#status[data-step]");
         const total = wasm.builtinScenarios().find((s) => s.name === name);
         // The whole run, as the look-ahead computes it (steady-load: its first 50,000 steps).
         await page.waitForFunction(() => !/so far/.test(document.getElementById("scrub-out").textContent) || Number(document.getElementById("scrub").max) >= 49_999, null, { timeout: 60_000 });

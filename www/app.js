@@ -16,6 +16,7 @@ import { createClients } from "./panels/clients.js";
 import { createLost } from "./panels/lost.js";
 import { createMarks } from "./panels/marks.js";
 import { createFuture } from "./panels/future.js";
+import { renderAbout } from "./panels/about.js";
 import { h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
 import { readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
@@ -29,16 +30,18 @@ const SYNC_MS = 12;
 /** How long a link or an embed's seek may compute its way to a far step. */
 const FAR_MS = 5000;
 
-/** `opts`: the page's options (core/options.js). */
-export function start(wasm, opts) {
+/** `opts`: the page's options (core/options.js); `boot`: the stage and status line
+ *  main.js drew the first stage with, taken over as they are. */
+export function start(wasm, opts, boot = {}) {
   const sim = new Sim(wasm.Playground);
   const scenarios = wasm.builtinScenarios();
   let selection = null;
   let shown = null;
   let json = "";
 
-  const stage = createStage($("stage"), (sel) => pick(sel));
-  const status = createStatus($("status"), $("violations"));
+  const stage = boot.stage ?? createStage($("stage"), () => {});
+  stage.onPick = (sel) => pick(sel);
+  const status = boot.status ?? createStatus($("status"), $("violations"));
   const narration = createNarration($("narration"), $("live"), sim, (n) => {
     player.pause();
     player.go(n);
@@ -168,8 +171,7 @@ export function start(wasm, opts) {
     // The description is the lesson; on a phone it folds away above the stage.
     const description = sim.scenario.description || meta?.description;
     const name = sim.scenario.title || meta?.title || "Custom scenario";
-    const heading = h("b", {}, name);
-    $("about").replaceChildren(description ? h("details", { open: innerWidth > 640 && !opts.embed ? "" : null }, h("summary", {}, heading, modifiedNote), description) : h("p", {}, heading, modifiedNote));
+    renderAbout($("about"), { title: name, description, embed: opts.embed, extra: modifiedNote });
     modified();
     document.title = `${name} · hwscope`;
     verified.hidden = true;
@@ -178,10 +180,12 @@ export function start(wasm, opts) {
     player.showRecord(first);
     if (player.from) player.go(player.from);
     if (!performance.getEntriesByName("hwscope-first-frame").length) performance.mark("hwscope-first-frame");
+    if (!performance.getEntriesByName("hwscope-first-stage").length) performance.mark("hwscope-first-stage");
     // Most runs are short: learn their whole length now; the look-ahead goes on
     // in idle time, up to LOOKAHEAD steps past the one shown (core/frontier.js).
     sim.computeUntil(player.from + LOOKAHEAD, 8);
     controls.update();
+    enable();
     return true;
   }
 
@@ -218,7 +222,13 @@ export function start(wasm, opts) {
     share();
   });
   $("learn-open").addEventListener("click", () => openLearn());
-  for (const id of ["scenario", "settings-open", "share-open", "learn-open"]) $(id).disabled = false;
+  /** Controls are disabled until the core runs them (index.html): now they do. */
+  function enable() {
+    for (const el of document.querySelectorAll("[data-live]")) el.disabled = false;
+    // What a step allows (Restart only a broker that is down…) is the step's to say.
+    if (shown) interventions(shown);
+    if (!performance.getEntriesByName("hwscope-interactive").length) performance.mark("hwscope-interactive");
+  }
 
   /** The scenario named by ?scenario=, or the default one. */
   function builtin(say) {

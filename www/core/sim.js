@@ -6,6 +6,8 @@
 // Nothing else holds the Playground: views that read many steps use scan(),
 // which reads lighter records and leaves the cache alone.
 
+import { roomOf } from "./room.js";
+
 const KEEP = 600;
 const TEXTS = 20000;
 /** Log entries and read ids per record the page needs at most (it draws a
@@ -102,21 +104,9 @@ export class Sim {
     return this.scenario?.initial?.log_end_offset ?? 0;
   }
 
-  /** What the stage should make room for from the start, read from the scenario
-   *  (records it produces, consumers per replica), so that it does not grow while
-   *  the run plays and push the controls down. */
+  /** What the stage makes room for from the run's first step (core/room.js). */
   get room() {
-    const s = this.scenario ?? {};
-    let produced = 0;
-    const readers = new Map();
-    const reader = (c) => readers.set(c.fetch_from ?? "leader", (readers.get(c.fetch_from ?? "leader") ?? 0) + 1);
-    (s.consumers ?? []).forEach(reader);
-    for (const e of s.events ?? []) {
-      const times = e.repeat?.count ?? 1;
-      if (e.produce) produced += (e.produce.records ?? 1) * times;
-      if (e.add_consumer) reader(e.add_consumer);
-    }
-    return { produced, consumers: Math.max(0, ...readers.values()) };
+    return roomOf(this.scenario ?? {});
   }
 
   /** Notes that step n exists (and, with `last`, that the run ends there). */

@@ -5,14 +5,7 @@
 // End goes to the furthest step computed; at that step, End (again, or held)
 // computes further (core/frontier.js), and the stage follows as it goes.
 
-const PARTS = { play: "#play", step: "#back,#fwd", ends: "#first,#end", scrub: ".scrub", speed: ".speed", reset: "#reset", jumps: ".jumps" };
-
-/** Hides the controls not asked for (core/options.js); `text` shows the step's sentence as a caption. */
-export function applyControls(doc, controls) {
-  for (const [name, sel] of Object.entries(PARTS)) for (const el of doc.querySelectorAll(sel)) el.classList.toggle("off", !controls.has(name));
-  doc.getElementById("controls").classList.toggle("off", !Object.keys(PARTS).some((c) => controls.has(c)));
-  doc.getElementById("live").classList.toggle("caption", controls.has("text"));
-}
+export { applyControls } from "../core/chrome.js";
 
 const fmt = (n) => n.toLocaleString("en");
 /** What takes Space and Enter for itself when it has focus. */

@@ -21,10 +21,14 @@ export function createStatus(line, violations) {
       const s = `t = ${t.toFixed(1)} ms`;
       if (parts.time.textContent !== s) parts.time.textContent = s;
     },
-    step(rec) {
+    /** `live`: the run is the core's (the first stage, drawn before it, is not: tools
+     *  and tests read data-step as "the page is running"). */
+    step(rec, live = true) {
       const p = rec.partition;
-      line.dataset.step = rec.step;
-      line.dataset.time = rec.time_ms;
+      if (live) {
+        line.dataset.step = rec.step;
+        line.dataset.time = rec.time_ms;
+      }
       parts.step.textContent = `step ${rec.step}`;
       const cut = p.cut_links?.length ? ` · cut ${p.cut_links.map(([a, b]) => `${a}→${b}`).join(" ")}` : "";
       parts.part.textContent = `leader ${p.leader ?? "none"} · epoch ${p.leader_epoch} · ${isrText(rec)}${cut}`;

@@ -14,6 +14,7 @@ import { createMessages } from "./messages.js";
 import { createClients } from "./consumers.js";
 
 export function createStage(svg, onPick) {
+  let pickHandler = onPick;
   const defs = el("defs", {}, svg);
   const arrow = el("marker", { id: "arrow", viewBox: "0 0 8 8", refX: 7, refY: 4, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" }, defs);
   el("path", { d: "M0,0L8,4L0,8z", class: "arrowhead" }, arrow);
@@ -92,7 +93,7 @@ export function createStage(svg, onPick) {
     const target = e.target.closest("[data-msg],[data-broker],[data-consumer]");
     if (!target) return;
     const { msg, broker, consumer } = target.dataset;
-    onPick(msg ? { kind: "msg", id: Number(msg) } : broker ? { kind: "broker", id: Number(broker) } : { kind: "consumer", id: consumer });
+    pickHandler(msg ? { kind: "msg", id: Number(msg) } : broker ? { kind: "broker", id: Number(broker) } : { kind: "consumer", id: consumer });
   }
   svg.addEventListener("click", pick);
   svg.addEventListener("keydown", (e) => {
@@ -106,6 +107,10 @@ export function createStage(svg, onPick) {
   return {
     step,
     frame,
+    /** Who hears a click on a broker, a message or a consumer (app.js, once it runs). */
+    set onPick(fn) {
+      pickHandler = fn;
+    },
     select(sel) {
       selection = sel;
       if (rec) {
