@@ -137,8 +137,9 @@ describe("docs/embed.html: a host page", () => {
     await page.waitForFunction(() => document.getElementById("walk-log").textContent.startsWith("ready"));
     walk = page.frames().find((f) => f.url().includes("scenario=seed-walkthrough"));
     await page.evaluate(() => document.getElementById("raw").scrollIntoView());
-    await page.waitForFunction(() => document.getElementById("raw").height !== "460");
+    await page.waitForFunction(() => document.getElementById("raw").dataset.told);
     raw = page.frames().find((f) => f.url().includes("scenario=idle-partition-lag"));
+    await raw.waitForSelector("#status[data-step]");
   });
   afterEach(async () => {
     assertNoErrors(page);

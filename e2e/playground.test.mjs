@@ -428,4 +428,60 @@ describe("issue 13", () => {
     const wasmRes = await fetch(new URL("/www/pkg/hwscope_bg.wasm", env.baseURL), { headers: { "accept-encoding": "gzip, br" } });
     assert.match(wasmRes.headers.get("content-encoding") ?? "", /br|gzip/, "the wasm is compressed too");
   });
+  test("problem 7: an embed is as tall as the element and the snippets say, at every width, and loads only what it shows", async () => {
+    const { embedHeight } = await import(pathToFileURL(join(ROOT, "www/embed/size.js")).href);
+    const { readOptions } = await import(pathToFileURL(join(ROOT, "www/core/options.js")).href);
+    const SIZES = (await import(pathToFileURL(join(ROOT, "www/pkg/sizes.js")).href)).default;
+    const wrong = [];
+    for (const name of ["seed-walkthrough", "idle-partition-lag", "follower-fetch-consumer", "steady-load"]) {
+      for (const controls of ["compact", "full", "none"]) {
+        for (const width of [360, 640, 800]) {
+          const page = await open(`/?embed=1&scenario=${name}&controls=${controls}`, { width, height: 900 });
+          const real = await page.evaluate(() => Math.ceil(document.body.getBoundingClientRect().height));
+          const said = embedHeight(width, readOptions(`?embed=1&controls=${controls}`).controls, SIZES[name]);
+          if (real !== said) wrong.push(`${name}, ${controls}, ${width} px: the embed is ${real} px, size.js says ${said}`);
+          await page.close();
+        }
+      }
+    }
+    assert.deepEqual(wrong, []);
+
+    // The element is at its height from the start: the playground's first resize changes nothing.
+    for (const width of [360, 800]) {
+      const page = await env.newPage();
+      watch(page);
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(new URL("/docs/embed.html", env.baseURL).href);
+      const first = await page.$eval("#walk", (el) => el.shadowRoot.querySelector("iframe").getBoundingClientRect().height);
+      await page.waitForFunction(() => document.getElementById("walk-log").textContent.startsWith("ready"));
+      const walk = page.frames().find((f) => f.url().includes("scenario=seed-walkthrough"));
+      const inner = await walk.evaluate(() => Math.ceil(document.body.getBoundingClientRect().height));
+      const last = await page.$eval("#walk", (el) => el.shadowRoot.querySelector("iframe").getBoundingClientRect().height);
+      assert.equal(first, inner, `${width} px: the element's first height is the embed's`);
+      assert.equal(last, inner);
+      await page.close();
+    }
+
+    // The Share dialog's iframe and the documentation's snippet are tall enough.
+    const page = await open("/?scenario=seed-walkthrough");
+    await page.click("#share-open");
+    const snippet = await page.inputValue("#share-iframe");
+    const height = Number(snippet.match(/height="(\d+)"/)[1]);
+    const need = Math.max(...[360, 800].map((w) => embedHeight(w, readOptions("?embed=1").controls, SIZES["seed-walkthrough"])));
+    assert.equal(height, need, "the Share snippet's height is the embed's tallest");
+    const docs = readFileSync(join(ROOT, "docs/embedding.md"), "utf8").match(/<iframe src="[^"]*scenario=seed-walkthrough[^"]*"[^>]*height="(\d+)"/);
+    assert.equal(Number(docs[1]), need, "docs/embedding.md's iframe snippet is as tall as its embed");
+    await page.close();
+
+    // An embed loads the stage, its controls and the core: none of the page's panels.
+    const embed = await env.newPage();
+    const loaded = [];
+    embed.on("request", (r) => loaded.push(new URL(r.url()).pathname));
+    await embed.goto(new URL("/?embed=1&scenario=seed-walkthrough", env.baseURL).href);
+    await embed.waitForSelector("#status[data-step]");
+    await embed.waitForLoadState("networkidle");
+    const panels = loaded.filter((p) => /panels\/(page|narration|inspector|interventions|settings|clients|lost|future)\.js$/.test(p));
+    assert.deepEqual(panels, [], "no panel an embed does not show");
+    await embed.close();
+  });
 });

@@ -29,4 +29,8 @@ for (const b of pkg.builtinScenarios()) {
 }
 const text = `// Written by scripts/first-frame.mjs at build time (npm run build): step 0 of every\n// built-in, as the core computes it, for the first stage (www/main.js).\nexport const DEFAULT = ${JSON.stringify(DEFAULT)};\nexport default ${JSON.stringify(first)};\n`;
 writeFileSync(resolve(dir, "first.js"), text);
-console.log(`first-frame: ${resolve(dir, "first.js")} (${Object.keys(first).length} built-ins, ${(text.length / 1024).toFixed(1)} KiB)`);
+// What an embed's height depends on, per built-in (www/embed/size.js): the element
+// sizes its iframe from it before the playground has loaded.
+const sizes = Object.fromEntries(Object.entries(first).map(([name, f]) => [name, { initialEnd: f.initialEnd, ...f.room, producers: f.record.producers.length, consumersNow: f.record.consumers.length }]));
+writeFileSync(resolve(dir, "sizes.js"), `// Written by scripts/first-frame.mjs at build time: what each built-in's embed height depends on.\nexport default ${JSON.stringify(sizes)};\n`);
+console.log(`first-frame: ${resolve(dir, "first.js")} (${Object.keys(first).length} built-ins, ${(text.length / 1024).toFixed(1)} KiB), sizes.js`);

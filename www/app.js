@@ -6,16 +6,9 @@ import { Sim } from "./core/sim.js";
 import { Player } from "./core/player.js";
 import { Frontier, LOOKAHEAD } from "./core/frontier.js";
 import { createStage } from "./render/stage.js";
-import { createNarration } from "./panels/narration.js";
-import { createInspector } from "./panels/inspector.js";
 import { createControls, applyControls } from "./panels/controls.js";
-import { createInterventions } from "./panels/interventions.js";
-import { createSettings } from "./panels/settings.js";
 import { createStatus } from "./panels/status.js";
-import { createClients } from "./panels/clients.js";
-import { createLost } from "./panels/lost.js";
 import { createMarks } from "./panels/marks.js";
-import { createFuture } from "./panels/future.js";
 import { renderAbout } from "./panels/about.js";
 import { h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
@@ -30,8 +23,15 @@ const SYNC_MS = 12;
 /** How long a link or an embed's seek may compute its way to a far step. */
 const FAR_MS = 5000;
 
+/** In an embed: the step's sentence as the caption (and for screen readers), no other panel. */
+function embedPanels() {
+  const live = $("live");
+  return { show: (rec) => (live.textContent = rec.text), inspect() {}, interventions() {}, openSettings() {}, reset() {} };
+}
+
 /** `opts`: the page's options (core/options.js); `boot`: the stage and status line
- *  main.js drew the first stage with, taken over as they are. */
+ *  main.js drew the first stage with, taken over as they are, and the full page's
+ *  panels module (panels/page.js; none in an embed, which shows only the stage). */
 export function start(wasm, opts, boot = {}) {
   const sim = new Sim(wasm.Playground);
   const scenarios = wasm.builtinScenarios();
@@ -42,11 +42,11 @@ export function start(wasm, opts, boot = {}) {
   const stage = boot.stage ?? createStage($("stage"), () => {});
   stage.onPick = (sel) => pick(sel);
   const status = boot.status ?? createStatus($("status"), $("violations"));
-  const narration = createNarration($("narration"), $("live"), sim, (n) => {
+  const go = (n) => {
     player.pause();
     player.go(n);
-  });
-  const inspect = createInspector($("inspector"), $("insp-close"), (event) => intervene(event));
+  };
+  const panels = boot.pagePanels ? boot.pagePanels.createPagePanels({ sim, wasm, go, intervene: (event) => intervene(event), load: (text) => load(text) }) : embedPanels();
   const player = new Player(sim, show, (t) => {
     stage.frame(t);
     status.time(t);
@@ -57,22 +57,8 @@ export function start(wasm, opts, boot = {}) {
   const frontier = new Frontier(sim, (job) => controls.computing(job));
   const controls = createControls(document, player, sim, frontier, () => load(json));
   sim.listen(() => controls.update());
-  controls.jumps = createMarks(document, sim, player, {
-    go: (n) => {
-      player.pause();
-      player.go(n);
-    },
-    find: (test, label) => frontier.find(test, FAR_MS, label),
-  });
-  const interventions = createInterventions($("intervene"), (event) => intervene(event));
-  const openSettings = createSettings($("settings"), wasm, (text) => load(text));
+  controls.jumps = createMarks(document, sim, player, { go, find: (test, label) => frontier.find(test, FAR_MS, label) });
   const notice = createNotice($("notice"));
-  const renderClients = createClients($("clients"));
-  const future = opts.embed ? () => {} : createFuture($("future"), sim);
-  const renderLost = createLost($("lost-panel"), $("lost"), (n) => {
-    player.pause();
-    player.go(n);
-  });
   const verified = h("span", { class: "verified", hidden: "" }, "link reproduced exactly ✓");
   $("status").append(verified);
   Object.assign(player, { from: opts.from, to: opts.to, loop: opts.loop });
@@ -97,12 +83,7 @@ export function start(wasm, opts, boot = {}) {
     stage.step(rec, sim.initialEnd, fresh, fresh ? sim.room : undefined);
     fresh = false;
     status.step(rec);
-    narration.show(rec);
-    inspect(rec, selection);
-    renderClients(rec);
-    renderLost(rec);
-    future(rec, player.playing);
-    interventions(rec);
+    panels.show(rec, selection, player.playing);
     controls.update(rec.step);
     frontier.follow(rec.step, player.to);
     api.step(rec);
@@ -113,7 +94,7 @@ export function start(wasm, opts, boot = {}) {
   function pick(sel) {
     selection = sel;
     stage.select(sel);
-    if (shown) inspect(shown, sel);
+    if (shown) panels.inspect(shown, sel);
   }
   $("insp-close").addEventListener("click", () => pick(null));
 
@@ -159,7 +140,7 @@ export function start(wasm, opts, boot = {}) {
     clearError();
     selection = null;
     stage.select(null);
-    narration.reset();
+    panels.reset();
     fresh = true;
     status.scenario(sim.scenario);
     // A built-in opened from a link arrives re-serialized, maybe with interventions:
@@ -216,9 +197,14 @@ export function start(wasm, opts, boot = {}) {
     const s = scenarios.find((x) => x.name === picker.value);
     if (s) load(s.json);
   });
-  $("settings-open").addEventListener("click", () => openSettings(json));
+  $("settings-open").addEventListener("click", () => panels.openSettings(json));
   $("share-open").addEventListener("click", async () => {
-    share ??= (await import("./panels/share.js")).createShare($("share"), () => ({ fragment: sim.linkAt(player.step), title: title(), step: player.step }));
+    share ??= (await import("./panels/share.js")).createShare($("share"), () => ({
+      fragment: sim.linkAt(player.step),
+      title: title(),
+      step: player.step,
+      dims: { initialEnd: sim.initialEnd, ...sim.room, producers: shown.producers.length, consumersNow: shown.consumers.length },
+    }));
     share();
   });
   $("learn-open").addEventListener("click", () => openLearn());
@@ -226,7 +212,7 @@ export function start(wasm, opts, boot = {}) {
   function enable() {
     for (const el of document.querySelectorAll("[data-live]")) el.disabled = false;
     // What a step allows (Restart only a broker that is down…) is the step's to say.
-    if (shown) interventions(shown);
+    if (shown) panels.interventions(shown);
     if (!performance.getEntriesByName("hwscope-interactive").length) performance.mark("hwscope-interactive");
   }
 

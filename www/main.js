@@ -33,6 +33,8 @@ async function loadCore() {
 }
 const app = import("./app.js");
 const core = loadCore();
+// The full page's panels; an embed shows only the stage and loads none of them.
+const pagePanels = opts.embed ? Promise.resolve(null) : import("./panels/page.js");
 
 /** The built-in this address opens with, if the page can draw it before the core: a
  *  share link (`#v=…`) carries a scenario only the core can read. */
@@ -55,7 +57,7 @@ if (first) {
 }
 
 core.then(
-  async (wasm) => (await app).start(wasm, opts, boot),
+  async (wasm) => (await app).start(wasm, opts, { ...boot, pagePanels: await pagePanels }),
   (e) => {
     document.getElementById("about").textContent = "The simulation could not start.";
     showError(`The simulation core (WebAssembly) could not be loaded: ${e.message}. If you are running from a checkout, run \`npm run build\` (or \`npm start\`) and reload.`, { fatal: true });

@@ -36,12 +36,32 @@ function pill(label, y, { x0, cx, right }) {
   return { label, x0: left, x1: left + w, y0: y - PILL / 2, y1: y + PILL / 2, cx: left + w / 2, cy: y };
 }
 
+/** The stage's vertical geometry at a width, with `producers` pills stacked
+ *  above the brokers (shared with www/embed/size.js, which sizes an embed from it). */
+export function geometry(width, producers) {
+  const small = width < 560;
+  const lh = FONT + 4;
+  const clientsBottom = 16 + Math.max(0, producers - 1) * (PILL + 4) + PILL / 2;
+  const top = Math.max(small ? 84 : 100, clientsBottom + 40);
+  const headH = (small ? 4 : 3) * lh + 8;
+  /** Two rows of requests parked at a broker, under its header. */
+  const parkH = FONT + 6;
+  const stripTop = top + headH + 2 * parkH + 10;
+  return { small, lh, top, headH, parkH, stripTop, cell: small ? 16 : 18, consumersGap: small ? 40 : 48 };
+}
+
+/** The stage's height: `stacked` rows of consumer pills under the strips (0: none). */
+export function stageHeight(g, rows, stacked) {
+  const stripBottom = g.stripTop + rows * g.cell;
+  return stacked > 0 ? stripBottom + g.consumersGap + (stacked - 1) * (PILL + 4) + PILL / 2 + 8 : stripBottom + 24;
+}
+
 /** `rows` only grows within a run (see stage.js), so the page does not jump
  *  up and down while it plays; `room` reserves the consumers the run will add. */
 export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
-  const small = width < 560;
   const n = rec.replicas.length;
-  const lh = FONT + 4;
+  const g = geometry(width, rec.producers.length);
+  const { small, lh, top, headH, parkH, stripTop, cell } = g;
 
   // The window ends one row above the highest offset anything points at; it
   // scrolls in steps of four so the ruler does not shift on every record.
@@ -57,20 +77,12 @@ export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
   const left = small ? 14 : 28;
   const right = small ? 40 : 70;
   const stripW = Math.max(24, Math.min(110, colW - left - right - 4));
-  const cell = small ? 16 : 18;
 
   // Producers stack down the left, the controller sits on the right, above the brokers.
   const producers = new Map(rec.producers.map((p, i) => [p.id, pill(pillText("producer", p, small), 16 + i * (PILL + 4), { x0: 4 })]));
   const controller = pill("controller", 16, { right: width - 4 });
-  const clientsBottom = 16 + Math.max(0, rec.producers.length - 1) * (PILL + 4) + PILL / 2;
-  const top = Math.max(small ? 84 : 100, clientsBottom + 40);
-  const headLines = small ? 4 : 3;
-  const headH = headLines * lh + 8;
-  /** Two rows of requests parked at a broker, under its header. */
-  const parkH = FONT + 6;
-  const stripTop = top + headH + 2 * parkH + 10;
   const stripBottom = stripTop + rows * cell;
-  const consumersY = stripBottom + (small ? 40 : 48);
+  const consumersY = stripBottom + g.consumersGap;
 
   const cols = rec.replicas.map((_, i) => {
     const x0 = ruler + i * colW;
@@ -143,7 +155,7 @@ export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
   return {
     width, small, cell, ruler, cols, stripW, top, headH, lh, parkH, stripTop, stripBottom,
     consumersY, consumers, producers, controller, lo, hi, rows, initialEnd,
-    height: rec.consumers.length || room?.consumers ? consumersY + (stacked - 1) * (PILL + 4) + PILL / 2 + 8 : stripBottom + 24,
+    height: stageHeight(g, rows, rec.consumers.length || room?.consumers ? stacked : 0),
     font: FONT,
     /** y of the boundary below offset o (clamped to the window). */
     y: (o) => stripBottom - (Math.max(lo, Math.min(hi, o)) - lo) * cell,
