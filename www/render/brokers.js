@@ -1,12 +1,27 @@
 // Broker headers: name, role, leader epoch, ISR membership, LEO and HW, in as
-// many words as the column has room for. The header group carries the values as
-// data- attributes for tests and tools, and says them in full to screen readers.
+// many words as the column has room for; with Eligible Leader Replicas on
+// (kafka-4.1) a tag on the members of the ELR, or on the last known leader. The
+// header group carries the values as data- attributes for tests and tools, and
+// says them in full to screen readers.
 
 import { el, set, text, Keyed } from "./svg.js";
 import { isrChanges, membership as memberOf } from "./isr.js";
 import { fit } from "./fit.js";
+import { textWidth } from "./measure.js";
 
-const SHORT = { "in ISR": "in ISR", "leaving ISR": "leaving", "joining ISR": "joining", "out of ISR": "out" };
+const SHORT = { "in ISR": "in ISR", "leaving ISR": "leaving", "joining ISR": "joining", "out of ISR": "out", "in ELR": "ELR", "fenced · ELR": "fenced" };
+
+/** The ELR tag at a header's corner: a small filled label `width` px wide, or nothing. */
+function drawTag(g, label, right, top, size, width) {
+  const key = `${label} ${right} ${top}`;
+  if (g.dataset.key === key) return;
+  g.dataset.key = key;
+  g.replaceChildren();
+  if (!label) return;
+  el("rect", { x: right - width, y: top, width, height: size + 5, rx: 3 }, g);
+  const t = el("text", { x: right - width / 2, y: top + size, "text-anchor": "middle", "font-size": size }, g);
+  t.textContent = label;
+}
 
 export function createBrokers(layer) {
   const keyed = new Keyed(layer, (r) => {
@@ -15,39 +30,49 @@ export function createBrokers(layer) {
       g,
       box: el("rect", { rx: 6 }, g),
       lines: [el("text", { class: "name" }, g), el("text", {}, g), el("text", { class: "nums" }, g), el("text", { class: "nums" }, g)],
+      tag: el("g", { class: "elr-tag" }, g),
     };
   });
 
   /** `board` (board.js) takes each header's box: nothing else is drawn over it. */
   return function render(rec, L, selected, board) {
-    const { isr } = rec.partition;
+    const { isr, elr = [], last_known_elr: lastKnown = [] } = rec.partition;
     const changes = isrChanges(rec);
     keyed.sync(rec.replicas, (r) => r.broker, (n, r) => {
       const col = L.cols[r.broker];
       const inIsr = isr.includes(r.broker);
-      const membership = memberOf(rec, r.broker, changes);
+      const inElr = (elr ?? []).includes(r.broker);
+      const tag = inElr ? "ELR" : (lastKnown ?? []).includes(r.broker) ? "last leader" : "";
+      const isrMembership = memberOf(rec, r.broker, changes);
+      const membership = isrMembership === "out of ISR" && inElr ? "in ELR" : isrMembership;
       const role = r.alive ? r.role : "offline";
       const x = col.x0 + 3;
       const w = col.w - 6;
       set(n.g, {
-        class: `broker ${role}${inIsr ? " isr" : ""}${r.fenced ? " fenced" : ""}${selected === r.broker ? " sel" : ""}`,
+        class: `broker ${role}${inIsr ? " isr" : ""}${inElr ? " elr" : ""}${r.fenced ? " fenced" : ""}${selected === r.broker ? " sel" : ""}`,
         "data-leo": r.leo,
         "data-hw": r.hw,
         "data-role": role,
         "data-alive": r.alive,
         "data-epoch": r.leader_epoch,
+        "data-elr": tag || null,
       });
       set(n.box, { x, y: L.top, width: w, height: L.headH });
       board?.take({ x0: x, x1: x + w, y0: L.top, y1: L.top + L.headH });
       const room = w - 10;
       const f = L.font;
-      const state = r.fenced ? "fenced" : membership;
+      // The ELR tag: top right; in narrow columns bottom right, where LEO and HW leave room.
+      const tagW = tag ? textWidth(tag, f, 700) + 8 : 0;
+      const tagTop = L.small ? L.top + L.headH - f - 9 : L.top + 4;
+      drawTag(n.tag, tag, x + w - 4, tagTop, f, tagW);
+      const beside = (i) => (tag && (L.small ? i >= 2 : i === 0) ? tagW + 4 : 0);
+      const state = r.fenced ? (inElr ? "fenced · ELR" : "fenced") : membership;
       const lines = [
-        fit([`Broker ${r.broker} · ${role}`, `B${r.broker} · ${role}`, `B${r.broker} ${role}`, `B${r.broker}`], room, f, 700),
-        fit([`e${r.leader_epoch} · ${state}`, `e${r.leader_epoch} · ${SHORT[state] ?? state}`, SHORT[state] ?? state], room, f),
+        fit([`Broker ${r.broker} · ${role}`, `B${r.broker} · ${role}`, `B${r.broker} ${role}`, `B${r.broker}`], room - beside(0), f, 700),
+        fit([`e${r.leader_epoch} · ${state}`, `e${r.leader_epoch} · ${SHORT[state] ?? state}`, SHORT[state] ?? state], room - beside(1), f),
         // Narrow columns put LEO and HW on lines of their own.
-        L.small ? fit([`LEO ${r.leo}`, `${r.leo}`], room, f) : fit([`LEO ${r.leo} · HW ${r.hw}`, `${r.leo} · ${r.hw}`], room, f),
-        L.small ? fit([`HW ${r.hw}`, `${r.hw}`], room, f) : "",
+        L.small ? fit([`LEO ${r.leo}`, `${r.leo}`], room - beside(2), f) : fit([`LEO ${r.leo} · HW ${r.hw}`, `${r.leo} · ${r.hw}`], room - beside(2), f),
+        L.small ? fit([`HW ${r.hw}`, `${r.hw}`], room - beside(3), f) : "",
       ];
       // A trailing space keeps the lines apart in the text a screen reader (and axe) reads;
       // SVG does not draw it.
@@ -56,7 +81,8 @@ export function createBrokers(layer) {
         text(n.lines[i], i < 3 && s ? `${s} ` : s);
       });
       // The accessible name starts with the words drawn (WCAG 2.5.3), then says them in full.
-      set(n.g, { "aria-label": `${lines.filter(Boolean).join(", ")}: broker ${r.broker}, ${role}, leader epoch ${r.leader_epoch}, ${r.fenced ? "fenced, " : ""}${membership}, LEO ${r.leo}, HW ${r.hw}` });
+      const drawn = [...lines.filter(Boolean), tag].filter(Boolean).join(", ");
+      set(n.g, { "aria-label": `${drawn}: broker ${r.broker}, ${role}, leader epoch ${r.leader_epoch}, ${r.fenced ? "fenced, " : ""}${membership}${tag === "last leader" ? ", last known leader" : ""}, LEO ${r.leo}, HW ${r.hw}` });
     });
   };
 }

@@ -141,6 +141,13 @@ fn draw(rec: &StepRecord, title: &str) -> (String, Vec<(String, Rect)>) {
         p.leader_epoch,
         p.isr.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
     );
+    let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    // 4.1 (KIP-966): the ELR beside the ISR, when ELR is on.
+    let status = match (&p.elr, &p.last_known_elr) {
+        (Some(elr), Some(last)) if !last.is_empty() => format!("{status} · ELR {{{}}} · last known leader {}", list(elr), list(last)),
+        (Some(elr), _) => format!("{status} · ELR {{{}}}", list(elr)),
+        _ => status,
+    };
     let label = format!("{title}, {status}. {}", rec.text);
     let mut out = String::with_capacity(16 * 1024);
     let mut board = Board::new(WIDTH, height);

@@ -32,6 +32,9 @@ fn membership(rec: &StepRecord, b: u32) -> &'static str {
         }
     } else if committed {
         "in ISR"
+    } else if p.elr.as_ref().is_some_and(|e| e.contains(&b)) {
+        // 4.1 (KIP-966): out of the ISR but still eligible to lead.
+        "in ELR"
     } else {
         "out of ISR"
     }
@@ -51,6 +54,7 @@ pub(super) fn broker(out: &mut String, board: &mut Board, rec: &StepRecord, r: &
         "leaving ISR" => "leaving",
         "joining ISR" => "joining",
         "out of ISR" => "out",
+        "in ELR" => "ELR",
         s => s,
     };
     let (n1, n2, n3) = (format!("Broker {} · {role}", r.broker), format!("B{} · {role}", r.broker), format!("B{}", r.broker));
