@@ -75,7 +75,7 @@ export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
   const ruler = Math.max(small ? 20 : 30, Math.ceil(textWidth(String(hi), FONT)) + 8);
   const colW = (width - ruler) / n;
   const left = small ? 14 : 28;
-  const right = small ? 40 : 70;
+  const right = small ? 54 : 70;
   const stripW = Math.max(24, Math.min(110, colW - left - right - 4));
 
   // Producers stack down the left, the controller sits on the right, above the brokers.

@@ -149,7 +149,7 @@ export function createLogs(rulerLayer, layer) {
       // HW first: it matters most; then LEO, then the lag.
       // Right of the strip, else left of it (the last column of a narrow stage).
       const hwAt = (words) => [[right + 2, yHw + fs + 1, "start", words], [sx - 8, yHw + fs + 1, "end", words]];
-      label(n.hwLabel, board, moved ? fs + 1 : fs, 700, moved ? [...hwAt(`HW ${was}→${r.hw}`), ...hwAt(`HW↑${r.hw}`)] : hwAt(`HW ${r.hw}`));
+      label(n.hwLabel, board, moved ? fs + 1 : fs, 700, moved ? [...hwAt(`HW ${was}→${r.hw}`), ...hwAt(`HW↑${r.hw}`), ...hwAt(`↑${r.hw}`)] : hwAt(`HW ${r.hw}`));
       label(n.leoLabel, board, fs, 400, [[right + 2, yLeo - 3, "start", `LEO ${r.leo}`], [sx - 8, yLeo - 3, "end", `LEO ${r.leo}`]]);
       label(n.lagLabel, board, fs, 700, [[right + 2, yHw + 2 * fs + 5, "start", lag > 0 ? `lag ${lag}` : ""]]);
       // A record lost where another stands now: "✕ p1-1 #8" beside that row.
