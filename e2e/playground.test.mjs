@@ -433,6 +433,21 @@ describe("issue 13", () => {
     assert.match(wasmRes.headers.get("content-encoding") ?? "", /br|gzip/, "the wasm is compressed too");
   });
   test("problem 7: an embed is as tall as the element and the snippets say, at every width, and loads only what it shows", async () => {
+    // The Share dialog's snippet holds the embed it writes, at a phone's width and at its max-width.
+    {
+      const tall = [];
+      for (const width of [360, 800]) {
+        const page = await open("/?embed=1&scenario=seed-walkthrough", { width, height: 900 });
+        tall.push(await page.evaluate(() => Math.ceil(document.body.getBoundingClientRect().height)));
+        await page.close();
+      }
+      const page = await open("/?scenario=seed-walkthrough");
+      await page.click("#share-open");
+      await page.waitForFunction(() => document.getElementById("share-iframe").value);
+      const said = Number((await page.inputValue("#share-iframe")).match(/height="(\d+)"/)[1]);
+      assert.ok(said >= Math.max(...tall), `the Share snippet's iframe is ${said} px high; its embed needs ${tall.join(" px at 360 px, ")} px at 800 px`);
+      await page.close();
+    }
     const { embedHeight } = await import(pathToFileURL(join(ROOT, "www/embed/size.js")).href);
     const { readOptions } = await import(pathToFileURL(join(ROOT, "www/core/options.js")).href);
     const SIZES = (await import(pathToFileURL(join(ROOT, "www/pkg/sizes.js")).href)).default;
