@@ -89,10 +89,11 @@ async function encoded(file, etag, accept) {
     compressed.set(file, entry);
   }
   if (!entry[encoding]) {
-    const data = await readFile(file);
-    // Levels that take milliseconds, not seconds, on the wasm (a host that
-    // precompresses may spend more: a few percent smaller).
-    entry[encoding] = encoding === "br" ? brotliCompressSync(data, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } }) : gzipSync(data, { level: 6 });
+    // A precompressed sibling (npm run dist writes the wasm's .br), else levels that
+    // take milliseconds, not seconds, on the wasm.
+    const sibling = encoding === "br" ? await readFile(`${file}.br`).catch(() => null) : null;
+    const data = sibling ? null : await readFile(file);
+    entry[encoding] = sibling ?? (encoding === "br" ? brotliCompressSync(data, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } }) : gzipSync(data, { level: 6 }));
   }
   return { encoding, body: entry[encoding] };
 }
