@@ -4,7 +4,7 @@
 //! per-character estimate no narrower than a browser's; e2e/stage.test.mjs
 //! measures the same SVGs as Chromium draws them.
 
-use hwscope::svg::text_boxes;
+use hwscope::cli::svg::text_boxes;
 use hwscope::Run;
 
 #[test]
