@@ -81,3 +81,6 @@ fi
 
 # Fail the build here, not in the browser, if the package does not instantiate.
 node scripts/check-pkg.mjs "$out_dir"
+
+# The first stage, drawn before the wasm arrives: step 0 of every built-in (www/main.js).
+node scripts/first-frame.mjs "$out_dir"

@@ -21,6 +21,8 @@
 //! - `narrate/`   the step's sentence: typed events + the state after → words
 //! - `json/`      value, parser, writer and field lists (in place of serde_json: a smaller page)
 //! - `run`        a run with checkpoints: step, seek back and forth, fork
+//! - `marks`      the run's key moments (HW, ISR, elections, truncations, losses,
+//!   interventions), noted as steps are computed
 //! - `link`       the share-link codec (URL fragment)
 //! - `builtin`    the built-in scenarios (JSON files in `scenarios/`)
 //! - `docblock`   a ```hwscope block in documentation (built-in + options, scenario, or link)
@@ -33,6 +35,7 @@ pub mod builtin;
 pub mod docblock;
 pub mod json;
 pub mod link;
+pub mod marks;
 pub mod narrate;
 pub mod record;
 pub mod run;
