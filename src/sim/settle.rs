@@ -87,11 +87,15 @@ impl Sim {
         for &(key, ref due) in self.sched.iter() {
             let at_ms = key.0;
             match due {
-                // Scheduled only when it will fence a broker whose session has run out.
+                // Always scheduled (at the grid slot after the earliest session deadline);
+                // it will fence only a broker whose heartbeats stopped arriving: one that is
+                // down or cut off from the controller.
                 Due::Timer(Timer::FenceCheck) => {
                     for (broker, r) in self.controller.registrations.iter().enumerate() {
-                        if !r.fenced && r.session_deadline.is_some_and(|d| d < at_ms) {
-                            out.push(Pending::SessionExpiry { broker: broker as u32, at_ms });
+                        let b = broker as u32;
+                        let silent = !self.broker(b).alive || self.net.is_cut(Node::Broker(b), Node::Controller);
+                        if !r.fenced && r.session_deadline.is_some() && silent {
+                            out.push(Pending::SessionExpiry { broker: b, at_ms });
                         }
                     }
                 }
