@@ -27,7 +27,8 @@ export function pillText(kind, c, small) {
   if (kind === "producer") {
     // The batch being retried, if any: its attempt and the error that caused it.
     const retrying = (c.batches ?? []).find((b) => b.attempts > 0);
-    const retry = retrying ? ` · retry ${retrying.attempts}${retrying.error && !small ? ` (${retrying.error})` : ""}` : "";
+    // (The error it answers is in the producer's panel and the narration: the pill stays short.)
+    const retry = retrying ? ` · retry ${retrying.attempts}` : "";
     return `${c.id} acks=${c.acks}${!small && c.pending.length ? ` · ${c.pending.length} pending` : ""}${retry}`;
   }
   if (kind === "consumer") return small ? `${c.id} @${c.position}` : `${c.id} · at ${c.position} · read ${c.records_read}`;

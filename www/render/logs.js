@@ -124,8 +124,10 @@ export function createLogs(rulerLayer, layer) {
         c.empty = empty;
         c.gh = gh;
         if (empty) {
-          set(c.label, { x: sx + w / 2, y: y + L.cell / 2 + fs / 3, "text-anchor": "middle" });
-          text(c.label, fit([`✕ ${gh.id} #${gh.step}`, `✕ ${gh.id}`, `✕${gh.id.replace(/^.*-/, "")}`, "✕"], w - 4, fs));
+          // In its cell, as long as it fits there and nothing is drawn there yet (a pill,
+          // the ghost of the next offset): else the cell's outline and title say it.
+          const words = fit([`✕ ${gh.id} #${gh.step}`, `✕ ${gh.id}`, `✕${gh.id.replace(/^.*-/, "")}`, "✕"], w - 4, fs);
+          label(c.label, board, fs, 400, [[sx + w / 2, y + L.cell / 2 + fs / 3, "middle", words]]);
         }
       });
     });

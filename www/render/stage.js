@@ -13,6 +13,9 @@ import { createLogs } from "./logs.js";
 import { createMessages } from "./messages.js";
 import { createClients } from "./consumers.js";
 
+/** Where along a cut link its cross may go, preferred first. */
+const CUT_MARK_AT = [0.5, 0.4, 0.6, 0.3, 0.7, 0.25, 0.75];
+
 export function createStage(svg, onPick) {
   let pickHandler = onPick;
   const defs = el("defs", {}, svg);
@@ -62,11 +65,16 @@ export function createStage(svg, onPick) {
     // A cut link: its arc in red with a cross where messages are lost.
     cuts.sync(rec.partition.cut_links ?? [], ([a, b]) => `${a}>${b}`, (n, [a, b]) => {
       const edge = L.edge(a, b);
-      const mid = along(edge, 0.5);
+      // The cross at the middle of the arc, or the nearest free point along it (two
+      // cut links can share a middle; a pill can sit on it).
+      const at = (t) => along(edge, t);
+      const box = (p) => textBox("✕", p.x, p.y + 5, 14, { anchor: "middle", weight: 700 });
+      // When no point is free, the red arc alone says it.
+      const mid = CUT_MARK_AT.map(at).find((p) => board.fits(box(p)));
       set(n.path, { d: pathOf(edge) });
-      set(n.mark, { x: mid.x, y: mid.y + 5 });
-      text(n.mark, "✕");
-      board.take(textBox("✕", mid.x, mid.y + 5, 14, { anchor: "middle", weight: 700 }));
+      if (mid) set(n.mark, { x: mid.x, y: mid.y + 5 });
+      text(n.mark, mid ? "✕" : "");
+      if (mid) board.take(box(mid));
     });
     messages.step(rec, L, selection?.kind === "msg" ? selection.id : null, board);
     logs.render(rec, L, board);

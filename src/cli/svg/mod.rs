@@ -10,7 +10,7 @@ mod parts;
 
 use crate::record::{InFlightRecord, NodeName, StepRecord};
 use board::{text_box, text_width, Anchor, Board, Rect};
-use layout::{along, Layout};
+use layout::{along, Layout, Point};
 use parts::{broker, consumer_marks, follower_marks, log_strip, pill, strip_labels};
 use std::fmt::Write;
 
@@ -188,9 +188,15 @@ fn draw(rec: &StepRecord, title: &str) -> (String, Vec<(String, Rect)>) {
     }
     for (a, b) in &p.cut_links {
         let e = l.edge(a, b);
-        let mid = along(e, 0.5);
+        // The cross at the middle of the arc, or the nearest free point along it (as the page does).
+        let mark = |p: Point| text_box("✕", p.x, p.y + 5.0, 14.0, Anchor::Middle, true);
+        let mid = [0.5, 0.4, 0.6, 0.3, 0.7, 0.25, 0.75]
+            .iter()
+            .map(|&t| along(e, t))
+            .find(|&p| board.fits(&mark(p)))
+            .unwrap_or_else(|| along(e, 0.5));
         let [s, c, t] = e;
-        board.take(text_box("✕", mid.x, mid.y + 5.0, 14.0, Anchor::Middle, true));
+        board.take(mark(mid));
         let _ = write!(out, r#"<path class="cut" d="M{:.1},{:.1}Q{:.1},{:.1} {:.1},{:.1}"/>"#, s.x, s.y, c.x, c.y, t.x, t.y);
         text(&mut out, &mut board, "cutx", (mid.x, mid.y + 5.0, Anchor::Middle), "✕", true);
     }
