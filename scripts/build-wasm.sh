@@ -84,3 +84,9 @@ node scripts/check-pkg.mjs "$out_dir"
 
 # The first stage, drawn before the wasm arrives: step 0 of every built-in (www/main.js).
 node scripts/first-frame.mjs "$out_dir"
+
+# For a document with an opaque origin (<iframe sandbox>) on a host without CORS headers:
+# the page as one classic script with the core inside (www/boot.js loads it), and the
+# pictures an embed shows under its message when it cannot start (issue 18).
+node scripts/standalone.mjs "$out_dir"
+node scripts/stills.mjs "$out_dir"

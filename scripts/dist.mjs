@@ -17,8 +17,9 @@
 // style sheets are minified one file at a time (esbuild's transform: the module
 // graph, its names and its lazy imports stay as in www/); comments are dropped
 // from the HTML.
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
@@ -93,6 +94,8 @@ function minify(path, text) {
   switch (extname(path)) {
     case ".js":
     case ".mjs":
+      // The classic bundle is minified when it is built (scripts/standalone.mjs).
+      if (path.endsWith("/www/pkg/standalone.js")) return text;
       return transformSync(text, { loader: "js", format: "esm", minify: true, target: "es2020", legalComments: "none" }).code;
     case ".css":
       return transformSync(text, { loader: "css", minify: true }).code;
@@ -113,11 +116,17 @@ if (!isFile(join(ROOT, "www/pkg/hwscope_bg.wasm"))) {
   console.error("dist: www/pkg is missing: run `npm run build` first");
   process.exit(2);
 }
+// The classic bundle from the modules as they are now (a second or two), not as the
+// last `npm run build` left it: it must be the same page as the modules beside it.
+execFileSync(process.execPath, [join(ROOT, "scripts/standalone.mjs")], { stdio: "ignore" });
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 for (const e of ENTRIES) emit(join(ROOT, e));
 
 writeFileSync(join(OUT, ".nojekyll"), "");
+// The pictures an embed shows when it cannot start (www/boot.js, scripts/stills.mjs),
+// under their own names: boot.js builds a still's name from the scenario and step.
+if (existsSync(join(ROOT, "www/pkg/stills"))) cpSync(join(ROOT, "www/pkg/stills"), join(OUT, "www/pkg/stills"), { recursive: true });
 // The wasm, precompressed at brotli's highest quality (12% smaller than what a server
 // compressing on the fly spends; seconds of work, done once here): for servers that
 // send a file's .br sibling (scripts/serve.mjs, nginx's brotli_static, …).

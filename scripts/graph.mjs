@@ -21,7 +21,8 @@ import { dirname, extname, relative, resolve, sep } from "node:path";
 export function referencePatterns(file) {
   switch (extname(file)) {
     case ".html":
-      return [["html", /\s(?:src|href)="([^"#?]+)(?:[?#][^"]*)?"/g]];
+      // data-standalone-src: index.html's boot guard names the classic bundle it may load.
+      return [["html", /\s(?:src|href|data-standalone-src)="([^"#?]+)(?:[?#][^"]*)?"/g]];
     case ".js":
     case ".mjs":
       return [
@@ -71,9 +72,11 @@ export function pageGraph(root, page = "index.html") {
   const text = readFileSync(html, "utf8");
   const scripts = [...text.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => target(html, m[1], root)).filter(Boolean);
   const styles = [...text.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => target(html, m[1], root)).filter(Boolean);
+  // Classic scripts (the boot guard, www/boot.js) load at once too.
+  const classic = [...text.matchAll(/<script src="([^"]+)"/g)].map((m) => target(html, m[1], root)).filter(Boolean);
   const preloads = [...text.matchAll(/<link rel="(?:modulepreload|preload)" href="([^"]+)"/g)].map((m) => target(html, m[1], root) ?? resolve(dirname(html), m[1]));
 
-  const first = new Set([html, ...styles]);
+  const first = new Set([html, ...styles, ...classic]);
   const later = new Set();
   const lazy = [];
   // The first stage: the entry scripts and what they import statically.

@@ -214,6 +214,7 @@ export function start(wasm, opts, boot = {}) {
     // What a step allows (Restart only a broker that is down…) is the step's to say.
     if (shown) panels.interventions(shown);
     if (!performance.getEntriesByName("hwscope-interactive").length) performance.mark("hwscope-interactive");
+    document.documentElement.dataset.boot = "live";
   }
 
   /** The scenario named by ?scenario=, or the default one. */

@@ -4,7 +4,14 @@
 // for this script and what it imports, and nothing else). Then the core and
 // the rest of the page, fetched together; app.js takes over the same stage and
 // redraws the same record, so nothing moves. A core that fails to load leaves a
-// page that says so instead of a blank one.
+// page that says so instead of a blank one: www/boot.js (a classic script that
+// runs first) explains what failed, why, and what the host can do.
+//
+// In a document with an opaque origin (<iframe sandbox="allow-scripts">) this
+// module copy stands aside: boot.js runs the classic bundle instead
+// (www/pkg/standalone.js, this same code with the core inside it), which needs
+// no CORS headers from the host. The bundle marks itself with
+// globalThis.hwscopeInlineCore (www/embed/inline-core.js).
 
 import { showError, catchAll } from "./core/errors.js";
 import { readOptions } from "./core/options.js";
@@ -15,52 +22,79 @@ import { createStatus } from "./panels/status.js";
 import { renderAbout } from "./panels/about.js";
 import FIRST, { DEFAULT } from "./pkg/first.js";
 
-catchAll();
-const opts = readOptions(location.search);
-// ?embed=1: minimal chrome (style.css), set before the first paint of the stage.
-document.documentElement.classList.toggle("embed", opts.embed);
-document.documentElement.classList.toggle("fit", opts.fit);
-initTheme(document.getElementById("theme"), opts);
-applyControls(document, opts.controls);
+const inline = globalThis.hwscopeInlineCore;
+/** boot.js's reporter, when it runs (a page without it shows the banner only). */
+const guard = globalThis.hwscopeBoot;
+if (inline || self.origin !== "null") run();
 
-// The core and the page's modules start loading now, in parallel with drawing;
-// the wasm itself too, while its glue module is on its way.
-const bytes = fetch(new URL("./pkg/hwscope_bg.wasm", import.meta.url));
-async function loadCore() {
-  const wasm = await import("./pkg/hwscope.js");
-  await wasm.default({ module_or_path: bytes });
-  performance.mark("hwscope-core-ready");
-  return wasm;
-}
-const app = import("./app.js");
-const core = loadCore();
-// The full page's panels; an embed shows only the stage and loads none of them.
-const pagePanels = opts.embed ? Promise.resolve(null) : import("./panels/page.js");
+function run() {
+  catchAll();
+  const opts = readOptions(location.search);
+  // ?embed=1: minimal chrome (style.css), set before the first paint of the stage.
+  document.documentElement.classList.toggle("embed", opts.embed);
+  document.documentElement.classList.toggle("fit", opts.fit);
+  initTheme(document.getElementById("theme"), opts);
+  applyControls(document, opts.controls);
 
-/** The built-in this address opens with, if the page can draw it before the core: a
- *  share link (`#v=…`) carries a scenario only the core can read. */
-function firstBuiltin() {
-  if (/(^#|&)v=/.test(location.hash)) return null;
-  return FIRST[opts.scenario] ?? (opts.scenario ? null : FIRST[DEFAULT]);
-}
+  // The core and the page's modules start loading now, in parallel with drawing;
+  // the wasm itself too, while its glue module is on its way.
+  const wasmUrl = inline ? null : new URL("./pkg/hwscope_bg.wasm", import.meta.url);
+  // A status other than 200 is named (boot.js says which file and what to fix).
+  const bytes = inline ? null : fetch(wasmUrl).then((r) => {
+    if (!r.ok) throw Object.assign(new Error(`${r.status} ${r.statusText} for ${r.url}`), { name: "HttpError", status: r.status, url: r.url });
+    return r;
+  });
+  async function loadCore() {
+    if (inline) {
+      const wasm = await inline();
+      performance.mark("hwscope-core-ready");
+      return wasm;
+    }
+    const wasm = await import("./pkg/hwscope.js");
+    await wasm.default({ module_or_path: bytes });
+    performance.mark("hwscope-core-ready");
+    return wasm;
+  }
+  const app = import("./app.js");
+  const core = loadCore();
+  // The full page's panels; an embed shows only the stage and loads none of them.
+  const pagePanels = opts.embed ? Promise.resolve(null) : import("./panels/page.js");
 
-const boot = { stage: createStage(document.getElementById("stage"), () => {}), status: createStatus(document.getElementById("status"), document.getElementById("violations")) };
-const first = firstBuiltin();
-if (first) {
-  renderAbout(document.getElementById("about"), { title: first.title, description: first.description, embed: opts.embed });
-  boot.status.scenario({ seed: first.seed, preset: first.preset });
-  boot.status.step(first.record, false);
-  boot.status.time(first.record.time_ms);
-  boot.stage.step(first.record, first.initialEnd, true, first.room);
-  boot.stage.frame(first.record.time_ms);
-  document.getElementById("live").textContent = first.record.text;
-  performance.mark("hwscope-first-stage");
-}
+  /** The built-in this address opens with, if the page can draw it before the core: a
+   *  share link (`#v=…`) carries a scenario only the core can read. */
+  function firstBuiltin() {
+    if (/(^#|&)v=/.test(location.hash)) return null;
+    return FIRST[opts.scenario] ?? (opts.scenario ? null : FIRST[DEFAULT]);
+  }
 
-core.then(
-  async (wasm) => (await app).start(wasm, opts, { ...boot, pagePanels: await pagePanels }),
-  (e) => {
+  const boot = { stage: createStage(document.getElementById("stage"), () => {}), status: createStatus(document.getElementById("status"), document.getElementById("violations")) };
+  const first = firstBuiltin();
+  if (first) {
+    renderAbout(document.getElementById("about"), { title: first.title, description: first.description, embed: opts.embed });
+    boot.status.scenario({ seed: first.seed, preset: first.preset });
+    boot.status.step(first.record, false);
+    boot.status.time(first.record.time_ms);
+    boot.stage.step(first.record, first.initialEnd, true, first.room);
+    boot.stage.frame(first.record.time_ms);
+    document.getElementById("live").textContent = first.record.text;
+    performance.mark("hwscope-first-stage");
+  }
+
+  document.documentElement.dataset.boot = first ? "drawn" : "started";
+
+  // The core, or a module of the page, that does not load: boot.js shows what failed,
+  // the likely cause and the fix in the page (with a picture of the step asked for);
+  // without boot.js, the banner says it.
+  const failed = (what) => (e) => {
+    if (guard) return guard.fail(what, e, wasmUrl?.href);
     document.getElementById("about").textContent = "The simulation could not start.";
     showError(`The simulation core (WebAssembly) could not be loaded: ${e.message}. If you are running from a checkout, run \`npm run build\` (or \`npm start\`) and reload.`, { fatal: true });
-  },
-);
+  };
+  core.then(
+    (wasm) => Promise.all([app, pagePanels]).then(
+      ([m, panels]) => m.start(wasm, opts, { ...boot, pagePanels: panels }),
+      failed("module"),
+    ),
+    failed("core"),
+  );
+}
