@@ -44,6 +44,8 @@ function run() {
     if (!r.ok) throw Object.assign(new Error(`${r.status} ${r.statusText} for ${r.url}`), { name: "HttpError", status: r.status, url: r.url });
     return r;
   });
+  // Awaited only once hwscope.js has arrived: until then a 404 is not an unhandled rejection.
+  bytes?.catch(() => {});
   async function loadCore() {
     if (inline) {
       const wasm = await inline();
