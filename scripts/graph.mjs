@@ -73,7 +73,7 @@ export function pageGraph(root, page = "index.html") {
   const scripts = [...text.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => target(html, m[1], root)).filter(Boolean);
   const styles = [...text.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => target(html, m[1], root)).filter(Boolean);
   // Classic scripts (the boot guard, www/boot.js) load at once too.
-  const classic = [...text.matchAll(/<script src="([^"]+)"/g)].map((m) => target(html, m[1], root)).filter(Boolean);
+  const classic = [...text.matchAll(/<script (?:async |defer )?src="([^"]+)"/g)].map((m) => target(html, m[1], root)).filter(Boolean);
   const preloads = [...text.matchAll(/<link rel="(?:modulepreload|preload)" href="([^"]+)"/g)].map((m) => target(html, m[1], root) ?? resolve(dirname(html), m[1]));
 
   const first = new Set([html, ...styles, ...classic]);

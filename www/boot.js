@@ -1,5 +1,6 @@
-// The boot guard: a small classic script that index.html runs before its module
-// script, so that the playground never leaves a blank box (issue 18).
+// The boot guard: a small classic script that index.html loads (async: it does not
+// compete with the first stage's modules), so that the playground never leaves a
+// blank box (issue 18).
 //
 // - In a document with an opaque origin (<iframe sandbox="allow-scripts">),
 //   module scripts and the .wasm are cross-origin requests that need CORS
@@ -15,9 +16,12 @@
 // - If even this script cannot run, style.css shows the static form of the
 //   same box after a few seconds (index.html's #boot-fail).
 //
-// main.js calls hwscopeBoot.fail(what, error, url) when the core or a module
-// does not load and sets <html data-boot="drawn">; app.js sets data-boot="live"
-// when the controls work (from then on failures are the page's banner's).
+// main.js sets <html data-boot="running"> when it starts and "drawn" when the
+// first stage is up, and calls hwscopeBoot.fail(what, error, url) when the core
+// or a module does not load (or leaves hwscopeFailed for this script, if it has
+// not run yet); app.js sets data-boot="live" when the controls work (from then
+// on failures are the page's banner's). A module script that never ran (it or a
+// module it imports did not load) is found at the window's load event.
 (function () {
   "use strict";
   var doc = document;
@@ -29,7 +33,7 @@
   var wasmBlocked = null;
   var TIMEOUT_MS = 20000;
 
-  root.dataset.boot = "guard";
+  root.dataset.guard = "1";
   var live = function () {
     return root.dataset.boot === "live";
   };
@@ -152,6 +156,8 @@
       img.hidden = false;
       cap.hidden = false;
     }
+    // An embed's box fills its frame (style.css), also when main.js never ran to say it is one.
+    if (new URLSearchParams(location.search).get("embed") === "1") root.classList.add("embed");
     root.classList.add("boot-failed");
   }
   function caption(want, step) {
@@ -224,11 +230,25 @@
     if (!live()) fail("timeout");
   }, TIMEOUT_MS);
 
+  // What happened before this script ran: main.js's own report, or a module script
+  // that never ran (known once every script has had its turn, at load).
+  if (window.hwscopeFailed) fail.apply(null, window.hwscopeFailed);
+  var afterLoad = function () {
+    var main = doc.querySelector('script[type="module"]');
+    if (!opaque && main && !root.dataset.boot) fail("script", null, main.src);
+  };
+  if (doc.readyState === "complete") afterLoad();
+  else addEventListener("load", afterLoad);
   if (typeof WebAssembly !== "object") {
     return show(explain("core", { name: "BrowserTooOld", message: "it has no WebAssembly" }));
   }
   var bundle = null;
   if (opaque && me) {
+    // What main.js would set before the first paint: the embed's layout and its theme.
+    var q = new URLSearchParams(location.search);
+    if (q.get("embed") === "1") root.classList.add("embed");
+    if (q.get("fit") === "1") root.classList.add("fit");
+    if (q.get("theme") === "light" || q.get("theme") === "dark") root.dataset.theme = q.get("theme");
     bundle = doc.createElement("script");
     bundle.src = me.getAttribute("data-standalone-src");
     bundle.async = false;

@@ -4,8 +4,8 @@
 // for this script and what it imports, and nothing else). Then the core and
 // the rest of the page, fetched together; app.js takes over the same stage and
 // redraws the same record, so nothing moves. A core that fails to load leaves a
-// page that says so instead of a blank one: www/boot.js (a classic script that
-// runs first) explains what failed, why, and what the host can do.
+// page that says so instead of a blank one: www/boot.js (a classic script)
+// explains what failed, why, and what the host can do.
 //
 // In a document with an opaque origin (<iframe sandbox="allow-scripts">) this
 // module copy stands aside: boot.js runs the classic bundle instead
@@ -23,11 +23,10 @@ import { renderAbout } from "./panels/about.js";
 import FIRST, { DEFAULT } from "./pkg/first.js";
 
 const inline = globalThis.hwscopeInlineCore;
-/** boot.js's reporter, when it runs (a page without it shows the banner only). */
-const guard = globalThis.hwscopeBoot;
 if (inline || self.origin !== "null") run();
 
 function run() {
+  document.documentElement.dataset.boot = "running";
   catchAll();
   const opts = readOptions(location.search);
   // ?embed=1: minimal chrome (style.css), set before the first paint of the stage.
@@ -88,6 +87,9 @@ function run() {
   // the likely cause and the fix in the page (with a picture of the step asked for);
   // without boot.js, the banner says it.
   const failed = (what) => (e) => {
+    // boot.js (loaded async) may not have run yet: it reads hwscopeFailed when it does.
+    globalThis.hwscopeFailed = [what, e, wasmUrl?.href];
+    const guard = globalThis.hwscopeBoot;
     if (guard) return guard.fail(what, e, wasmUrl?.href);
     document.getElementById("about").textContent = "The simulation could not start.";
     showError(`The simulation core (WebAssembly) could not be loaded: ${e.message}. If you are running from a checkout, run \`npm run build\` (or \`npm start\`) and reload.`, { fatal: true });
