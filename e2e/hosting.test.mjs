@@ -36,10 +36,11 @@ async function outcome(frame, ms = 25_000) {
   try {
     await frame.waitForFunction(
       () => {
-        const root = document.documentElement;
+        // Live: the stage drawn and Play enabled (what a reader sees, not a marker of ours).
+        const live = document.querySelector("#stage .broker") && document.getElementById("play")?.disabled === false;
         const box = document.getElementById("boot-fail");
         const shown = box && getComputedStyle(box).display !== "none" && getComputedStyle(box).visibility === "visible";
-        return (root.dataset.boot === "live" && document.querySelector("#stage .broker")) || shown;
+        return live || shown;
       },
       null,
       { timeout: ms, polling: 200 },
@@ -49,7 +50,7 @@ async function outcome(frame, ms = 25_000) {
   }
   return frame.evaluate(async () => {
     const box = document.getElementById("boot-fail");
-    if (document.documentElement.dataset.boot === "live" && getComputedStyle(box).display === "none") return { state: "live" };
+    if (!box || getComputedStyle(box).display === "none") return { state: "live" };
     const img = box.querySelector(".boot-still");
     if (!img.hidden) await img.decode().catch(() => {});
     const r = box.getBoundingClientRect();
