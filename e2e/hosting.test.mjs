@@ -160,3 +160,10 @@ test("no script at all loads (every .js 404): the element shows its fallback, a 
     assert.match(m.text, /Open the playground/);
   }
 });
+
+test("a script that throws as it starts: each embed says it stopped, with the error", async () => {
+  const r = await embedsOn("throws");
+  for (const m of [r.element, r.page]) assertMessage(m, { what: /stopped with an error: .*a script of this upload is broken|did not run/ });
+  // A sandboxed frame's own scripts are another origin's to it: the browser hides the error's text.
+  assertMessage(r.sandboxed, { what: /The playground's script stopped with an error \(its text is hidden/, still: /idle-partition-lag-28\.svg$/ });
+});

@@ -9,6 +9,7 @@
 //   csp          Content-Security-Policy: script-src 'self' (no 'wasm-unsafe-eval') on every file
 //   no-main      www/main.*.js and www/pkg/standalone.*.js answer 404 (the page's scripts missing)
 //   no-scripts   every .js answers 404 (not even the boot guard or the element's script)
+//   throws       www/main.*.js and www/pkg/standalone.*.js throw when they run (a broken upload)
 //
 //   const host = await startStaticHost({ root, mode: "csp" });   // host.url, await host.close()
 //   node e2e/static-host.mjs DIR [MODE] [PORT]                    # the same, by hand
@@ -18,12 +19,13 @@ import { extname, join, normalize, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { MIME_TYPES } from "../scripts/serve.mjs";
 
-export const MODES = ["plain", "wrong-mime", "no-wasm", "csp", "no-main", "no-scripts"];
+export const MODES = ["plain", "wrong-mime", "no-wasm", "csp", "no-main", "no-scripts", "throws"];
+const MAIN = /\/www\/main\.[0-9a-f]{10}\.js$|\/www\/pkg\/standalone\.[0-9a-f]{10}\.js$/;
 
 /** Does this mode make `path` (URL path below the root) a 404? */
 function gone(mode, path) {
   if (mode === "no-wasm") return path.endsWith(".wasm");
-  if (mode === "no-main") return /\/www\/main\.[0-9a-f]{10}\.js$|\/www\/pkg\/standalone\.[0-9a-f]{10}\.js$/.test(path);
+  if (mode === "no-main") return MAIN.test(path);
   if (mode === "no-scripts") return path.endsWith(".js");
   return false;
 }
@@ -43,7 +45,8 @@ export async function startStaticHost({ root, mode = "plain", port = 0, host = "
     if (!file.startsWith(root + sep) || gone(mode, path)) return notFound();
     try {
       if (!(await stat(file)).isFile()) return notFound();
-      const body = await readFile(file);
+      let body = await readFile(file);
+      if (mode === "throws" && MAIN.test(path)) body = Buffer.from('throw new Error("a script of this upload is broken");\n');
       let type = (MIME_TYPES[extname(file)] ?? "application/octet-stream").replace(/; charset=utf-8/, "");
       if (mode === "wrong-mime" && file.endsWith(".wasm")) type = "application/octet-stream";
       res.writeHead(200, { ...headers, "Content-Type": type, "Content-Length": body.length });

@@ -64,8 +64,10 @@
       return ["The playground has not started after " + TIMEOUT_MS / 1000 + " s.", "A very slow connection, or a file that never finished loading.", "Reload the page. If it stays, check that the host serves every file of the published folder."];
     }
     if (what === "throw") {
+      // A sandboxed frame's scripts count as another origin's: the browser hides their errors' text.
+      var said = /^Script error\.?$/.test(msg) || !msg ? " (its text is hidden from a sandboxed frame; the browser's console shows it)" : ": " + msg.replace(/\.$/, "");
       return [
-        "The playground's script stopped with an error: " + msg + (url ? " (" + name + ")" : "") + ".",
+        "The playground's script stopped with an error" + said + (url ? " (" + name + ")" : "") + ".",
         "Files from two different builds, a damaged upload, or a browser too old for the playground (it needs ES2020 and WebAssembly).",
         "On the host: publish the whole folder `npm run dist` wrote, from one build. Open the playground below to see whether it runs there.",
       ];
@@ -93,9 +95,9 @@
       ];
     }
     return [
-      kind + " could not be loaded" + (msg ? ": " + msg : "") + ".",
-      "The host refused it: its Content-Security-Policy (script-src) or its Content-Type (" + ((probe && probe.type) || "unknown") + "), or a connection that broke.",
-      "On the host: serve .js as text/javascript and .wasm as application/wasm, with a policy allowing script-src 'self' 'wasm-unsafe-eval'.",
+      kind + " did not run" + (msg ? ": " + msg : "") + ".",
+      "The server has the file" + (probe && probe.type ? " (as " + probe.type + ")" : "") + ", so the browser refused it (a Content-Security-Policy whose script-src lacks 'self') or it stopped with an error as it started (files from two builds?); the browser's console names which.",
+      "On the host: publish the whole folder `npm run dist` wrote, from one build; serve .js as text/javascript and allow script-src 'self' 'wasm-unsafe-eval'.",
     ];
   }
 
