@@ -5,8 +5,8 @@
 // - In a document with an opaque origin (<iframe sandbox="allow-scripts">),
 //   module scripts and the .wasm are cross-origin requests that need CORS
 //   headers a plain static host does not send. A classic script needs none:
-//   this loads www/pkg/standalone.js (the page with its core inside,
-//   scripts/standalone.mjs), and www/main.js stands aside there.
+//   when the module script fails there, this loads www/pkg/standalone.js (the
+//   page with its core inside, scripts/standalone.mjs).
 // - Whatever fails before the playground is live (a file that 404s, a script
 //   the browser refuses, WebAssembly blocked by the host's Content-Security-
 //   Policy, a script that throws, nothing after 20 s) is shown in the page:
@@ -251,9 +251,19 @@
     if (q.get("embed") === "1") root.classList.add("embed");
     if (q.get("fit") === "1") root.classList.add("fit");
     if (q.get("theme") === "light" || q.get("theme") === "dark") root.dataset.theme = q.get("theme");
-    bundle = doc.createElement("script");
-    bundle.src = me.getAttribute("data-standalone-src");
-    bundle.async = false;
-    doc.head.appendChild(bundle);
+    // The modules first: a host that sends CORS headers runs them as fast as anywhere.
+    // When they cannot load (no CORS), the classic bundle, which needs none.
+    var classic = function () {
+      if (bundle || root.dataset.boot) return;
+      bundle = doc.createElement("script");
+      bundle.src = me.getAttribute("data-standalone-src");
+      bundle.async = false;
+      doc.head.appendChild(bundle);
+    };
+    var mainScript = doc.querySelector('script[type="module"]');
+    if (mainScript) mainScript.addEventListener("error", classic);
+    // Its error may have come before this script ran: then the load event tells.
+    if (doc.readyState === "complete") classic();
+    else addEventListener("load", classic);
   }
 })();

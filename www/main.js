@@ -7,11 +7,11 @@
 // page that says so instead of a blank one: www/boot.js (a classic script)
 // explains what failed, why, and what the host can do.
 //
-// In a document with an opaque origin (<iframe sandbox="allow-scripts">) this
-// module copy stands aside: boot.js runs the classic bundle instead
-// (www/pkg/standalone.js, this same code with the core inside it), which needs
-// no CORS headers from the host. The bundle marks itself with
-// globalThis.hwscopeInlineCore (www/embed/inline-core.js).
+// In a document with an opaque origin (<iframe sandbox="allow-scripts">) on a
+// host without CORS headers this module cannot load: boot.js then runs the
+// classic bundle (www/pkg/standalone.js, this same code with the core inside
+// it), which needs none. The bundle marks itself with globalThis.hwscopeInlineCore
+// (www/embed/inline-core.js) and loads no .wasm.
 
 import { showError, catchAll } from "./core/errors.js";
 import { readOptions } from "./core/options.js";
@@ -23,7 +23,7 @@ import { renderAbout } from "./panels/about.js";
 import FIRST, { DEFAULT } from "./pkg/first.js";
 
 const inline = globalThis.hwscopeInlineCore;
-if (inline || self.origin !== "null") run();
+run();
 
 function run() {
   document.documentElement.dataset.boot = "running";
