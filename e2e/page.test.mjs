@@ -276,8 +276,12 @@ test("a wasm that fails to load shows a message, not a blank page", async () => 
   const page = await env.newPage();
   await page.route("**/hwscope_bg.wasm", (route) => route.fulfill({ status: 404, body: "gone" }));
   await page.goto(new URL("/", env.baseURL).href);
-  await page.waitForSelector("#banner:not([hidden])");
-  assert.match(await page.textContent("#banner"), /could not be loaded/);
+  // The boot guard's box (www/boot.js, issue 18): what failed, the cause, the fix, a link.
+  await page.waitForSelector("#boot-fail", { state: "visible" });
+  const text = await page.textContent("#boot-fail");
+  assert.match(text, /The simulation core \(hwscope_bg\.wasm\) could not be downloaded: HTTP 404/);
+  assert.match(text, /Likely cause: .*Fix: /s);
+  assert.equal(await page.isVisible("#stage"), false, "the dead stage is replaced by the message");
   await page.close();
 });
 
