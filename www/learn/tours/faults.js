@@ -58,7 +58,7 @@ export const zombie = [
       answer: (c) => ({ key: c.rep(c.e.broker).role === "leader" ? "leader" : "follower", broker: c.e.broker }),
       choices: () => [
         { key: "leader", label: "Still the leader" },
-        { key: "follower", label: "A follower of the new leader", why: "Nothing tells it. A broker learns of a new leader only from the controller (in KRaft, the metadata it replays; the answer to its next heartbeat), and that link is cut. Kafka has no leader lease: the old leader is not told, and it does not step down by itself." },
+        { key: "follower", label: "A follower of the new leader", why: "Nothing tells it. A broker learns of a new leader only from the controller's metadata, and that link is cut. Kafka has no leader lease: the old leader is not told, and it does not step down by itself." },
       ],
       explain: (c) => `Broker ${c.e.broker}'s role is ${c.rep(c.e.broker).role} at leader epoch ${c.rep(c.e.broker).leader_epoch}, while the partition's leader is ${c.L} at epoch ${c.rec.partition.leader_epoch}. Its header reads “leader? zombie”.`,
     },
@@ -147,7 +147,7 @@ export const zombie = [
     },
     say: {
       junior: (c) => `${plural(c.e.leo_before - c.e.truncate_to, "record")} only the zombie had are gone. The stage keeps each one drawn as a ghost, “✕ id #${c.step}” (the step that removed it), and “Lost in this run” lists the ${plural(c.rec.lost.filter((l) => l.allowed).length, "acknowledged acks=1 write")} as permitted.`,
-      senior: (c) => `The fetch answer carries the diverging epoch (Fetch v12+, KIP-595's work; the follower truncates in AbstractFetcherThread.truncateOnFetchResponse). The HW is not moved this round (${c.rep(c.e.to).hw}).`,
+      senior: (c) => `The fetch answer carries the diverging epoch (from the KIP-595 work, used by followers since 2.8; they truncate in AbstractFetcherThread.truncateOnFetchResponse). The HW is not moved this round (${c.rep(c.e.to).hw}).`,
     },
   },
   {
@@ -299,7 +299,7 @@ export const duplicates = [
       explain: (c) => `${c.e.records[0]} stands ${copies(c.rec, c.e.to, c.e.records[0]) === 1 ? "once" : `${copies(c.rec, c.e.to, c.e.records[0])} times`} in broker ${c.e.to}'s log; the leader answers the resend as a duplicate and ${c.e.from} is acknowledged.`,
     },
     say: {
-      middle: (c) => `Broker ${c.e.to}'s LEO stays ${c.rep(c.e.to).leo}. Idempotence has been the Java producer's default since 3.0 (KIP-679), but only with acks=all; set acks=1 explicitly and it is off.`,
+      middle: (c) => `Broker ${c.e.to}'s LEO stays ${c.rep(c.e.to).leo}. Idempotence has been the Java producer's default since 3.0 (KIP-679), but only with acks=all: with acks=1 it is off (and asking for both is a configuration error).`,
     },
   },
   {
