@@ -25,7 +25,7 @@ const crashed = (c) => c.lastEvent((e) => e.type === "crash")?.ev.broker;
 /** What a producer's pill reads while a batch is retried ("retry N"), as the stage draws it. */
 const retryWord = (c, id) => {
   const b = producer(c, id)?.batches?.find((x) => x.attempts > 0);
-  return b ? `“retry ${b.attempts}”` : "“retry N”";
+  return b ? `“retry ${b.attempts}”` : "“retry 1”, “retry 2”, …";
 };
 const retries = (n) => `${n} ${n === 1 ? "retry" : "retries"}`;
 const since = (c, pred) => {
@@ -395,7 +395,7 @@ export const failover = [
     quiz: {
       kind: "claim",
       claim: "failover-copies",
-      ask: (c) => `${c.e.to} tried to send ${(c.e.records ?? [])[0]} again and again while broker ${crashed(c)} was dead (${retries(producer(c, c.e.to).retries)} in all). How many copies of ${(c.e.records ?? [])[0]} does the new leader ${c.e.from} hold?`,
+      ask: (c) => `${c.e.to} sent its waiting writes again and again while broker ${crashed(c)} was dead (${retries(producer(c, c.e.to).retries)} in all), ${(c.e.records ?? [])[0]} among them. How many copies of ${(c.e.records ?? [])[0]} does the new leader ${c.e.from} hold?`,
       answer: (c) => ({ key: copies(c.rec, c.e.from, (c.e.records ?? [])[0]) > 1 ? "many" : "one", broker: c.e.from, id: (c.e.records ?? [])[0] }),
       choices: () => [
         { key: "one", label: "One" },
