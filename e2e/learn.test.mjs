@@ -569,7 +569,7 @@ test("the faults tour: every beat in order, at the CLI's event, with the CLI's n
 /** Classes the stage draws that are marks a reader must be told about, with the words that tell. */
 const MARKS = {
   lag: /shaded band/, hwl: /HW/, leol: /LEO/, u: /dashed ones are not/, ep0: /Colours are leader epochs/, ep1: /Colours are leader epochs/,
-  fmark: /▸1/, out: /faded marker ▸/, cmark: /▸c1/, parked: /⏸/, moved: /HW/,
+  fmark: /▸1/, out: /faded marker ▸/, cmark: /▸c1/, parked: /‖ on its pill/, moved: /HW/,
   isr: /in ISR/, elr: /ELR/, fenced: /fenced/, offline: /offline/, down: /offline/, zombie: /leader\? zombie/,
   controller: /controller/, cut: /dashed red arc.*✕/, err: /message in red/,
   ghost: /✕ p1-7 #42.*ghost/, under: /✕ p1-7 #42/, dup: /×2/, retrying: /retry 2/,
