@@ -14,7 +14,7 @@ import { after, afterEach, before, beforeEach, describe, test } from "node:test"
 import { assertNoErrors, cliTrace, countAnimationFrames, launch, ROOT } from "./helpers.mjs";
 
 const LEVELS = ["junior", "middle", "senior", "principal"];
-const TOURS = ["hw-lag", "long-poll", "slow-follower", "follower-fetch", "kip101"];
+const TOURS = ["hw-lag", "long-poll", "slow-follower", "follower-fetch", "kip101", "faults"];
 
 /** The CLI's trace, one record per step: a built-in (optionally under a preset) or a file. */
 function trace({ builtin, preset, file }) {
@@ -47,6 +47,40 @@ function claimFromTrace(recs, claim, step, broker) {
       const c = rec.consumers.find((x) => x.fetch_from === broker);
       return f.leo > c.position && f.hw <= c.position ? "hw" : "nodata";
     }
+    // The faults tour: each answer worked out from the CLI's records on its own.
+    case "zombie-role":
+      assert.notEqual(rec.partition.leader, broker, "the controller has elected another leader");
+      return replica(rec, broker).role === "leader" ? "leader" : "follower";
+    case "zombie-acks1":
+      assert.notEqual(rec.partition.leader, broker, "the write went to a broker that is no longer the leader");
+      return e.type === "produce_response" && e.from === broker && e.records.length > 0 ? "acked" : "refused";
+    case "zombie-acksall": {
+      assert.ok(replica(rec, broker).role === "leader" && rec.partition.leader !== broker, `asked while broker ${broker} is a zombie`);
+      const p = rec.producers.find((x) => x.acks === "all");
+      return p.pending.length > 0 ? "waiting" : "acked";
+    }
+    case "registration":
+      assert.equal(e.type, "broker_registration");
+      return e.outcome === "registered" ? "registered" : "refused";
+    case "bounce-election": {
+      // The first election after the leader's kill: at its restart, or later (at the fence)?
+      let crash = step;
+      while (crash >= 0 && !(recs[crash].event?.type === "crash" && recs[crash].event.broker === broker)) crash--;
+      const restart = recs.findIndex((r, n) => n > crash && r.event?.type === "restart" && r.event.broker === broker);
+      const elected = recs.findIndex((r, n) => n > crash && r.event?.type === "leader_election");
+      assert.equal(elected, step, "the beat is the first election after the kill");
+      return elected > restart && recs[elected].time_ms > recs[restart].time_ms && e.outcome === "fenced" ? "at-fence" : "at-restart";
+    }
+    case "duplicate":
+    case "failover-copies": {
+      const id = e.records[0];
+      const n = replica(rec, broker).log.filter((x) => x.id === id).length;
+      assert.ok(n >= 1, `${id} is in broker ${broker}'s log`);
+      return claim === "duplicate" ? (n > 1 ? "twice" : "once") : n > 1 ? "many" : "one";
+    }
+    case "stale-metadata":
+      assert.equal(replica(rec, broker).alive, false, `broker ${broker} is dead`);
+      return e.type === "metadata_response" && e.leader === broker ? "dead" : "live";
     default:
       throw new Error(`no check for claim ${claim}`);
   }
@@ -390,6 +424,203 @@ test("320 px, dark: the tour and the views fit without sideways scrolling", asyn
   const [r, g, b] = bg.match(/\d+/g).map(Number);
   assert.ok(r + g + b < 200, `the tour card is dark, got ${bg}`);
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 320), "no horizontal overflow at 320 px");
+  assertNoErrors(page);
+  await page.close();
+});
+
+// ---- the faults tour: each beat is the CLI's event, and says the CLI's numbers --------
+
+const set = (xs) => `{${xs.join(", ")}}`;
+const copiesOf = (rec, b, id) => replica(rec, b).log.filter((x) => x.id === id).map((x) => x.offset);
+const zombieIn = (rec) => rec.replicas.find((r) => r.alive && r.role === "leader" && r.broker !== rec.partition.leader);
+
+/** Per beat: what its step's record must be in the CLI's trace, and the words its text must carry. */
+const FAULT_BEATS = {
+  "zombie-leader": {
+    cut: (r, n) => {
+      assert.equal(r[n].event.type, "partition");
+      assert.ok(r[n].event.links.flat().includes("controller"));
+      return [`At ${r[n].time_ms} ms`];
+    },
+    fenced: (r, n) => {
+      const e = r[n].event;
+      assert.equal(e.type, "leader_election");
+      assert.equal(e.outcome, "fenced");
+      assert.equal(zombieIn(r[n])?.broker, e.broker, "the fenced broker still leads in its own view");
+      return [`At ${r[n].time_ms} ms`, `ISR ${set(e.isr_before)} → ${set(e.isr)}`];
+    },
+    acks1: (r, n) => {
+      assert.equal(r[n].event.type, "produce_response");
+      assert.ok(r[n].lost.length > (r[n - 1].lost ?? []).length, "a record is listed as lost at this step");
+      const l = r[n].lost.at(-1);
+      assert.equal(l.allowed, true);
+      return [l.id, `acknowledged at ${r[n].time_ms} ms`];
+    },
+    acksall: (r, n) => {
+      const e = r[n].event;
+      assert.equal(e.outcome, "shrink-proposed");
+      assert.equal(zombieIn(r[n])?.broker, e.broker);
+      return [`${set(e.isr_before)} → ${set(e.isr)}`, `HW is ${replica(r[n], e.broker).hw} and its LEO ${replica(r[n], e.broker).leo}`];
+    },
+    rejoin: (r, n) => {
+      const e = r[n].event;
+      assert.equal(e.type, "leader_and_isr");
+      assert.equal(e.outcome, "become-follower");
+      return [`log still ends at ${replica(r[n], e.to).leo}`, `the leader's at ${replica(r[n], e.leader).leo}`];
+    },
+    truncate: (r, n) => {
+      const e = r[n].event;
+      assert.equal(e.rule, "diverging-epoch");
+      return [`truncates ${e.leo_before} → ${e.truncate_to}`, `#${n}`, `${r[n].lost.filter((l) => l.allowed).length} acknowledged acks=1 writes`];
+    },
+    retried: (r, n) => {
+      const e = r[n].event;
+      assert.equal(e.type, "produce_response");
+      assert.equal(e.from, r[n].partition.leader);
+      return [`acknowledged at ${r[n].time_ms} ms at offset ${copiesOf(r[n], e.from, e.records[0])[0]}`];
+    },
+  },
+  "bounce-inside-session": {
+    restart: (r, n) => {
+      const e = r[n].event;
+      assert.equal(e.type, "restart");
+      return [`starts again at ${r[n].time_ms} ms, with LEO ${replica(r[n], e.broker).leo}`, `checkpoint (${replica(r[n], e.broker).hw})`];
+    },
+    refused: (r, n) => {
+      assert.equal(r[n].event.error, "DUPLICATE_BROKER_REGISTRATION");
+      return [`ISR ${set(r[n].partition.isr)}`];
+    },
+    shrink: (r, n) => [`HW jumps ${r[n].event.hw_before} → ${r[n].event.hw_after}`],
+    fenced: (r, n) => {
+      assert.equal(r[n].event.outcome, "fenced");
+      return [`At ${r[n].time_ms} ms`];
+    },
+    registered: (r, n) => {
+      assert.equal(r[n].event.type, "alter_partition");
+      return [`${set(r[n - 1].partition.isr)} → ${set(r[n].event.isr)} at ${r[n].time_ms} ms`];
+    },
+    "leader-crash": (r, n) => {
+      assert.equal(r[n].event.type, "crash");
+      assert.equal(r[n].event.broker, r[n].partition.leader);
+      return [`At ${r[n].time_ms} ms leader ${r[n].event.broker}`];
+    },
+    "leader-elected": (r, n) => [`elected at ${r[n].time_ms} ms`, `${r[n].producers[0].retries} retries`],
+  },
+  "retry-duplicates": {
+    cut: (r, n) => [`At ${r[n].time_ms} ms`],
+    timeout: (r, n) => {
+      assert.equal(r[n].event.timer, "produce-request-timeout");
+      return [`HW ${replica(r[n], r[n].partition.leader).hw}`];
+    },
+    idem: (r, n) => {
+      const e = r[n].event;
+      assert.equal(e.outcome, "duplicate");
+      assert.equal(copiesOf(r[n], e.to, e.records[0]).length, 1);
+      return [`LEO stays ${replica(r[n], e.to).leo}`];
+    },
+    plain: (r, n) => {
+      const e = r[n].event;
+      const at = copiesOf(r[n], e.to, e.records[0]);
+      assert.equal(at.length, 2);
+      return [`offsets ${at[0]} and ${at[1]}`, "×2"];
+    },
+    acked: (r, n) => [`at ${r[n].time_ms} ms`],
+  },
+  "retry-through-failover": {
+    crash: (r, n) => [`At ${r[n].time_ms} ms leader ${r[n].event.broker}`],
+    stale: (r, n) => [`names leader ${r[n].event.leader} at epoch ${r[n].event.leader_epoch}`],
+    elected: (r, n) => [`At ${r[n].time_ms} ms`, `${r[n].producers[0].pending.length} writes waiting`],
+    learns: (r, n) => {
+      let q = n;
+      while (r[q].event?.type !== "leader_election") q--;
+      return [`${r[n].time_ms - r[q].time_ms} ms after the election`];
+    },
+    delivered: (r, n) => [`acknowledged at ${r[n].time_ms} ms`, `offset ${copiesOf(r[n], r[n].event.from, r[n].event.records[0])[0]}`],
+  },
+};
+
+test("the faults tour: every beat in order, at the CLI's event, with the CLI's numbers", async () => {
+  const page = await env.open("/?tour=faults&level=principal");
+  await page.waitForSelector(".tour[data-beat]");
+  const pinned = await page.evaluate(async () => (await import("/www/learn/learn.js")).open().then((hub) => hub.tour.pinned()));
+  const scenarios = Object.keys(FAULT_BEATS);
+  assert.deepEqual(pinned.map((b) => `${scenarios[b.part]}/${b.id}`), scenarios.flatMap((s) => Object.keys(FAULT_BEATS[s]).map((id) => `${s}/${id}`)), "one part per fault built-in, every beat checked here");
+  let last = { part: -1, step: -1 };
+  for (const [i, b] of pinned.entries()) {
+    assert.ok(b.step >= 0, `${b.id} is found`);
+    assert.ok(b.part > last.part || b.step > last.step, `${b.id} comes after the beat before it`);
+    last = b;
+    const c = await card(page);
+    assert.equal(Number(c.beat), i + 1);
+    assert.equal(c.scenario, scenarios[b.part]);
+    assert.equal(Number(c.step), b.step);
+    if (c.state === "ask") await page.click(".tour form.quiz button.link");
+    const text = await page.textContent(".tour .beat-body");
+    const recs = trace({ builtin: c.scenario });
+    for (const words of FAULT_BEATS[c.scenario][b.id](recs, b.step)) assert.ok(text.includes(words), `${c.scenario} ${b.id} (step ${b.step}) says “${words}”: ${text}`);
+    if (i < pinned.length - 1) await page.click(".tour-nav .primary");
+  }
+  assertNoErrors(page);
+  await page.close();
+});
+
+// ---- "How to read this": a line for every mark the stage draws ------------------------------
+
+/** Classes the stage draws that are marks a reader must be told about, with the words that tell. */
+const MARKS = {
+  lag: /shaded band/, hwl: /HW/, leol: /LEO/, u: /dashed ones are not/, ep0: /Colours are leader epochs/, ep1: /Colours are leader epochs/,
+  fmark: /▸1/, out: /faded marker ▸/, cmark: /▸c1/, parked: /‖ on its pill/, moved: /HW/,
+  isr: /in ISR/, elr: /ELR/, fenced: /fenced/, offline: /offline/, down: /offline/, zombie: /leader\? zombie/,
+  controller: /controller/, cut: /dashed red arc.*✕/, err: /message in red/,
+  ghost: /✕ p1-7 #42.*ghost/, under: /✕ p1-7 #42/, dup: /×2/, retrying: /retry 2/,
+};
+/** Classes of the drawing's parts (layers, labels, roles), not marks of their own. */
+const PARTS = new Set(["arrowhead", "ruler", "ofs", "logs", "log", "strip", "init", "initl", "hwt", "lagt", "leot", "ghosts", "fmarks", "cmarks", "heads", "broker", "leader", "follower",
+  "name", "nums", "elr-tag", "clients", "client", "producer", "consumer", "parks", "cuts", "trails", "trail", "msgs", "msg", "rec", "left", "c", "sel", "fetch", "produce", "consumer_fetch"]);
+
+test("“How to read this” has a line for every mark the stage draws in the fault built-ins", async () => {
+  const page = await env.open("/?scenario=seed-walkthrough");
+  await page.waitForSelector("#status[data-step]");
+  const legend = (await page.textContent(".legend")).replace(/\s+/g, " ");
+  for (const [mark, words] of Object.entries(MARKS)) assert.match(legend, words, `the legend explains .${mark}`);
+  assert.match(legend, /Lost in this run/);
+  const seen = new Map();
+  const messages = new Set();
+  for (const s of ["seed-walkthrough", "zombie-leader", "bounce-inside-session", "retry-duplicates", "retry-through-failover", "elr", "follower-fetch-consumer"]) {
+    const recs = trace({ builtin: s });
+    for (const r of recs) for (const m of r.in_flight) messages.add(m.type);
+    // Every 40th of the run, and the steps where a fault's marks first show.
+    const firsts = [
+      recs.findIndex((r) => zombieIn(r)),
+      recs.findIndex((r) => r.replicas.some((x) => x.lost?.length)),
+      recs.findIndex((r) => r.violations.some((v) => v.invariant === "duplicate-record")),
+      recs.findIndex((r) => r.producers.some((p) => (p.batches ?? []).some((b) => b.attempts > 0))),
+      recs.findIndex((r) => r.partition.cut_links?.length),
+      recs.findIndex((r) => r.replicas.some((x) => !x.alive)),
+    ].filter((n) => n >= 0);
+    const steps = [...new Set([...recs.keys()].filter((n) => n % Math.ceil(recs.length / 40) === 0).concat(firsts))].sort((a, b) => a - b);
+    await page.goto(new URL(`/?scenario=${s}`, env.baseURL).href);
+    await page.waitForSelector("#status[data-step]");
+    if (s === "zombie-leader") {
+      // The lost list's words for a permitted loss are the legend's.
+      await page.$eval("#scrub", (el, v) => {
+        el.value = String(v);
+        el.dispatchEvent(new Event("input", { bubbles: true }));
+      }, recs.length - 1);
+      const allowed = await page.textContent("#lost li.allowed");
+      assert.ok(legend.includes(allowed.match(/as the configuration permits/)?.[0] ?? "(missing)"), `the legend says what “${allowed}” means`);
+    }
+    for (const n of steps) {
+      await page.$eval("#scrub", (el, v) => {
+        el.value = String(v);
+        el.dispatchEvent(new Event("input", { bubbles: true }));
+      }, n);
+      for (const c of await page.$$eval("#stage [class]", (els) => [...new Set(els.flatMap((e) => [...e.classList]))])) if (!seen.has(c)) seen.set(c, `${s} step ${n}`);
+    }
+  }
+  for (const mark of ["zombie", "ghost", "dup", "retrying", "cut", "controller", "fenced", "offline"]) assert.ok(seen.has(mark), `the stage draws .${mark} in these runs`);
+  const unexplained = [...seen.keys()].filter((c) => !MARKS[c] && !PARTS.has(c) && !messages.has(c));
+  assert.deepEqual(unexplained.map((c) => `${c} (${seen.get(c)})`), [], "a mark the stage draws has a line in “How to read this” (add it there and to MARKS), or is a part of the drawing (PARTS)");
   assertNoErrors(page);
   await page.close();
 });

@@ -13,6 +13,7 @@ import { idle } from "./long-poll.js";
 import { slow } from "./slow-follower.js";
 import { follower } from "./follower-fetch.js";
 import { kip101Old, kip101New, kip101Latest } from "./kip101.js";
+import { zombie, bounce, duplicates, failover } from "./faults.js";
 
 export const LEVELS = ["junior", "middle", "senior", "principal"];
 
@@ -47,6 +48,16 @@ export const TOURS = [
       { scenario: "kip101-data-loss", preset: "kafka-0.10", beats: kip101Old },
       { scenario: "kip101-data-loss", preset: "kafka-0.11", beats: kip101New },
       { scenario: "kip101-data-loss", preset: "kafka-4.0", beats: kip101Latest },
+    ],
+  },
+  {
+    id: "faults",
+    title: "Faults a Kafka engineer tries first",
+    parts: [
+      { scenario: "zombie-leader", beats: zombie },
+      { scenario: "bounce-inside-session", beats: bounce },
+      { scenario: "retry-duplicates", beats: duplicates },
+      { scenario: "retry-through-failover", beats: failover },
     ],
   },
 ];
