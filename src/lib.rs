@@ -19,6 +19,8 @@
 //! - `record/`    the step record: types and JSON, built from state + events; labels
 //! - `narrate/`   the step's sentence: typed events + the state after → words
 //! - `json/`      value, parser, writer and field lists (in place of serde_json: a smaller page)
+//! - `check/`     the counterexample explorer: breadth-first search over the engine's
+//!   choices and injected faults for a state where a property fails
 //! - `run`        a run with checkpoints: step, seek back and forth, fork
 //! - `link`       the share-link codec (URL fragment)
 //! - `builtin`    the built-in scenarios (JSON files in `scenarios/`)
@@ -27,6 +29,7 @@
 //! - `wasm`       the browser facade (wasm32 only)
 
 pub mod builtin;
+pub mod check;
 pub mod json;
 pub mod link;
 pub mod narrate;

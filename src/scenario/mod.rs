@@ -39,6 +39,9 @@ json_struct! {
         pub producers: Vec<ProducerSpec> = "producers", or(default_producers(), list(ProducerSpec::read)), always;
         pub consumers: Vec<ConsumerSpec> = "consumers", or(Vec::new(), list(ConsumerSpec::read)), always;
         pub events: Vec<EventSpec> = "events", or(Vec::new(), list(EventSpec::read)), always;
+        /// Written by the explorer (`hwscope check`): where a run takes another of
+        /// the events due at one instant than the default order's first.
+        pub schedule: Vec<Pick> = "schedule", or(Vec::new(), list(Pick::read)), nonempty;
         pub stop_at_ms: u64 = "stop_at_ms", or(60_000, uint), always;
     }
 }
@@ -164,6 +167,16 @@ json_struct! {
         pub partition: Option<LinkCut> = "partition", opt(LinkCut::read), opt;
         pub heal: Option<LinkCut> = "heal", opt(LinkCut::read), opt;
         pub add_consumer: Option<ConsumerSpec> = "add_consumer", opt(ConsumerSpec::read), opt;
+    }
+}
+
+json_struct! {
+    /// Step `at_step` runs the event at index `pick` among those due at that
+    /// instant, in the default order (0 is the default's own choice).
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub struct Pick {
+        pub at_step: u64 = "at_step", required(uint), always;
+        pub pick: u32 = "pick", required(u32_of), always;
     }
 }
 

@@ -76,6 +76,13 @@ impl Scenario {
                 in_range(&format!("{field}.repeat.every_ms"), r.every_ms, 1, MAX_TIME_MS)?;
             }
         }
+        for (i, p) in self.schedule.iter().enumerate() {
+            in_range(&format!("schedule[{i}].at_step"), p.at_step, 1, u32::MAX as u64)?;
+            in_range(&format!("schedule[{i}].pick"), p.pick as u64, 0, 10_000)?;
+            if self.schedule[..i].iter().any(|q| q.at_step == p.at_step) {
+                return Err(ScenarioError::new(format!("schedule[{i}].at_step"), format!("step {} is picked twice", p.at_step)));
+            }
+        }
         Ok(())
     }
 

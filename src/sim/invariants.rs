@@ -30,8 +30,9 @@ pub struct Violation {
     pub text: String,
 }
 
+/// Why a record must stay on the leader (read by the explorer's fingerprint, `crate::check`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Watch {
+pub(crate) enum Watch {
     Acked,
     Consumed(usize),
 }
@@ -43,22 +44,22 @@ pub struct Invariants {
     /// Every violation so far, with the step it appeared in.
     pub history: Vec<(u64, Violation)>,
     /// Per producer, per record (n - 1): the offset at which it was first below a leader's HW.
-    committed: Vec<PVec<u64>>,
+    pub(crate) committed: Vec<PVec<u64>>,
     /// Records that must stay on the leader: (offset, why, record).
-    watched: PVec<(u64, Watch, RecordId)>,
+    pub(crate) watched: PVec<(u64, Watch, RecordId)>,
     /// Newly watched records not yet checked against the leader.
-    fresh: Vec<(u64, Watch, RecordId)>,
+    pub(crate) fresh: Vec<(u64, Watch, RecordId)>,
     /// (leader, leader epoch, offset below which the watched records were verified).
-    leader_verified: Option<(u32, i32, u64)>,
+    pub(crate) leader_verified: Option<(u32, i32, u64)>,
     /// Per pair of replicas (a * 8 + b), the offset below which their logs were verified equal.
-    pair_verified: Vec<u64>,
+    pub(crate) pair_verified: Vec<u64>,
     /// Each broker's LEO after the previous step: a drop is a truncation (or lost
     /// unflushed records), below which its pairs must be verified again.
-    last_leo: Vec<u64>,
+    pub(crate) last_leo: Vec<u64>,
     /// A digest of every replica's liveness, LEO, HW and epochs after the last check:
     /// the replica properties need a look only when it changes.
-    replica_digest: u64,
-    reported: VecSet<(&'static str, u64, u64)>,
+    pub(crate) replica_digest: u64,
+    pub(crate) reported: VecSet<(&'static str, u64, u64)>,
 }
 
 impl Invariants {

@@ -70,8 +70,8 @@ pub struct Sim {
     pub invariants: Invariants,
     /// What the last step did.
     pub last: Step,
-    /// Commands decided in this step, applied at its end.
-    commands: Vec<Command>,
+    /// Commands decided in this step, applied at its end (empty between steps).
+    pub(crate) commands: Vec<Command>,
     pub done: bool,
 }
 

@@ -15,7 +15,8 @@ pub struct Network {
     latency_ms: u64,
     jitter_ms: u64,
     overrides: VecMap<(u32, u32), u64>,
-    cut: VecSet<(u32, u32)>,
+    /// Read by the explorer's fingerprint (`crate::check`).
+    pub(crate) cut: VecSet<(u32, u32)>,
 }
 
 impl Network {

@@ -1,0 +1,672 @@
+//! A state's fingerprint: a 64-bit hash of everything that decides what can
+//! happen next, the same on every platform (our own hashing over fixed-width
+//! words; no `std::hash::Hasher`, whose keys are random), with broker ids
+//! renamed by a permutation so that symmetric states hash alike.
+//!
+//! What is hashed, and what is deliberately abstracted:
+//! - **Time is relative.** Every timestamp and timer is hashed as its distance
+//!   from `now` (a state at t=100 and one at t=5100 with the same timers ahead
+//!   are the same state), except `now` modulo `broker.heartbeat.interval.ms`,
+//!   because a crash's fencing time depends on the heartbeat phase.
+//! - **Identities are relative.** Message and request ids are hashed as their
+//!   distance from the next id; a timer or message referenced from a node's
+//!   state is hashed as its position in the scheduler's queue. The queue is
+//!   hashed in order (that order is what the scheduler's sequence numbers
+//!   decide), without the sequence numbers themselves.
+//! - **Left out:** the step number, `sent_ms` of messages in flight (drawn,
+//!   never read by a rule), the last step's events (the record's, already
+//!   checked), and the invariants' caches (verified prefixes, the replica
+//!   digest), which only save work. The violations already reported are
+//!   hashed by property name, not by the record they name.
+//! - **Sets are sets:** ISRs and fenced sets as bitmasks, the records the
+//!   invariants watch as a sum of their hashes (the order they were noticed in
+//!   does not matter).
+//!
+//! Every struct is destructured field by field (no `..`): a field added to the
+//! model fails to compile here until someone decides whether it is state.
+
+use crate::scenario::Action;
+use crate::sim::invariants::{Invariants, Watch};
+use crate::sim::log::{Entry, Log, RecordId};
+use crate::sim::msg::{Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Metadata, Msg, Node};
+use crate::sim::state::{
+    Broker, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, LeaderState, ParkedConsumerFetch, ParkedFetch,
+    PendingIsr, Producer, Role,
+};
+use crate::sim::{Due, Key, Sim, Timer};
+
+const MUL: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The stable hash: one multiply per 64-bit word, a final avalanche (MurmurHash3's fmix64).
+#[derive(Debug, Clone, Copy)]
+pub struct StableHash(u64);
+
+impl Default for StableHash {
+    fn default() -> Self {
+        StableHash(0x243f_6a88_85a3_08d3)
+    }
+}
+
+impl StableHash {
+    #[inline]
+    pub fn word(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(23) ^ w).wrapping_mul(MUL);
+    }
+
+    pub fn finish(&self) -> u64 {
+        mix(self.0)
+    }
+}
+
+/// MurmurHash3's 64-bit finaliser.
+#[inline]
+pub fn mix(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// A renaming of broker ids: `to[old] = new`, `from[new] = old`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Perm {
+    pub to: [u8; 8],
+    pub from: [u8; 8],
+}
+
+impl Perm {
+    pub const IDENTITY: Perm = Perm { to: [0, 1, 2, 3, 4, 5, 6, 7], from: [0, 1, 2, 3, 4, 5, 6, 7] };
+
+    pub fn from_order(new_to_old: &[u8]) -> Perm {
+        let mut p = Perm::IDENTITY;
+        for (new, &old) in new_to_old.iter().enumerate() {
+            p.from[new] = old;
+            p.to[old as usize] = new as u8;
+        }
+        p
+    }
+}
+
+/// The fingerprint of `sim` under `perm`, with `extra` (the search's own
+/// counters: faults and records used) folded in.
+pub fn fingerprint(sim: &Sim, perm: &Perm, extra: u64) -> u64 {
+    let mut w = Walker { h: StableHash::default(), sim, perm, now: sim.now, next_msg: sim.next_msg };
+    w.word(extra);
+    w.sim();
+    w.h.finish()
+}
+
+struct Walker<'a> {
+    h: StableHash,
+    sim: &'a Sim,
+    perm: &'a Perm,
+    now: u64,
+    next_msg: u64,
+}
+
+impl Walker<'_> {
+    #[inline]
+    fn word(&mut self, w: u64) {
+        self.h.word(w);
+    }
+
+    #[inline]
+    fn broker(&mut self, b: u32) {
+        self.word(self.perm.to[(b & 7) as usize] as u64);
+    }
+
+    fn opt_broker(&mut self, b: Option<u32>) {
+        match b {
+            Some(b) => self.broker(b),
+            None => self.word(u64::MAX),
+        }
+    }
+
+    /// A set of brokers as a bitmask of new ids.
+    fn brokers<'b>(&mut self, ids: impl IntoIterator<Item = &'b u32>) {
+        let mask = ids.into_iter().fold(0u64, |m, &b| m | 1 << self.perm.to[(b & 7) as usize]);
+        self.word(mask);
+    }
+
+    /// A timestamp, relative to now (past and future stay apart: wrapping).
+    #[inline]
+    fn time(&mut self, t: u64) {
+        self.word(t.wrapping_sub(self.now));
+    }
+
+    fn opt_time(&mut self, t: Option<u64>) {
+        match t {
+            Some(t) => self.time(t),
+            None => self.word(u64::MAX - 1),
+        }
+    }
+
+    /// A message or request id, relative to the next one.
+    #[inline]
+    fn id(&mut self, id: u64) {
+        self.word(self.next_msg.wrapping_sub(id));
+    }
+
+    /// A reference to a scheduled item: its place in the queue (or, gone, its time).
+    fn key(&mut self, key: Key) {
+        let queue = &self.sim.sched.queue;
+        match queue.binary_search_by(|(k, _)| key.cmp(k)) {
+            Ok(i) => self.word(i as u64),
+            Err(_) => {
+                self.word(u64::MAX);
+                self.time(key.0);
+            }
+        }
+    }
+
+    fn node(&mut self, n: Node) {
+        match n {
+            Node::Broker(b) => self.word(self.perm.to[(b & 7) as usize] as u64),
+            Node::Producer(p) => self.word(1 << 32 | p as u64),
+            Node::Consumer(c) => self.word(2 << 32 | c as u64),
+            Node::Controller => self.word(3 << 32),
+        }
+    }
+
+    fn record(&mut self, id: RecordId) {
+        self.word((id.producer as u64) << 32 | id.n as u64);
+    }
+
+    fn entry(&mut self, e: &Entry) {
+        let Entry { epoch, id } = *e;
+        self.word((epoch as u32 as u64) << 32 | (id.producer as u64) << 24 | (id.n as u64 & 0xff_ffff));
+    }
+
+    fn records(&mut self, ids: &[RecordId]) {
+        self.word(ids.len() as u64);
+        for &id in ids {
+            self.record(id);
+        }
+    }
+
+    fn sim(&mut self) {
+        let Sim {
+            scenario,
+            behavior: _,
+            now,
+            step: _,
+            sched: _,
+            rng,
+            net,
+            next_msg: _,
+            in_flight: _,
+            brokers,
+            controller,
+            producers,
+            consumers,
+            invariants,
+            last: _,
+            commands: _,
+            done,
+        } = self.sim;
+        let interval = scenario.config.broker_heartbeat_interval_ms.max(1);
+        self.word(now % interval);
+        self.word(rng.0);
+        self.word(*done as u64);
+        for new in 0..brokers.len() {
+            self.broker_state(&brokers[self.perm.from[new] as usize]);
+        }
+        self.controller(controller);
+        self.word(producers.len() as u64);
+        for p in producers {
+            self.producer(p);
+        }
+        self.word(consumers.len() as u64);
+        for c in consumers {
+            self.consumer(c);
+        }
+        let cuts = net.cut.iter().fold(0u64, |m, &(a, b)| m | 1 << (self.perm.to[(a & 7) as usize] * 8 + self.perm.to[(b & 7) as usize]));
+        self.word(cuts);
+        self.queue();
+        self.invariants(invariants);
+    }
+
+    fn log(&mut self, log: &Log) {
+        self.word(log.base());
+        self.word(log.start_offset);
+        self.word(log.leo());
+        for (_, e) in log.entries_from(log.base()) {
+            self.entry(&e);
+        }
+        for &(epoch, start) in log.epochs() {
+            self.word((epoch as u32 as u64) << 32 ^ start);
+        }
+    }
+
+    fn broker_state(&mut self, b: &Broker) {
+        let Broker { id, alive, log, hw, hw_epoch, leader_epoch, leader, role, lead, fetcher, needs_truncation, parked_consumers } = b;
+        self.broker(*id);
+        self.word(*alive as u64 | (*needs_truncation as u64) << 1 | (matches!(role, Role::Leader) as u64) << 2);
+        self.log(log);
+        self.word(*hw);
+        self.word((*hw_epoch as u32 as u64) << 32 | *leader_epoch as u32 as u64);
+        self.opt_broker(*leader);
+        match lead {
+            Some(ls) => self.leader_state(ls),
+            None => self.word(u64::MAX),
+        }
+        self.fetcher(fetcher);
+        self.word(parked_consumers.len() as u64);
+        for p in parked_consumers {
+            let ParkedConsumerFetch { consumer, request, offset, expire_ms, timer } = p;
+            self.word(*consumer as u64);
+            self.id(*request);
+            self.word(*offset);
+            self.time(*expire_ms);
+            self.key(*timer);
+        }
+    }
+
+    fn fetcher(&mut self, f: &FetcherState) {
+        match *f {
+            FetcherState::Idle => self.word(0),
+            FetcherState::Fetching { request, timeout } => {
+                self.word(1);
+                self.id(request);
+                self.key(timeout);
+            }
+            FetcherState::Waiting { timer } => {
+                self.word(2);
+                self.key(timer);
+            }
+            FetcherState::Truncating { request, timeout } => {
+                self.word(3);
+                self.id(request);
+                self.key(timeout);
+            }
+        }
+    }
+
+    fn leader_state(&mut self, ls: &LeaderState) {
+        let LeaderState {
+            epoch_start_offset,
+            isr,
+            pending,
+            partition_epoch,
+            followers,
+            fenced,
+            parked_fetches,
+            delayed_produces,
+            isr_timer,
+        } = ls;
+        self.word(*epoch_start_offset);
+        self.brokers(isr);
+        match pending {
+            None => self.word(0),
+            Some(PendingIsr::Expand(b)) => {
+                self.word(1);
+                self.broker(*b);
+            }
+            Some(PendingIsr::Shrink(out)) => {
+                self.word(2);
+                self.brokers(out);
+            }
+        }
+        self.word(*partition_epoch as u64);
+        // Followers in new-id order.
+        for new in 0..8u8 {
+            let old = self.perm.from[new as usize] as u32;
+            if let Some(v) = followers.get(&old) {
+                let FollowerView { leo, log_start_offset, last_fetch_leader_leo, last_fetch_ms, last_caught_up_ms, last_sent_hw } = *v;
+                self.word(new as u64);
+                self.word(leo.map_or(u64::MAX, |l| l));
+                self.word(log_start_offset);
+                self.word(last_fetch_leader_leo);
+                self.opt_time(last_fetch_ms);
+                self.opt_time(last_caught_up_ms);
+                self.word(last_sent_hw);
+            }
+        }
+        self.brokers(fenced.iter());
+        // Parked fetches and delayed produces are answered in their list's order.
+        for p in parked_fetches {
+            let ParkedFetch { follower, request, req, expire_ms, timer } = p;
+            self.broker(*follower);
+            self.id(*request);
+            self.fetch_request(req);
+            self.time(*expire_ms);
+            self.key(*timer);
+        }
+        self.word(u64::MAX - 2);
+        for d in delayed_produces {
+            let DelayedProduce { producer, request, ids, required_offset, expire_ms, timer } = d;
+            self.word(*producer as u64);
+            self.id(*request);
+            self.records(ids);
+            self.word(*required_offset);
+            self.time(*expire_ms);
+            self.key(*timer);
+        }
+        match isr_timer {
+            Some(k) => self.key(*k),
+            None => self.word(u64::MAX - 3),
+        }
+    }
+
+    fn controller(&mut self, c: &Controller) {
+        let Controller { leader, leader_epoch, isr, partition_epoch, fenced, session_timers, heartbeat_phase: _ } = c;
+        self.opt_broker(*leader);
+        self.word(*leader_epoch as u32 as u64);
+        self.brokers(isr);
+        self.word(*partition_epoch as u64);
+        self.brokers(fenced.iter());
+        for new in 0..8u8 {
+            let old = self.perm.from[new as usize] as u32;
+            if let Some(&k) = session_timers.get(&old) {
+                self.word(new as u64);
+                self.key(k);
+            }
+        }
+    }
+
+    fn producer(&mut self, p: &Producer) {
+        let Producer { next_n, acked, failed, pending, requests } = p;
+        self.word(*next_n as u64);
+        self.word(acked.len() as u64);
+        for id in acked.iter() {
+            self.record(*id);
+        }
+        self.word(failed.len() as u64);
+        for id in failed.iter() {
+            self.record(*id);
+        }
+        self.records(pending);
+        for (request, (ids, timer)) in requests.iter() {
+            self.id(*request);
+            self.records(ids);
+            self.key(*timer);
+        }
+    }
+
+    fn consumer(&mut self, c: &Consumer) {
+        let Consumer { spec: _, position, records_read, read, fetch, use_leader } = c;
+        self.word(*position);
+        self.word(*records_read);
+        for (o, id) in read.iter() {
+            self.word(*o);
+            self.record(*id);
+        }
+        match *fetch {
+            None => self.word(0),
+            Some(ConsumerFetch::InFlight { broker, request, timeout }) => {
+                self.word(1);
+                self.broker(broker);
+                self.id(request);
+                self.key(timeout);
+            }
+            Some(ConsumerFetch::Backoff { timer }) => {
+                self.word(2);
+                self.key(timer);
+            }
+        }
+        self.word(*use_leader as u64);
+    }
+
+    /// The scheduler's queue, in order: each item's time (relative), class and what it is.
+    fn queue(&mut self) {
+        let sim = self.sim;
+        self.word(sim.sched.queue.len() as u64);
+        for ((at, class, _seq), due) in &sim.sched.queue {
+            self.time(*at);
+            self.word(*class as u64);
+            match due {
+                Due::Scenario { action: _, index, rep } => self.word(1 << 40 | (*index as u64) << 20 | *rep as u64),
+                Due::Intervention(action) => {
+                    self.word(2 << 40);
+                    self.action(action);
+                }
+                Due::Deliver(id) => {
+                    self.word(3 << 40);
+                    match sim.in_flight.get(id) {
+                        Some((msg, _)) => self.msg(msg),
+                        None => self.word(u64::MAX),
+                    }
+                }
+                Due::Timer(t) => {
+                    self.word(4 << 40);
+                    self.timer(t);
+                }
+            }
+        }
+    }
+
+    fn action(&mut self, a: &Action) {
+        match a {
+            Action::Produce { producer, records } => {
+                self.word(1);
+                self.word((*producer as u64) << 32 | *records as u64);
+            }
+            Action::Crash { broker, unflushed } => {
+                self.word(2);
+                self.broker(*broker);
+                self.word(*unflushed);
+            }
+            Action::Restart { broker } => {
+                self.word(3);
+                self.broker(*broker);
+            }
+            Action::Partition { links } | Action::Heal { links } => {
+                self.word(if matches!(a, Action::Partition { .. }) { 4 } else { 5 });
+                for &(x, y) in links {
+                    self.broker(x);
+                    self.broker(y);
+                }
+            }
+            Action::AddConsumer(spec) => {
+                self.word(6);
+                self.word(spec.id.len() as u64);
+                for b in spec.id.bytes() {
+                    self.word(b as u64);
+                }
+            }
+        }
+    }
+
+    fn timer(&mut self, t: &Timer) {
+        match *t {
+            Timer::FetchExpiry { leader, follower } => {
+                self.word(1);
+                self.broker(leader);
+                self.broker(follower);
+            }
+            Timer::ConsumerFetchExpiry { broker, consumer } => {
+                self.word(2);
+                self.broker(broker);
+                self.word(consumer as u64);
+            }
+            Timer::ProduceExpiry { leader, request } => {
+                self.word(3);
+                self.broker(leader);
+                self.id(request);
+            }
+            Timer::IsrExpiration { leader } => {
+                self.word(4);
+                self.broker(leader);
+            }
+            Timer::FetcherRetry { follower } => {
+                self.word(5);
+                self.broker(follower);
+            }
+            Timer::FetchRequestTimeout { follower } => {
+                self.word(6);
+                self.broker(follower);
+            }
+            Timer::ProduceRequestTimeout { producer, request } => {
+                self.word(7);
+                self.word(producer as u64);
+                self.id(request);
+            }
+            Timer::ConsumerRequestTimeout { consumer } => {
+                self.word(8);
+                self.word(consumer as u64);
+            }
+            Timer::SessionExpiry { broker } => {
+                self.word(9);
+                self.broker(broker);
+            }
+        }
+    }
+
+    fn msg(&mut self, m: &Msg) {
+        let Msg { id, from, to, sent_ms: _, arrive_ms, body } = m;
+        self.id(*id);
+        self.node(*from);
+        self.node(*to);
+        self.time(*arrive_ms);
+        self.body(body);
+    }
+
+    fn fetch_request(&mut self, r: &FetchRequest) {
+        let FetchRequest { replica, fetch_offset, last_fetched_epoch, current_leader_epoch, log_start_offset } = *r;
+        self.broker(replica);
+        self.word(fetch_offset);
+        self.word(last_fetched_epoch.map_or(u64::MAX, |e| e as u32 as u64));
+        self.word(current_leader_epoch as u32 as u64);
+        self.word(log_start_offset);
+    }
+
+    fn offset_records(&mut self, records: &[(u64, Option<Entry>)]) {
+        self.word(records.len() as u64);
+        for (o, e) in records {
+            self.word(*o);
+            match e {
+                Some(e) => self.entry(e),
+                None => self.word(u64::MAX),
+            }
+        }
+    }
+
+    fn body(&mut self, b: &Body) {
+        match b {
+            Body::Fetch(r) => {
+                self.word(1);
+                self.fetch_request(r);
+            }
+            Body::FetchResponse(r) => {
+                let FetchResponse { request, fetch_offset, records, hw, log_start_offset, leader_leo, error, diverging_epoch } = r;
+                self.word(2);
+                self.id(*request);
+                self.word(*fetch_offset);
+                self.offset_records(records);
+                self.word(*hw);
+                self.word(*log_start_offset);
+                self.word(*leader_leo);
+                self.word(error.map_or(0, |e| e as u64 + 1));
+                match diverging_epoch {
+                    Some((e, o)) => {
+                        self.word(*e as u32 as u64);
+                        self.word(*o);
+                    }
+                    None => self.word(u64::MAX),
+                }
+            }
+            Body::Produce { ids, acks } => {
+                self.word(3);
+                self.records(ids);
+                self.word(*acks as u64);
+            }
+            Body::ProduceResponse { request, ids, error } => {
+                self.word(4);
+                self.id(*request);
+                self.records(ids);
+                self.word(error.map_or(0, |e| e as u64 + 1));
+            }
+            Body::ConsumerFetch { offset } => {
+                self.word(5);
+                self.word(*offset);
+            }
+            Body::ConsumerFetchResponse(r) => {
+                let ConsumerFetchResponse { request, offset, records, hw, error, preferred } = r;
+                self.word(6);
+                self.id(*request);
+                self.word(*offset);
+                self.offset_records(records);
+                self.word(*hw);
+                self.word(error.map_or(0, |e| e as u64 + 1));
+                self.opt_broker(*preferred);
+            }
+            Body::AlterPartition { leader_epoch, partition_epoch, isr } => {
+                self.word(7);
+                self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
+                self.brokers(isr);
+            }
+            Body::AlterPartitionResponse { leader_epoch, partition_epoch, isr, error } => {
+                self.word(8);
+                self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
+                self.brokers(isr);
+                self.word(error.map_or(0, |e| e as u64 + 1));
+            }
+            Body::LeaderAndIsr(meta) => {
+                let Metadata { leader, leader_epoch, isr, partition_epoch, fenced } = meta;
+                self.word(9);
+                self.opt_broker(*leader);
+                self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
+                self.brokers(isr);
+                self.brokers(fenced);
+            }
+            Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => {
+                self.word(10);
+                self.word((*epoch as u32 as u64) << 32 | *current_leader_epoch as u32 as u64);
+            }
+            Body::OffsetsForLeaderEpochResponse { request, requested, answer, error } => {
+                self.word(11);
+                self.id(*request);
+                self.word(*requested as u32 as u64);
+                match answer {
+                    Some((e, o)) => {
+                        self.word(*e as u32 as u64);
+                        self.word(*o);
+                    }
+                    None => self.word(u64::MAX),
+                }
+                self.word(error.map_or(0, |e| e as u64 + 1));
+            }
+        }
+    }
+
+    fn invariants(&mut self, inv: &Invariants) {
+        let Invariants {
+            new_violations: _,
+            history: _,
+            committed,
+            watched,
+            fresh: _,
+            leader_verified: _,
+            pair_verified: _,
+            last_leo: _,
+            replica_digest: _,
+            reported,
+        } = inv;
+        for list in committed {
+            self.word(list.len() as u64);
+            for o in list.iter() {
+                self.word(*o);
+            }
+        }
+        let sum = watched.iter().fold(0u64, |s, &(o, w, id)| {
+            let why = match w {
+                Watch::Acked => u64::MAX,
+                Watch::Consumed(c) => c as u64,
+            };
+            s.wrapping_add(mix(mix(o ^ why.rotate_left(40)) ^ ((id.producer as u64) << 32 | id.n as u64)))
+        });
+        self.word(sum);
+        let names = reported.iter().fold(0u64, |s, &(name, _, _)| s.wrapping_add(name_hash(name)));
+        self.word(names);
+    }
+}
+
+/// A property name's hash (FNV-1a over its bytes, then mixed).
+fn name_hash(name: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    mix(h)
+}

@@ -1,0 +1,135 @@
+//! A counterexample as the user meets it: a format-1 scenario (the base
+//! scenario, each injected action as an `at_step` intervention at its step and
+//! time, each out-of-order pick in `schedule`) that `hwscope run` and the page
+//! replay to the same violation at the same step; and the "why" chain: the
+//! steps that led there (elections, truncations, crashes, cuts), newest first.
+
+use super::moves::Move;
+use super::properties::Failure;
+use super::search::Setup;
+use crate::scenario::{BrokerRef, CrashSpec, EventSpec, LinkCut, Pick, ProduceSpec, Scenario};
+use crate::sim::{Event, Sim};
+use crate::Run;
+
+/// One step of the "why" chain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhyStep {
+    pub step: u64,
+    pub time_ms: u64,
+    /// The step's sentence (the narration's).
+    pub text: String,
+    /// Whether the search injected this step (a fault or a record), rather than the model's own rules.
+    pub injected: bool,
+}
+
+/// A counterexample, ready to print, replay and share.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Counterexample {
+    pub failure: Failure,
+    pub moves: Vec<Move>,
+    /// The scenario that replays it.
+    pub scenario: Scenario,
+    /// The step at which the property fails.
+    pub step: u64,
+    pub why: Vec<WhyStep>,
+}
+
+impl Counterexample {
+    /// Builds the counterexample for the path `moves` (from the search's start).
+    pub fn new(setup: &Setup, moves: Vec<Move>, failure: Failure) -> Counterexample {
+        let base = &setup.base;
+        let mut scenario = base.clone();
+        let mut sim = Sim::new(base.clone());
+        let mut why = Vec::new();
+        let injected_count = moves.iter().filter(|m| m.action().is_some()).count();
+        scenario.title = format!("Counterexample: {} under {}", failure.property, crate::json::Named::name(base.preset));
+        let injected: Vec<String> = moves.iter().filter_map(|m| m.words()).collect();
+        scenario.description =
+            format!("Found by hwscope's explorer: {} steps, of which {} injected ({}).", moves.len(), injected_count, injected.join(", "));
+        for &mv in &moves {
+            let at_step = sim.step + 1;
+            match mv {
+                Move::Due(k) if k > 0 => scenario.schedule.push(Pick { at_step, pick: k as u32 }),
+                _ => {}
+            }
+            if let Some(spec) = event_spec(base, mv, at_step, sim.now) {
+                scenario.events.push(spec);
+            }
+            setup.apply(&mut sim, mv);
+            if let Some(text) = why_text(&sim) {
+                why.push(WhyStep { step: sim.step, time_ms: sim.now, text, injected: mv.action().is_some() });
+            }
+        }
+        let step = sim.step;
+        if why.last().is_none_or(|w| w.step != step) {
+            why.push(WhyStep { step, time_ms: sim.now, text: crate::narrate::text(&sim), injected: false });
+        }
+        why.reverse();
+        Counterexample { failure, moves, scenario, step, why }
+    }
+
+    /// Whether `hwscope run` on the scenario reports the property at the step.
+    pub fn replays(&self) -> bool {
+        let Ok(again) = Scenario::from_json(&self.scenario.to_json()) else {
+            return false;
+        };
+        let mut run = Run::new(again);
+        if !run.seek(self.step) {
+            return false;
+        }
+        let sim = run.sim();
+        if self.failure.allowed {
+            super::properties::acks_one_record_lost(sim).is_some()
+        } else {
+            sim.invariants.new_violations.iter().any(|v| v.invariant == self.failure.property)
+        }
+    }
+}
+
+/// The scenario event for an injected move, at the step it becomes.
+fn event_spec(base: &Scenario, mv: Move, at_step: u64, at_ms: u64) -> Option<EventSpec> {
+    let cut = |from: u8, to: u8, both: bool| {
+        let (a, b) = (from as u32, to as u32);
+        if both {
+            LinkCut { between: Some([a, b]), from: None, to: None }
+        } else {
+            LinkCut { between: None, from: Some(a), to: Some(b) }
+        }
+    };
+    let spec = EventSpec { at_ms: at_ms as i64, at_step: Some(at_step), ..EventSpec::default() };
+    Some(match mv {
+        Move::Due(_) | Move::Scripted => return None,
+        Move::Crash { broker, unflushed } => {
+            EventSpec { crash: Some(CrashSpec { broker: broker as u32, unflushed: unflushed as u64 }), ..spec }
+        }
+        Move::Restart { broker } => EventSpec { restart: Some(BrokerRef { broker: broker as u32 }), ..spec },
+        Move::Cut { from, to, both } => EventSpec { partition: Some(cut(from, to, both)), ..spec },
+        Move::Heal { from, to, both } => EventSpec { heal: Some(cut(from, to, both)), ..spec },
+        Move::Produce { producer } => {
+            EventSpec { produce: Some(ProduceSpec { producer: base.producers.get(producer as usize)?.id.clone(), records: 1 }), ..spec }
+        }
+    })
+}
+
+/// The step's sentence if the step is a link in a "why" chain: a leader change,
+/// a truncation, a crash or restart, a cut or heal, an acknowledgement, a violation.
+fn why_text(sim: &Sim) -> Option<String> {
+    let relevant = !sim.invariants.new_violations.is_empty()
+        || sim.last.events.iter().any(|e| {
+            matches!(
+                e,
+                Event::Truncated { .. }
+                    | Event::LeaderElected { .. }
+                    | Event::PartitionOffline { .. }
+                    | Event::BecameLeader { .. }
+                    | Event::Crashed { .. }
+                    | Event::Restarted { .. }
+                    | Event::LinksCut { .. }
+                    | Event::LinksHealed { .. }
+                    | Event::ProduceAcked { .. }
+                    | Event::Appended { .. }
+                    | Event::LogStartReset { .. }
+            )
+        });
+    relevant.then(|| crate::narrate::text(sim))
+}
