@@ -3,9 +3,9 @@
 //! prints the verdict, the counts, the counterexample as a scenario and its
 //! share link, or says precisely which bounds held no counterexample.
 
-use super::parallel;
+use super::parallel::{self, Report};
 use super::{load_scenario, number, value, Fail};
-use crate::check::{Bounds, Config, Counterexample, FaultMenu, Outcome, Progress, StopReason, Target};
+use crate::check::{Bounds, Config, Counterexample, FaultMenu, Outcome, StopReason, Target};
 use crate::json::Named;
 use crate::scenario::Preset;
 use crate::Run;
@@ -83,16 +83,6 @@ fn parse(args: &[String]) -> Result<(Args, crate::Scenario), Fail> {
     config.menu = menu;
     config.target = target;
     Ok((Args { config, threads, out, json, quiet }, scenario))
-}
-
-/// What a finished search reports.
-pub struct Report {
-    pub outcome: Outcome,
-    pub progress: Progress,
-    pub counterexample: Option<Counterexample>,
-    pub allowed_seen: Option<String>,
-    pub seconds: f64,
-    pub threads: usize,
 }
 
 pub(crate) fn cmd_check(args: &[String]) -> Result<(), Fail> {

@@ -1,9 +1,18 @@
 //! The native search driver: the library's single-threaded search with
 //! progress on stderr, or levels expanded on all cores.
 
-use super::check::Report;
-use crate::check::{Config, Counterexample, Outcome, Search};
+use crate::check::{Config, Counterexample, Outcome, Progress, Search};
 use std::time::Instant;
+
+/// What a finished search reports.
+pub struct Report {
+    pub outcome: Outcome,
+    pub progress: Progress,
+    pub counterexample: Option<Counterexample>,
+    pub allowed_seen: Option<String>,
+    pub seconds: f64,
+    pub threads: usize,
+}
 
 /// Runs the search with `threads` threads; progress on stderr unless `quiet`.
 pub fn search(config: &Config, scenario: &crate::Scenario, threads: usize, start: Instant, quiet: bool) -> Report {

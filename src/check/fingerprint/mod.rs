@@ -24,16 +24,18 @@
 //!
 //! Every struct is destructured field by field (no `..`): a field added to the
 //! model fails to compile here until someone decides whether it is state.
+//! `wire.rs`: what travels and waits (messages, timers, interventions).
 
-use crate::scenario::Action;
+mod wire;
+
 use crate::sim::invariants::{Invariants, Watch};
 use crate::sim::log::{Entry, Log, RecordId};
-use crate::sim::msg::{Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Metadata, Msg, Node};
+use crate::sim::msg::Node;
 use crate::sim::state::{
     Broker, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, LeaderState, ParkedConsumerFetch, ParkedFetch,
     PendingIsr, Producer, Role,
 };
-use crate::sim::{Due, Key, Sim, Timer};
+use crate::sim::{Due, Key, Sim};
 
 const MUL: u64 = 0x9e37_79b9_7f4a_7c15;
 
@@ -97,7 +99,7 @@ pub fn fingerprint(sim: &Sim, perm: &Perm, extra: u64) -> u64 {
     w.h.finish()
 }
 
-struct Walker<'a> {
+pub(super) struct Walker<'a> {
     h: StableHash,
     sim: &'a Sim,
     perm: &'a Perm,
@@ -107,16 +109,16 @@ struct Walker<'a> {
 
 impl Walker<'_> {
     #[inline]
-    fn word(&mut self, w: u64) {
+    pub(super) fn word(&mut self, w: u64) {
         self.h.word(w);
     }
 
     #[inline]
-    fn broker(&mut self, b: u32) {
+    pub(super) fn broker(&mut self, b: u32) {
         self.word(self.perm.to[(b & 7) as usize] as u64);
     }
 
-    fn opt_broker(&mut self, b: Option<u32>) {
+    pub(super) fn opt_broker(&mut self, b: Option<u32>) {
         match b {
             Some(b) => self.broker(b),
             None => self.word(u64::MAX),
@@ -124,18 +126,18 @@ impl Walker<'_> {
     }
 
     /// A set of brokers as a bitmask of new ids.
-    fn brokers<'b>(&mut self, ids: impl IntoIterator<Item = &'b u32>) {
+    pub(super) fn brokers<'b>(&mut self, ids: impl IntoIterator<Item = &'b u32>) {
         let mask = ids.into_iter().fold(0u64, |m, &b| m | 1 << self.perm.to[(b & 7) as usize]);
         self.word(mask);
     }
 
     /// A timestamp, relative to now (past and future stay apart: wrapping).
     #[inline]
-    fn time(&mut self, t: u64) {
+    pub(super) fn time(&mut self, t: u64) {
         self.word(t.wrapping_sub(self.now));
     }
 
-    fn opt_time(&mut self, t: Option<u64>) {
+    pub(super) fn opt_time(&mut self, t: Option<u64>) {
         match t {
             Some(t) => self.time(t),
             None => self.word(u64::MAX - 1),
@@ -144,12 +146,12 @@ impl Walker<'_> {
 
     /// A message or request id, relative to the next one.
     #[inline]
-    fn id(&mut self, id: u64) {
+    pub(super) fn id(&mut self, id: u64) {
         self.word(self.next_msg.wrapping_sub(id));
     }
 
     /// A reference to a scheduled item: its place in the queue (or, gone, its time).
-    fn key(&mut self, key: Key) {
+    pub(super) fn key(&mut self, key: Key) {
         let queue = &self.sim.sched.queue;
         match queue.binary_search_by(|(k, _)| key.cmp(k)) {
             Ok(i) => self.word(i as u64),
@@ -160,7 +162,7 @@ impl Walker<'_> {
         }
     }
 
-    fn node(&mut self, n: Node) {
+    pub(super) fn node(&mut self, n: Node) {
         match n {
             Node::Broker(b) => self.word(self.perm.to[(b & 7) as usize] as u64),
             Node::Producer(p) => self.word(1 << 32 | p as u64),
@@ -169,16 +171,16 @@ impl Walker<'_> {
         }
     }
 
-    fn record(&mut self, id: RecordId) {
+    pub(super) fn record(&mut self, id: RecordId) {
         self.word((id.producer as u64) << 32 | id.n as u64);
     }
 
-    fn entry(&mut self, e: &Entry) {
+    pub(super) fn entry(&mut self, e: &Entry) {
         let Entry { epoch, id } = *e;
         self.word((epoch as u32 as u64) << 32 | (id.producer as u64) << 24 | (id.n as u64 & 0xff_ffff));
     }
 
-    fn records(&mut self, ids: &[RecordId]) {
+    pub(super) fn records(&mut self, ids: &[RecordId]) {
         self.word(ids.len() as u64);
         for &id in ids {
             self.record(id);
@@ -432,200 +434,6 @@ impl Walker<'_> {
                     self.word(4 << 40);
                     self.timer(t);
                 }
-            }
-        }
-    }
-
-    fn action(&mut self, a: &Action) {
-        match a {
-            Action::Produce { producer, records } => {
-                self.word(1);
-                self.word((*producer as u64) << 32 | *records as u64);
-            }
-            Action::Crash { broker, unflushed } => {
-                self.word(2);
-                self.broker(*broker);
-                self.word(*unflushed);
-            }
-            Action::Restart { broker } => {
-                self.word(3);
-                self.broker(*broker);
-            }
-            Action::Partition { links } | Action::Heal { links } => {
-                self.word(if matches!(a, Action::Partition { .. }) { 4 } else { 5 });
-                for &(x, y) in links {
-                    self.broker(x);
-                    self.broker(y);
-                }
-            }
-            Action::AddConsumer(spec) => {
-                self.word(6);
-                self.word(spec.id.len() as u64);
-                for b in spec.id.bytes() {
-                    self.word(b as u64);
-                }
-            }
-        }
-    }
-
-    fn timer(&mut self, t: &Timer) {
-        match *t {
-            Timer::FetchExpiry { leader, follower } => {
-                self.word(1);
-                self.broker(leader);
-                self.broker(follower);
-            }
-            Timer::ConsumerFetchExpiry { broker, consumer } => {
-                self.word(2);
-                self.broker(broker);
-                self.word(consumer as u64);
-            }
-            Timer::ProduceExpiry { leader, request } => {
-                self.word(3);
-                self.broker(leader);
-                self.id(request);
-            }
-            Timer::IsrExpiration { leader } => {
-                self.word(4);
-                self.broker(leader);
-            }
-            Timer::FetcherRetry { follower } => {
-                self.word(5);
-                self.broker(follower);
-            }
-            Timer::FetchRequestTimeout { follower } => {
-                self.word(6);
-                self.broker(follower);
-            }
-            Timer::ProduceRequestTimeout { producer, request } => {
-                self.word(7);
-                self.word(producer as u64);
-                self.id(request);
-            }
-            Timer::ConsumerRequestTimeout { consumer } => {
-                self.word(8);
-                self.word(consumer as u64);
-            }
-            Timer::SessionExpiry { broker } => {
-                self.word(9);
-                self.broker(broker);
-            }
-        }
-    }
-
-    fn msg(&mut self, m: &Msg) {
-        let Msg { id, from, to, sent_ms: _, arrive_ms, body } = m;
-        self.id(*id);
-        self.node(*from);
-        self.node(*to);
-        self.time(*arrive_ms);
-        self.body(body);
-    }
-
-    fn fetch_request(&mut self, r: &FetchRequest) {
-        let FetchRequest { replica, fetch_offset, last_fetched_epoch, current_leader_epoch, log_start_offset } = *r;
-        self.broker(replica);
-        self.word(fetch_offset);
-        self.word(last_fetched_epoch.map_or(u64::MAX, |e| e as u32 as u64));
-        self.word(current_leader_epoch as u32 as u64);
-        self.word(log_start_offset);
-    }
-
-    fn offset_records(&mut self, records: &[(u64, Option<Entry>)]) {
-        self.word(records.len() as u64);
-        for (o, e) in records {
-            self.word(*o);
-            match e {
-                Some(e) => self.entry(e),
-                None => self.word(u64::MAX),
-            }
-        }
-    }
-
-    fn body(&mut self, b: &Body) {
-        match b {
-            Body::Fetch(r) => {
-                self.word(1);
-                self.fetch_request(r);
-            }
-            Body::FetchResponse(r) => {
-                let FetchResponse { request, fetch_offset, records, hw, log_start_offset, leader_leo, error, diverging_epoch } = r;
-                self.word(2);
-                self.id(*request);
-                self.word(*fetch_offset);
-                self.offset_records(records);
-                self.word(*hw);
-                self.word(*log_start_offset);
-                self.word(*leader_leo);
-                self.word(error.map_or(0, |e| e as u64 + 1));
-                match diverging_epoch {
-                    Some((e, o)) => {
-                        self.word(*e as u32 as u64);
-                        self.word(*o);
-                    }
-                    None => self.word(u64::MAX),
-                }
-            }
-            Body::Produce { ids, acks } => {
-                self.word(3);
-                self.records(ids);
-                self.word(*acks as u64);
-            }
-            Body::ProduceResponse { request, ids, error } => {
-                self.word(4);
-                self.id(*request);
-                self.records(ids);
-                self.word(error.map_or(0, |e| e as u64 + 1));
-            }
-            Body::ConsumerFetch { offset } => {
-                self.word(5);
-                self.word(*offset);
-            }
-            Body::ConsumerFetchResponse(r) => {
-                let ConsumerFetchResponse { request, offset, records, hw, error, preferred } = r;
-                self.word(6);
-                self.id(*request);
-                self.word(*offset);
-                self.offset_records(records);
-                self.word(*hw);
-                self.word(error.map_or(0, |e| e as u64 + 1));
-                self.opt_broker(*preferred);
-            }
-            Body::AlterPartition { leader_epoch, partition_epoch, isr } => {
-                self.word(7);
-                self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
-                self.brokers(isr);
-            }
-            Body::AlterPartitionResponse { leader_epoch, partition_epoch, isr, error } => {
-                self.word(8);
-                self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
-                self.brokers(isr);
-                self.word(error.map_or(0, |e| e as u64 + 1));
-            }
-            Body::LeaderAndIsr(meta) => {
-                let Metadata { leader, leader_epoch, isr, partition_epoch, fenced } = meta;
-                self.word(9);
-                self.opt_broker(*leader);
-                self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
-                self.brokers(isr);
-                self.brokers(fenced);
-            }
-            Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => {
-                self.word(10);
-                self.word((*epoch as u32 as u64) << 32 | *current_leader_epoch as u32 as u64);
-            }
-            Body::OffsetsForLeaderEpochResponse { request, requested, answer, error } => {
-                self.word(11);
-                self.id(*request);
-                self.word(*requested as u32 as u64);
-                match answer {
-                    Some((e, o)) => {
-                        self.word(*e as u32 as u64);
-                        self.word(*o);
-                    }
-                    None => self.word(u64::MAX),
-                }
-                self.word(error.map_or(0, |e| e as u64 + 1));
             }
         }
     }

@@ -1,0 +1,204 @@
+//! The fingerprint of what travels and waits: messages in flight, timers,
+//! the scenario's interventions. Broker ids go through the walker's renaming.
+
+use super::Walker;
+use crate::scenario::Action;
+use crate::sim::log::Entry;
+use crate::sim::msg::{Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Metadata, Msg};
+use crate::sim::Timer;
+
+impl Walker<'_> {
+    pub(super) fn action(&mut self, a: &Action) {
+        match a {
+            Action::Produce { producer, records } => {
+                self.word(1);
+                self.word((*producer as u64) << 32 | *records as u64);
+            }
+            Action::Crash { broker, unflushed } => {
+                self.word(2);
+                self.broker(*broker);
+                self.word(*unflushed);
+            }
+            Action::Restart { broker } => {
+                self.word(3);
+                self.broker(*broker);
+            }
+            Action::Partition { links } | Action::Heal { links } => {
+                self.word(if matches!(a, Action::Partition { .. }) { 4 } else { 5 });
+                for &(x, y) in links {
+                    self.broker(x);
+                    self.broker(y);
+                }
+            }
+            Action::AddConsumer(spec) => {
+                self.word(6);
+                self.word(spec.id.len() as u64);
+                for b in spec.id.bytes() {
+                    self.word(b as u64);
+                }
+            }
+        }
+    }
+
+    pub(super) fn timer(&mut self, t: &Timer) {
+        match *t {
+            Timer::FetchExpiry { leader, follower } => {
+                self.word(1);
+                self.broker(leader);
+                self.broker(follower);
+            }
+            Timer::ConsumerFetchExpiry { broker, consumer } => {
+                self.word(2);
+                self.broker(broker);
+                self.word(consumer as u64);
+            }
+            Timer::ProduceExpiry { leader, request } => {
+                self.word(3);
+                self.broker(leader);
+                self.id(request);
+            }
+            Timer::IsrExpiration { leader } => {
+                self.word(4);
+                self.broker(leader);
+            }
+            Timer::FetcherRetry { follower } => {
+                self.word(5);
+                self.broker(follower);
+            }
+            Timer::FetchRequestTimeout { follower } => {
+                self.word(6);
+                self.broker(follower);
+            }
+            Timer::ProduceRequestTimeout { producer, request } => {
+                self.word(7);
+                self.word(producer as u64);
+                self.id(request);
+            }
+            Timer::ConsumerRequestTimeout { consumer } => {
+                self.word(8);
+                self.word(consumer as u64);
+            }
+            Timer::SessionExpiry { broker } => {
+                self.word(9);
+                self.broker(broker);
+            }
+        }
+    }
+
+    pub(super) fn msg(&mut self, m: &Msg) {
+        let Msg { id, from, to, sent_ms: _, arrive_ms, body } = m;
+        self.id(*id);
+        self.node(*from);
+        self.node(*to);
+        self.time(*arrive_ms);
+        self.body(body);
+    }
+
+    pub(super) fn fetch_request(&mut self, r: &FetchRequest) {
+        let FetchRequest { replica, fetch_offset, last_fetched_epoch, current_leader_epoch, log_start_offset } = *r;
+        self.broker(replica);
+        self.word(fetch_offset);
+        self.word(last_fetched_epoch.map_or(u64::MAX, |e| e as u32 as u64));
+        self.word(current_leader_epoch as u32 as u64);
+        self.word(log_start_offset);
+    }
+
+    pub(super) fn offset_records(&mut self, records: &[(u64, Option<Entry>)]) {
+        self.word(records.len() as u64);
+        for (o, e) in records {
+            self.word(*o);
+            match e {
+                Some(e) => self.entry(e),
+                None => self.word(u64::MAX),
+            }
+        }
+    }
+
+    pub(super) fn body(&mut self, b: &Body) {
+        match b {
+            Body::Fetch(r) => {
+                self.word(1);
+                self.fetch_request(r);
+            }
+            Body::FetchResponse(r) => {
+                let FetchResponse { request, fetch_offset, records, hw, log_start_offset, leader_leo, error, diverging_epoch } = r;
+                self.word(2);
+                self.id(*request);
+                self.word(*fetch_offset);
+                self.offset_records(records);
+                self.word(*hw);
+                self.word(*log_start_offset);
+                self.word(*leader_leo);
+                self.word(error.map_or(0, |e| e as u64 + 1));
+                match diverging_epoch {
+                    Some((e, o)) => {
+                        self.word(*e as u32 as u64);
+                        self.word(*o);
+                    }
+                    None => self.word(u64::MAX),
+                }
+            }
+            Body::Produce { ids, acks } => {
+                self.word(3);
+                self.records(ids);
+                self.word(*acks as u64);
+            }
+            Body::ProduceResponse { request, ids, error } => {
+                self.word(4);
+                self.id(*request);
+                self.records(ids);
+                self.word(error.map_or(0, |e| e as u64 + 1));
+            }
+            Body::ConsumerFetch { offset } => {
+                self.word(5);
+                self.word(*offset);
+            }
+            Body::ConsumerFetchResponse(r) => {
+                let ConsumerFetchResponse { request, offset, records, hw, error, preferred } = r;
+                self.word(6);
+                self.id(*request);
+                self.word(*offset);
+                self.offset_records(records);
+                self.word(*hw);
+                self.word(error.map_or(0, |e| e as u64 + 1));
+                self.opt_broker(*preferred);
+            }
+            Body::AlterPartition { leader_epoch, partition_epoch, isr } => {
+                self.word(7);
+                self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
+                self.brokers(isr);
+            }
+            Body::AlterPartitionResponse { leader_epoch, partition_epoch, isr, error } => {
+                self.word(8);
+                self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
+                self.brokers(isr);
+                self.word(error.map_or(0, |e| e as u64 + 1));
+            }
+            Body::LeaderAndIsr(meta) => {
+                let Metadata { leader, leader_epoch, isr, partition_epoch, fenced } = meta;
+                self.word(9);
+                self.opt_broker(*leader);
+                self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
+                self.brokers(isr);
+                self.brokers(fenced);
+            }
+            Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => {
+                self.word(10);
+                self.word((*epoch as u32 as u64) << 32 | *current_leader_epoch as u32 as u64);
+            }
+            Body::OffsetsForLeaderEpochResponse { request, requested, answer, error } => {
+                self.word(11);
+                self.id(*request);
+                self.word(*requested as u32 as u64);
+                match answer {
+                    Some((e, o)) => {
+                        self.word(*e as u32 as u64);
+                        self.word(*o);
+                    }
+                    None => self.word(u64::MAX),
+                }
+                self.word(error.map_or(0, |e| e as u64 + 1));
+            }
+        }
+    }
+}
