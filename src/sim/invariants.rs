@@ -267,8 +267,9 @@ fn records_kept_by_leader(sim: &mut Sim) {
 /// epoch, which its first truncation may still correct.
 fn replicas_diverged(sim: &mut Sim) {
     let n = sim.brokers.len() as u32;
-    if sim.invariants.pair_verified.len() < 64 {
-        sim.invariants.pair_verified.resize(64, 0);
+    // Pairs are a * 8 + b for a < b < n: n * 8 entries suffice (a state copy stays small).
+    if sim.invariants.pair_verified.len() < n as usize * 8 {
+        sim.invariants.pair_verified.resize(n as usize * 8, 0);
     }
     // Any truncation, even of a replica not checked this step, reopens its pairs.
     for x in 0..n as usize {
@@ -278,7 +279,7 @@ fn replicas_diverged(sim: &mut Sim) {
             inv.last_leo.push(leo);
         }
         if leo < inv.last_leo[x] {
-            for y in 0..8 {
+            for y in 0..n as usize {
                 let (a, b) = if x < y { (x, y) } else { (y, x) };
                 let pair = a * 8 + b;
                 inv.pair_verified[pair] = inv.pair_verified[pair].min(leo);
