@@ -14,7 +14,9 @@ fn main() {
     println!("Controller {}", size_of::<Controller>());
     let s = hwscope::Scenario::from_json(&std::fs::read_to_string("/tmp/ex/div.json").unwrap()).unwrap();
     let mut sim = Sim::new(s);
-    for _ in 0..12 { sim.step(); }
+    for _ in 0..12 {
+        sim.step();
+    }
     println!("queue {} inflight {}", sim.sched.len(), sim.in_flight.len());
     println!("approx {}", hwscope::check::approx_bytes(&sim));
 }

@@ -133,6 +133,8 @@ pub struct Progress {
     pub memory_bytes: u64,
     /// The most it held at once.
     pub peak_bytes: u64,
+    /// States a thread rebuilt by replaying their path (the parallel driver's balancing).
+    pub replayed: u64,
     pub done: bool,
 }
 

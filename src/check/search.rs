@@ -162,6 +162,7 @@ impl Search {
             pruned: self.pruned,
             memory_bytes: self.memory_bytes(),
             peak_bytes: self.peak_bytes.max(self.memory_bytes()),
+            replayed: 0,
             done: self.outcome.is_some(),
         }
     }

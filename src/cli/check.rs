@@ -140,7 +140,8 @@ fn print_report(config: &Config, scenario: &crate::Scenario, r: &Report) {
         p.distinct,
         p.explored,
         p.depth,
-        if p.pruned > 0 { format!(", {} past the epoch bound", p.pruned) } else { String::new() },
+        if p.pruned > 0 { format!(", {} past the epoch bound", p.pruned) } else { String::new() }
+            + &if p.replayed > 0 { format!(", {} rebuilt by replay to balance threads", p.replayed) } else { String::new() },
         r.seconds,
         rate,
         r.threads,
