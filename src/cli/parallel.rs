@@ -129,6 +129,9 @@ struct Plan {
     stop: bool,
 }
 
+/// The leader's tally: progress, the outcome once known, the first permitted loss seen.
+type Tally = (Progress, Option<Outcome>, Option<(u32, Failure)>);
+
 struct Shared<'a> {
     setup: &'a Setup,
     shards: Vec<Shard>,
@@ -136,8 +139,7 @@ struct Shared<'a> {
     barrier: Barrier,
     reports: Vec<Mutex<LevelReport>>,
     plan: RwLock<Plan>,
-    /// The leader's tally: (progress, outcome, allowed loss seen).
-    tally: Mutex<(Progress, Option<Outcome>, Option<(u32, Failure)>)>,
+    tally: Mutex<Tally>,
     threads: usize,
     start: Instant,
     quiet: bool,
