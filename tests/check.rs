@@ -1,0 +1,213 @@
+//! The explorer's findings, each pinned with its exact counts for fixed
+//! bounds: it finds KIP-101 (a lost acknowledged record, diverged replicas)
+//! under kafka-0.10 and the KIP-279 divergence under kafka-0.11 by itself,
+//! finds nothing under kafka-4.0 within the same bounds, and finds an acks=1
+//! loss, permitted, under every preset. Counterexamples replay with `Run`.
+//!
+//! The counts are the search's own (distinct states after fingerprinting and
+//! symmetry; transitions explored): a change in the model or the search
+//! changes them on purpose, and then they are re-pinned with the reason.
+
+use hwscope::check::{self, Bounds, Config, Counterexample, FaultMenu, Move, Outcome, Target};
+use hwscope::scenario::{Named, Preset};
+use hwscope::{builtin, Run, Scenario};
+
+fn file(name: &str) -> Scenario {
+    let path = format!("{}/tests/check/{name}", env!("CARGO_MANIFEST_DIR"));
+    Scenario::from_json(&std::fs::read_to_string(&path).expect("a test scenario")).expect("valid")
+}
+
+fn preset(name: &str) -> Preset {
+    Preset::parse("preset", &hwscope::json::Value::String(name.into())).expect("a preset")
+}
+
+fn config(max_depth: u32, faults: u8, records: u8, cuts: bool, property: &str, allowed: bool) -> Config {
+    Config {
+        bounds: Bounds { max_depth, faults, records, ..Bounds::default() },
+        menu: FaultMenu { cut: cuts, ..FaultMenu::default() },
+        target: Target { properties: Target::parse(property).expect("a property"), allowed },
+        symmetry: true,
+        drop_faults: true,
+    }
+}
+
+/// (what was found: a property name or "none", its step, distinct, explored) and the counterexample.
+fn search(scenario: &Scenario, preset_name: &str, config: &Config) -> ((String, u64, u64, u64), Option<Counterexample>) {
+    let mut s = scenario.clone();
+    s.preset = preset(preset_name);
+    let (search, progress) = check::check(config.clone(), &s);
+    match search.outcome() {
+        Some(Outcome::Counterexample { node, failure }) => {
+            let c = Counterexample::new(&search.setup, search.path(*node), failure.clone());
+            assert!(c.replays(), "{preset_name}: the counterexample must replay with Run");
+            ((failure.property.to_string(), c.step, progress.distinct, progress.explored), Some(c))
+        }
+        Some(Outcome::Exhausted) => (("none".into(), 0, progress.distinct, progress.explored), None),
+        other => panic!("{preset_name}: {other:?}"),
+    }
+}
+
+fn row(found: &str, step: u64, distinct: u64, explored: u64) -> (String, u64, u64, u64) {
+    (found.to_string(), step, distinct, explored)
+}
+
+/// KIP-101 scenario 1 found by itself: from the kip101-data-loss built-in with its
+/// faults removed (one acks=all write, two replicas), up to 3 faults in 12 steps.
+#[test]
+fn kip101_data_loss_is_found_before_the_fix_and_not_after() {
+    let scenario = builtin::load("kip101-data-loss").unwrap();
+    let config = config(12, 3, 0, true, "any", false);
+    let expected = [
+        ("textbook", row("acked-record-lost", 11, 2935, 4569)),
+        ("kafka-0.10", row("acked-record-lost", 11, 1855, 2909)),
+        ("kafka-0.11", row("none", 0, 2452, 3797)),
+        ("kafka-2.0", row("none", 0, 2452, 3797)),
+        ("kafka-2.4", row("none", 0, 2629, 4167)),
+        ("kafka-2.8", row("none", 0, 2665, 4146)),
+        ("kafka-3.7", row("none", 0, 2808, 4448)),
+        ("kafka-4.0", row("none", 0, 2808, 4448)),
+    ];
+    for (name, want) in expected {
+        let (got, c) = search(&scenario, name, &config);
+        assert_eq!(got, want, "{name}");
+        if let Some(c) = c {
+            // The shortest schedule: both brokers crash after the acknowledgement, the
+            // follower comes back first and truncates to its stale HW.
+            let injected: Vec<Move> = c.moves.iter().copied().filter(|m| m.action().is_some()).collect();
+            assert_eq!(
+                injected,
+                [Move::Crash { broker: 0, unflushed: 0 }, Move::Crash { broker: 1, unflushed: 0 }, Move::Restart { broker: 1 }],
+                "{name}"
+            );
+            let why: Vec<&str> = c.why.iter().map(|w| w.text.as_str()).collect();
+            assert!(why.iter().any(|t| t.contains("truncates its log to its own HW")), "{name}: {why:#?}");
+            assert!(why.iter().any(|t| t.contains("elects broker 1")), "{name}: {why:#?}");
+            assert_eq!(c.why[0].step, c.step, "the chain starts at the violation");
+        }
+    }
+}
+
+/// Divergence found by itself: one acks=all write, and one more record the search may
+/// write whenever it likes (a second producer), up to 4 crashes and restarts in 18 steps.
+/// kafka-0.10 diverges by HW truncation (KIP-101); kafka-0.11 still diverges after two
+/// quick leader changes (KIP-279: one round of OffsetsForLeaderEpoch is not enough);
+/// kafka-2.0 and later do not, within the same bounds.
+#[test]
+fn divergence_is_found_in_0_10_and_0_11_and_not_after_kip_279() {
+    let scenario = file("one-write-two-producers.json");
+    let config = config(18, 4, 1, false, "replicas-diverged", false);
+    let expected = [
+        ("kafka-0.10", row("replicas-diverged", 18, 265_664, 457_183)),
+        ("kafka-0.11", row("replicas-diverged", 17, 274_206, 459_544)),
+        ("kafka-2.0", row("none", 0, 324_778, 542_094)),
+        ("kafka-4.0", row("none", 0, 289_646, 489_753)),
+    ];
+    for (name, want) in expected {
+        let (got, c) = search(&scenario, name, &config);
+        assert_eq!(got, want, "{name}");
+        if let (Some(c), "kafka-0.11") = (c, name) {
+            // KIP-279's story: two leader changes in quick succession, the second leader
+            // never had the first one's epoch, and the follower keeps its own record.
+            let why: Vec<&str> = c.why.iter().map(|w| w.text.as_str()).collect();
+            assert!(why.iter().any(|t| t.contains("epoch 2")), "{why:#?}");
+            assert!(why.iter().any(|t| t.contains("keeps its log")), "{why:#?}");
+        }
+    }
+}
+
+/// acks=1 promises only the leader's append: losing such a record at a failover is
+/// permitted under every preset, and the explorer says so (`allowed`).
+#[test]
+fn acks_one_loss_is_found_and_allowed_under_every_preset() {
+    let scenario = file("one-write-acks1.json");
+    let config = config(12, 2, 0, true, "acked-record-lost", true);
+    for p in Preset::ALL {
+        let (got, c) = search(&scenario, p.name(), &config);
+        assert_eq!((got.0.as_str(), got.1), ("acked-record-lost", 6), "{}", p.name());
+        let c = c.expect("a counterexample");
+        assert!(c.failure.allowed, "{}", p.name());
+        assert!(c.failure.text.contains("acks=1 permits this loss"), "{}", c.failure.text);
+    }
+    // Not asked for, a permitted loss is no counterexample: it is noted.
+    let mut s = scenario.clone();
+    s.preset = preset("kafka-4.0");
+    let (search, progress) = check::check(Config { target: Target::default(), ..config }, &s);
+    assert_eq!(search.outcome(), Some(&Outcome::Exhausted));
+    assert!(search.allowed_seen.as_ref().is_some_and(|(_, f)| f.allowed));
+    assert_eq!((progress.distinct, progress.explored), (801, 1152));
+}
+
+/// Followers the scenario treats alike are one follower to the search: fewer states,
+/// the same verdict.
+#[test]
+fn symmetry_merges_interchangeable_followers() {
+    let text = r#"{"format":1,"preset":"kafka-0.10","replicas":3,"initial":{"log_end_offset":1},
+        "config":{"broker.heartbeat.interval.ms":1},
+        "events":[{"at_ms":0,"produce":{"producer":"p1","records":1}}],"stop_at_ms":13000}"#;
+    let scenario = Scenario::from_json(text).unwrap();
+    assert_eq!(check::symmetry::groups(&scenario), vec![vec![1, 2]]);
+    let mut plain = config(8, 2, 0, false, "any", false);
+    plain.symmetry = false;
+    let reduced = config(8, 2, 0, false, "any", false);
+    let (a, _) = search(&scenario, "kafka-0.10", &plain);
+    let (b, _) = search(&scenario, "kafka-0.10", &reduced);
+    assert_eq!(a.0, b.0);
+    assert!(b.2 < a.2, "symmetry should merge states: {} vs {}", b.2, a.2);
+    assert_eq!((a.2, b.2), (2034, 1784));
+    // A follower named by the scenario is not interchangeable.
+    let named = text.replace(r#""stop_at_ms""#, r#""network":{"links":[{"from":2,"to":0,"latency_ms":5}]},"stop_at_ms""#);
+    assert!(check::symmetry::groups(&Scenario::from_json(&named).unwrap()).is_empty());
+}
+
+/// The fingerprint is the same on every platform and in every build: pinned.
+#[test]
+fn fingerprints_are_stable() {
+    let scenario = builtin::load("kip101-data-loss").unwrap();
+    let setup = check::search::Setup::new(config(12, 3, 0, true, "any", false), &scenario);
+    let mut sim = hwscope::sim::Sim::new(setup.base.clone());
+    let mut prints = vec![setup.fingerprint(&sim, check::Used::default())];
+    for _ in 0..6 {
+        sim.step();
+        prints.push(setup.fingerprint(&sim, check::Used::default()));
+    }
+    assert_eq!(
+        prints,
+        [
+            2602583667074300821,
+            15290560693244618518,
+            16645962418701078691,
+            2801765415833694982,
+            5513621909236818421,
+            905277959658625479,
+            2601209361648089092
+        ]
+    );
+}
+
+/// A memory bound stops the search with its own verdict, never a crash.
+#[test]
+fn memory_bound_stops_the_search() {
+    let scenario = file("one-write-two-producers.json");
+    let mut c = config(18, 4, 1, false, "replicas-diverged", false);
+    c.bounds.memory_bytes = Some(2 << 20);
+    let (search, progress) = check::check(c, &scenario);
+    assert_eq!(search.outcome(), Some(&Outcome::Stopped(check::StopReason::Memory)));
+    assert!(progress.memory_bytes > 2 << 20 && progress.distinct > 100, "{progress:?}");
+}
+
+/// `schedule` makes a run take another of the events due at one instant; a link keeps it.
+#[test]
+fn schedule_picks_replay() {
+    let base = builtin::load("kip101-data-loss").unwrap();
+    // At 200 ms the scenario restarts broker 1 and crashes broker 0: pick the crash first.
+    let mut picked = base.clone();
+    picked.schedule.push(hwscope::scenario::Pick { at_step: 8, pick: 1 });
+    let mut a = Run::new(base);
+    let mut b = Run::new(Scenario::from_json(&picked.to_json()).unwrap());
+    a.seek(8);
+    b.seek(8);
+    assert!(a.record().to_json().contains(r#""type":"restart""#));
+    assert!(b.record().to_json().contains(r#""type":"crash""#), "{}", b.record().to_json());
+    let link = hwscope::link::encode(&picked, None, None);
+    assert_eq!(hwscope::link::decode(&link).unwrap().scenario.schedule, picked.schedule);
+}
