@@ -26,7 +26,7 @@
 //! - `builtin`    the built-in scenarios (JSON files in `scenarios/`)
 //! - `cli/`       the command line, `svg` (a step as a standalone SVG) and `format`
 //!   (table, markdown); not compiled for wasm32
-//! - `wasm`       the browser facade (wasm32 only)
+//! - `wasm`       the browser facade (wasm32 only); `wasm_explore`: the explorer's
 
 pub mod builtin;
 pub mod check;
@@ -48,6 +48,10 @@ pub use cli::{format, svg};
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+/// The explorer's facade for the page's Web Worker (wasm32, feature `explore`: a
+/// second package, so that the page's own WebAssembly does not carry the search).
+#[cfg(all(target_arch = "wasm32", feature = "explore"))]
+pub mod wasm_explore;
 
 pub use record::StepRecord;
 pub use run::Run;

@@ -177,7 +177,10 @@ export function start(wasm, opts) {
     share();
   });
   $("learn-open").addEventListener("click", () => openLearn());
-  for (const id of ["scenario", "settings-open", "share-open", "learn-open"]) $(id).disabled = false;
+  // Explore (www/explore/): a search in a Web Worker, loaded on first use.
+  learn.explore = () => import("./explore/panel.js").then((m) => m.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) }));
+  $("explore-open").addEventListener("click", () => learn.explore());
+  for (const id of ["scenario", "settings-open", "share-open", "learn-open", "explore-open"]) $(id).disabled = false;
 
   /** The scenario named by ?scenario=, or the default one. */
   function builtin(say) {

@@ -14,16 +14,21 @@
 //! - `properties`   the properties, one function each, and allowed losses
 //! - `search`       breadth-first search, resumable, with its bounds
 //! - `trace`        a counterexample as a scenario, its replay check and its "why" chain
+//! - `report`       a finished search in words and JSON; `options`: a setup from JSON
 
 pub mod fingerprint;
 pub mod moves;
+pub mod options;
 pub mod properties;
+pub mod report;
 pub mod search;
 pub mod symmetry;
 pub mod trace;
 
 pub use moves::{FaultMenu, Move, Used};
+pub use options::Options;
 pub use properties::{Failure, Target, PROPERTIES};
+pub use report::{describe_bounds, Finished};
 pub use search::Search;
 pub use trace::{Counterexample, WhyStep};
 
@@ -70,13 +75,14 @@ pub struct Config {
     pub menu: FaultMenu,
     pub target: Target,
     pub symmetry: bool,
-    /// Start from the scenario without its scripted faults (crash, restart, partition, heal).
+    /// Start from the scenario without its scripted faults (crash, restart, partition,
+    /// heal): the search injects its own. On by default.
     pub drop_faults: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { bounds: Bounds::default(), menu: FaultMenu::default(), target: Target::default(), symmetry: true, drop_faults: false }
+        Config { bounds: Bounds::default(), menu: FaultMenu::default(), target: Target::default(), symmetry: true, drop_faults: true }
     }
 }
 

@@ -62,10 +62,19 @@ impl Counterexample {
         }
         let step = sim.step;
         if why.last().is_none_or(|w| w.step != step) {
-            why.push(WhyStep { step, time_ms: sim.now, text: crate::narrate::text(&sim), injected: false });
+            let text = format!("{} Violation, {}: {}", crate::narrate::text(&sim), failure.property, failure.text);
+            why.push(WhyStep { step, time_ms: sim.now, text, injected: false });
         }
         why.reverse();
         Counterexample { failure, moves, scenario, step, why }
+    }
+
+    /// The share-link fragment (without `#`) to the violating step, with its state hash.
+    pub fn link(&self) -> String {
+        let mut run = Run::new(self.scenario.clone());
+        run.seek(self.step);
+        let hash = crate::link::state_hash(&run.record());
+        crate::link::encode(&self.scenario, Some(self.step), Some(&hash))
     }
 
     /// Whether `hwscope run` on the scenario reports the property at the step.
@@ -131,5 +140,11 @@ fn why_text(sim: &Sim) -> Option<String> {
                     | Event::LogStartReset { .. }
             )
         });
-    relevant.then(|| crate::narrate::text(sim))
+    relevant.then(|| {
+        let mut text = crate::narrate::text(sim);
+        for v in &sim.invariants.new_violations {
+            text.push_str(&format!(" Violation, {}: {}", v.invariant, v.text));
+        }
+        text
+    })
 }

@@ -13,19 +13,16 @@
 //! replaying their paths from the start.
 
 use crate::check::search::{path, Node, PassThrough, Setup};
-use crate::check::{Config, Counterexample, Failure, Move, Outcome, Progress, Search, StopReason, Used};
+use crate::check::{Config, Counterexample, Failure, Finished, Move, Outcome, Progress, Search, StopReason, Used};
 use crate::sim::{Sim, Step};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::{Barrier, Mutex, RwLock};
 use std::time::Instant;
 
-/// What a finished search reports.
+/// What a finished search reports, with the driver's figures.
 pub struct Report {
-    pub outcome: Outcome,
-    pub progress: Progress,
-    pub counterexample: Option<Counterexample>,
-    pub allowed_seen: Option<String>,
+    pub finished: Finished,
     pub seconds: f64,
     pub threads: usize,
 }
@@ -66,14 +63,7 @@ fn single(config: &Config, scenario: &crate::Scenario, start: Instant, quiet: bo
         }
     }
     let seconds = start.elapsed().as_secs_f64();
-    let progress = search.progress();
-    let outcome = search.outcome().cloned().unwrap_or(Outcome::Exhausted);
-    let counterexample = match &outcome {
-        Outcome::Counterexample { node, failure } => Some(Counterexample::new(&search.setup, search.path(*node), failure.clone())),
-        _ => None,
-    };
-    let allowed_seen = search.allowed_seen.as_ref().map(|(_, f)| f.text.clone());
-    Report { outcome, progress, counterexample, allowed_seen, seconds, threads: 1 }
+    Report { finished: Finished::from_search(&search), seconds, threads: 1 }
 }
 
 const SHARDS: usize = 64;
@@ -179,7 +169,8 @@ fn parallel(config: &Config, scenario: &crate::Scenario, threads: usize, start: 
         Outcome::Counterexample { node, failure } => Some(Counterexample::new(&setup, path(&nodes, *node), failure.clone())),
         _ => None,
     };
-    Report { outcome, progress, counterexample, allowed_seen: allowed.map(|(_, f)| f.text), seconds, threads }
+    let finished = Finished { outcome, progress, counterexample, allowed_seen: allowed.map(|(_, f)| f.text) };
+    Report { finished, seconds, threads }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
