@@ -3,6 +3,9 @@
 #
 #   bash scripts/install-tools.sh            # wasm32 target, wasm-bindgen CLI, npm deps
 #   bash scripts/install-tools.sh --browser  # ... and Debian's chromium + chromium-driver
+#   bash scripts/install-tools.sh --oracle   # ... and what the Kafka oracle needs: Java 17 (JDK),
+#                                            #     Maven, nftables (Kafka's jars come later, from
+#                                            #     Maven Central, into .tools/kafka/)
 #
 # Idempotent: on a machine that has everything it only runs a few quick checks.
 set -euo pipefail
@@ -11,11 +14,13 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 browser=0
+oracle=0
 for arg in "$@"; do
   case "$arg" in
     --browser) browser=1 ;;
+    --oracle) oracle=1 ;;
     -h | --help)
-      sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -94,5 +99,24 @@ if [[ $browser == 1 ]]; then
     say "installing chromium and chromium-driver with apt-get"
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver fonts-liberation
+  fi
+fi
+
+# 5. Optionally, the Kafka oracle's tools (oracle/, npm run oracle): a JDK to run the brokers
+#    and compile the client harness, Maven to resolve Kafka's jars, nftables for network cuts.
+if [[ $oracle == 1 ]]; then
+  missing=()
+  command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
+  command -v mvn >/dev/null 2>&1 || missing+=(maven)
+  command -v nft >/dev/null 2>&1 || missing+=(nftables)
+  command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
+  if ((${#missing[@]} == 0)); then
+    say "oracle tools present (javac, mvn, nft, setpriv)"
+  else
+    sudo=""
+    if [[ $(id -u) != 0 ]]; then sudo="sudo"; fi
+    say "installing ${missing[*]} with apt-get"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
   fi
 fi

@@ -3,7 +3,10 @@
 #   1. build the wasm package (npm run build) and make sure chromium is installed,
 #   2. cargo test (native),
 #   3. node --test tests/js/  (wasm vs native traces, the JS API),
-#   4. node --test e2e/       (the page in headless Chromium).
+#   4. node --test e2e/       (the page in headless Chromium),
+#   5. the small oracle suite: the same scenarios on a real Kafka 4.x cluster on loopback and on the
+#      simulator (scripts/oracle-suite.mjs --small; needs root, Java, Maven, nftables; Kafka's jars
+#      are resolved into .tools/kafka/ the first time). HWSCOPE_SKIP_ORACLE=1 skips it, saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -31,5 +34,13 @@ node --test "${js_tests[@]}"
 phase "node --test e2e/"
 if ((${#e2e_tests[@]} == 0)); then echo "test: no test files in e2e/" >&2; exit 1; fi
 node --test "${e2e_tests[@]}"
+
+phase "oracle: small suite on a real Kafka cluster (scripts/oracle-suite.mjs --small)"
+if [[ "${HWSCOPE_SKIP_ORACLE:-0}" == 1 ]]; then
+  echo "test: HWSCOPE_SKIP_ORACLE=1: the oracle suite was NOT run"
+else
+  bash scripts/install-tools.sh --oracle
+  HWSCOPE_ORACLE_PORT_BASE="${HWSCOPE_ORACLE_PORT_BASE:-19600}" node scripts/oracle-suite.mjs --small
+fi
 
 printf '\nall tests passed\n'

@@ -1,0 +1,100 @@
+// Writes the table of docs/exactness.md from a suite run (scripts/oracle-suite.mjs
+// --full --write-docs): one row per scenario, real against simulated, with the Kafka
+// version, the machine, the date and the tolerance. Only the part between the markers
+// is rewritten; the findings around it are prose kept by hand.
+
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const START = "<!-- oracle-table:start (written by npm run oracle:exactness) -->";
+const END = "<!-- oracle-table:end -->";
+
+const esc = (s) => String(s ?? "").replace(/\|/g, "\\|");
+
+function keyFigures(rows) {
+  const out = [];
+  for (const r of rows.filter((x) => x.kind === "lag"))
+    out.push(`${r.consumer}: ${r.real?.median ?? "—"} ms real / ${r.sim?.median ?? "n.m."} ms sim (median)`);
+  for (const r of rows.filter((x) => x.kind === "fence"))
+    out.push(`fenced ${r.real?.after ?? "—"} ms after last heartbeat real / ${r.sim === undefined ? "n.m." : (r.sim?.after ?? "—")} ms sim`);
+  const acks = rows.filter((x) => x.kind === "ack");
+  if (acks.length) {
+    const st = (side) => {
+      const c = new Map();
+      for (const r of acks) {
+        const s = r[side]?.status;
+        if (s) c.set(s, (c.get(s) ?? 0) + 1);
+      }
+      return [...c].map(([k, n]) => `${n} ${k}`).join(", ") || "n.m.";
+    };
+    out.push(`records: ${st("real")} real / ${st("sim")} sim`);
+  }
+  const states = (side) => rows.filter((x) => x.kind === "partition" && x[side]).length;
+  if (rows.some((x) => x.kind === "partition")) out.push(`controller states: ${states("real")} real / ${rows.some((x) => x.sim) ? states("sim") : "n.m."} sim`);
+  for (const name of ["lost", "duplicated"]) {
+    const r = rows.find((x) => x.kind === "set" && x.id === name);
+    if (r && (r.real.ids.length || r.sim?.ids?.length)) out.push(`${name}: {${r.real.ids.join(", ")}} real / ${r.sim ? `{${r.sim.ids.join(", ")}}` : "n.m."} sim`);
+  }
+  return out.join("; ");
+}
+
+function tolerances(run) {
+  const out = [];
+  for (const r of run.rows.filter((x) => (x.kind === "lag" || x.kind === "fence") && x.tol !== undefined)) out.push(`${r.kind} ±${r.tol} ms`);
+  if (run.noise?.n) out.push(`no-timer durations +${Math.max(40, run.noise.p90)} ms noise`);
+  out.push("statuses, states, sets exact");
+  return out.join("; ");
+}
+
+export function renderTable(summary, totalSeconds) {
+  const lines = [];
+  const any = summary.find((s) => s.result)?.result;
+  const m = any?.machine;
+  lines.push(START);
+  lines.push("");
+  lines.push(
+    `Generated ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run oracle:exactness\` in ${Math.round(totalSeconds / 60)} min` +
+      (m ? ` on ${m.cpu}, ${m.cores} cores, Linux ${m.kernel}` : "") +
+      ". Tolerance: statuses, sets and sequences exact; a duration within max(5 ms, 5% of the simulated duration) plus the measured noise of its kind (see *Noise*). n.m. = not modelled yet by the simulator.",
+  );
+  lines.push("");
+  lines.push("| scenario | Kafka | run (UTC; load) | verdict | compared | figures (real / simulated) | tolerance of those figures | differs |");
+  lines.push("| --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const s of summary) {
+    const name = `\`${s.entry.scenario}\``;
+    if (s.entry.unrunnable || s.code === 2) {
+      lines.push(`| ${name} | — | — | cannot run on a real cluster | — | ${esc(s.reason?.replace(/^oracle: cannot run on a real cluster: /, "") ?? s.entry.unrunnable)} | — | — |`);
+      continue;
+    }
+    if (!s.result) {
+      lines.push(`| ${name} | — | — | run failed (exit ${s.code}) | — | — | — | — |`);
+      continue;
+    }
+    const run = s.result.runs[0];
+    const compared = run.rows.filter((r) => r.verdict);
+    const ok = compared.filter((r) => r.verdict === "ok").length;
+    const differs = compared
+      .filter((r) => r.verdict !== "ok")
+      .map((r) => `${r.kind} ${r.consumer ? `${r.consumer} ` : ""}${r.id}${r.known ? ` (${r.known})` : ""}`);
+    const shown = differs.length > 6 ? [...differs.slice(0, 6), `… ${differs.length - 6} more`] : differs;
+    const verdict = run.verdict === "not modelled yet" ? "Kafka only (n.m.)" : run.verdict === "agree" ? "agree" : s.pass ? "differ (known)" : "**differ**";
+    const kafka = `${s.result.kafka_version}${s.entry.kafka ? ` (as ${s.entry.kafka})` : ""}`;
+    const when = `${s.result.date.slice(0, 16).replace("T", " ")}; ${s.result.machine.load[0]}`;
+    lines.push(
+      `| ${name} | ${kafka} | ${when} | ${verdict}${s.retried ? " (2nd run)" : ""} | ${compared.length ? `${ok}/${compared.length}` : "—"} | ${esc(keyFigures(run.rows))} | ${esc(tolerances(run))} | ${esc(shown.join("; ") || "—")} |`,
+    );
+  }
+  lines.push("");
+  lines.push(END);
+  return lines.join("\n");
+}
+
+export function writeExactnessTable(root, summary, totalSeconds) {
+  const file = join(root, "docs", "exactness.md");
+  const text = readFileSync(file, "utf8");
+  const a = text.indexOf(START);
+  const b = text.indexOf(END);
+  if (a < 0 || b < 0) throw new Error(`${file}: the table markers are missing`);
+  writeFileSync(file, text.slice(0, a) + renderTable(summary, totalSeconds) + text.slice(b + END.length));
+  return file;
+}

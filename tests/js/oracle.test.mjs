@@ -1,0 +1,307 @@
+// The oracle's own logic, without a Kafka cluster: how a scenario becomes a real-cluster
+// plan (and what it refuses), how Kafka's tool output is read back, and how real and
+// simulated observations are judged. The real-cluster runs are scripts/oracle-suite.mjs.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { compare, realObservations, verdictOf } from "../../oracle/lib/compare.mjs";
+import {
+  Unrunnable,
+  parseDataDump,
+  parseFenceChecks,
+  parseHeartbeats,
+  parseKafkaVersion,
+  parseMetadataDump,
+  splitDumpByFile,
+} from "../../oracle/lib/kafka.mjs";
+import { Netfilter } from "../../oracle/lib/netfilter.mjs";
+import { kafkaLineForPreset, planFor } from "../../oracle/lib/scenario.mjs";
+import { judge } from "../../scripts/oracle-suite.mjs";
+
+test("record ids count per producer in time order, a repeat keeping its place", () => {
+  const plan = planFor({
+    format: 1,
+    producers: [{ id: "a", acks: "all" }, { id: "b", acks: 1 }],
+    events: [
+      { at_ms: 100, produce: { producer: "a", records: 1 }, repeat: { count: 3, every_ms: 100 } },
+      { at_ms: 200, produce: { producer: "b", records: 2 } },
+      { at_ms: 200, produce: { producer: "a", records: 1 } },
+    ],
+  });
+  assert.deepEqual(plan.recordIds, ["a-1", "a-2", "a-3", "a-4", "b-1", "b-2"]);
+  assert.deepEqual(plan.producers[0].events, [
+    { at_ms: 100, ids: ["a-1"] },
+    { at_ms: 200, ids: ["a-2"] },
+    { at_ms: 200, ids: ["a-3"] },
+    { at_ms: 300, ids: ["a-4"] },
+  ]);
+  assert.equal(plan.series.get("a-4"), "events[0]");
+  assert.equal(plan.series.has("a-3"), false);
+  assert.equal(plan.producers[1].config.acks, "1");
+});
+
+test("settings go where Kafka reads them: topic, brokers, controller, clients", () => {
+  const plan = planFor({
+    format: 1,
+    config: { "min.insync.replicas": 2, "replica.fetch.wait.max.ms": 100, "broker.session.timeout.ms": 6000 },
+    producers: [{ id: "p1", acks: "all", "enable.idempotence": false }],
+    consumers: [{ id: "c1", fetch_from: 2, "fetch.max.wait.ms": 100 }],
+  });
+  assert.deepEqual(plan.topicConfig, { "min.insync.replicas": 2 });
+  assert.equal(plan.brokerConfig["replica.fetch.wait.max.ms"], 100);
+  assert.equal(plan.producers[0].config["enable.idempotence"], false);
+  assert.deepEqual(plan.consumers[0], { id: "c1", fetch_from: 2, position: 0, config: { "fetch.max.wait.ms": 100 } });
+});
+
+test("presets map to Kafka lines; what a real cluster cannot do is refused, named", () => {
+  assert.equal(kafkaLineForPreset(undefined), "4.0");
+  assert.equal(kafkaLineForPreset("latest"), "4.0");
+  assert.equal(kafkaLineForPreset("kafka-4.1"), "4.1");
+  assert.throws(() => kafkaLineForPreset("kafka-3.7"), (e) => e instanceof Unrunnable && /4\.x only/.test(e.message));
+  assert.throws(() => kafkaLineForPreset("textbook"), /no Kafka release behaves like it/);
+  assert.throws(() => parseKafkaVersion("3.9.1"), /4\.x only/);
+  assert.deepEqual(parseKafkaVersion("4.0"), { line: "4.0", exact: null });
+  const refused = [
+    [{ events: [{ at_ms: 1, crash: { broker: 0, unflushed: 2 } }] }, /events\[0\]\.crash\.unflushed/],
+    [{ network: { latency_ms: 1, links: [{ from: 1, to: 0, latency_ms: 20 }] } }, /^network:/],
+    [{ network: { latency_ms: 1, jitter_ms: 3 } }, /jitter_ms/],
+    [{ behavior: { long_poll: false } }, /^behavior: long_poll/],
+    [{ events: [{ at_ms: 1, add_consumer: { id: "c9" } }] }, /add_consumer/],
+    [{ events: [{ at_ms: 1, partition: { between: [0, "nobody"] } }] }, /unknown endpoint "nobody"/],
+    [{ events: [{ at_ms: 1, restart: { broker: 5 } }] }, /no broker 5/],
+  ];
+  for (const [extra, re] of refused) assert.throws(() => planFor({ format: 1, ...extra }), (e) => e instanceof Unrunnable && re.test(e.message), JSON.stringify(extra));
+  // The same scenario as 4.0 on request: the preset is not consulted.
+  assert.equal(planFor({ format: 1, preset: "kafka-0.10" }, { kafkaOverride: "4.0" }).kafkaLine, "4.0");
+});
+
+test("partitions name directed cuts between brokers, the controller and clients", () => {
+  const plan = planFor({
+    format: 1,
+    producers: [{ id: "p1", acks: "all" }],
+    events: [
+      { at_ms: 1, partition: { between: [0, "controller"] } },
+      { at_ms: 2, partition: { from: 0, to: "p1" } },
+      { at_ms: 3, heal: { between: [1, 2] } },
+    ],
+  });
+  assert.deepEqual(
+    plan.faults.map((f) => f.dirs),
+    [
+      [["b0", "controller"], ["controller", "b0"]],
+      [["b0", "client:p1"]],
+      [["b1", "b2"], ["b2", "b1"]],
+    ],
+  );
+  const net = new Netfilter("t", new Map([["b0", { uid: 19501, ports: [19501] }], ["client:p1", { uid: 19510, ports: [] }]]));
+  // b0 → p1: the client has no listener; what b0 sends p1 are answers on connections p1 opened.
+  assert.deepEqual(net.elements("b0", "client:p1"), { request: [], answer: ["19510 . 19501"] });
+  assert.deepEqual(net.elements("client:p1", "b0"), { request: ["19510 . 19501"], answer: [] });
+});
+
+const DATA_DUMP = `Dumping /x/b0/hwscope-0/00000000000000000000.log
+Log starting offset: 0
+baseOffset: 100 lastOffset: 100 count: 1 baseSequence: 0 lastSequence: 0 producerId: 1 producerEpoch: 0 partitionLeaderEpoch: 0 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 1489 CreateTime: 1796283325767 size: 170 magic: 2 compresscodec: none crc: 2899459035 isvalid: true
+| offset: 100 CreateTime: 1796283325767 keySize: -1 valueSize: 100 sequence: 0 headerKeys: [] payload: p1-1|.....
+baseOffset: 101 lastOffset: 102 count: 2 baseSequence: 1 lastSequence: 2 producerId: 1 producerEpoch: 0 partitionLeaderEpoch: 3 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 1659 CreateTime: 1796283327273 size: 170 magic: 2 compresscodec: none crc: 1 isvalid: true
+| offset: 101 CreateTime: 1796283327273 keySize: -1 valueSize: 4 sequence: 1 headerKeys: [] payload: p1-2
+| offset: 102 CreateTime: 1796283327273 keySize: -1 valueSize: 4 sequence: 2 headerKeys: [] payload: p1-2
+Dumping /x/b1/hwscope-0/00000000000000000000.log
+Log starting offset: 0
+`;
+
+test("DumpLogSegments output: records with their leader epoch, split per file", () => {
+  const files = splitDumpByFile(DATA_DUMP);
+  assert.deepEqual([...files.keys()], ["/x/b0/hwscope-0/00000000000000000000.log", "/x/b1/hwscope-0/00000000000000000000.log"]);
+  assert.deepEqual(parseDataDump(files.get("/x/b0/hwscope-0/00000000000000000000.log")), [
+    { offset: 100, epoch: 0, value: "p1-1|....." },
+    { offset: 101, epoch: 3, value: "p1-2" },
+    { offset: 102, epoch: 3, value: "p1-2" },
+  ]);
+  assert.deepEqual(parseDataDump(files.get("/x/b1/hwscope-0/00000000000000000000.log")), []);
+});
+
+const META = (payload, t) =>
+  `baseOffset: 1 lastOffset: 1 count: 1 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 1 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: ${t} size: 87 magic: 2 compresscodec: none crc: 1 isvalid: true
+| offset: 1 CreateTime: ${t} keySize: -1 valueSize: 19 sequence: -1 headerKeys: [] payload: ${JSON.stringify(payload)}`;
+
+test("the controller's metadata log: the leader epoch moves with the leader field only", () => {
+  const topicId = "H53qeSOkRNiXOIMngqDKYQ";
+  const text = [
+    META({ type: "TOPIC_RECORD", version: 0, data: { name: "hwscope", topicId } }, 1000),
+    META({ type: "PARTITION_RECORD", version: 2, data: { partitionId: 0, topicId, replicas: [0, 1, 2], isr: [0, 1, 2], leader: 0, leaderEpoch: 0, partitionEpoch: 0 } }, 1000),
+    META({ type: "PARTITION_RECORD", version: 2, data: { partitionId: 0, topicId: "other", isr: [1], leader: 1, leaderEpoch: 0, partitionEpoch: 0 } }, 1000),
+    META({ type: "BROKER_REGISTRATION_CHANGE_RECORD", version: 0, data: { brokerId: 2, brokerEpoch: 19, fenced: 1 } }, 5000),
+    META({ type: "PARTITION_CHANGE_RECORD", version: 0, data: { partitionId: 0, topicId, isr: [1, 0] } }, 5000),
+    META({ type: "PARTITION_CHANGE_RECORD", version: 0, data: { partitionId: 0, topicId, leader: 1, isr: [1] } }, 7000),
+  ].join("\n");
+  const ev = parseMetadataDump(text, "hwscope");
+  const parts = ev.filter((e) => e.kind === "partition").map(({ epoch_ms, leader, leader_epoch, partition_epoch, isr }) => ({ epoch_ms, leader, leader_epoch, partition_epoch, isr }));
+  assert.deepEqual(parts, [
+    { epoch_ms: 1000, leader: 0, leader_epoch: 0, partition_epoch: 0, isr: [0, 1, 2] },
+    { epoch_ms: 5000, leader: 0, leader_epoch: 0, partition_epoch: 1, isr: [0, 1] },
+    { epoch_ms: 7000, leader: 1, leader_epoch: 1, partition_epoch: 2, isr: [1] },
+  ]);
+  assert.deepEqual(ev.filter((e) => e.kind === "broker").map((e) => [e.broker, e.fenced]), [[2, 1]]);
+});
+
+test("the controller's request log: heartbeat arrival times, registrations, fencing checks", () => {
+  const log = [
+    `1796283331000 Completed request:{"requestHeader":{"requestApiKeyName":"BROKER_HEARTBEAT"},"request":{"brokerId":2,"brokerEpoch":13},"response":{},"totalTimeMs":1.5}`,
+    `1796283331200 Completed request:{"requestHeader":{"requestApiKeyName":"BROKER_REGISTRATION"},"request":{"brokerId":0,"clusterId":"x"},"totalTimeMs":3}`,
+    `1796283331733 No stale brokers found.`,
+    `1796283335113 Fencing broker 2 at epoch 13 because its session has timed out.`,
+  ].join("\n");
+  assert.deepEqual(parseHeartbeats(log), [{ broker: 2, epoch_ms: 1796283330998.5 }]);
+  assert.deepEqual(parseHeartbeats(log, "BROKER_REGISTRATION"), [{ broker: 0, epoch_ms: 1796283331197 }]);
+  assert.deepEqual(parseFenceChecks(log), [
+    { epoch_ms: 1796283331733, fenced: null },
+    { epoch_ms: 1796283335113, fenced: 2 },
+  ]);
+});
+
+// A small run on both sides, built by hand.
+function fixture({ realAckMs = 6, realStates = null, dup = false } = {}) {
+  const plan = planFor({
+    format: 1,
+    replicas: 2,
+    producers: [{ id: "p1", acks: "all" }],
+    consumers: [{ id: "c-leader" }, { id: "c-follower", fetch_from: 1 }],
+    events: [
+      { at_ms: 1000, produce: { producer: "p1", records: 1 } },
+      { at_ms: 3000, crash: { broker: 1 } },
+    ],
+    stop_at_ms: 20000,
+  });
+  const real = {
+    producers: { p1: [{ kind: "send", id: "p1-1", t: 1000.2 }, { kind: "ack", id: "p1-1", offset: 0, t: 1000.2 + realAckMs }] },
+    consumers: {
+      "c-leader": [{ kind: "recv", id: "p1-1", offset: 0, t: 1008 }],
+      "c-follower": [{ kind: "recv", id: "p1-1", offset: 0, t: 1510 }],
+    },
+    metadata: (realStates ?? [
+      [-5000, 0, 0, [0, 1]],
+      [12000, 0, 0, [0]],
+    ]).map(([t, leader, leader_epoch, isr]) => ({ kind: "partition", t, leader, leader_epoch, isr, elr: [] })),
+    logs: { 0: [{ offset: 0, epoch: 0, value: "p1-1" }, ...(dup ? [{ offset: 1, epoch: 0, value: "p1-1" }] : [])], 1: [] },
+    heartbeats: [],
+  };
+  const sim = {
+    sends: new Map([["p1-1", 1000]]),
+    acks: new Map([["p1-1", { t: 1004 }]]),
+    failed: new Map(),
+    pending: new Set(),
+    reads: new Map([
+      ["c-leader", [{ id: "p1-1", t: 1004 }]],
+      ["c-follower", [{ id: "p1-1", t: 1505 }]],
+    ]),
+    partition: [
+      { t: 0, leader: 0, leader_epoch: 0, isr: [0, 1] },
+      { t: 12000, leader: 0, leader_epoch: 0, isr: [0] },
+    ],
+    finalLeader: 0,
+    logs: { 0: [{ offset: 0, epoch: 0, id: "p1-1" }], 1: [] },
+    heartbeats: [],
+  };
+  return { plan, real, sim };
+}
+
+test("agreement within tolerance; each kind of difference is caught", () => {
+  let { plan, real, sim } = fixture();
+  let rows = compare(plan, realObservations(real, plan), sim);
+  assert.equal(verdictOf(rows, true), "agree", JSON.stringify(rows.filter((r) => r.verdict !== "ok")));
+  const lag = rows.find((r) => r.kind === "lag");
+  assert.equal(lag.real.median, 502);
+  assert.equal(lag.sim.median, 501);
+
+  // An acknowledgement 500 ms late: a timer the model lacks, far outside the noise.
+  ({ plan, real, sim } = fixture({ realAckMs: 500 }));
+  rows = compare(plan, realObservations(real, plan), sim);
+  assert.equal(rows.find((r) => r.kind === "ack").verdict, "differs");
+
+  // A controller state the model does not have: sequences must be equal.
+  ({ plan, real, sim } = fixture({ realStates: [[-5000, 0, 0, [0, 1]], [9000, 1, 1, [1]], [12000, 1, 1, [0, 1]]] }));
+  rows = compare(plan, realObservations(real, plan), sim);
+  assert.deepEqual(rows.filter((r) => r.kind === "partition").map((r) => r.verdict), ["ok", "differs", "differs"]);
+
+  // The same state 800 ms later than the model, 9 s after the crash: 5% is 450 ms.
+  ({ plan, real, sim } = fixture({ realStates: [[-5000, 0, 0, [0, 1]], [12800, 0, 0, [0]]] }));
+  rows = compare(plan, realObservations(real, plan), sim);
+  const late = rows.find((r) => r.kind === "partition" && r.id === "state 1");
+  assert.equal(late.tol, 450);
+  assert.equal(late.verdict, "differs");
+
+  // A duplicate in the final log.
+  ({ plan, real, sim } = fixture({ dup: true }));
+  rows = compare(plan, realObservations(real, plan), sim);
+  assert.deepEqual(rows.find((r) => r.kind === "set" && r.id === "duplicated").real.ids, ["p1-1"]);
+  assert.equal(verdictOf(rows, true), "differ");
+});
+
+test("without the simulator (not modelled yet) Kafka's side is reported, judged by the manifest", () => {
+  const { plan, real } = fixture({ dup: true });
+  const rows = compare(plan, realObservations(real, plan), null);
+  assert.equal(verdictOf(rows, false), "not modelled yet");
+  assert.ok(rows.every((r) => r.verdict === undefined && r.sim === undefined));
+  const result = { sim: { not_modelled: "x" }, runs: [{ rows }] };
+  assert.equal(judge({ not_modelled: true, expect_real: [{ set: "duplicated", includes: ["p1-1"] }] }, 0, result).pass, true);
+  const j = judge({ not_modelled: true, expect_real: [{ set: "lost", nonempty: true }] }, 0, result);
+  assert.equal(j.pass, false);
+  assert.match(j.problems[0], /expected some lost records/);
+  // A scenario that should have run on the simulator but did not.
+  assert.equal(judge({}, 0, result).pass, false);
+});
+
+test("the suite accepts only the disagreements its manifest names", () => {
+  const { plan, real, sim } = fixture({ realStates: [[-5000, 0, 0, [0, 1]], [12800, 0, 0, [0]]] });
+  const rows = compare(plan, realObservations(real, plan), sim);
+  const result = { sim: {}, runs: [{ rows }] };
+  assert.equal(judge({}, 1, result).pass, false);
+  assert.equal(judge({ known: [{ kind: "partition", id: "state 1", finding: "F1" }] }, 1, result).pass, true);
+  assert.equal(judge({ unrunnable: "why" }, 2, null).pass, true);
+  assert.equal(judge({ unrunnable: "why" }, 0, result).pass, false);
+});
+
+test("a partition left without a leader: what survives is what the last ISR holds", () => {
+  const { plan, real, sim } = fixture({ realStates: [[-5000, 0, 0, [0, 1]], [12000, -1, 1, [0]]] });
+  real.logs = { 0: [], 1: [{ offset: 0, epoch: 0, value: "p1-1" }] };
+  let rows = compare(plan, realObservations(real, plan), sim);
+  // Broker 1 holds p1-1, but only broker 0 (the last ISR) can lead again: p1-1 is lost.
+  assert.deepEqual(rows.find((r) => r.kind === "set" && r.id === "lost").real.ids, ["p1-1"]);
+  real.logs = { 0: [{ offset: 0, epoch: 0, value: "p1-1" }], 1: [] };
+  rows = compare(plan, realObservations(real, plan), sim);
+  assert.deepEqual(rows.find((r) => r.kind === "set" && r.id === "lost").real.ids, []);
+});
+
+test("differences only in no-timer durations are flagged for one more run, others are not", () => {
+  let { plan, real, sim } = fixture({ realAckMs: 90 });
+  let rows = compare(plan, realObservations(real, plan), sim);
+  const ack = rows.find((r) => r.kind === "ack");
+  assert.equal(ack.verdict, "differs");
+  assert.equal(ack.no_timer, true);
+  let j = judge({}, 1, { sim: {}, runs: [{ rows }] });
+  assert.equal(j.pass, false);
+  assert.equal(j.noise_only, true);
+  ({ plan, real, sim } = fixture({ realStates: [[-5000, 0, 0, [0, 1]], [12800, 0, 0, [0]]] }));
+  rows = compare(plan, realObservations(real, plan), sim);
+  j = judge({}, 1, { sim: {}, runs: [{ rows }] });
+  assert.equal(j.noise_only, false);
+});
+
+test("the exactness table has one row per scenario with version, run, verdict and tolerance", async () => {
+  const { renderTable } = await import("../../scripts/oracle-docs.mjs");
+  const { plan, real, sim } = fixture();
+  const rows = compare(plan, realObservations(real, plan), sim);
+  const result = { kafka_version: "4.0.2", date: "2026-12-03T09:00:00.000Z", machine: { cpu: "X", cores: 2, kernel: "k", load: [3.5] }, runs: [{ rows, verdict: "agree", noise: { n: 10, p90: 52, median: 20 } }] };
+  const table = renderTable(
+    [
+      { entry: { scenario: "a.json" }, result, pass: true, code: 0 },
+      { entry: { scenario: "b.json", unrunnable: "why" }, code: 2, reason: "oracle: cannot run on a real cluster: network: no" },
+    ],
+    600,
+  );
+  const lines = table.split("\n").filter((l) => l.startsWith("| `"));
+  assert.equal(lines.length, 2);
+  assert.match(lines[0], /^\| `a\.json` \| 4\.0\.2 \| 2026-12-03 09:00; 3\.5 \| agree \| \d+\/\d+ \|.*c-follower − c-leader: 502 ms real \/ 501 ms sim.*fenced — ms after last heartbeat real \/ — ms sim.*\| lag ±35\.1 ms; no-timer durations \+52 ms noise; statuses, states, sets exact \| — \|$/);
+  assert.match(lines[1], /cannot run on a real cluster \| — \| network: no \|/);
+});
