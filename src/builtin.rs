@@ -12,6 +12,8 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("kip101-data-loss", include_str!("../scenarios/kip101-data-loss.json")),
     ("kip101-divergence", include_str!("../scenarios/kip101-divergence.json")),
     ("kip279-fast-leader-change", include_str!("../scenarios/kip279-fast-leader-change.json")),
+    ("kafka-7128", include_str!("../scenarios/kafka-7128.json")),
+    ("elr", include_str!("../scenarios/elr.json")),
     ("unclean-election", include_str!("../scenarios/unclean-election.json")),
     ("temporary-hw-drop", include_str!("../scenarios/temporary-hw-drop.json")),
     ("steady-load", include_str!("../scenarios/steady-load.json")),

@@ -9,13 +9,14 @@
 //! `sim` knows how it will be told or drawn (tests/architecture.rs checks it).
 //!
 //! - `scenario/`  the input: types as field lists (key, default, reader, writer),
-//!   validation, presets (behaviour switches as data)
+//!   validation, the behaviour switches, the presets as a table (data), and the
+//!   defaults that changed between versions with the settings in force
 //! - `sim/`       the engine: `mod.rs` (a step: decide, apply, check), `step.rs`
 //!   (trigger, commands), `event.rs` (typed events), `scheduler.rs` (the only place
 //!   order is decided), `network.rs`, `log.rs`, `msg.rs`, `state.rs`, `invariants.rs`
 //!   (named properties); the rules: `leader/` (fetch, hw, isr, purgatory, produce),
-//!   `follower.rs`, `truncation.rs`, `controller.rs`, `election.rs`, `producer.rs`,
-//!   `consumer.rs`
+//!   `follower.rs`, `truncation.rs`, `controller.rs`, `election.rs`, `elr.rs`,
+//!   `producer.rs`, `consumer.rs`; `why.rs` (the reasons events carry)
 //! - `record/`    the step record: types and JSON, built from state + events; labels
 //! - `narrate/`   the step's sentence: typed events + the state after → words
 //! - `json/`      value, parser, writer and field lists (in place of serde_json: a smaller page)

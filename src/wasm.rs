@@ -199,6 +199,15 @@ pub fn presets() -> Result<JsValue, JsError> {
     to_js(&list)
 }
 
+/// Every `config` setting a scenario (JSON text) runs with:
+/// `[{key, value, source, note, used}]`, `source` being "scenario", "preset" (a
+/// default that changed between versions) or "default" (the same in every preset).
+#[wasm_bindgen(js_name = configInForce)]
+pub fn config_in_force(scenario: &str) -> Result<JsValue, JsError> {
+    let s = Scenario::from_json(scenario).map_err(|e| JsError::new(&e.to_string()))?;
+    to_js(&s.config_in_force())
+}
+
 /// null if the scenario is valid, else "field: what is wrong".
 #[wasm_bindgen(js_name = validateScenario)]
 pub fn validate_scenario(json: &str) -> Option<String> {

@@ -9,7 +9,9 @@ use hwscope::sim::{Body, Sim};
 use serde_json::{json, Value};
 use support::*;
 
-const EPOCH_PRESETS: [&str; 6] = ["kafka-0.11", "kafka-2.0", "kafka-2.4", "kafka-2.8", "kafka-3.7", "kafka-4.0"];
+/// Every preset with leader epochs.
+const EPOCH_PRESETS: [&str; 9] =
+    ["kafka-0.11", "kafka-2.0", "kafka-2.1", "kafka-2.4", "kafka-2.8", "kafka-3.7", "kafka-3.8", "kafka-4.0", "kafka-4.1"];
 
 // ---------------------------------------------------------------------------
 // G8, G9: Kafka's unit tests set both logs directly. No sequence of scenario
@@ -207,7 +209,7 @@ fn g10_kip101_scenario_1_hw_truncation_loses_an_acked_record() {
 #[test]
 fn g10_kip101_scenario_1_epochs_keep_the_record() {
     for preset in EPOCH_PRESETS {
-        let t = Trace::of(&with_preset(&g10(), preset));
+        let t = Trace::of(&with_preset_same_detection(&g10(), preset));
         assert!(t.violations().is_empty(), "{preset}: {:?}", t.violations());
         let restart = t.find(0, &json!({"type": "restart", "broker": 1}));
         assert_eq!(leo(t.at(restart), 1), 2, "{preset}: no truncation to the HW");
@@ -282,8 +284,8 @@ fn g11_kip101_scenario_2_divergence_is_reported() {
 /// KIP-101 and later: A asks where epoch 0 ends (1 on B), truncates m2, fetches n-1.
 #[test]
 fn g11_kip101_scenario_2_epochs_converge() {
-    for preset in EPOCH_PRESETS {
-        let t = Trace::of(&with_preset(&g11(), preset));
+    for preset in EPOCH_PRESETS.into_iter().filter(|&p| p != "kafka-4.1") {
+        let t = Trace::of(&with_preset_same_detection(&g11(), preset));
         assert!(t.violations().is_empty(), "{preset}: {:?}", t.violations());
         let a = t.find(0, &json!({"type": "restart", "broker": 0}));
         let cut = t.find(a, &json!({"truncate_to": 1}));
@@ -342,7 +344,7 @@ fn g12_kip279_one_round_of_offsets_for_leader_epoch_diverges() {
 #[test]
 fn g12_kip279_multi_round_and_diverging_epoch_converge() {
     for preset in ["kafka-2.0", "kafka-2.4", "kafka-2.8", "kafka-3.7", "kafka-4.0"] {
-        let t = Trace::of(&with_preset(&g12(), preset));
+        let t = Trace::of(&with_preset_same_detection(&g12(), preset));
         assert!(!t.invariants_broken().contains(&"replicas-diverged".to_string()), "{preset}: {:?}", t.violations());
         let b = t.find(0, &json!({"type": "restart", "broker": 1}));
         // The answer now names epoch 0 (ending at 3); B's own epoch 0 ends at 2: it truncates to 2.
@@ -388,7 +390,7 @@ fn divergent_logs() -> Value {
 #[test]
 fn should_not_allow_divergent_logs() {
     for preset in EPOCH_PRESETS {
-        let t = Trace::of(&with_preset(&divergent_logs(), preset));
+        let t = Trace::of(&with_preset_same_detection(&divergent_logs(), preset));
         assert!(t.violations().is_empty(), "{preset}: {:?}", t.violations());
         let last = t.last();
         let mut want: Vec<String> = (1..=5).map(|n| format!("p1-{n}")).collect();
@@ -451,7 +453,7 @@ fn offsets_backwards() -> Value {
 #[test]
 fn offsets_should_not_go_backwards() {
     for preset in EPOCH_PRESETS {
-        let t = Trace::of(&with_preset(&offsets_backwards(), preset));
+        let t = Trace::of(&with_preset_same_detection(&offsets_backwards(), preset));
         assert!(t.violations().is_empty(), "{preset}: {:?}", t.violations());
         let before_crash = t.at(t.find(0, &json!({"type": "crash", "broker": 0})) - 1);
         let crash2 = t.all(&json!({"type": "crash", "broker": 0}))[1];
@@ -501,7 +503,7 @@ fn fast_leader_change() -> (Value, Vec<u64>) {
 fn should_survive_fast_leader_change() {
     let (base, ends) = fast_leader_change();
     for preset in ["kafka-0.10", "kafka-0.11", "kafka-2.0", "kafka-2.4", "kafka-2.8", "kafka-3.7", "kafka-4.0"] {
-        let t = Trace::of(&with_preset(&base, preset));
+        let t = Trace::of(&with_preset_same_detection(&base, preset));
         assert!(t.violations().is_empty(), "{preset}: {:?}", t.violations());
         for (round, end) in ends.iter().enumerate() {
             let i = (0..t.len()).rev().find(|&i| time(t.at(i)) <= *end).unwrap();
@@ -542,7 +544,7 @@ fn unclean_logs() -> Value {
 #[test]
 fn logs_should_not_diverge_on_unclean_leader_elections() {
     for preset in EPOCH_PRESETS {
-        let t = Trace::of(&with_preset(&unclean_logs(), preset));
+        let t = Trace::of(&with_preset_same_detection(&unclean_logs(), preset));
         let unclean = t.find(0, &json!({"type": "leader_election", "leader": 0, "clean": false}));
         assert_eq!(isr(t.at(unclean)), vec![0], "{preset}");
         // p1-2 (acks=1, only on broker 1) is lost by the unclean election, as in Kafka; nothing acked with acks=all is.
@@ -572,7 +574,7 @@ fn builtin_trace(name: &str, preset: Option<&str>) -> Trace {
     let json = hwscope::builtin::json(name).unwrap_or_else(|| panic!("built-in {name}"));
     match preset {
         None => Trace::of(json),
-        Some(p) => Trace::of(&with_preset(&serde_json::from_str(json).unwrap(), p)),
+        Some(p) => Trace::of(&with_preset_same_detection(&serde_json::from_str(json).unwrap(), p)),
     }
 }
 
@@ -604,10 +606,31 @@ fn builtin_kip101_divergence() {
         "reported when the returning replica takes the new HW: {}",
         line(t.at(*step as usize))
     );
-    for preset in EPOCH_PRESETS {
+    for preset in EPOCH_PRESETS.into_iter().filter(|&p| p != "kafka-4.1") {
         let t = builtin_trace("kip101-divergence", Some(preset));
         assert!(t.violations().is_empty(), "{preset}: {:?}", t.violations());
         assert_eq!(log(t.last(), 0), log(t.last(), 1), "{preset}");
+    }
+}
+
+/// KIP-101 scenario 2 under kafka-4.1 (ELR): both replicas crash, so both come
+/// back from an unclean shutdown. Broker 1 was the last in the ISR when it was
+/// fenced; the ISR empties (ELR on), and its restart takes it out of the ELR
+/// (`handleBrokerUncleanShutdown`). No replica may lead without
+/// unclean.leader.election.enable: the partition stays offline rather than risk
+/// the divergence (KIP-101 and 4.0 elect broker 1, which is safe only thanks to epochs).
+#[test]
+fn kip101_scenario_2_stays_offline_under_elr() {
+    for (json, restart) in [(hwscope::builtin::json("kip101-divergence").unwrap().to_string(), 1), (g11().to_string(), 1)] {
+        let t = Trace::of(&with_preset_same_detection(&serde_json::from_str(&json).unwrap(), "kafka-4.1"));
+        assert!(t.violations().is_empty(), "{:?}", t.violations());
+        let emptied = t.find(0, &json!({"type": "isr_change", "timer": "session-expiry", "broker": 1, "isr": []}));
+        assert_eq!(t.at(emptied)["partition"]["elr"], json!([1]), "{}", line(t.at(emptied)));
+        let back = t.find(emptied, &json!({"type": "restart", "broker": restart}));
+        assert_eq!(t.at(back)["partition"]["elr"], json!([]), "{}", line(t.at(back)));
+        assert!(t.at(back)["text"].as_str().unwrap().contains("leaves the ELR"), "{}", t.at(back)["text"]);
+        assert_eq!(t.last()["partition"]["leader"], Value::Null);
+        assert_eq!(t.last()["partition"]["isr"], json!([]));
     }
 }
 

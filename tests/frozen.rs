@@ -30,11 +30,23 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Every preset `--preset` accepts, but `latest` (an alias of `kafka-4.0`).
-const PRESETS: [&str; 8] = ["textbook", "kafka-0.10", "kafka-0.11", "kafka-2.0", "kafka-2.4", "kafka-2.8", "kafka-3.7", "kafka-4.0"];
+const PRESETS: [&str; 11] = [
+    "textbook",
+    "kafka-0.10",
+    "kafka-0.11",
+    "kafka-2.0",
+    "kafka-2.1",
+    "kafka-2.4",
+    "kafka-2.8",
+    "kafka-3.7",
+    "kafka-3.8",
+    "kafka-4.0",
+    "kafka-4.1",
+];
 
 /// Built-ins small enough to keep whole (under their own preset, JSON Lines).
-const KEPT_WHOLE: [&str; 5] =
-    ["seed-walkthrough", "kip101-data-loss", "kip101-divergence", "kip279-fast-leader-change", "unclean-election"];
+const KEPT_WHOLE: [&str; 7] =
+    ["seed-walkthrough", "kip101-data-loss", "kip101-divergence", "kip279-fast-leader-change", "kafka-7128", "elr", "unclean-election"];
 
 /// Steps at which `svg` and `link` are frozen (past the end means the last step).
 const AT: [u64; 12] = [0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 1_000_000];
@@ -299,6 +311,16 @@ fn frozen_kip279_fast_leader_change() {
 }
 
 #[test]
+fn frozen_kafka_7128() {
+    freeze_builtin("kafka-7128");
+}
+
+#[test]
+fn frozen_elr() {
+    freeze_builtin("elr");
+}
+
+#[test]
 fn frozen_unclean_election() {
     freeze_builtin("unclean-election");
 }
@@ -325,6 +347,8 @@ fn every_builtin_is_frozen() {
         "kip101-data-loss",
         "kip101-divergence",
         "kip279-fast-leader-change",
+        "kafka-7128",
+        "elr",
         "unclean-election",
         "temporary-hw-drop",
         "steady-load",
@@ -501,12 +525,49 @@ fn corpus_intervention(g: &mut Gen, replicas: u64) -> String {
     }
 }
 
+/// Scenario `i` of the corpus of the presets and switches issue 12 added: a
+/// generated scenario (its own seeds, 10,000 on) moved to kafka-2.1, 3.8 or 4.1
+/// (or kept), with random values for the new switches, and often without the
+/// settings whose default depends on the preset, so that those defaults run too.
+/// (A separate part, so that the first 320 scenarios stay as they were frozen.)
+fn versions_corpus_scenario(i: u64) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(&corpus_scenario(10_000 + i)).unwrap();
+    let mut g = Gen(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x0012_0012);
+    v["preset"] = g.pick(&["kafka-2.1", "kafka-3.8", "kafka-4.1", "kafka-4.1", "kafka-2.0", "kafka-2.8"]).into();
+    let switches: [(&str, &[serde_json::Value]); 5] = [
+        ("isr_expansion_needs_epoch_start", &[serde_json::Value::Bool(true), serde_json::Value::Bool(false)]),
+        ("out_of_range_halts", &[serde_json::Value::Bool(true), serde_json::Value::Bool(false)]),
+        ("broker_liveness", &["zookeeper-session".into(), "broker-heartbeat".into()]),
+        ("controller_isr_removal_bumps_epoch", &[serde_json::Value::Bool(true), serde_json::Value::Bool(false)]),
+        ("eligible_leader_replicas", &[serde_json::Value::Bool(true), serde_json::Value::Bool(false)]),
+    ];
+    for (name, values) in switches {
+        if g.chance(25) {
+            v["behavior"][name] = values[g.below(values.len() as u64) as usize].clone();
+        }
+    }
+    let config = v["config"].as_object_mut().unwrap();
+    for key in ["replica.lag.time.max.ms", "unclean.leader.election.enable"] {
+        if g.chance(50) {
+            config.remove(key);
+        }
+    }
+    if g.chance(50) {
+        config.insert("zookeeper.session.timeout.ms".into(), g.pick(&[300u64, 1_500, 6_000]).into());
+    }
+    v.to_string()
+}
+
 const CORPUS: u64 = 320;
 
 fn freeze_corpus(part: u64, parts: u64) {
-    let mut f = Frozen::new(&format!("corpus-{part}"));
-    for i in (0..CORPUS).filter(|i| i % parts == part) {
-        let json = corpus_scenario(i);
+    freeze_scenarios(&format!("corpus-{part}"), (0..CORPUS).filter(|i| i % parts == part), corpus_scenario);
+}
+
+fn freeze_scenarios(set: &str, numbers: impl Iterator<Item = u64>, scenario_json: fn(u64) -> String) {
+    let mut f = Frozen::new(set);
+    for i in numbers {
+        let json = scenario_json(i);
         let scenario = match Scenario::from_json(&json) {
             Ok(s) => s,
             Err(e) => {
@@ -566,4 +627,10 @@ fn frozen_corpus_2() {
 #[test]
 fn frozen_corpus_3() {
     freeze_corpus(3, 4);
+}
+
+/// 100 scenarios for the presets and switches of issue 12.
+#[test]
+fn frozen_corpus_versions() {
+    freeze_scenarios("corpus-versions", 0..100, versions_corpus_scenario);
 }

@@ -467,19 +467,33 @@ fn g6() -> Value {
 /// epoch. A fenced follower is not ISR-eligible, so the HW goes to 20 (3.6+,
 /// KAFKA-15021). The Kafka test's unfenced case cannot be built with the scenario
 /// format (only fencing takes a caught-up follower out of the ISR), so its
-/// essence is shown with `kafka-2.8`, before eligibility counted: the caught-up
-/// follower still holds the HW at 10.
+/// essence is shown with the rule before eligibility counted (`hw_counts`
+/// `maximal-isr-or-caught-up`): the caught-up follower still holds the HW at 10.
+/// Under `kafka-2.8` (ZooKeeper) the controller's removal bumps the leader epoch,
+/// and the leader's `makeLeader` in that epoch counts the dead follower as never
+/// caught up: the HW goes to 20 too, in leader epoch 1.
 #[test]
 fn g06_high_watermark_increases_with_fenced_or_shutdown_follower() {
-    for (preset, want) in [("kafka-4.0", 20), ("kafka-3.7", 20), ("kafka-2.8", 10)] {
-        let t = Trace::of(&with_preset(&g6(), preset));
+    let before_3_6 = {
+        let mut v = g6();
+        v["behavior"] = json!({"hw_counts": "maximal-isr-or-caught-up"});
+        v
+    };
+    let cases = [
+        ("kafka-4.0", g6(), 20, 0, "isr-update"),
+        ("kafka-3.7", g6(), 20, 0, "isr-update"),
+        ("kafka-4.0", before_3_6, 10, 0, "isr-update"),
+        ("kafka-2.8", g6(), 20, 1, "become-leader"),
+    ];
+    for (preset, scenario, want, epoch, outcome) in cases {
+        let t = Trace::of(&with_preset_same_detection(&scenario, preset));
         let p = t.find(0, &json!({"type": "produce_request", "outcome": "appended"}));
         assert_eq!((leo(t.at(p), 0), hw(t.at(p), 0)), (20, 10), "{preset}");
         let fenced = t.find(p, &json!({"type": "isr_change", "timer": "session-expiry", "broker": 1}));
         assert_eq!(t.at(fenced)["replicas"][1]["fenced"], true);
         let meta = t.find(fenced, &json!({"type": "leader_and_isr", "to": 0}));
         assert!(
-            event_matches(t.at(meta), &json!({"outcome": "isr-update", "isr": [0], "leader_epoch": 0})),
+            event_matches(t.at(meta), &json!({"outcome": outcome, "isr": [0], "leader_epoch": epoch})),
             "{preset}: {}",
             line(t.at(meta))
         );

@@ -3,12 +3,15 @@
 //!   the model's own checker (`violations`) and independently from the step records;
 //! - the same scenario gives byte-identical JSON Lines twice, and seeking back to a
 //!   step gives that step's record again;
-//! - under kafka-2.8, 3.7 and 4.0 with clean elections, random crash / restart /
-//!   partition schedules never lose an acked record and never diverge, while under
-//!   kafka-0.10 the same generator finds schedules that lose data.
+//! - under every preset, 1,000 random crash / restart / partition schedules (clean
+//!   elections) find each known bug (KIP-101 loss and divergence, KIP-279,
+//!   KAFKA-7128) if and only if the preset has it, each attributed by fixing its
+//!   switch alone; with the preset's bugs fixed no schedule loses an acked record or
+//!   diverges, and without a known bug every replica catches up afterwards.
 
 mod support;
 
+use hwscope::scenario::{Behavior, Truncation};
 use hwscope::sim::Sim;
 use hwscope::Run;
 use proptest::prelude::*;
@@ -16,8 +19,20 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use support::*;
 
-const PRESETS: [&str; 9] =
-    ["textbook", "kafka-0.10", "kafka-0.11", "kafka-2.0", "kafka-2.4", "kafka-2.8", "kafka-3.7", "kafka-4.0", "latest"];
+const PRESETS: [&str; 12] = [
+    "textbook",
+    "kafka-0.10",
+    "kafka-0.11",
+    "kafka-2.0",
+    "kafka-2.1",
+    "kafka-2.4",
+    "kafka-2.8",
+    "kafka-3.7",
+    "kafka-3.8",
+    "kafka-4.0",
+    "kafka-4.1",
+    "latest",
+];
 
 // ---------------------------------------------------------------------------
 // Random scenarios.
@@ -362,8 +377,9 @@ const SETTLE: u64 = 12_000;
 /// Schedule number `i`: RF 3, a consumer on the leader, acks=all writes every
 /// 200–400 ms, sessions of 1.5–9 s, and 3–10 faults on a 100 ms grid (so that faults coincide, as in
 /// KIP-101's scenarios): crashes (no unflushed loss: the property is about the
-/// protocol, not fsync), restarts, cuts both ways or one way, heals. Clean
-/// elections only.
+/// protocol, not fsync), restarts, cuts both ways or one way, heals. Every other
+/// schedule adds a fourth replica and slow links (see below), and
+/// `bug_schedule` two faults at turning points of the run.
 fn schedule(i: u64, preset: &str) -> Value {
     schedule_with(i, preset, false)
 }
@@ -401,14 +417,30 @@ fn schedule_with(i: u64, preset: &str, unflushed: bool) -> Value {
     let lag = [2000, 10_000][r.below(2) as usize];
     // Short sessions (as low as Kafka allows in tests) so that most crashes lead to fencing and elections within the horizon.
     let session = [1500, 3000, 9000][r.below(3) as usize];
-    json!({
+    let mut v = json!({
         "format": 1, "title": format!("random failover schedule {i}"), "preset": preset, "replicas": 3,
         "config": {"min.insync.replicas": 1 + r.below(2), "replica.lag.time.max.ms": lag, "broker.session.timeout.ms": session, "broker.heartbeat.interval.ms": 500, "replica.socket.timeout.ms": 2000, "replica.fetch.backoff.ms": 100},
         "producers": [{"id": "p1", "acks": "all", "request.timeout.ms": 5000}],
         "consumers": [{"id": "c1"}],
         "events": events,
         "stop_at_ms": HORIZON + SETTLE
-    })
+    });
+    // Every other schedule (drawn last, so the others stay as they were): a fourth
+    // replica that never fails, one record per fetch, writes of 1–4 records and a
+    // slow link. A new leader's HW then often lags what its predecessor committed,
+    // with a follower close behind it (KAFKA-7128's ingredients).
+    if r.below(2) == 0 {
+        v["replicas"] = json!(4);
+        v["config"]["replica.fetch.max.bytes"] = json!(100);
+        v["events"][0]["produce"]["records"] = json!(1 + r.below(4));
+        let mut links = vec![json!({"from": 0, "to": 1, "latency_ms": 300 + 100 * r.below(13)})];
+        let (from, to) = (r.below(4), r.below(4));
+        if from != to && (from, to) != (0, 1) {
+            links.push(json!({"from": from, "to": to, "latency_ms": 200 + 100 * r.below(14)}));
+        }
+        v["network"] = json!({"latency_ms": 1, "links": links});
+    }
+    v
 }
 
 #[derive(Default, Debug)]
@@ -425,6 +457,27 @@ struct Outcome {
     failed_over: bool,
 }
 
+impl Bug {
+    fn breaks(&self, o: &Outcome) -> bool {
+        if self.loss {
+            o.lost()
+        } else {
+            o.diverged()
+        }
+    }
+}
+
+impl Outcome {
+    /// An acked record is lost (and with it, maybe, one a consumer read).
+    fn lost(&self) -> bool {
+        self.reported.contains("acked-record-lost") || self.reported.contains("consumed-record-lost") || self.acked_missing > 0
+    }
+
+    fn diverged(&self) -> bool {
+        self.reported.contains("replicas-diverged") || self.diverged_at_end > 0
+    }
+}
+
 fn run_schedule(json: &Value) -> Outcome {
     let mut sim = Sim::new(scenario(&json.to_string()));
     while sim.step() {}
@@ -438,8 +491,9 @@ fn run_schedule(json: &Value) -> Outcome {
     let held: BTreeSet<_> = (0..leader.log.leo()).filter_map(|o| leader.log.get(o).map(|e| e.id)).collect();
     out.acked_missing = sim.producers[0].acked.iter().filter(|id| !held.contains(id)).count();
     let mut converged = true;
-    for a in 0..3 {
-        for b in a + 1..3 {
+    let n = sim.brokers.len();
+    for a in 0..n {
+        for b in a + 1..n {
             let (x, y) = (&sim.brokers[a], &sim.brokers[b]);
             let below = x.hw.min(y.hw).min(x.log.leo()).min(y.log.leo());
             out.diverged_at_end += (0..below).filter(|&o| x.log.get(o) != y.log.get(o)).count();
@@ -452,68 +506,195 @@ fn run_schedule(json: &Value) -> Outcome {
 }
 
 /// How many schedules per preset: `HWSCOPE_SCHEDULES`, else 1000 (a debug build
-/// runs about 150 a second; `cargo test --release` affords many thousands).
+/// runs a few hundred a second; `cargo test --release` affords many thousands).
 fn schedules() -> u64 {
     std::env::var("HWSCOPE_SCHEDULES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
 }
 
-fn safe_under(preset: &str) {
-    let m = schedules();
-    let (mut lost, mut diverged, mut unconverged, mut failed_over) = (Vec::new(), Vec::new(), 0u64, 0u64);
-    for i in 0..m {
-        let json = schedule(i, preset);
-        let o = run_schedule(&json);
-        if o.reported.contains("acked-record-lost") || o.acked_missing > 0 {
-            lost.push(i);
-        }
-        if o.reported.contains("replicas-diverged") || o.diverged_at_end > 0 {
-            diverged.push(i);
-        }
-        let others: Vec<_> = o.reported.iter().filter(|v| !["acked-record-lost", "replicas-diverged"].contains(v)).collect();
-        assert!(others.is_empty(), "{preset}: schedule {i} broke {others:?}: {json}");
-        unconverged += u64::from(!o.converged);
-        failed_over += u64::from(o.failed_over);
+/// A bug Kafka fixed: what it breaks, the switch whose old value has it, and the
+/// value that fixed it.
+struct Bug {
+    name: &'static str,
+    /// The preset has it.
+    present: fn(&Behavior) -> bool,
+    /// What it breaks: acked records lost (true), or replicas diverged.
+    loss: bool,
+    switch: &'static str,
+    fixed: &'static str,
+    /// The switch's value once every bug on it was fixed (KIP-101's one-round
+    /// fix still had KIP-279).
+    fully_fixed: &'static str,
+}
+
+const BUGS: [Bug; 4] = [
+    Bug {
+        name: "KIP-101 loss",
+        present: |b| b.truncation == Truncation::HighWatermark,
+        loss: true,
+        switch: "truncation",
+        fixed: "epoch-request",
+        fully_fixed: "epoch-request-multi-round",
+    },
+    Bug {
+        name: "KIP-101 divergence",
+        present: |b| b.truncation == Truncation::HighWatermark,
+        loss: false,
+        switch: "truncation",
+        fixed: "epoch-request",
+        fully_fixed: "epoch-request-multi-round",
+    },
+    Bug {
+        name: "KIP-279 divergence",
+        present: |b| b.truncation == Truncation::EpochRequest,
+        loss: false,
+        switch: "truncation",
+        fixed: "epoch-request-multi-round",
+        fully_fixed: "epoch-request-multi-round",
+    },
+    Bug {
+        name: "KAFKA-7128 loss",
+        present: |b| !b.isr_expansion_needs_epoch_start,
+        loss: true,
+        switch: "isr_expansion_needs_epoch_start",
+        fixed: "true",
+        fully_fixed: "true",
+    },
+];
+
+/// Schedule `i` under `preset` with clean elections only and the controller
+/// noticing a dead broker as soon in both eras (the ZooKeeper session pinned to
+/// the KRaft one), with the switch overrides given.
+fn bug_schedule(i: u64, preset: &str, overrides: &[(&str, &str)]) -> Value {
+    let mut v = schedule(i, preset);
+    let session = v["config"]["broker.session.timeout.ms"].clone();
+    v["config"]["zookeeper.session.timeout.ms"] = session;
+    v["config"]["unclean.leader.election.enable"] = json!(false);
+    if v["replicas"] == 4 {
+        add_faults_at_turning_points(&mut v, i);
     }
+    for (switch, value) in overrides {
+        v["behavior"][*switch] = serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_string()));
+    }
+    v
+}
+
+/// For the four-replica schedules, two faults placed by running the schedule
+/// (under its own preset, before any override) and watching for turning points,
+/// as a fault injector that reacts to the cluster would: leader 0 crashes 0–300 ms
+/// after it first shrinks the ISR (when its HW may jump past what the followers
+/// have heard), and the first new leader crashes 3–33 ms after its election (while
+/// followers are still finding their place in its log).
+fn add_faults_at_turning_points(v: &mut Value, i: u64) {
+    let mut r = Rng(i ^ 0x00ad_a971);
+    let mut sim = Sim::new(scenario(&v.to_string()));
+    let mut shrink = None;
+    while shrink.is_none() && sim.step() {
+        if sim.controller.leader == Some(0) && sim.controller.isr.len() < 4 {
+            shrink = Some(sim.now);
+        }
+    }
+    let Some(s) = shrink else { return };
+    v["events"].as_array_mut().unwrap().push(json!({"at_ms": s + r.below(300), "crash": {"broker": 0}}));
+    let mut sim = Sim::new(scenario(&v.to_string()));
+    let mut elected = None;
+    while elected.is_none() && sim.step() {
+        if let Some(n) = sim.controller.leader.filter(|&n| n != 0) {
+            elected = Some((sim.now, n));
+        }
+    }
+    if let Some((t, n)) = elected {
+        v["events"].as_array_mut().unwrap().push(json!({"at_ms": t + 3 + r.below(30), "crash": {"broker": n}}));
+    }
+}
+
+/// The same random schedules under `preset`. Each known bug the preset has is
+/// found: it breaks what it breaks in some schedule, and fixing its switch alone
+/// (the rest of the preset as it is) makes that schedule break less. And with
+/// every bug the preset has fixed, no schedule loses an acked record or diverges:
+/// a bug the preset does not have is never seen. Prints how many schedules each
+/// bug broke.
+fn known_bugs_under(preset: &str) {
+    let m = schedules();
+    let behavior = hwscope::Scenario::from_json(&bug_schedule(0, preset, &[]).to_string()).unwrap().behavior();
+    let present: Vec<&Bug> = BUGS.iter().filter(|b| (b.present)(&behavior)).collect();
+    let mut all_fixed: Vec<(&str, &str)> = present.iter().map(|b| (b.switch, b.fully_fixed)).collect();
+    all_fixed.dedup();
+    let mut found: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+    let (mut broken, mut failed_over, mut unconverged) = (0u64, 0u64, 0u64);
+    for i in 0..m {
+        let json = bug_schedule(i, preset, &[]);
+        let o = run_schedule(&json);
+        failed_over += u64::from(o.failed_over);
+        let known = ["acked-record-lost", "consumed-record-lost", "replicas-diverged"];
+        let others: Vec<_> = o.reported.iter().filter(|v| !known.contains(v)).collect();
+        assert!(others.is_empty(), "{preset}: schedule {i} broke {others:?}: {json}");
+        if !o.lost() && !o.diverged() {
+            // Schedules with a slow link may take longer than the settling time to catch up.
+            unconverged += u64::from(!o.converged && json["replicas"] == 3);
+            continue;
+        }
+        broken += 1;
+        for bug in present.iter().filter(|b| b.breaks(&o)) {
+            // The bug's fix alone, on top of the preset.
+            let f = run_schedule(&bug_schedule(i, preset, &[(bug.switch, bug.fixed)]));
+            let better = if bug.loss { f.acked_missing < o.acked_missing || !f.lost() } else { !f.diverged() };
+            if better {
+                found.entry(bug.name).or_default().push(i);
+            }
+        }
+        let fixed = run_schedule(&bug_schedule(i, preset, &all_fixed));
+        assert!(
+            !fixed.lost() && !fixed.diverged(),
+            "{preset}: schedule {i} still breaks with {all_fixed:?} fixed: {fixed:?}\n{}",
+            bug_schedule(i, preset, &all_fixed)
+        );
+    }
+    let counts: Vec<String> = present.iter().map(|b| format!("{} in {}", b.name, found.get(b.name).map_or(0, Vec::len))).collect();
     println!(
-        "{preset}: {} of {m} schedules lost an acked record, {} of {m} diverged, {unconverged} of {m} had not converged {} s after the last fault ({failed_over} of {m} changed leader)",
-        lost.len(),
-        diverged.len(),
+        "{preset}: {broken} of {m} schedules lost an acked record or diverged ({}); {failed_over} changed leader; {unconverged} had not converged {} s after the last fault",
+        if counts.is_empty() { "no known bug".to_string() } else { counts.join(", ") },
         SETTLE / 1000
     );
-    assert!(lost.is_empty(), "{preset}: acked records lost in schedules {lost:?}; first: {}", schedule(lost[0], preset));
-    assert!(diverged.is_empty(), "{preset}: replicas diverged in schedules {diverged:?}; first: {}", schedule(diverged[0], preset));
-    assert_eq!(unconverged, 0, "{preset}: every replica catches up once the faults stop");
+    for bug in &present {
+        let first = found.get(bug.name).map(|f| f[..f.len().min(5)].to_vec());
+        assert!(first.is_some(), "{preset} has {} but no schedule of {m} found it", bug.name);
+        println!("  {}: first schedules {:?}", bug.name, first.unwrap());
+    }
+    if present.is_empty() {
+        assert_eq!(broken, 0, "{preset}: no known bug, yet {broken} schedules broke");
+        // Without ELR every schedule ends with every replica back and in step; with
+        // ELR a partition whose every ISR member shut down uncleanly may stay offline.
+        if !behavior.eligible_leader_replicas {
+            assert_eq!(unconverged, 0, "{preset}: every replica catches up once the faults stop");
+        }
+    }
     assert!(failed_over * 3 > m, "{preset}: too few schedules exercise a failover ({failed_over} of {m})");
 }
 
-#[test]
-fn failover_schedules_lose_nothing_under_kafka_2_8() {
-    safe_under("kafka-2.8");
+macro_rules! known_bugs {
+    ($($test:ident: $preset:literal;)*) => {
+        $(
+            /// The known bugs are found under this preset exactly when it has them.
+            #[test]
+            fn $test() {
+                known_bugs_under($preset);
+            }
+        )*
+    };
 }
 
-#[test]
-fn failover_schedules_lose_nothing_under_kafka_3_7() {
-    safe_under("kafka-3.7");
-}
-
-#[test]
-fn failover_schedules_lose_nothing_under_kafka_4_0() {
-    safe_under("kafka-4.0");
-}
-
-/// The same generator under kafka-0.10 (truncation to the follower's own HW)
-/// finds schedules that lose acknowledged records.
-#[test]
-fn failover_schedules_find_data_loss_under_kafka_0_10() {
-    let m = schedules();
-    let lost: Vec<u64> = (0..m).filter(|&i| run_schedule(&schedule(i, "kafka-0.10")).reported.contains("acked-record-lost")).collect();
-    println!("kafka-0.10: {} of {m} schedules lost an acked record (first: {:?})", lost.len(), lost.iter().take(5).collect::<Vec<_>>());
-    assert!(!lost.is_empty(), "HW truncation must lose data in some schedule");
-    // Every one of them is safe under today's rules.
-    for &i in lost.iter().take(20) {
-        let o = run_schedule(&schedule(i, "kafka-4.0"));
-        assert!(o.reported.is_empty() && o.acked_missing == 0, "schedule {i} under kafka-4.0: {o:?}");
-    }
+known_bugs! {
+    known_bugs_under_textbook: "textbook";
+    known_bugs_under_kafka_0_10: "kafka-0.10";
+    known_bugs_under_kafka_0_11: "kafka-0.11";
+    known_bugs_under_kafka_2_0: "kafka-2.0";
+    known_bugs_under_kafka_2_1: "kafka-2.1";
+    known_bugs_under_kafka_2_4: "kafka-2.4";
+    known_bugs_under_kafka_2_8: "kafka-2.8";
+    known_bugs_under_kafka_3_7: "kafka-3.7";
+    known_bugs_under_kafka_3_8: "kafka-3.8";
+    known_bugs_under_kafka_4_0: "kafka-4.0";
+    known_bugs_under_kafka_4_1: "kafka-4.1";
 }
 
 /// With unflushed tail loss in crashes, acknowledged records can be lost (every

@@ -10,10 +10,14 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown] [--until-ms N] [--preset NAME]
               [--log-tail N]   (lighter records: only the last N entries of each log and list)
+              [--show-config]  (first, on stderr: every setting in force and where it comes from)
+  hwscope config SCENARIO.json|--builtin NAME [--preset NAME] [--json]
+                                   every setting in force: the scenario's, else the preset's default
   hwscope link SCENARIO.json|--builtin NAME [--at N]   print the share-link fragment
   hwscope svg SCENARIO.json|--builtin NAME [--at N]    the state at step N as a standalone SVG
   hwscope scenarios                list the built-in scenarios
-  hwscope presets                  list the presets
+  hwscope presets [--defaults]     list the presets and what changed at each; with --defaults,
+                                   the Kafka defaults that differ between them
   hwscope bench [--seconds S] [--only NAME] [--json]   simulated events per second per built-in scenario
 ";
 
@@ -63,12 +67,8 @@ fn run(args: &[String]) -> Result<(), Fail> {
             }
             Ok(())
         }
-        Some("presets") => {
-            for p in crate::scenario::Preset::ALL {
-                out!("{:<12} {}", p.name(), p.description());
-            }
-            Ok(())
-        }
+        Some("presets") => cmd_presets(&args[1..]),
+        Some("config") => cmd_config(&args[1..]),
         Some("bench") => cmd_bench(&args[1..]),
         Some("link") => cmd_link(&args[1..]),
         Some("svg") => cmd_svg(&args[1..]),
@@ -101,6 +101,76 @@ pub(crate) fn load_scenario(file: Option<String>, builtin_name: Option<String>) 
         }
         (None, Some(name)) => Ok(builtin::load(&name)?),
         _ => Err(Fail(format!("give a scenario file or --builtin NAME\n{USAGE}"))),
+    }
+}
+
+/// Every preset with what changed at that version; with `--defaults`, the
+/// defaults that differ between presets, each with its reason.
+fn cmd_presets(args: &[String]) -> Result<(), Fail> {
+    let defaults = match args {
+        [] => false,
+        [a] if a == "--defaults" => true,
+        [a, ..] => return Err(Fail(format!("presets: unknown option {a}\n{USAGE}"))),
+    };
+    if !defaults {
+        for p in crate::scenario::Preset::ALL {
+            out!("{:<12} {}", p.name(), p.description());
+        }
+        return Ok(());
+    }
+    for (i, (p, rows)) in crate::scenario::defaults_table().into_iter().enumerate() {
+        if i > 0 {
+            out!("");
+        }
+        out!("{}", p.name());
+        for (key, value, note) in rows {
+            let shown = if value.is_null() { "-".to_string() } else { value.to_string() };
+            out!("  {key:<34} {shown:>6}  {note}");
+        }
+    }
+    out!("");
+    out!("producers[] rows are the Java producer's defaults; this model's producers do not retry yet.");
+    Ok(())
+}
+
+/// Applies `--preset NAME` to a loaded scenario.
+fn set_preset(scenario: &mut Scenario, name: String) -> Result<(), Fail> {
+    use crate::scenario::{Named, Preset};
+    scenario.preset = Preset::parse("--preset", &crate::json::Value::String(name))?;
+    Ok(())
+}
+
+/// The settings a scenario runs with: one line each, or JSON with `--json`.
+fn cmd_config(args: &[String]) -> Result<(), Fail> {
+    let (mut file, mut builtin_name, mut preset, mut json) = (None, None, None, false);
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--builtin" => builtin_name = Some(value(args, &mut i, "--builtin")?.to_string()),
+            "--preset" => preset = Some(value(args, &mut i, "--preset")?.to_string()),
+            "--json" => json = true,
+            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n{USAGE}"))),
+            a => file = Some(a.to_string()),
+        }
+        i += 1;
+    }
+    let mut scenario = load_scenario(file, builtin_name)?;
+    if let Some(p) = preset {
+        set_preset(&mut scenario, p)?;
+    }
+    if json {
+        out!("{}", crate::json::to_string(&scenario.config_in_force()));
+    } else {
+        print_config(&scenario, |line| out!("{line}"));
+    }
+    Ok(())
+}
+
+/// The config in force, a line per setting, after a heading naming the preset.
+fn print_config(scenario: &Scenario, mut line: impl FnMut(String)) {
+    line(format!("config in force under {}:", scenario.preset.name()));
+    for s in scenario.config_in_force() {
+        line(format!("  {}", s.line()));
     }
 }
 
@@ -159,6 +229,7 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let mut until = None;
     let mut preset = None;
     let mut log_tail = None;
+    let mut show_config = false;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -167,6 +238,7 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
             "--until-ms" => until = Some(number::<u64>(args, &mut i, "--until-ms", "a number of milliseconds")?),
             "--preset" => preset = Some(value(args, &mut i, "--preset")?.to_string()),
             "--log-tail" => log_tail = Some(number::<usize>(args, &mut i, "--log-tail", "a number of entries")?),
+            "--show-config" => show_config = true,
             a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\n{USAGE}"))),
             a => file = Some(a.to_string()),
         }
@@ -177,8 +249,10 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     }
     let mut scenario = load_scenario(file, builtin_name)?;
     if let Some(p) = preset {
-        use crate::scenario::{Named, Preset};
-        scenario.preset = Preset::parse("--preset", &crate::json::Value::String(p))?;
+        set_preset(&mut scenario, p)?;
+    }
+    if show_config {
+        print_config(&scenario, |line| eprintln!("{line}"));
     }
     if let Some(u) = until {
         scenario.stop_at_ms = u.min(crate::scenario::MAX_TIME_MS);

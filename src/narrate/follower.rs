@@ -76,6 +76,12 @@ impl Narrator<'_> {
     fn fetch_failed(&self, id: u32, leader: u32, error: KafkaError, resp: &FetchResponse) -> String {
         match error {
             KafkaError::OffsetOutOfRange => {
+                if let Some(&Event::Halted { leader_leo, leo, .. }) = self.events.iter().find(|e| matches!(e, Event::Halted { .. })) {
+                    return format!(
+                        "Follower {id} is told OFFSET_OUT_OF_RANGE: leader {leader}'s log ends at {leader_leo}, before its own ({leo}). Truncating could drop records it holds, and unclean.leader.election.enable is false, so broker {id} halts (up to 2.0: \"Exiting because log truncation is not allowed\"; KAFKA-7414 made it truncate from 2.1). It stops as if crashed; {}",
+                        self.halt_detection(id)
+                    );
+                }
                 let reset = self.events.iter().find_map(|e| match e {
                     Event::LogStartReset { start, .. } => Some(*start),
                     _ => None,

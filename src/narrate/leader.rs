@@ -36,9 +36,21 @@ impl Narrator<'_> {
                     };
                 }
                 Event::IsrExpanded { leader, before, after, request, .. } => {
-                    expand = match request {
-                        None => format!(" Follower {follower} has caught up: the ISR grows {} → {}.", set_str(before.iter()), set_str(after.iter())),
-                        Some(m) => format!(
+                    let start = self.sim.broker(leader).lead.as_ref().map_or(0, |ls| ls.epoch_start_offset);
+                    let fetched = self.events.iter().find_map(|e| match *e {
+                        Event::FollowerFetched { fetch_offset, .. } => Some(fetch_offset),
+                        _ => None,
+                    });
+                    let short = fetched.filter(|&f| f < start);
+                    expand = match (request, short) {
+                        (None, Some(leo)) => format!(
+                            " Follower {follower}'s LEO {leo} has reached the HW, which is enough to rejoin before 2.0.1 (KAFKA-7128), though leader {leader}'s epoch starts at {start}: the ISR grows {} → {} with a follower that lacks offsets {leo} to {}.",
+                            set_str(before.iter()),
+                            set_str(after.iter()),
+                            start - 1
+                        ),
+                        (None, None) => format!(" Follower {follower} has caught up: the ISR grows {} → {}.", set_str(before.iter()), set_str(after.iter())),
+                        (Some(m), _) => format!(
                             " Follower {follower} has caught up: leader {leader} asks the controller to make the ISR {} (AlterPartition) and counts it in the HW meanwhile (maximal ISR).{}",
                             set_str(after.iter()),
                             self.note(Some(m))
@@ -171,7 +183,7 @@ impl Narrator<'_> {
 
     /// The leader's periodic ISR check.
     pub(super) fn isr_check(&self, leader: u32) -> String {
-        let lag = self.config().replica_lag_time_max_ms;
+        let lag = self.sim.settings.replica_lag_time_max_ms;
         for e in self.events {
             match *e {
                 Event::IsrCheckNotLeader { broker } => return format!("Broker {broker}'s ISR check finds it no longer leads."),

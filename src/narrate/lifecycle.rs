@@ -93,16 +93,38 @@ impl Narrator<'_> {
                     if dropped > 0 {
                         text.push_str(&format!(" {dropped} message{} on the way to it will never be read.", plural(dropped)));
                     }
-                    text.push_str(&format!(
-                        " Its last heartbeat reached the controller at {last_heartbeat} ms; the controller will fence it at {fence_at} ms (broker.session.timeout.ms = {} ms).",
-                        self.config().broker_session_timeout_ms
-                    ));
+                    text.push_str(&if self.zookeeper() {
+                        format!(
+                            " Its last ZooKeeper ping was at {last_heartbeat} ms; ZooKeeper will expire its session at {fence_at} ms (zookeeper.session.timeout.ms = {} ms), and only then will the controller treat it as dead.",
+                            self.sim.settings.zookeeper_session_timeout_ms
+                        )
+                    } else {
+                        format!(
+                            " Its last heartbeat reached the controller at {last_heartbeat} ms; the controller will fence it at {fence_at} ms (broker.session.timeout.ms = {} ms).",
+                            self.config().broker_session_timeout_ms
+                        )
+                    });
                     return text;
                 }
                 _ => {}
             }
         }
         String::new()
+    }
+
+    /// When the controller will notice a halted broker (its last heartbeat or ping).
+    pub(super) fn halt_detection(&self, id: u32) -> String {
+        self.events
+            .iter()
+            .find_map(|e| match *e {
+                Event::Crashed { broker, last_heartbeat, fence_at, .. } if broker == id => Some(if self.zookeeper() {
+                    format!("its ZooKeeper session (last ping at {last_heartbeat} ms) expires at {fence_at} ms.")
+                } else {
+                    format!("the controller will fence it at {fence_at} ms (last heartbeat at {last_heartbeat} ms).")
+                }),
+                _ => None,
+            })
+            .unwrap_or_default()
     }
 
     fn restart(&self) -> String {
@@ -120,8 +142,12 @@ impl Narrator<'_> {
                         Session::Fresh => "",
                     });
                 }
+                Event::ElrChanged { after, .. } => text.push_str(&format!(
+                    " It crashed, an unclean shutdown: it may have lost what it had not flushed, so it leaves the ELR (handleBrokerUncleanShutdown), ELR {}.",
+                    set_str(after.iter())
+                )),
                 Event::LeaderElected { .. } => return text + &self.election(),
-                Event::WaitsForLeader { .. } => return text + " The partition has no leader, and it is not in the ISR: it waits.",
+                Event::WaitsForLeader { .. } => return text + " The partition has no leader, and it cannot lead: it waits.",
                 _ => {}
             }
         }
@@ -156,10 +182,17 @@ impl Narrator<'_> {
         for e in self.events {
             match *e {
                 Event::SessionExpired { broker, kept_last, .. } => {
-                    text = format!(
-                        "The controller has had no heartbeat from broker {broker} for {} ms and fences it.",
-                        self.config().broker_session_timeout_ms
-                    );
+                    text = if self.zookeeper() {
+                        format!(
+                            "Broker {broker}'s ZooKeeper session expires ({} ms without a ping): its registration is deleted and the controller treats it as dead.",
+                            self.sim.settings.zookeeper_session_timeout_ms
+                        )
+                    } else {
+                        format!(
+                            "The controller has had no heartbeat from broker {broker} for {} ms and fences it.",
+                            self.config().broker_session_timeout_ms
+                        )
+                    };
                     if kept_last {
                         text.push_str(" It is the last replica in the ISR, so it stays there (Kafka never empties the ISR without ELR).");
                     }
@@ -172,6 +205,15 @@ impl Narrator<'_> {
                         set_str(after.iter())
                     ));
                 }
+                Event::LeaderEpochBumped { leader, epoch } => {
+                    text.push_str(&format!(
+                        " The ZooKeeper-era controller writes the new ISR with a new leader epoch, {epoch}, leader {leader} unchanged (ReplicaStateMachine.doRemoveReplicasFromIsr; KRaft does not bump it)."
+                    ));
+                }
+                Event::ElrChanged { after, .. } => text.push_str(&self.elr_text(after)),
+                Event::LastKnownLeaderRecorded { broker } => {
+                    text.push_str(&format!(" The ISR is empty; the controller remembers broker {broker} as the last known leader."))
+                }
                 _ => {}
             }
         }
@@ -181,14 +223,16 @@ impl Narrator<'_> {
     /// The controller's decision on an AlterPartition.
     fn alter_partition(&self, proposed: &[u32]) -> String {
         let mut change = None;
+        let mut elr = String::new();
         for e in self.events {
             match *e {
                 Event::AlterPartitionCommitted { before, after, .. } => change = Some((before, after)),
+                Event::ElrChanged { after, .. } => elr = self.elr_text(after),
                 Event::AlterPartitionAnswered { leader, error, partition_epoch, msg } => {
                     let note = self.note(Some(msg));
                     return match (error, change) {
                         (None, Some((before, after))) => format!(
-                            "The controller commits leader {leader}'s ISR change {} → {} (partition epoch {partition_epoch}) and answers.{note}",
+                            "The controller commits leader {leader}'s ISR change {} → {} (partition epoch {partition_epoch}) and answers.{elr}{note}",
                             set_str(before.iter()),
                             set_str(after.iter())
                         ),
@@ -240,6 +284,11 @@ impl Narrator<'_> {
                         String::new()
                     };
                     return change + &self.hw_after_isr_change();
+                }
+                Event::BecameLeader { epoch, leo, hw, again: true, .. } => {
+                    return format!(
+                        " It stays the leader, in the new epoch {epoch}, which starts at its LEO {leo}: followers keep their fetch state, but one outside the ISR must now reach {leo} to rejoin it. HW {hw}."
+                    );
                 }
                 Event::BecameLeader { epoch, leo, hw_before, hw, .. } => {
                     let mut text = format!(" It becomes the leader in epoch {epoch} with LEO {leo}; its epoch starts at offset {leo}.");

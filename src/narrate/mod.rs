@@ -13,7 +13,7 @@ mod leader;
 mod lifecycle;
 
 use crate::scenario::Acks;
-use crate::sim::event::{ElectionCause, Released};
+use crate::sim::event::{ElectedFrom, ElectionCause, Released};
 use crate::sim::{Event, Sim, Step, Trigger};
 
 /// The sentence for the last step of `sim`.
@@ -81,6 +81,11 @@ impl Narrator<'_> {
 
     fn config(&self) -> &crate::scenario::Config {
         &self.sim.scenario.config
+    }
+
+    /// Whether the controller hears brokers through ZooKeeper (the ZooKeeper era).
+    fn zookeeper(&self) -> bool {
+        self.sim.behavior.broker_liveness == crate::scenario::BrokerLiveness::ZookeeperSession
     }
 
     /// Step 0.
@@ -191,32 +196,63 @@ impl Narrator<'_> {
     fn election(&self) -> String {
         for e in self.events {
             match *e {
-                Event::LeaderElected { leader, epoch, isr, clean, cause } => {
+                Event::LeaderElected { leader, epoch, isr, cause, from, .. } => {
                     let why = match cause {
                         ElectionCause::Offline { .. } => "the partition was offline".to_string(),
                         ElectionCause::LeaderRestarted { old } => format!("leader {old} restarted"),
-                        ElectionCause::LeaderFenced { old } if clean => format!("leader {old} was fenced"),
+                        ElectionCause::LeaderFenced { old } if self.zookeeper() => format!("leader {old}'s ZooKeeper session expired"),
+                        ElectionCause::LeaderFenced { old } if from == ElectedFrom::Isr => format!("leader {old} was fenced"),
                         ElectionCause::LeaderFenced { old } => format!("leader {old} was fenced and no ISR member is alive"),
                     };
-                    return if clean {
-                        format!(" Because {why}, the controller elects broker {leader} from the ISR: leader epoch {epoch}, ISR {}.", set_str(isr.iter()))
-                    } else {
-                        format!(
-                            " Because {why}, the controller elects broker {leader} although it is not in the ISR (unclean leader election): leader epoch {epoch}, ISR {}. Records it lacks may be lost.",
-                            set_str(isr.iter())
-                        )
+                    let isr = set_str(isr.iter());
+                    return match from {
+                        ElectedFrom::Isr => format!(" Because {why}, the controller elects broker {leader} from the ISR: leader epoch {epoch}, ISR {isr}."),
+                        ElectedFrom::Elr => format!(
+                            " Because {why}, the controller elects broker {leader} from the eligible leader replicas (KIP-966): it left the ISR while the ISR was under min.insync.replicas, when the HW could not move, so it has every committed record. Leader epoch {epoch}, ISR {isr}."
+                        ),
+                        ElectedFrom::LastKnownLeader => format!(
+                            " Because {why} and the ISR and the ELR are empty, the controller elects the last known leader, broker {leader} (KIP-966, an unclean election: its log is all there is): leader epoch {epoch}, ISR {isr}."
+                        ),
+                        ElectedFrom::Unclean => format!(
+                            " Because {why}, the controller elects broker {leader} although it is not in the ISR (unclean leader election): leader epoch {epoch}, ISR {isr}. Records it lacks may be lost."
+                        ),
                     };
                 }
                 Event::PartitionOffline { old_leader, isr, .. } => {
-                    return format!(
-                        " Leader {old_leader} is gone and no replica in the ISR {} can take over{}: the partition is offline until one returns.",
-                        set_str(isr.iter()),
-                        if self.config().unclean_leader_election_enable { "" } else { " (unclean.leader.election.enable is false)" }
-                    )
+                    let c = &self.sim.controller;
+                    let who = if self.sim.behavior.eligible_leader_replicas {
+                        format!("in the ISR {} or the ELR {}", set_str(c.isr.iter().copied()), set_str(c.elr.iter().copied()))
+                    } else {
+                        format!("in the ISR {}", set_str(isr.iter()))
+                    };
+                    let mut text = format!(
+                        " Leader {old_leader} is gone and no replica {who} can take over{}: the partition is offline until one returns.",
+                        if self.sim.settings.unclean_leader_election_enable { "" } else { " (unclean.leader.election.enable is false)" }
+                    );
+                    if self.events.iter().any(|e| matches!(e, Event::LastKnownLeaderRecorded { .. })) {
+                        text.push_str(&format!(
+                            " The ISR is empty (ELR on): the controller remembers broker {old_leader} as the last known leader, to elect it again if it returns and nothing better has."
+                        ));
+                    }
+                    return text;
                 }
                 _ => {}
             }
         }
         String::new()
+    }
+
+    /// The ELR after a change (4.1, KIP-966).
+    fn elr_text(&self, elr: crate::sim::vecmap::BrokerSet) -> String {
+        let min = self.config().min_insync_replicas.min(self.sim.scenario.replicas);
+        if elr.is_empty() {
+            format!(" The ELR is now empty (the ISR has at least min(min.insync.replicas, RF) = {min} members, or none is left to keep).")
+        } else {
+            format!(
+                " The ISR {} is under min(min.insync.replicas, RF) = {min}: the replicas that left it stay eligible to lead (KIP-966), ELR {}.",
+                set_str(self.sim.controller.isr.iter().copied()),
+                set_str(elr.iter())
+            )
+        }
     }
 }

@@ -5,7 +5,7 @@
 use super::{EpochEnd, EventRecord, NodeName};
 use crate::json::Value;
 use crate::scenario::Action;
-use crate::sim::event::HwCause;
+use crate::sim::event::{ElectedFrom, HwCause};
 use crate::sim::log::RecordId;
 use crate::sim::{Body, Event, Msg, Node, Sim, Timer, Trigger};
 
@@ -227,13 +227,20 @@ fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool
         Event::IsrApplied { before, .. } => r.isr_before = Some(before.to_vec()),
         Event::SessionExpired { isr_before, .. } => r.isr_before = Some(isr_before.to_vec()),
         Event::ControllerIsrShrunk { after, .. } => r.isr = Some(after.to_vec()),
-        Event::LeaderElected { leader, epoch, isr, clean, .. } => {
+        Event::LeaderElected { leader, epoch, isr, clean, from, .. } => {
             r.kind = "leader_election";
             r.leader = Some(Some(leader));
             r.leader_epoch = Some(epoch);
             r.isr = Some(isr.to_vec());
             r.clean = Some(clean);
+            r.elected_from = match from {
+                ElectedFrom::Elr => Some("elr"),
+                ElectedFrom::LastKnownLeader => Some("last-known-leader"),
+                ElectedFrom::Isr | ElectedFrom::Unclean => None,
+            };
         }
+        Event::LeaderEpochBumped { epoch, .. } => r.leader_epoch = Some(epoch),
+        Event::Halted { .. } => r.outcome = Some("halted"),
         Event::PartitionOffline { epoch, .. } => {
             r.kind = "leader_election";
             r.leader = Some(None);

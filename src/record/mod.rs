@@ -60,6 +60,8 @@ json_record! {
         pub isr_before: Option<Vec<u32>> = "isr_before", opt;
         pub isr: Option<Vec<u32>> = "isr", opt;
         pub clean: Option<bool> = "clean", opt;
+        /// 4.1 (KIP-966): `elr` or `last-known-leader` when the leader came from there.
+        pub elected_from: Option<&'static str> = "elected_from", opt;
         pub links: Option<Vec<(u32, u32)>> = "links", opt;
         pub unflushed: Option<u64> = "unflushed", opt;
         pub leo_before: Option<u64> = "leo_before", opt;
@@ -82,6 +84,10 @@ json_record! {
         pub partition_epoch: u32 = "partition_epoch", always;
         pub maximal_isr: Vec<u32> = "maximal_isr", always;
         pub cut_links: Vec<(u32, u32)> = "cut_links", always;
+        /// 4.1 (KIP-966), written only when ELR is on: the eligible leader replicas.
+        pub elr: Option<Vec<u32>> = "elr", opt;
+        /// 4.1 (KIP-966), written only when ELR is on: the last known leader, kept while the ISR is empty.
+        pub last_known_elr: Option<Vec<u32>> = "last_known_elr", opt;
     }
 }
 

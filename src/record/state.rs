@@ -34,6 +34,8 @@ impl Sim {
                 partition_epoch: c.partition_epoch,
                 maximal_isr,
                 cut_links: self.net.cut_links(),
+                elr: self.behavior.eligible_leader_replicas.then(|| c.elr.clone()),
+                last_known_elr: self.behavior.eligible_leader_replicas.then(|| c.last_known_elr.clone()),
             },
             replicas: self.brokers.iter().map(|b| self.replica_record(b.id, tail)).collect(),
             in_flight: self.in_flight.values().map(|(m, _)| self.in_flight_record(m)).collect(),

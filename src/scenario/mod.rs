@@ -1,14 +1,20 @@
 //! The input: a scenario in format 1 (CONTRACT.md §2). This file: its types,
 //! each a field list that gives the JSON key, the default, how the field is
 //! read and when it is written (a new field is one line); `validate.rs`: the
-//! checks a JSON type cannot make; `presets.rs`: the behaviour switches as data.
+//! checks a JSON type cannot make; `switches.rs`: the behaviour switches;
+//! `presets.rs`: the presets as data; `defaults.rs`: the defaults that changed
+//! between versions, and the settings in force.
 //! Every error names the field it is about.
 
+mod defaults;
 mod presets;
+mod switches;
 mod validate;
 
 pub use crate::json::Named;
-pub use presets::{AboveHw, Behavior, BehaviorOverrides, HwCounts, IsrUpdate, Preset, ResponseHw, Truncation};
+pub use defaults::{Defaults, InForce, Settings, Source};
+pub use presets::{defaults_table, DefaultRow, Preset, PresetInfo, PRESETS};
+pub use switches::{AboveHw, Behavior, BehaviorOverrides, BrokerLiveness, HwCounts, IsrUpdate, ResponseHw, Truncation};
 
 use crate::json::{self, boolean, err, int, json_struct, shown, string, u32_as_u64, u32_of, uint, Read, ToJson, Value};
 
@@ -56,14 +62,18 @@ json_struct! {
 json_struct! {
     /// Kafka's own configuration names and defaults. The first seven are the
     /// contract's; the rest are documented extensions with Kafka's defaults.
+    /// A setting whose default changed between versions is None when the scenario
+    /// leaves it out: the preset's default applies (`Scenario::settings`,
+    /// `defaults.rs`), and the scenario's JSON leaves it out too.
     #[derive(Debug, Clone, PartialEq)]
     pub struct Config: Default {
         pub replica_fetch_wait_max_ms: u64 = "replica.fetch.wait.max.ms", or(500, uint), always;
         pub replica_fetch_min_bytes: u64 = "replica.fetch.min.bytes", or(1, uint), always;
         pub replica_fetch_max_bytes: u64 = "replica.fetch.max.bytes", or(1_048_576, uint), always;
-        pub replica_lag_time_max_ms: u64 = "replica.lag.time.max.ms", or(30_000, uint), always;
+        pub replica_lag_time_max_ms: Option<u64> = "replica.lag.time.max.ms", opt(uint), opt;
         pub min_insync_replicas: u32 = "min.insync.replicas", or(1, u32_of), always;
-        pub unclean_leader_election_enable: bool = "unclean.leader.election.enable", or(false, boolean), always;
+        pub unclean_leader_election_enable: Option<bool> = "unclean.leader.election.enable", opt(boolean), opt;
+        pub zookeeper_session_timeout_ms: Option<u64> = "zookeeper.session.timeout.ms", opt(uint), opt;
         pub broker_session_timeout_ms: u64 = "broker.session.timeout.ms", or(9_000, uint), always;
         pub broker_heartbeat_interval_ms: u64 = "broker.heartbeat.interval.ms", or(2_000, uint), always;
         pub replica_socket_timeout_ms: u64 = "replica.socket.timeout.ms", or(30_000, uint), always;

@@ -91,7 +91,12 @@ impl Scenario {
         in_range("config.replica.fetch.wait.max.ms", c.replica_fetch_wait_max_ms, 0, 600_000)?;
         in_range("config.replica.fetch.min.bytes", c.replica_fetch_min_bytes, 0, 1 << 30)?;
         in_range("config.replica.fetch.max.bytes", c.replica_fetch_max_bytes, 1, 1 << 30)?;
-        in_range("config.replica.lag.time.max.ms", c.replica_lag_time_max_ms, 2, MAX_TIME_MS)?;
+        if let Some(lag) = c.replica_lag_time_max_ms {
+            in_range("config.replica.lag.time.max.ms", lag, 2, MAX_TIME_MS)?;
+        }
+        if let Some(session) = c.zookeeper_session_timeout_ms {
+            in_range("config.zookeeper.session.timeout.ms", session, 3, MAX_TIME_MS)?;
+        }
         in_range("config.min.insync.replicas", c.min_insync_replicas as u64, 1, MAX_REPLICAS as u64)?;
         in_range("config.broker.heartbeat.interval.ms", c.broker_heartbeat_interval_ms, 1, MAX_TIME_MS)?;
         in_range("config.broker.session.timeout.ms", c.broker_session_timeout_ms, 1, MAX_TIME_MS)?;

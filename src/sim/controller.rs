@@ -10,6 +10,26 @@ use super::scheduler::Timer;
 use super::state::{FetcherState, Role};
 use super::vecmap::{BrokerSet, VecSet};
 use super::Sim;
+use crate::scenario::{BrokerLiveness, Config, Settings};
+
+/// How often a broker shows it is alive, and how long the controller waits after
+/// the last sign before it treats the broker as gone, by `broker_liveness`:
+/// - KRaft (`BrokerHeartbeatManager`): a heartbeat every broker.heartbeat.interval.ms;
+///   fenced broker.session.timeout.ms after the last one.
+/// - ZooKeeper: the broker's ZooKeeper client pings every third of
+///   zookeeper.session.timeout.ms (it pings after half its read timeout, two thirds
+///   of the session, without traffic); ZooKeeper expires the session one session
+///   timeout after the last ping, deletes `/brokers/ids/N`, and the controller's
+///   watch runs `onBrokerFailure` (its own delay is not modelled).
+pub(crate) fn liveness_timing(config: &Config, liveness: BrokerLiveness, settings: Settings) -> (u64, u64) {
+    match liveness {
+        BrokerLiveness::BrokerHeartbeat => (config.broker_heartbeat_interval_ms, config.broker_session_timeout_ms),
+        BrokerLiveness::ZookeeperSession => {
+            let session = settings.zookeeper_session_timeout_ms;
+            ((session / 3).max(1), session)
+        }
+    }
+}
 
 impl Sim {
     /// `crash`: the broker stops at once. Requests on their way to it are lost, its
@@ -29,13 +49,21 @@ impl Sim {
         }
         let leo = self.broker(id).log.leo();
         let kept = leo.saturating_sub(unflushed);
-        let interval = self.scenario.config.broker_heartbeat_interval_ms;
-        let phase = self.controller.heartbeat_phase[id as usize];
-        let last_heartbeat = if self.now >= phase { self.now - (self.now - phase) % interval } else { 0 };
-        let fence_at = (last_heartbeat + self.scenario.config.broker_session_timeout_ms).max(self.now + 1);
+        let (last_heartbeat, fence_at) = self.session_expiry(id);
         let timer = self.set_timer(fence_at, Timer::SessionExpiry { broker: id });
         self.controller.session_timers.insert(id, timer);
         self.emit(Event::Crashed { broker: id, unflushed, leo, kept, dropped, last_heartbeat, fence_at });
+    }
+
+    /// When the controller will learn that broker `id`, stopping now, is gone: its
+    /// last sign of life (the latest heartbeat or ZooKeeper ping, each broker at its
+    /// own phase drawn from the seed) and the moment its session expires, one
+    /// session timeout later (`liveness_timing`).
+    fn session_expiry(&self, id: u32) -> (u64, u64) {
+        let (interval, timeout) = liveness_timing(&self.scenario.config, self.behavior.broker_liveness, self.settings);
+        let phase = self.controller.heartbeat_phase[id as usize];
+        let last = if self.now >= phase { self.now - (self.now - phase) % interval } else { 0 };
+        (last, (last + timeout).max(self.now + 1))
     }
 
     /// Ends a broker's leadership: parked fetches and delayed produces are answered
@@ -94,11 +122,12 @@ impl Sim {
             None => Session::Fresh,
         };
         self.emit(Event::Restarted { broker: id, leo, hw, session });
+        self.handle_broker_unclean_shutdown(id);
         if self.controller.leader.is_none() {
             // An offline partition gets a leader as soon as an eligible replica is back.
             let cause = ElectionCause::Offline { broker: id };
             match self.elect_leader(cause) {
-                Some((leader, clean)) => self.change_leader(leader, clean, cause),
+                Some((leader, from)) => self.change_leader(leader, from, cause),
                 None => {
                     let epoch = self.controller.leader_epoch;
                     let b = self.broker_mut(id);
@@ -114,8 +143,8 @@ impl Sim {
         }
         if self.controller.leader == Some(id) {
             let cause = ElectionCause::LeaderRestarted { old: id };
-            if let Some((leader, clean)) = self.elect_leader(cause) {
-                self.change_leader(leader, clean, cause);
+            if let Some((leader, from)) = self.elect_leader(cause) {
+                self.change_leader(leader, from, cause);
             }
             return;
         }
@@ -127,23 +156,44 @@ impl Sim {
         }
     }
 
-    /// The controller stops hearing a broker (`BrokerHeartbeatManager`): it fences it,
-    /// removes it from the ISR (never emptying it), and elects a new leader if it led.
+    /// The controller stops hearing a broker (`BrokerHeartbeatManager`; in the
+    /// ZooKeeper era, its session expires): it fences it, removes it from the ISR
+    /// (never emptying it, unless ELR is on), and elects a new leader if it led.
     pub(crate) fn session_expired(&mut self, id: u32) {
-        let isr_before = BrokerSet::of(&self.controller.isr);
-        let kept_last = isr_before.contains(id) && isr_before.len() == 1;
+        let isr_list = self.controller.isr.clone();
+        let isr_before = BrokerSet::of(&isr_list);
+        let kept_last = isr_before.contains(id) && isr_before.len() == 1 && !self.behavior.eligible_leader_replicas;
         self.emit(Event::SessionExpired { broker: id, isr_before, kept_last });
+        self.maybe_populate_target_elr(&isr_list, None);
         if self.controller.leader == Some(id) {
             let cause = ElectionCause::LeaderFenced { old: id };
             match self.elect_leader(cause) {
-                Some((leader, clean)) => self.change_leader(leader, clean, cause),
+                Some((leader, from)) => self.change_leader(leader, from, cause),
                 None => self.go_offline(id),
             }
             return;
         }
         let after = BrokerSet::of(&self.controller.isr);
         self.emit(Event::ControllerIsrShrunk { before: isr_before, after });
+        if isr_before.contains(id) {
+            self.bump_leader_epoch_for_isr_removal();
+        }
         self.send_metadata_except(None);
+    }
+
+    /// `ReplicaStateMachine.doRemoveReplicasFromIsr` (ZooKeeper era; in 0.10
+    /// `KafkaController.removeReplicaFromIsr`, "increment the leader epoch even if the
+    /// ISR changes"): the controller writes the shrunk ISR with a new leader epoch, the
+    /// leader unchanged. KRaft from metadata version 3.6 does not
+    /// (`triggerLeaderEpochBumpForIsrShrinkIfNeeded`).
+    fn bump_leader_epoch_for_isr_removal(&mut self) {
+        if !self.behavior.controller_isr_removal_bumps_epoch {
+            return;
+        }
+        if let Some(leader) = self.controller.leader {
+            let epoch = self.controller.leader_epoch + 1;
+            self.emit(Event::LeaderEpochBumped { leader, epoch });
+        }
     }
 
     /// The partition as the controller holds it (`PartitionRegistration`).
@@ -193,18 +243,23 @@ impl Sim {
                 self.emit(Event::LeaderIsrUpdated { broker: id, before, after, partition_epoch: meta.partition_epoch });
                 return self.hw_after_isr_change(id);
             }
+            let again = b.lead.is_some();
             self.clear_fetcher(id);
             let b = self.broker_mut(id);
             b.leader_epoch = meta.leader_epoch;
             let hw_before = b.hw;
-            self.make_leader(id, meta.isr.clone(), meta.partition_epoch, fenced);
+            if again {
+                self.make_leader_in_new_epoch(id, meta.isr.clone(), meta.partition_epoch, fenced);
+            } else {
+                self.make_leader(id, meta.isr.clone(), meta.partition_epoch, fenced);
+            }
             let b = self.broker(id);
             let (leo, hw) = (b.log.leo(), b.hw);
-            return self.emit(Event::BecameLeader { broker: id, epoch: meta.leader_epoch, leo, hw_before, hw });
+            return self.emit(Event::BecameLeader { broker: id, epoch: meta.leader_epoch, leo, hw_before, hw, again });
         }
         // Not the leader: a follower of meta.leader.
         let was_leader = b.lead.is_some();
-        let new_leader = meta.leader != b.leader || !same_epoch;
+        let new_leader = was_leader || self.make_follower_changes_state(id, meta);
         if !new_leader && !was_leader && !matches!(b.fetcher, FetcherState::Idle) {
             self.broker_mut(id).leader_epoch = meta.leader_epoch;
             return self.emit(Event::NothingChanges { broker: id });
@@ -224,6 +279,16 @@ impl Sim {
         }
     }
 
+    /// `Partition.makeFollower`'s answer: whether the broker must become a follower
+    /// anew (stop its fetcher, truncate as the preset does, fetch again). A new leader
+    /// always; a new epoch from the same leader from 2.1 (KIP-320, with
+    /// `leader_epoch_fencing`: the follower's requests must carry the new epoch), while
+    /// before 2.1 a follower whose leader is unchanged ignores an epoch bump.
+    fn make_follower_changes_state(&self, id: u32, meta: &Metadata) -> bool {
+        let b = self.broker(id);
+        meta.leader != b.leader || (b.leader_epoch != meta.leader_epoch && self.behavior.leader_epoch_fencing)
+    }
+
     /// The controller handles AlterPartition (`ReplicationControlManager.alterPartition`):
     /// committed unless the leader's epochs are stale or the ISR names a fenced broker.
     pub(crate) fn handle_alter_partition(&mut self, msg: &Msg, leader_epoch: i32, partition_epoch: u32, isr: &[u32]) {
@@ -241,8 +306,10 @@ impl Sim {
             None
         };
         if error.is_none() {
-            let before = BrokerSet::of(&c.isr);
+            let isr_before = c.isr.clone();
+            let before = BrokerSet::of(&isr_before);
             self.emit(Event::AlterPartitionCommitted { leader: from, before, after: BrokerSet::of(isr) });
+            self.maybe_populate_target_elr(&isr_before, None);
         }
         let c = &self.controller;
         let (le, pe, committed) = (c.leader_epoch, c.partition_epoch, c.isr.clone());

@@ -1,7 +1,7 @@
 //! Leader election by the controller: who leads next, in a new leader epoch.
 //! Kafka (KRaft): `PartitionChangeBuilder`, `ReplicationControlManager`.
 
-use super::event::{ElectionCause, Event};
+use super::event::{ElectedFrom, ElectionCause, Event};
 use super::vecmap::BrokerSet;
 use super::Sim;
 
@@ -11,41 +11,56 @@ impl Sim {
         self.broker(b).alive && !self.controller.fenced.contains(&b)
     }
 
-    /// `PartitionChangeBuilder.electLeader`: the new leader and whether the election
-    /// is clean (from the ISR), or None if no replica may lead.
-    /// - The leader was fenced: the first eligible ISR member; with
+    /// `PartitionChangeBuilder.electLeader`: the new leader and where it comes
+    /// from, or None if no replica may lead.
+    /// - The leader was fenced: the first eligible ISR member; with ELR (4.1) and an
+    ///   empty ISR, the first eligible ELR member, else the last known leader; with
     ///   unclean.leader.election.enable, else the first eligible replica (unclean).
     /// - The leader restarted: it never resumes its old epoch; leadership moves to
     ///   the first eligible ISR member, or back to it, in a new epoch, so that
     ///   followers' epochs reveal any divergence.
     /// - The partition was offline and a broker came back: that broker, if it is in
-    ///   the ISR, or with unclean.leader.election.enable.
-    pub(crate) fn elect_leader(&self, cause: ElectionCause) -> Option<(u32, bool)> {
+    ///   the ISR (or, with ELR and an empty ISR, in the ELR; or it is the last known
+    ///   leader), or with unclean.leader.election.enable.
+    pub(crate) fn elect_leader(&self, cause: ElectionCause) -> Option<(u32, ElectedFrom)> {
         let c = &self.controller;
-        let unclean = self.scenario.config.unclean_leader_election_enable;
+        let unclean = self.settings.unclean_leader_election_enable;
         match cause {
-            ElectionCause::LeaderFenced { old } => match c.isr.iter().copied().find(|&b| b != old && self.eligible(b)) {
-                Some(b) => Some((b, true)),
-                None if unclean => (0..self.scenario.replicas).find(|&b| b != old && self.eligible(b)).map(|b| (b, false)),
-                None => None,
-            },
+            ElectionCause::LeaderFenced { old } => {
+                if let Some(b) = c.isr.iter().copied().find(|&b| b != old && self.eligible(b)) {
+                    return Some((b, ElectedFrom::Isr));
+                }
+                if let Some(b) = self.elect_from_elr(|b| b != old && self.eligible(b)) {
+                    return Some(b);
+                }
+                unclean
+                    .then(|| (0..self.scenario.replicas).find(|&b| b != old && self.eligible(b)))
+                    .flatten()
+                    .map(|b| (b, ElectedFrom::Unclean))
+            }
             ElectionCause::LeaderRestarted { old } => {
-                Some((c.isr.iter().copied().find(|&b| b != old && self.eligible(b)).unwrap_or(old), true))
+                Some((c.isr.iter().copied().find(|&b| b != old && self.eligible(b)).unwrap_or(old), ElectedFrom::Isr))
             }
             ElectionCause::Offline { broker } => {
-                let in_isr = c.isr.contains(&broker);
-                (in_isr || unclean).then_some((broker, in_isr))
+                if c.isr.contains(&broker) {
+                    return Some((broker, ElectedFrom::Isr));
+                }
+                if let Some(b) = self.elect_from_elr(|b| b == broker) {
+                    return Some(b);
+                }
+                unclean.then_some((broker, ElectedFrom::Unclean))
             }
         }
     }
 
     /// The controller records the new leader in a new leader and partition epoch
-    /// (unclean: the ISR becomes the new leader alone) and tells every broker.
-    pub(crate) fn change_leader(&mut self, leader: u32, clean: bool, cause: ElectionCause) {
+    /// (from the ELR, the last known leader or unclean: the ISR becomes the new
+    /// leader alone) and tells every broker.
+    pub(crate) fn change_leader(&mut self, leader: u32, from: ElectedFrom, cause: ElectionCause) {
         let c = &self.controller;
-        let isr = if clean { BrokerSet::of(&c.isr) } else { BrokerSet::of(&[leader]) };
+        let isr = if from == ElectedFrom::Isr { BrokerSet::of(&c.isr) } else { BrokerSet::of(&[leader]) };
         let epoch = c.leader_epoch + 1;
-        self.emit(Event::LeaderElected { leader, epoch, isr, clean, cause });
+        self.emit(Event::LeaderElected { leader, epoch, isr, clean: from.clean(), cause, from });
         self.send_metadata_except(None);
     }
 
@@ -54,6 +69,7 @@ impl Sim {
         let epoch = self.controller.leader_epoch + 1;
         let isr = BrokerSet::of(&self.controller.isr);
         self.emit(Event::PartitionOffline { old_leader, epoch, isr });
+        self.maybe_update_last_known_leader(old_leader);
         self.send_metadata_except(None);
     }
 }

@@ -8,137 +8,7 @@ use super::msg::{AlterPartitionError, KafkaError};
 use super::vecmap::BrokerSet;
 use crate::scenario::Acks;
 
-/// Why the leader's HW moved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HwCause {
-    /// A follower's Fetch reported a higher LEO (or the ISR grew).
-    Fetch,
-    /// An append, when no follower holds the HW back.
-    Produce,
-    /// A committed ISR change.
-    IsrChange,
-    /// Becoming the leader.
-    Election,
-}
-
-/// Why a follower's Fetch is refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Rejection {
-    NotLeader,
-    /// KIP-320: the Fetch carries an older leader epoch than the leader's.
-    FencedEpoch {
-        leader_epoch: i32,
-    },
-    /// KIP-320: the Fetch carries a newer leader epoch than the leader knows.
-    UnknownEpoch {
-        leader_epoch: i32,
-    },
-    /// The leader has no end for the follower's last fetched epoch.
-    NoEpochEnd {
-        epoch: i32,
-    },
-    /// The fetch offset is outside the leader's log [start, leo).
-    OutOfRange {
-        start: u64,
-        leo: u64,
-    },
-}
-
-/// What `DelayedFetch.tryComplete` found ready.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Ready {
-    /// The records past the fetch offset reach replica.fetch.min.bytes.
-    Bytes,
-    /// 2.4–2.5: the HW last sent to this follower is stale.
-    HwStale,
-}
-
-/// Why a follower's Fetch is answered at once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Answered {
-    /// `textbook`: no long-poll.
-    NoLongPoll,
-    /// replica.fetch.wait.max.ms is 0.
-    NoWait,
-    /// There are records to send.
-    Data,
-    /// replica.fetch.min.bytes is 0.
-    MinBytesZero,
-    /// 2.4–2.5: the HW this follower last heard is stale.
-    StaleHw,
-    /// 2.4–2.5: parked, and released at once by the HW this fetch moved (Case H).
-    CaseH,
-}
-
-/// What released a parked follower fetch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Released {
-    NewData,
-    HwMoved,
-}
-
-/// How a consumer's fetch is answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Served {
-    /// Neither the leader nor the consumer's preferred replica.
-    NotLeader,
-    /// KIP-392: the leader names the preferred read replica.
-    Redirect { to: u32 },
-    /// The offset is outside the replica's log [start, leo).
-    OutOfRange { start: u64, leo: u64 },
-    /// Records below the replica's HW.
-    Records,
-    /// It waited fetch.max.wait.ms.
-    Expired,
-    /// Above the HW: `DelayedFetch` Case F answers at once, empty.
-    AboveHw,
-    /// At the HW with fetch.max.wait.ms 0.
-    NoWait,
-}
-
-/// The truncation rule that cut a log (the record's `rule`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TruncationRule {
-    HighWatermark,
-    EpochRequest,
-    EpochRequestMultiRound,
-    DivergingEpoch,
-    OffsetOutOfRange,
-}
-
-impl TruncationRule {
-    pub fn name(self) -> &'static str {
-        match self {
-            TruncationRule::HighWatermark => "high-watermark",
-            TruncationRule::EpochRequest => "epoch-request",
-            TruncationRule::EpochRequestMultiRound => "epoch-request-multi-round",
-            TruncationRule::DivergingEpoch => "diverging-epoch",
-            TruncationRule::OffsetOutOfRange => "offset-out-of-range",
-        }
-    }
-}
-
-/// What the controller's session knew of a restarted broker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Session {
-    /// Back before its session expired: never fenced.
-    Kept,
-    /// It had been fenced; registering unfences it.
-    Unfenced,
-    /// Neither (its session timer had not been set).
-    Fresh,
-}
-
-/// Why the controller elects a leader.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ElectionCause {
-    /// The partition had no leader and this broker came back.
-    Offline { broker: u32 },
-    /// The leader restarted: leadership moves in a new epoch.
-    LeaderRestarted { old: u32 },
-    /// The leader's session expired.
-    LeaderFenced { old: u32 },
-}
+pub use super::why::{Answered, ElectedFrom, ElectionCause, HwCause, Ready, Rejection, Released, Served, Session, TruncationRule};
 
 /// What happened in a step, as data. Fields carry the values before and after
 /// where a change matters, so that a reader needs nothing else.
@@ -393,6 +263,23 @@ pub enum Event {
         isr: BrokerSet,
         clean: bool,
         cause: ElectionCause,
+        from: ElectedFrom,
+    },
+    /// The ZooKeeper-era controller removed a dead replica from the ISR and wrote a new
+    /// leader epoch, the leader unchanged (`ReplicaStateMachine.doRemoveReplicasFromIsr`).
+    LeaderEpochBumped {
+        leader: u32,
+        epoch: i32,
+    },
+    /// 4.1 (KIP-966): the controller's eligible leader replicas changed.
+    ElrChanged {
+        before: BrokerSet,
+        after: BrokerSet,
+    },
+    /// 4.1 (KIP-966): the ISR became empty; the controller remembers its last leader
+    /// (`maybeUpdateLastKnownLeader`).
+    LastKnownLeaderRecorded {
+        broker: u32,
     },
     PartitionOffline {
         old_leader: u32,
@@ -416,6 +303,8 @@ pub enum Event {
         leo: u64,
         hw_before: u64,
         hw: u64,
+        /// It led already: a new epoch from the same leader (the ZooKeeper-era bump).
+        again: bool,
     },
     NothingChanges {
         broker: u32,
@@ -452,6 +341,13 @@ pub enum Event {
         follower: u32,
         leader: u32,
         error: KafkaError,
+    },
+    /// Up to 2.0: OFFSET_OUT_OF_RANGE from a leader whose log ends before the
+    /// follower's, with unclean election off: the follower's broker exits (a `Crashed` follows).
+    Halted {
+        broker: u32,
+        leader_leo: u64,
+        leo: u64,
     },
     StaleFetchResponse {
         follower: u32,

@@ -18,6 +18,7 @@
 mod consumer;
 mod controller;
 mod election;
+mod elr;
 pub mod event;
 mod follower;
 pub mod invariants;
@@ -32,8 +33,10 @@ pub mod state;
 pub mod step;
 mod truncation;
 pub mod vecmap;
+pub mod why;
 
 pub use consumer::RETRY_BACKOFF_MS;
+pub(crate) use controller::liveness_timing;
 pub use event::Event;
 pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, FetchResponse, KafkaError, Metadata, Msg, Node};
 pub use scheduler::{Due, Key, Timer};
@@ -43,7 +46,8 @@ pub use state::{
 };
 pub use step::{Command, Step, Trigger};
 
-use crate::scenario::{Action, Behavior, Scenario};
+use crate::scenario::{Action, Behavior, Scenario, Settings};
+use event::ElectedFrom;
 use invariants::Invariants;
 use log::{Log, RecordId};
 use network::Network;
@@ -56,6 +60,8 @@ use vecmap::{BrokerSet, VecMap, VecSet};
 pub struct Sim {
     pub scenario: Rc<Scenario>,
     pub behavior: Behavior,
+    /// The settings whose default depends on the preset, as in force (`Scenario::settings`).
+    pub settings: Settings,
     pub now: u64,
     pub step: u64,
     pub sched: Scheduler<Due>,
@@ -80,12 +86,13 @@ impl Sim {
     /// replica in the ISR with LEO = HW = initial.log_end_offset.
     pub fn new(scenario: Scenario) -> Sim {
         let behavior = scenario.behavior();
+        let settings = scenario.settings();
         let scenario = Rc::new(scenario);
         let mut rng = Rng::new(scenario.seed);
         let n = scenario.replicas;
         let leo = scenario.initial.log_end_offset;
         let all: Vec<u32> = (0..n).collect();
-        let interval = scenario.config.broker_heartbeat_interval_ms;
+        let (interval, _) = controller::liveness_timing(&scenario.config, behavior.broker_liveness, settings);
         let heartbeat_phase = (0..n).map(|_| rng.upto(interval - 1)).collect();
         let brokers = all
             .iter()
@@ -117,6 +124,7 @@ impl Sim {
             .collect();
         let mut sim = Sim {
             behavior,
+            settings,
             now: 0,
             step: 0,
             sched: Scheduler::new(),
@@ -130,6 +138,8 @@ impl Sim {
                 leader_epoch: 0,
                 isr: all.clone(),
                 partition_epoch: 0,
+                elr: Vec::new(),
+                last_known_elr: Vec::new(),
                 fenced: VecSet::new(),
                 session_timers: VecMap::new(),
                 heartbeat_phase,
@@ -444,15 +454,27 @@ impl Sim {
                 }
             }
             Event::ControllerIsrShrunk { .. } => self.controller.partition_epoch += 1,
-            Event::LeaderElected { leader, epoch, clean, .. } => {
+            Event::LeaderElected { leader, epoch, from, .. } => {
                 let c = &mut self.controller;
                 c.leader = Some(leader);
                 c.leader_epoch = epoch;
                 c.partition_epoch += 1;
-                if !clean {
-                    c.isr = vec![leader];
+                match from {
+                    ElectedFrom::Isr => {}
+                    ElectedFrom::Elr => {
+                        c.isr = vec![leader];
+                        c.elr.retain(|&b| b != leader);
+                    }
+                    ElectedFrom::LastKnownLeader | ElectedFrom::Unclean => {
+                        c.isr = vec![leader];
+                        c.elr.clear();
+                    }
                 }
+                c.last_known_elr.clear();
             }
+            Event::LeaderEpochBumped { epoch, .. } => self.controller.leader_epoch = epoch,
+            Event::ElrChanged { after, .. } => self.controller.elr = after.to_vec(),
+            Event::LastKnownLeaderRecorded { broker } => self.controller.last_known_elr = vec![broker],
             Event::PartitionOffline { epoch, .. } => {
                 let c = &mut self.controller;
                 c.leader = None;

@@ -136,6 +136,11 @@ pub struct Controller {
     pub leader_epoch: i32,
     pub isr: Vec<u32>,
     pub partition_epoch: u32,
+    /// 4.1 (KIP-966): replicas that left the ISR while it was under min.insync.replicas
+    /// and may still be elected when the ISR is empty (always empty without ELR).
+    pub elr: Vec<u32>,
+    /// 4.1 (KIP-966): the last leader, remembered when the ISR became empty.
+    pub last_known_elr: Vec<u32>,
     pub fenced: VecSet<u32>,
     pub session_timers: VecMap<u32, Key>,
     /// Each broker's heartbeat phase in 0..interval, drawn from the seed.

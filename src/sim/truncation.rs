@@ -29,16 +29,36 @@ impl Sim {
 
     /// `AbstractFetcherThread.fetchOffsetAndTruncate` after OFFSET_OUT_OF_RANGE: a
     /// leader whose log ends before the follower's (its LEO stands in for the
-    /// ListOffsets round trip) makes it truncate to that end; otherwise the follower
-    /// starts over from the leader's log start.
+    /// ListOffsets round trip) makes it truncate to that end, unless the broker halts
+    /// (`halt_if_truncation_not_allowed`, up to 2.0); otherwise the follower starts
+    /// over from the leader's log start.
     pub(crate) fn fetch_offset_and_truncate(&mut self, id: u32, resp: &FetchResponse) {
-        if resp.leader_leo < self.broker(id).log.leo() {
+        let leo = self.broker(id).log.leo();
+        if resp.leader_leo < leo {
+            if self.halt_if_truncation_not_allowed(id, resp.leader_leo, leo) {
+                return;
+            }
             self.truncate(id, resp.leader_leo, TruncationRule::OffsetOutOfRange);
         } else {
             self.truncate(id, 0, TruncationRule::OffsetOutOfRange);
             self.emit(Event::LogStartReset { broker: id, start: resp.log_start_offset });
         }
         self.send_fetch(id);
+    }
+
+    /// `ReplicaFetcherThread.handleOffsetOutOfRange` up to 2.0 (the check KAFKA-3410
+    /// added; KAFKA-7414 removed it in 2.0.1/2.1): a leader whose log ends before the
+    /// follower's, with unclean.leader.election.enable off, would mean truncating
+    /// records the follower may have had committed, so the broker exits ("Exiting
+    /// because log truncation is not allowed"). It stops as a crash does: the
+    /// controller notices when its session expires. Returns whether it halted.
+    fn halt_if_truncation_not_allowed(&mut self, id: u32, leader_leo: u64, leo: u64) -> bool {
+        if !self.behavior.out_of_range_halts || self.settings.unclean_leader_election_enable {
+            return false;
+        }
+        self.emit(Event::Halted { broker: id, leader_leo, leo });
+        self.crash(id, 0);
+        true
     }
 
     /// `AbstractFetcherThread.getOffsetTruncationState` for a leader's answer

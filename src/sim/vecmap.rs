@@ -59,6 +59,10 @@ impl<K: Ord, V> VecMap<K, V> {
         self.entries.iter().map(|(k, v)| (k, v))
     }
 
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&K, &mut V)> {
+        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+    }
+
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.entries.iter().map(|(_, v)| v)
     }

@@ -181,6 +181,24 @@ test("`hwscope scenarios` lists every built-in scenario the wasm build knows", (
   }
 });
 
+test("presets() and configInForce() say what `hwscope presets` and `hwscope config --json` say", () => {
+  const names = wasm.presets().map((p) => p.name);
+  const r = runNative(["presets"]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(r.stdout.trim().split("\n").map((l) => l.split(/\s+/)[0]), names);
+  for (const preset of ["kafka-0.10", "kafka-2.8", "kafka-4.1"]) {
+    const b = BUILTINS.find((x) => x.name === "elr");
+    const json = JSON.stringify({ ...JSON.parse(scenarioOf(b)), preset });
+    const native = runNative(["config", "--builtin", "elr", "--preset", preset, "--json"]);
+    assert.equal(native.status, 0, native.stderr);
+    assert.deepEqual(wasm.configInForce(json), JSON.parse(native.stdout), preset);
+  }
+  // A setting the scenario leaves out follows the preset, with its reason.
+  const lag = (preset) => wasm.configInForce(JSON.stringify({ format: 1, preset })).find((s) => s.key === "replica.lag.time.max.ms");
+  assert.deepEqual([lag("kafka-2.4").value, lag("kafka-2.4").source], [10000, "preset"]);
+  assert.match(lag("kafka-2.8").note, /KIP-537/);
+});
+
 describe("wasm and native traces are equal, record by record", () => {
   for (const b of BUILTINS) {
     test(b.name, async (t) => {

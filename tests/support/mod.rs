@@ -18,6 +18,21 @@ pub fn with_preset(json: &Value, preset: &str) -> String {
     v.to_string()
 }
 
+/// The same scenario under another preset, with the controller noticing a dead
+/// broker as soon in a ZooKeeper-era preset as in a KRaft one: the ZooKeeper
+/// session timeout pinned to the scenario's broker.session.timeout.ms (Kafka's
+/// KRaft default, 9 s, if unset). For tests about truncation and elections, whose
+/// timelines would otherwise shift with each era's default (6 s before 2.5, 18 s after).
+pub fn with_preset_same_detection(json: &Value, preset: &str) -> String {
+    let mut v: Value = serde_json::from_str(&with_preset(json, preset)).unwrap();
+    let session = v["config"]["broker.session.timeout.ms"].as_u64().unwrap_or(9000);
+    if v.get("config").is_none() {
+        v["config"] = serde_json::json!({});
+    }
+    v["config"]["zookeeper.session.timeout.ms"] = Value::from(session);
+    v.to_string()
+}
+
 /// A whole run: every step record (step 0 included), as the CLI prints them.
 pub struct Trace {
     pub steps: Vec<Value>,

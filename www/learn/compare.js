@@ -1,6 +1,8 @@
 // Compare: two runs of the shown scenario side by side that differ in one
 // setting (the preset, the producers' acks, or replica.fetch.wait.max.ms),
-// under one scrubber over simulated time. Each side shows its last step at or
+// under one scrubber over simulated time. For presets, both sides pick theirs:
+// any two presets on the same scenario (a kafka-4.1 scenario, such as the elr
+// built-in, opens as kafka-4.0 against kafka-4.1). Each side shows its last step at or
 // before that time, its messages placed at that very time, its followers' lag
 // and its chart. Each run is its own Playground; the page's run is untouched.
 
@@ -47,6 +49,9 @@ export function createCompare(box, hub, preset = {}) {
   const base = structuredClone(hub.api.sim.settings);
   const which = h("select", { "aria-label": "Setting that differs" }, Object.entries(SETTINGS).map(([k, s]) => h("option", { value: k }, s.label)));
   const valueBox = h("span", { class: "cmp-value" });
+  // A's preset, when the presets differ.
+  const aBox = h("span", { class: "cmp-a" });
+  let aValue = null;
   const scrub = h("input", { type: "range", min: 0, max: 0, step: 1, value: 0, "aria-label": "Simulated time, both runs", class: "cmp-scrub" });
   const out = h("output", { class: "cmp-t" });
   const prev = h("button", { type: "button", "aria-label": "Previous event in either run", title: "Previous event in either run" }, "◀");
@@ -54,7 +59,7 @@ export function createCompare(box, hub, preset = {}) {
   const note = h("p", { class: "muted cmp-note" });
   const sides = [side("A"), side("B")];
   box.append(
-    h("div", { class: "row" }, h("label", {}, "B differs in ", which), valueBox),
+    h("div", { class: "row" }, h("label", {}, "B differs in ", which), valueBox, aBox),
     h("div", { class: "cmp-scrubrow" }, prev, scrub, next, out),
     note,
     h("div", { class: "cmp-sides" }, sides.map((s) => s.box)));
@@ -67,10 +72,19 @@ export function createCompare(box, hub, preset = {}) {
     const s = SETTINGS[which.value];
     const current = s.get(base);
     let input;
+    aBox.replaceChildren();
+    aValue = null;
     if (which.value === "preset") {
-      input = h("select", { "aria-label": "B's preset" }, wasm.presets().map((p) => h("option", { value: p.name }, p.name)));
-      // Today's behaviour against the loaded one, or the textbook against today's.
-      input.value = current === "kafka-4.0" || current === "latest" ? "textbook" : "kafka-4.0";
+      const options = () => wasm.presets().map((p) => h("option", { value: p.name, title: p.description }, p.name));
+      input = h("select", { "aria-label": "B's preset" }, options());
+      aValue = h("select", { "aria-label": "A's preset" }, options());
+      // The version before ELR against the one with it; else today's behaviour
+      // against the loaded one, or the textbook against today's.
+      const [a, b] = current === "kafka-4.1" ? ["kafka-4.0", "kafka-4.1"] : [current === "latest" ? "kafka-4.0" : current, current === "kafka-4.0" || current === "latest" ? "textbook" : "kafka-4.0"];
+      aValue.value = a;
+      input.value = b;
+      aValue.addEventListener("change", () => run(value.value));
+      aBox.replaceChildren(h("label", {}, "; A runs ", aValue));
     } else if (which.value === "acks") {
       input = h("select", { "aria-label": "B's acks" }, ["all", "1", "0"].map((v) => h("option", { value: v }, v)));
       input.value = current === "all" ? "1" : "all";
@@ -85,9 +99,11 @@ export function createCompare(box, hub, preset = {}) {
   function run(v) {
     for (const r of runs) r.trace.free();
     const s = SETTINGS[which.value];
+    const a = structuredClone(base);
+    if (aValue) s.set(a, aValue.value);
     const b = structuredClone(base);
     s.set(b, v);
-    const jsons = [JSON.stringify(base), JSON.stringify(b)];
+    const jsons = [JSON.stringify(a), JSON.stringify(b)];
     const err = wasm.validateScenario(jsons[1]);
     if (err) {
       note.textContent = `B cannot run: ${err}`;
@@ -113,7 +129,8 @@ export function createCompare(box, hub, preset = {}) {
     const end = Math.max(...runs.map((r) => r.trace.row(r.trace.last).t));
     scrub.max = end;
     const cut = runs.some((r) => !r.trace.done);
-    note.textContent = `A is the scenario as loaded (without your interventions); B changes ${s.label} only.${cut ? ` Long run: the first ${LIMIT} steps of each.` : ""}`;
+    const what = aValue ? `A runs it under ${aValue.value}, B under ${v}` : `B changes ${s.label} only`;
+    note.textContent = `A is the scenario as loaded (without your interventions); ${what}.${cut ? ` Long run: the first ${LIMIT} steps of each.` : ""}`;
     box.dataset.setting = which.value;
     box.dataset.value = v;
     go(Math.min(t || hub.rec().time_ms, end));
@@ -133,7 +150,8 @@ export function createCompare(box, hub, preset = {}) {
         r.fresh = false;
         r.shown = n;
         const p = rec.partition;
-        r.side.status.textContent = `step ${n} · ${rec.time_ms} ms · leader ${p.leader ?? "none"} · ISR {${p.isr.join(", ")}}`;
+        const elr = p.elr ? ` · ELR {${p.elr.join(", ")}}` : "";
+        r.side.status.textContent = `step ${n} · ${rec.time_ms} ms · leader ${p.leader ?? "none"} · ISR {${p.isr.join(", ")}}${elr}`;
         r.side.text.textContent = rec.text;
         r.gauges(r.trace, rec);
       }

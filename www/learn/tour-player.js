@@ -54,6 +54,17 @@ function pin(api, tour) {
   });
 }
 
+const settingsInForce = new WeakMap();
+
+/** A trace's Kafka settings in force, by key, from the core (`configInForce`). */
+function inForce(api, trace) {
+  if (!settingsInForce.has(trace)) {
+    const list = api.wasm.configInForce(JSON.stringify(trace.scenario));
+    settingsInForce.set(trace, Object.fromEntries(list.map((s) => [s.key, s.value])));
+  }
+  return settingsInForce.get(trace);
+}
+
 /** Everything a beat's text and quiz may read, from the page's own records. */
 function context(api, part, step) {
   const rec = api.sim.get(step);
@@ -71,7 +82,8 @@ function context(api, part, step) {
     rep,
     was: (b) => prev?.replicas.find((r) => r.broker === b) ?? rep(b),
     sc: trace.scenario,
-    cfg: (k) => trace.scenario.config?.[k],
+    // The scenario's value, else the one in force (a setting whose default depends on the preset is left out of the scenario).
+    cfg: (k) => trace.scenario.config?.[k] ?? inForce(api, trace)[k],
     out: (type, to) => rec.in_flight.find((m) => m.type === type && (to === undefined || String(m.to) === String(to))),
     /** The leader's HW change (at or before this step) that first reached `hw`. */
     leaderMoved(hw) {

@@ -1,6 +1,9 @@
 // The settings panel: a few common fields and the whole scenario JSON, kept
 // in step both ways. Every edit is checked by the core's own validator; its
-// "field: message" is shown next to that field (or under the JSON).
+// "field: message" is shown next to that field (or under the JSON). The preset
+// picker says what changed at each version; each Kafka setting shows the value
+// in force and where it comes from (the scenario, or the preset's default and
+// why), read from the core (`configInForce`).
 
 import { h } from "../core/dom.js";
 
@@ -12,10 +15,12 @@ const FIELDS = [
   [["initial", "log_end_offset"], "Initial log end offset", "number", 0],
   [["network", "latency_ms"], "Link latency (ms)", "number", 1],
   [["stop_at_ms"], "Stop at (ms)", "number", 60000],
-  [["config", "replica.fetch.wait.max.ms"], "replica.fetch.wait.max.ms", "number", 500],
-  [["config", "replica.lag.time.max.ms"], "replica.lag.time.max.ms", "number", 30000],
-  [["config", "min.insync.replicas"], "min.insync.replicas", "number", 1],
-  [["config", "unclean.leader.election.enable"], "unclean.leader.election.enable", "checkbox"],
+  [["config", "replica.fetch.wait.max.ms"], "replica.fetch.wait.max.ms", "number"],
+  [["config", "replica.lag.time.max.ms"], "replica.lag.time.max.ms", "number"],
+  [["config", "min.insync.replicas"], "min.insync.replicas", "number"],
+  [["config", "unclean.leader.election.enable"], "unclean.leader.election.enable", "tristate"],
+  [["config", "zookeeper.session.timeout.ms"], "zookeeper.session.timeout.ms", "number"],
+  [["config", "broker.session.timeout.ms"], "broker.session.timeout.ms", "number"],
 ];
 
 const read = (obj, path) => path.reduce((o, k) => (o == null ? undefined : o[k]), obj);
@@ -35,38 +40,87 @@ export function splitError(err) {
   return /^[\w.[\]-]+$/.test(field) ? [field, err.slice(i + 2)] : ["", err];
 }
 
+/** "30000 — Kafka 2.5+ default (KIP-537)", "1 — set by the scenario". */
+export function sourceText(s) {
+  const value = s.value === null ? "none" : String(s.value);
+  return `${value} — ${s.note}${s.used ? "" : " (not used by this preset)"}`;
+}
+
 export function createSettings(dialog, wasm, onRun) {
   const $ = (id) => dialog.querySelector(`#${id}`);
   const json = $("json");
   const jsonErr = $("json-err");
   const run = $("settings-run");
-  const presetNames = wasm.presets().map((p) => p.name);
+  const presets = wasm.presets();
   let scenario = {};
 
   const inputs = FIELDS.map(([path, label, kind, fallback]) => {
     const id = `f-${path.join("-").replace(/\./g, "_")}`;
-    const input = kind === "preset"
-      ? h("select", { id }, presetNames.map((n) => h("option", { value: n }, n)))
-      : h("input", { id, type: kind, placeholder: fallback === undefined ? null : `default ${fallback}`, ...(kind === "number" ? { inputmode: "numeric", step: 1 } : {}) });
+    let input;
+    if (kind === "preset") {
+      input = h("select", { id }, presets.map((p) => h("option", { value: p.name, title: p.description }, p.name)));
+    } else if (kind === "tristate") {
+      input = h("select", { id }, [h("option", { value: "" }, "preset's default"), h("option", { value: "true" }, "true"), h("option", { value: "false" }, "false")]);
+    } else {
+      input = h("input", { id, type: kind, placeholder: fallback === undefined ? null : `default ${fallback}`, ...(kind === "number" ? { inputmode: "numeric", step: 1 } : {}) });
+    }
     const err = h("output", { class: "err", for: id });
-    input.setAttribute("aria-describedby", `${id}-err`);
+    // The preset's summary, or a setting's value in force and its source.
+    const note = h("small", { class: "src", id: `${id}-src` });
+    input.setAttribute("aria-describedby", `${id}-err ${id}-src`);
     err.id = `${id}-err`;
-    $("fields").append(h("label", { class: `field ${kind}` }, h("span", {}, label), input, err));
-    input.addEventListener("input", () => {
-      const value = kind === "checkbox" ? input.checked : input.value.trim() === "" ? undefined : kind === "number" ? Number(input.value) : input.value;
+    $("fields").append(h("label", { class: `field ${kind}`, "data-key": path.join(".") }, h("span", {}, label), input, note, err));
+    input.addEventListener(kind === "preset" || kind === "tristate" ? "change" : "input", () => {
+      const raw = input.value.trim();
+      const value = raw === "" ? undefined : kind === "number" ? Number(raw) : kind === "tristate" ? raw === "true" : raw;
       write(scenario, path, value);
       json.value = JSON.stringify(scenario, null, 2);
       check();
     });
-    return { path, kind, input, err };
+    return { path, kind, input, note, err };
   });
+
+  // Every Kafka setting in force, and every preset with what changed at that version.
+  const inForce = h("table", { class: "fields in-force" });
+  $("fields").after(h("details", { class: "in-force-box" }, h("summary", {}, "All settings in force"), inForce));
+  const list = h("dl", { class: "preset-list" }, presets.flatMap((p) => [h("dt", {}, p.name), h("dd", {}, p.description)]));
+  $("fields").after(h("details", { class: "presets-about" }, h("summary", {}, "What changed at each version"), list));
 
   function fill() {
     for (const f of inputs) {
       const v = read(scenario, f.path);
-      if (f.kind === "checkbox") f.input.checked = !!v;
+      if (f.kind === "tristate") f.input.value = v === undefined ? "" : String(v);
       else f.input.value = v ?? (f.kind === "preset" ? "kafka-4.0" : "");
     }
+  }
+
+  /** The preset's summary and each setting's value in force, from the core. */
+  function explain() {
+    const preset = inputs.find((f) => f.kind === "preset");
+    const p = presets.find((x) => x.name === preset.input.value);
+    preset.note.textContent = p ? p.description : "";
+    let settings;
+    try {
+      settings = wasm.configInForce(json.value);
+    } catch {
+      return; // not a valid scenario yet: the validator says why
+    }
+    const byKey = new Map(settings.map((s) => [s.key, s]));
+    for (const f of inputs.filter((f) => f.path[0] === "config")) {
+      const s = byKey.get(f.path[1]);
+      if (!s) continue;
+      f.note.textContent = sourceText(s);
+      f.note.dataset.source = s.source;
+      f.input.closest(".field").classList.toggle("unused", !s.used);
+      if (f.kind === "number") f.input.placeholder = s.value === null ? "" : String(s.value);
+      if (f.kind === "tristate") f.input.options[0].textContent = s.source === "scenario" ? "preset's default" : `preset's default (${s.value})`;
+    }
+    inForce.replaceChildren(
+      h("tr", {}, h("th", {}, "setting"), h("th", {}, "in force"), h("th", {}, "from")),
+      ...settings.map((s) =>
+        h("tr", { class: s.used ? null : "unused", "data-source": s.source }, h("td", {}, s.key), h("td", {}, s.value === null ? "none" : String(s.value)), h("td", {}, `${s.note}${s.used ? "" : " (not used by this preset)"}`)),
+      ),
+    );
   }
 
   /** Runs the core's validator and puts its message where it belongs. */
@@ -81,6 +135,7 @@ export function createSettings(dialog, wasm, onRun) {
     jsonErr.textContent = err && !owner ? err : "";
     json.toggleAttribute("aria-invalid", !!err && !owner);
     run.disabled = !!err;
+    if (!err) explain();
     return !err;
   }
 

@@ -27,7 +27,9 @@ export function createStatus(line, violations) {
       parts.step.textContent = `step ${rec.step}`;
       const pending = p.maximal_isr && p.maximal_isr.length !== p.isr.length ? ` (pending {${p.maximal_isr.join(", ")}})` : "";
       const cut = p.cut_links?.length ? ` · cut ${p.cut_links.map(([a, b]) => `${a}→${b}`).join(" ")}` : "";
-      parts.part.textContent = `leader ${p.leader ?? "none"} · epoch ${p.leader_epoch} · ISR {${p.isr.join(", ")}}${pending}${cut}`;
+      // KIP-966 (kafka-4.1): the eligible leader replicas beside the ISR.
+      const elr = p.elr ? ` · ELR {${p.elr.join(", ")}}${p.last_known_elr?.length ? ` · last known leader ${p.last_known_elr.join(", ")}` : ""}` : "";
+      parts.part.textContent = `leader ${p.leader ?? "none"} · epoch ${p.leader_epoch} · ISR {${p.isr.join(", ")}}${pending}${elr}${cut}`;
       violations.replaceChildren(...rec.violations.map((v) => h("li", {}, h("b", {}, v.invariant), ` ${v.text}`)));
     },
   };

@@ -6,8 +6,9 @@
 //! What is hashed, and what is deliberately abstracted:
 //! - **Time is relative.** Every timestamp and timer is hashed as its distance
 //!   from `now` (a state at t=100 and one at t=5100 with the same timers ahead
-//!   are the same state), except `now` modulo `broker.heartbeat.interval.ms`,
-//!   because a crash's fencing time depends on the heartbeat phase.
+//!   are the same state), except `now` modulo the heartbeat (or ZooKeeper
+//!   ping) interval, because a crash's fencing time depends on the heartbeat
+//!   phase; the first interval is kept apart (no heartbeat before it).
 //! - **Identities are relative.** Message and request ids are hashed as their
 //!   distance from the next id; a timer or message referenced from a node's
 //!   state is hashed as its position in the scheduler's queue. The queue is
@@ -190,7 +191,8 @@ impl Walker<'_> {
     fn sim(&mut self) {
         let Sim {
             scenario,
-            behavior: _,
+            behavior,
+            settings,
             now,
             step: _,
             sched: _,
@@ -207,8 +209,11 @@ impl Walker<'_> {
             commands: _,
             done,
         } = self.sim;
-        let interval = scenario.config.broker_heartbeat_interval_ms.max(1);
-        self.word(now % interval);
+        let (interval, _) = crate::sim::liveness_timing(&scenario.config, behavior.broker_liveness, *settings);
+        let interval = interval.max(1);
+        // Every heartbeat phase is below `interval`: before it, the last heartbeat
+        // is time 0 (`Sim::session_expiry`), so the first interval is kept apart.
+        self.word(if *now < interval { *now } else { interval + now % interval });
         self.word(rng.0);
         self.word(*done as u64);
         for new in 0..brokers.len() {
@@ -352,10 +357,12 @@ impl Walker<'_> {
     }
 
     fn controller(&mut self, c: &Controller) {
-        let Controller { leader, leader_epoch, isr, partition_epoch, fenced, session_timers, heartbeat_phase: _ } = c;
+        let Controller { leader, leader_epoch, isr, partition_epoch, elr, last_known_elr, fenced, session_timers, heartbeat_phase: _ } = c;
         self.opt_broker(*leader);
         self.word(*leader_epoch as u32 as u64);
         self.brokers(isr);
+        self.brokers(elr);
+        self.brokers(last_known_elr);
         self.word(*partition_epoch as u64);
         self.brokers(fenced.iter());
         for new in 0..8u8 {

@@ -111,10 +111,13 @@ fn label_box(out: &mut String, class: &str, p: Point, label: &str, start: bool) 
 fn broker(out: &mut String, rec: &StepRecord, r: &ReplicaRecord, l: &Layout) {
     let col = r.broker as usize;
     let in_isr = rec.partition.isr.contains(&r.broker);
+    let in_elr = rec.partition.elr.as_ref().is_some_and(|e| e.contains(&r.broker));
     let membership = if in_isr {
         "in ISR"
     } else if rec.partition.maximal_isr.contains(&r.broker) {
         "joining ISR"
+    } else if in_elr {
+        "in ELR"
     } else {
         "out of ISR"
     };
@@ -246,6 +249,13 @@ pub fn render(rec: &StepRecord, title: &str) -> String {
         p.leader_epoch,
         p.isr.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
     );
+    let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    // 4.1 (KIP-966): the ELR beside the ISR, when ELR is on.
+    let status = match (&p.elr, &p.last_known_elr) {
+        (Some(elr), Some(last)) if !last.is_empty() => format!("{status} · ELR {{{}}} · last known leader {}", list(elr), list(last)),
+        (Some(elr), _) => format!("{status} · ELR {{{}}}", list(elr)),
+        _ => status,
+    };
     let label = format!("{title}, {status}. {}", rec.text);
     let mut out = String::with_capacity(16 * 1024);
     let _ = write!(

@@ -29,7 +29,7 @@ impl Sim {
     /// `Replica.isCaughtUp`: at the leader's LEO, or caught up within replica.lag.time.max.ms.
     pub(crate) fn is_caught_up(&self, view: &FollowerView, leader_leo: u64) -> bool {
         view.leo == Some(leader_leo)
-            || view.last_caught_up_ms.is_some_and(|t| self.now.saturating_sub(t) <= self.scenario.config.replica_lag_time_max_ms)
+            || view.last_caught_up_ms.is_some_and(|t| self.now.saturating_sub(t) <= self.settings.replica_lag_time_max_ms)
     }
 
     /// `Partition.isReplicaIsrEligible` (KRaft): not fenced, as far as the leader knows.

@@ -10,12 +10,10 @@ use crate::sim::vecmap::BrokerSet;
 use crate::sim::Sim;
 
 impl Sim {
-    /// `Partition.maybeExpandIsr`: a follower not in the ISR joins once its LEO has
-    /// reached the HW and the start of the leader's epoch, and no ISR change is in
-    /// flight (the epoch-start condition is KAFKA-7128, 2.0.1; every preset applies it).
-    /// Before 2.7 the leader commits the change itself; from 2.7 (KIP-497) it asks the
-    /// controller and counts the follower in the HW meanwhile (maximal ISR). Returns
-    /// whether the ISR grew.
+    /// `Partition.maybeExpandIsr`: a follower not in the ISR joins once it is in sync
+    /// (`is_follower_in_sync`) and no ISR change is in flight. Before 2.7 the leader
+    /// commits the change itself; from 2.7 (KIP-497) it asks the controller and counts
+    /// the follower in the HW meanwhile (maximal ISR). Returns whether the ISR grew.
     pub(crate) fn maybe_expand_isr(&mut self, leader: u32, follower: u32) -> bool {
         let hw = self.broker(leader).hw;
         let ls = self.lead(leader);
@@ -25,7 +23,7 @@ impl Sim {
         if ls.pending.is_some() || ls.isr.contains(&follower) || !self.is_isr_eligible(leader, follower) {
             return false;
         }
-        if f_leo < hw || f_leo < ls.epoch_start_offset {
+        if !self.is_follower_in_sync(leader, f_leo, hw) {
             return false;
         }
         let before = BrokerSet::of(&ls.isr);
@@ -39,6 +37,15 @@ impl Sim {
         };
         self.emit(Event::IsrExpanded { leader, follower, before, after, request });
         true
+    }
+
+    /// `Partition.isFollowerInSync` (the condition in `maybeExpandIsr` before 3.x): the
+    /// follower's LEO has reached the HW and, from 2.0.1/2.1 (KAFKA-7128, "Lagging high
+    /// watermark can lead to committed data loss after ISR expansion"), the start offset
+    /// of the leader's epoch. A new leader's HW can lag the records its predecessor
+    /// committed; its epoch starts at its LEO, past all of them.
+    fn is_follower_in_sync(&self, leader: u32, follower_leo: u64, hw: u64) -> bool {
+        follower_leo >= hw && (!self.behavior.isr_expansion_needs_epoch_start || follower_leo >= self.lead(leader).epoch_start_offset)
     }
 
     /// `AlterPartitionManager.submit` (2.7+, KIP-497): the proposed ISR with the
@@ -56,7 +63,7 @@ impl Sim {
         if self.broker(leader).lead.is_none() {
             return self.emit(Event::IsrCheckNotLeader { broker: leader });
         }
-        let period = (self.scenario.config.replica_lag_time_max_ms / 2).max(1);
+        let period = (self.settings.replica_lag_time_max_ms / 2).max(1);
         let next = self.set_timer(self.now + period, Timer::IsrExpiration { leader });
         self.lead_mut(leader).isr_timer = Some(next);
         let leo = self.broker(leader).log.leo();

@@ -69,10 +69,34 @@ impl Sim {
         self.maybe_increment_leader_hw(id, HwCause::Election);
     }
 
+    /// `Partition.makeLeader` for a broker that leads already (`isNewLeader` false), in
+    /// the new leader epoch the ZooKeeper-era controller wrote when it removed a dead
+    /// replica from the ISR: the epoch starts at the LEO (the start offset KAFKA-7128
+    /// compares), followers keep their LEOs, ISR members count as caught up now and the
+    /// others as never (`resetLastCaughtUpTime`); the purgatories stay.
+    pub(crate) fn make_leader_in_new_epoch(&mut self, id: u32, isr: Vec<u32>, partition_epoch: u32, fenced: VecSet<u32>) {
+        let now = self.now;
+        let b = self.broker_mut(id);
+        let (epoch, leo) = (b.leader_epoch, b.log.leo());
+        b.log.assign_epoch(epoch, leo);
+        let ls = self.lead_mut(id);
+        for (f, view) in ls.followers.iter_mut() {
+            view.last_caught_up_ms = isr.contains(f).then_some(now);
+            view.last_fetch_leader_leo = leo;
+            view.last_fetch_ms = Some(now);
+        }
+        ls.epoch_start_offset = leo;
+        ls.isr = isr;
+        ls.pending = None;
+        ls.partition_epoch = partition_epoch;
+        ls.fenced = fenced;
+        self.maybe_increment_leader_hw(id, HwCause::Election);
+    }
+
     /// The leader state: the ISR, a view of each follower, empty purgatories, and the
     /// periodic ISR check (`Partition.makeLeader`, `ReplicaManager.startup`'s isr-expiration task).
     fn install_leader(&mut self, id: u32, isr: Vec<u32>, partition_epoch: u32, followers: VecMap<u32, FollowerView>, fenced: VecSet<u32>) {
-        let period = (self.scenario.config.replica_lag_time_max_ms / 2).max(1);
+        let period = (self.settings.replica_lag_time_max_ms / 2).max(1);
         let timer = (self.scenario.replicas > 1).then(|| self.set_timer(self.now + period, Timer::IsrExpiration { leader: id }));
         let b = self.broker_mut(id);
         let epoch = b.leader_epoch;

@@ -1,0 +1,207 @@
+//! The behaviour switches: each one a rule that changed between Kafka versions,
+//! tied to the version, KIP or ticket that changed it (docs/behaviors.md). A
+//! preset (`presets.rs`) is one value for every switch; a scenario may override
+//! single switches in its `behavior` object.
+
+use crate::json::{boolean, json_struct, write_str, Named, ToJson};
+
+/// Which followers' LEOs bound the leader's HW (`Partition.maybeIncrementLeaderHW`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HwCounts {
+    /// ≤0.10.1: the committed ISR only.
+    Isr,
+    /// 0.10.2 (KAFKA-4485): the ISR and any follower caught up within the lag time.
+    IsrOrCaughtUp,
+    /// 2.7 (KIP-497): the maximal ISR (pending expansion counted) and caught-up followers.
+    MaximalIsrOrCaughtUp,
+    /// 3.6 (KAFKA-15021): as above, but a caught-up non-ISR follower counts only if ISR-eligible (not fenced).
+    MaximalIsrOrCaughtUpEligible,
+}
+
+/// Which HW a Fetch answered at once carries (`Partition.readRecords`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseHw {
+    /// The HW as updated by this very fetch (the textbook story; 1.0–1.1 under KAFKA-5758).
+    AfterFetch,
+    /// The HW snapshot taken before this fetch updated it (`initialHighWatermark`, KAFKA-7104).
+    BeforeFetch,
+}
+
+/// What a consumer fetch above the serving replica's HW (not above its LEO) gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AboveHw {
+    /// Up to 3.7: parked like a fetch at the HW (`DelayedFetch` compared segments, and
+    /// an offset above the HW on the same segment matched no case).
+    Park,
+    /// 3.8 (KAFKA-16452): `DelayedFetch` Case F compares offsets and answers at once,
+    /// with no records (measured on 4.0, semantics §11).
+    Empty,
+}
+
+/// How a replica that becomes a follower finds where its log departs from the leader's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Truncation {
+    /// ≤0.10.2: truncate to its own HW (`ReplicaManager.makeFollowers`).
+    HighWatermark,
+    /// 0.11 (KIP-101): one OffsetsForLeaderEpoch round; the leader answers an end offset only.
+    EpochRequest,
+    /// 2.0 (KIP-279): OffsetsForLeaderEpoch answers (epoch, end offset); repeat until the epochs match.
+    EpochRequestMultiRound,
+    /// 2.8 (KAFKA-10554, KAFKA-10487): the Fetch carries lastFetchedEpoch; the leader answers a diverging epoch.
+    DivergingEpoch,
+}
+
+/// How an ISR change reaches the controller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IsrUpdate {
+    /// Before 2.7 the leader wrote the ISR to ZooKeeper itself and applied it at once.
+    Immediate,
+    /// 2.7+ (KIP-497): AlterPartition to the controller; the leader tracks the pending (maximal) ISR meanwhile.
+    AlterPartition,
+}
+
+/// How the controller learns that a broker has stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BrokerLiveness {
+    /// The ZooKeeper era (up to 2.8 here): the broker's ZooKeeper session pings every
+    /// third of zookeeper.session.timeout.ms; ZooKeeper expires it one session timeout
+    /// after the last ping, deleting `/brokers/ids/N`, and the controller's watch
+    /// reacts (`KafkaController.onBrokerFailure`).
+    ZookeeperSession,
+    /// KRaft (3.3+ in production; 3.7+ here): heartbeats every
+    /// broker.heartbeat.interval.ms, fenced broker.session.timeout.ms after the last
+    /// one (`BrokerHeartbeatManager`).
+    BrokerHeartbeat,
+}
+
+/// Declares the switches once: [`Behavior`] (every switch set, what a preset is),
+/// [`BehaviorOverrides`] (the scenario's `behavior` object, read and written by
+/// its field list) and `apply`. A new switch is one line here, plus its value in
+/// each preset (`presets.rs`).
+macro_rules! switches {
+    ( $( $(#[$doc:meta])* $field:ident : $ty:ty = $key:literal, $read:expr; )* ) => {
+        /// The switches. Every rule in `sim/` that differs between versions reads one of these.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct Behavior { $( $(#[$doc])* pub $field: $ty, )* }
+
+        json_struct! {
+            /// Single switches a scenario overrides in its `behavior` object.
+            #[derive(Debug, Clone, PartialEq)]
+            pub struct BehaviorOverrides: Default {
+                $( pub $field: Option<$ty> = $key, opt($read), opt; )*
+            }
+        }
+
+        impl BehaviorOverrides {
+            /// The switches of `b`, with these overrides.
+            pub fn apply(&self, mut b: Behavior) -> Behavior {
+                $( if let Some(v) = self.$field { b.$field = v; } )*
+                b
+            }
+        }
+    };
+}
+
+switches! {
+    hw_counts: HwCounts = "hw_counts", HwCounts::parse;
+    /// 3.7 (KAFKA-15583): the HW does not advance while the ISR is under min.insync.replicas.
+    hw_held_under_min_isr: bool = "hw_held_under_min_isr", boolean;
+    response_hw: ResponseHw = "response_hw", ResponseHw::parse;
+    /// A caught-up Fetch is parked up to replica.fetch.wait.max.ms. Off in `textbook`:
+    /// the leader answers at once, and an idle follower waits replica.fetch.wait.max.ms
+    /// before fetching again, so it does not spin.
+    long_poll: bool = "long_poll", boolean;
+    /// 2.4–2.5 (KIP-392, KAFKA-8443; removed by KAFKA-9952 in 2.6): a follower whose last
+    /// sent HW is stale is answered at once, and an HW move releases parked follower fetches.
+    hw_move_completes_follower_fetch: bool = "hw_move_completes_follower_fetch", boolean;
+    /// 3.8 (KAFKA-16452): a consumer fetch above the serving replica's HW is answered at once, empty.
+    consumer_fetch_above_hw: AboveHw = "consumer_fetch_above_hw", AboveHw::parse;
+    /// 3.4 (KAFKA-14334): a follower releases consumer fetches parked on it when its HW moves.
+    follower_hw_completes_consumer_fetch: bool = "follower_hw_completes_consumer_fetch", boolean;
+    /// 2.4 (KIP-392): consumers may read from followers. Before, `fetch_from` is ignored.
+    follower_fetching: bool = "follower_fetching", boolean;
+    truncation: Truncation = "truncation", Truncation::parse;
+    /// 2.1 (KIP-320): requests carry the current leader epoch; an older one is fenced. The same
+    /// change makes a follower restart its fetcher on every new leader epoch, even from the
+    /// same leader (`Partition.makeFollower`); before, a follower of an unchanged leader
+    /// ignored an epoch bump.
+    leader_epoch_fencing: bool = "leader_epoch_fencing", boolean;
+    isr_update: IsrUpdate = "isr_update", IsrUpdate::parse;
+    /// 2.0.1/2.1 (KAFKA-7128): a follower joins the ISR only once its LEO has reached the
+    /// start offset of the leader's epoch, not just the (possibly lagging) HW.
+    isr_expansion_needs_epoch_start: bool = "isr_expansion_needs_epoch_start", boolean;
+    /// Up to 2.0 (KAFKA-3410's check, removed by KAFKA-7414 in 2.0.1/2.1): OFFSET_OUT_OF_RANGE
+    /// from a leader whose LEO is below the follower's, with unclean leader election off,
+    /// halts the follower's broker instead of truncating.
+    out_of_range_halts: bool = "out_of_range_halts", boolean;
+    /// How the controller learns a broker stopped: its ZooKeeper session (up to 2.8 here)
+    /// or its heartbeats (KRaft).
+    broker_liveness: BrokerLiveness = "broker_liveness", BrokerLiveness::parse;
+    /// The ZooKeeper-era controller bumps the leader epoch when it removes a dead replica
+    /// from the ISR (`ReplicaStateMachine.doRemoveReplicasFromIsr`; KRaft did so on every
+    /// shrink before metadata version 3.6, `triggerLeaderEpochBumpForIsrShrinkIfNeeded`).
+    controller_isr_removal_bumps_epoch: bool = "controller_isr_removal_bumps_epoch", boolean;
+    /// 4.1 (KIP-966, `eligible.leader.replicas.version` on for new clusters): Eligible
+    /// Leader Replicas. The controller keeps replicas that left an ISR under
+    /// min.insync.replicas as electable, the ISR may become empty, and the last leader
+    /// may come back (`PartitionChangeBuilder`).
+    eligible_leader_replicas: bool = "eligible_leader_replicas", boolean;
+}
+
+impl BehaviorOverrides {
+    pub fn is_empty(&self) -> bool {
+        *self == BehaviorOverrides::default()
+    }
+}
+
+/// Switch values are written by name.
+macro_rules! json_by_name {
+    ($($t:ty),*) => {
+        $(impl ToJson for $t {
+            fn write_json(&self, out: &mut String) {
+                write_str(out, self.name());
+            }
+        })*
+    };
+}
+
+pub(crate) use json_by_name;
+
+json_by_name!(HwCounts, ResponseHw, AboveHw, Truncation, IsrUpdate, BrokerLiveness);
+
+impl Named for HwCounts {
+    const ALL_NAMED: &'static [(&'static str, HwCounts)] = &[
+        ("isr", HwCounts::Isr),
+        ("isr-or-caught-up", HwCounts::IsrOrCaughtUp),
+        ("maximal-isr-or-caught-up", HwCounts::MaximalIsrOrCaughtUp),
+        ("maximal-isr-or-caught-up-eligible", HwCounts::MaximalIsrOrCaughtUpEligible),
+    ];
+}
+
+impl Named for ResponseHw {
+    const ALL_NAMED: &'static [(&'static str, ResponseHw)] =
+        &[("after-fetch", ResponseHw::AfterFetch), ("before-fetch", ResponseHw::BeforeFetch)];
+}
+
+impl Named for AboveHw {
+    const ALL_NAMED: &'static [(&'static str, AboveHw)] = &[("park", AboveHw::Park), ("empty", AboveHw::Empty)];
+}
+
+impl Named for Truncation {
+    const ALL_NAMED: &'static [(&'static str, Truncation)] = &[
+        ("high-watermark", Truncation::HighWatermark),
+        ("epoch-request", Truncation::EpochRequest),
+        ("epoch-request-multi-round", Truncation::EpochRequestMultiRound),
+        ("diverging-epoch", Truncation::DivergingEpoch),
+    ];
+}
+
+impl Named for IsrUpdate {
+    const ALL_NAMED: &'static [(&'static str, IsrUpdate)] =
+        &[("immediate", IsrUpdate::Immediate), ("alter-partition", IsrUpdate::AlterPartition)];
+}
+
+impl Named for BrokerLiveness {
+    const ALL_NAMED: &'static [(&'static str, BrokerLiveness)] =
+        &[("zookeeper-session", BrokerLiveness::ZookeeperSession), ("broker-heartbeat", BrokerLiveness::BrokerHeartbeat)];
+}

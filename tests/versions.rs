@@ -1,0 +1,287 @@
+//! One golden test per version boundary: the same scenario under the preset on
+//! each side of it, and the difference at a named step. Each fails if the switch
+//! (or the default) is wired to the wrong preset. docs/behaviors.md lists the
+//! switches and the tickets.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::*;
+
+fn builtin(name: &str) -> Value {
+    serde_json::from_str(hwscope::builtin::json(name).unwrap_or_else(|| panic!("built-in {name}"))).unwrap()
+}
+
+fn under(v: &Value, preset: &str) -> Trace {
+    Trace::of(&with_preset(v, preset))
+}
+
+// ---------------------------------------------------------------------------
+// consumer_fetch_above_hw: kafka-3.7 parks, kafka-3.8 answers at once (KAFKA-16452).
+// ---------------------------------------------------------------------------
+
+/// A consumer on follower 1 asks for offset 101 while the follower has 101
+/// records but its HW is still 100 (it learns HWs one fetch late; a one-way cut
+/// holds its fetches back).
+fn above_hw() -> Value {
+    json!({
+        "format": 1, "replicas": 2, "initial": {"log_end_offset": 100},
+        "config": {"replica.socket.timeout.ms": 2000, "replica.fetch.backoff.ms": 100},
+        "producers": [{"id": "p1", "acks": 1}],
+        "consumers": [{"id": "c-f", "fetch_from": 1, "request.timeout.ms": 1000}],
+        "events": [
+            {"at_ms": 10, "crash": {"broker": 1, "unflushed": 2}},
+            {"at_ms": 20, "partition": {"from": 0, "to": 1}},
+            {"at_ms": 30, "restart": {"broker": 1}},
+            {"at_ms": 1500, "produce": {"producer": "p1", "records": 1}},
+            {"at_ms": 2000, "heal": {"from": 0, "to": 1}}
+        ],
+        "stop_at_ms": 3000
+    })
+}
+
+#[test]
+fn kafka_3_7_parks_a_consumer_fetch_above_the_hw_and_3_8_answers_it() {
+    for (preset, outcome) in [("kafka-3.7", "parked"), ("kafka-3.8", "answered")] {
+        let t = under(&above_hw(), preset);
+        let redirect = t.find(0, &json!({"type": "consumer_fetch_response", "from": 0, "preferred_read_replica": 1}));
+        let above = t.find(redirect, &json!({"type": "consumer_fetch_request", "to": 1, "offset": 101}));
+        assert_eq!((leo(t.at(above), 1), hw(t.at(above), 1)), (101, 100), "{preset}: {}", line(t.at(above)));
+        assert!(event_matches(t.at(above), &json!({ "outcome": outcome })), "{preset}: {}", line(t.at(above)));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// isr_expansion_needs_epoch_start: kafka-2.0 | kafka-2.1 (KAFKA-7128).
+// ---------------------------------------------------------------------------
+
+#[test]
+fn kafka_7128_loses_committed_records_under_2_0_and_not_under_2_1() {
+    let s = builtin("kafka-7128");
+    assert_eq!(s["preset"], "kafka-2.0");
+    // The step where broker 1 (at 11, the new leader's HW being 10 and its epoch starting at 14) fetches from leader 2.
+    for (preset, isr) in [("kafka-2.0", json!([1, 2, 3])), ("kafka-2.1", json!([2, 3]))] {
+        let t = under(&s, preset);
+        let join = t.find(0, &json!({"type": "fetch_request", "from": 1, "to": 2, "fetch_offset": 11}));
+        assert_eq!(hw(t.at(join), 2), 10, "{preset}: the new leader's HW lags");
+        assert_eq!(t.at(join)["replicas"][2]["epoch_cache"], json!([[0, 0], [1, 14]]), "{preset}");
+        assert_eq!(t.at(join)["partition"]["isr"], isr, "{preset}: {}", line(t.at(join)));
+    }
+    // kafka-2.0: broker 1 is elected and the acknowledged p1-3 and p1-4 are gone, at the step it becomes leader.
+    let t = under(&s, "kafka-2.0");
+    let lost = t.violations();
+    assert_eq!(lost.len(), 2, "{lost:?}");
+    assert!(lost.iter().all(|v| v.1 == "acked-record-lost"), "{lost:?}");
+    assert!(lost[0].2.contains("p1-3") && lost[1].2.contains("p1-4"), "{lost:?}");
+    let at = t.at(lost[0].0 as usize);
+    assert!(event_matches(at, &json!({"type": "leader_and_isr", "to": 1, "outcome": "become-leader"})), "{}", line(at));
+    assert_eq!(lost[0].0, 127, "the built-in's description names this step");
+    // kafka-2.1: broker 3, which has every record, is elected; nothing is lost.
+    let t = under(&s, "kafka-2.1");
+    assert!(t.violations().is_empty(), "{:?}", t.violations());
+    t.find(0, &json!({"type": "leader_election", "leader": 3}));
+    assert_eq!(log(t.last(), 1).len(), log(t.last(), 3).len(), "broker 1 catches up from broker 3");
+}
+
+// ---------------------------------------------------------------------------
+// out_of_range_halts: kafka-2.0 | kafka-2.1 (KAFKA-3410's check, KAFKA-7414).
+// ---------------------------------------------------------------------------
+
+/// KIP-101 scenario 1 with HW truncation and unclean election off: broker 0 comes
+/// back, truncates to its HW 2 and fetches at 2 from leader 1, whose log ends at 1.
+fn out_of_range() -> Value {
+    let mut s = builtin("kip101-data-loss");
+    s["behavior"] = json!({"truncation": "high-watermark"});
+    s["config"] = json!({"unclean.leader.election.enable": false});
+    s
+}
+
+#[test]
+fn before_2_1_out_of_range_below_the_followers_log_end_halts_the_broker() {
+    for (preset, halted) in [("kafka-2.0", true), ("kafka-2.1", false)] {
+        let t = under(&out_of_range(), preset);
+        let oor = t.find(0, &json!({"type": "fetch_response", "to": 0, "error": "OFFSET_OUT_OF_RANGE"}));
+        let r = t.at(oor);
+        assert_eq!(r["replicas"][0]["alive"] == false, halted, "{preset}: {}", line(r));
+        if halted {
+            assert_eq!(r["event"]["outcome"], "halted", "{}", line(r));
+            let text = r["text"].as_str().unwrap();
+            assert!(text.contains("halts") && text.contains("unclean.leader.election.enable is false"), "{text}");
+        } else {
+            assert_eq!(r["event"]["truncate_to"], 1, "{preset}: {}", line(r));
+        }
+    }
+    // With unclean election on, 2.0 truncates too: the check only guarded against silent loss.
+    let mut s = out_of_range();
+    s["config"] = json!({"unclean.leader.election.enable": true});
+    let t = under(&s, "kafka-2.0");
+    let oor = t.find(0, &json!({"type": "fetch_response", "to": 0, "error": "OFFSET_OUT_OF_RANGE"}));
+    assert_eq!(t.at(oor)["event"]["truncate_to"], 1, "{}", line(t.at(oor)));
+}
+
+// ---------------------------------------------------------------------------
+// broker_liveness and controller_isr_removal_bumps_epoch: kafka-2.8 | kafka-3.7.
+// ---------------------------------------------------------------------------
+
+fn follower_crash() -> Value {
+    json!({
+        "format": 1, "replicas": 3,
+        "events": [{"at_ms": 1000, "crash": {"broker": 2}}],
+        "stop_at_ms": 25000
+    })
+}
+
+/// 2.8 (ZooKeeper): the session expires one zookeeper.session.timeout.ms (18 s from
+/// 2.5) after the last ping, pings coming every third of it; 3.7 (KRaft): one
+/// broker.session.timeout.ms (9 s) after the last heartbeat, every 2 s.
+#[test]
+fn the_zookeeper_era_detects_a_dead_broker_by_its_session_kraft_by_heartbeats() {
+    for (preset, earliest, latest) in [("kafka-2.8", 12_000, 18_000), ("kafka-3.7", 7_000, 9_000), ("kafka-2.4", 4_000, 6_000)] {
+        let t = under(&follower_crash(), preset);
+        let crash = t.find(0, &json!({"type": "crash", "broker": 2}));
+        let expiry = t.find(crash, &json!({"timer": "session-expiry", "broker": 2}));
+        let after = time(t.at(expiry)) - time(t.at(crash));
+        assert!((earliest..=latest).contains(&after), "{preset}: detected {after} ms after the crash");
+        let text = t.at(crash)["text"].as_str().unwrap();
+        let word = if preset == "kafka-3.7" { "heartbeat" } else { "ZooKeeper" };
+        assert!(text.contains(word), "{preset}: {text}");
+    }
+}
+
+/// At the removal of dead follower 2 from the ISR, the ZooKeeper-era controller
+/// writes leader epoch 1 (leader 0 unchanged); KRaft keeps epoch 0. Then the leader
+/// starts its new epoch at its LEO.
+#[test]
+fn the_zookeeper_controller_bumps_the_leader_epoch_when_it_removes_a_dead_replica() {
+    for (preset, epoch) in [("kafka-2.8", 1), ("kafka-3.7", 0)] {
+        let t = Trace::of(&with_preset_same_detection(&follower_crash(), preset));
+        let expiry = t.find(0, &json!({"timer": "session-expiry", "broker": 2}));
+        let p = &t.at(expiry)["partition"];
+        assert_eq!((p["leader"].clone(), p["leader_epoch"].clone(), p["isr"].clone()), (json!(0), json!(epoch), json!([0, 1])), "{preset}");
+        let meta = t.find(expiry, &json!({"type": "leader_and_isr", "to": 0}));
+        let want = if epoch == 1 { "become-leader" } else { "isr-update" };
+        assert_eq!(t.at(meta)["event"]["outcome"], want, "{preset}: {}", line(t.at(meta)));
+        let cache = t.at(meta)["replicas"][0]["epoch_cache"].as_array().unwrap().clone();
+        assert_eq!(cache.last().unwrap()[0], epoch, "{preset}: {cache:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// leader_epoch_fencing (KIP-320): kafka-2.0 | kafka-2.1. With it, a follower of an
+// unchanged leader restarts on a new epoch (Partition.makeFollower).
+// ---------------------------------------------------------------------------
+
+#[test]
+fn from_2_1_a_follower_restarts_on_a_new_epoch_of_the_same_leader() {
+    for (preset, outcome) in [("kafka-2.0", "no-change"), ("kafka-2.1", "become-follower")] {
+        let t = Trace::of(&with_preset_same_detection(&follower_crash(), preset));
+        let expiry = t.find(0, &json!({"timer": "session-expiry", "broker": 2}));
+        assert_eq!(t.at(expiry)["partition"]["leader_epoch"], 1, "{preset}");
+        let meta = t.find(expiry, &json!({"type": "leader_and_isr", "to": 1}));
+        assert_eq!(t.at(meta)["event"]["outcome"], outcome, "{preset}: {}", line(t.at(meta)));
+        assert_eq!(t.at(meta)["replicas"][1]["leader_epoch"], 1, "{preset}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Defaults that changed: replica.lag.time.max.ms (2.4 | 2.8, KIP-537),
+// unclean.leader.election.enable (0.10 | 0.11, KIP-106).
+// ---------------------------------------------------------------------------
+
+/// Follower 1 is cut off at 1 s and misses a write; the leader checks every lag/2
+/// and drops it once it has not caught up for the lag time.
+#[test]
+fn the_lag_time_default_is_10_s_before_2_5_and_30_s_after() {
+    let s = json!({
+        "format": 1, "replicas": 2, "producers": [{"id": "p1", "acks": 1}],
+        "events": [{"at_ms": 1000, "partition": {"between": [0, 1]}}, {"at_ms": 1100, "produce": {"producer": "p1"}}],
+        "stop_at_ms": 50000
+    });
+    for (preset, lag) in [("kafka-2.4", 10_000), ("kafka-2.8", 30_000)] {
+        let t = under(&s, preset);
+        let shrink = t.find(0, &json!({"isr": [0]}));
+        let at = time(t.at(shrink));
+        assert!(at > 1000 + lag && at <= 1000 + lag * 3 / 2, "{preset}: shrank at {at} ms");
+        let config = hwscope::Scenario::from_json(&with_preset(&s, preset)).unwrap().config_in_force();
+        let row = config.iter().find(|c| c.key == "replica.lag.time.max.ms").unwrap();
+        assert_eq!((row.value.as_u64(), row.source.name()), (Some(lag), "preset"), "{preset}");
+        assert!(row.note.contains("KIP-537"), "{}", row.note);
+    }
+}
+
+/// The unclean-election built-in without its explicit setting: before 0.11 the
+/// controller elects the out-of-sync follower; from 0.11 the partition waits.
+#[test]
+fn unclean_election_is_on_by_default_before_0_11() {
+    let mut s = builtin("unclean-election");
+    s["config"].as_object_mut().unwrap().remove("unclean.leader.election.enable");
+    for (preset, leader) in [("kafka-0.10", json!(1)), ("kafka-0.11", Value::Null)] {
+        let t = under(&s, preset);
+        let fenced = t.find(0, &json!({"timer": "session-expiry", "broker": 0}));
+        assert_eq!(t.at(fenced)["event"]["leader"], leader, "{preset}: {}", line(t.at(fenced)));
+        if leader == json!(1) {
+            assert_eq!(t.at(fenced)["event"]["clean"], false, "{preset}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// eligible_leader_replicas: kafka-4.0 | kafka-4.1 (KIP-966).
+// ---------------------------------------------------------------------------
+
+#[test]
+fn kafka_4_1_elects_from_the_elr_where_4_0_stays_offline() {
+    let s = builtin("elr");
+    for preset in ["kafka-4.0", "kafka-4.1"] {
+        let elr = preset == "kafka-4.1";
+        let t = under(&s, preset);
+        // The leader, cut off from both followers, shrinks the ISR to itself.
+        let shrink = t.find(0, &json!({"type": "alter_partition", "isr": [0], "outcome": "committed"}));
+        let p = &t.at(shrink)["partition"];
+        assert_eq!(p["isr"], json!([0]), "{preset}");
+        assert_eq!(p.get("elr").cloned(), elr.then(|| json!([1, 2])), "{preset}: the record shows the ELR only with ELR on");
+        // The leader is fenced.
+        let fenced = t.find(shrink, &json!({"timer": "session-expiry", "broker": 0}));
+        let (e, p) = (&t.at(fenced)["event"], &t.at(fenced)["partition"]);
+        if elr {
+            assert!(event_matches(t.at(fenced), &json!({"leader": 1, "clean": true, "elected_from": "elr"})), "{}", line(t.at(fenced)));
+            assert_eq!((p["isr"].clone(), p["elr"].clone()), (json!([1]), json!([0, 2])));
+        } else {
+            assert_eq!(e["leader"], Value::Null, "{}", line(t.at(fenced)));
+            assert_eq!(p["isr"], json!([0]), "the last replica stays in the ISR");
+        }
+        // Writes resume under 4.1 long before broker 0 returns at 22 s; under 4.0 only after.
+        let acked_before_return = t
+            .all(&json!({"type": "produce_response", "to": "p1"}))
+            .into_iter()
+            .filter(|&i| time(t.at(i)) > time(t.at(fenced)) && time(t.at(i)) < 22_000 && t.at(i)["event"].get("error").is_none())
+            .count();
+        assert_eq!(acked_before_return > 0, elr, "{preset}: {acked_before_return} writes acknowledged while broker 0 is down");
+        assert!(t.violations().is_empty(), "{preset}: {:?}", t.violations());
+    }
+}
+
+/// The leader of a single-replica ISR crashes: under 4.1 the ISR empties and the
+/// controller remembers it as the last known leader; when it returns it is elected
+/// again, uncleanly (`canElectLastKnownLeader`). Under 4.0 it stays the ISR and is
+/// elected cleanly.
+#[test]
+fn kafka_4_1_brings_back_the_last_known_leader() {
+    let s = json!({
+        "format": 1, "replicas": 1,
+        "events": [{"at_ms": 100, "crash": {"broker": 0}}, {"at_ms": 15000, "restart": {"broker": 0}}],
+        "stop_at_ms": 16000
+    });
+    for (preset, isr_offline, from) in [("kafka-4.0", json!([0]), Value::Null), ("kafka-4.1", json!([]), json!("last-known-leader"))] {
+        let t = under(&s, preset);
+        let fenced = t.find(0, &json!({"timer": "session-expiry", "broker": 0}));
+        assert_eq!(t.at(fenced)["partition"]["isr"], isr_offline, "{preset}");
+        if preset == "kafka-4.1" {
+            assert_eq!(t.at(fenced)["partition"]["last_known_elr"], json!([0]));
+        }
+        let back = t.find(fenced, &json!({"type": "leader_election", "leader": 0}));
+        assert_eq!(t.at(back)["event"]["leader"], 0, "{preset}: {}", line(t.at(back)));
+        assert_eq!(t.at(back)["event"].get("elected_from").cloned().unwrap_or(Value::Null), from, "{preset}");
+        assert_eq!(t.at(back)["partition"]["isr"], json!([0]));
+    }
+}
