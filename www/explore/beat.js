@@ -90,7 +90,7 @@ export function exploreBeat(def, scenarioText, openLink) {
       bar.value = bar.max;
       line.replaceChildren(r.sentence, " ", h("span", { class: "muted" }, `(${r.bounds}; ${(m.ms / 1000).toFixed(2)} s)`));
       if (r.verdict === "counterexample") {
-        const steps = r.why.filter((w) => w.injected).map((w) => `step ${w.step}`).join(", ");
+        const steps = r.why.filter((w) => w.injected).map((w) => `step ${w.step}`).reverse().join(", ");
         slot.append(h("p", {}, `The search injected its faults at ${steps}. `,
           h("button", { type: "button", onclick: () => openLink(r.link) }, `Open it as a run (step ${r.step})`)));
       }
