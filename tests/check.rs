@@ -2,7 +2,8 @@
 //! bounds: it finds KIP-101 (a lost acknowledged record, diverged replicas)
 //! under kafka-0.10 and the KIP-279 divergence under kafka-0.11 by itself,
 //! finds nothing under kafka-4.0 within the same bounds, and finds an acks=1
-//! loss, permitted, under every preset. Counterexamples replay with `Run`.
+//! loss, permitted, under every preset, and KAFKA-7128 under kafka-2.0 and not
+//! from 2.1. Counterexamples replay with `Run`.
 //!
 //! The counts are the search's own (distinct states after fingerprinting and
 //! symmetry; transitions explored): a change in the model or the search
@@ -114,6 +115,33 @@ fn divergence_is_found_in_0_10_and_0_11_and_not_after_kip_279() {
             let why: Vec<&str> = c.why.iter().map(|w| w.text.as_str()).collect();
             assert!(why.iter().any(|t| t.contains("epoch 2")), "{why:#?}");
             assert!(why.iter().any(|t| t.contains("keeps its log")), "{why:#?}");
+        }
+    }
+}
+
+/// KAFKA-7128 found by itself: the kafka-7128 setup with the leader's crash after the
+/// write kept and the second crash removed; the search chooses one more fault (crash or
+/// restart, anywhere in 140 steps). Under kafka-2.0 it crashes broker 2 right after it
+/// leads, and broker 1, back in the ISR at the stale HW without p1-3 and p1-4, is
+/// elected; from 2.1 (a follower must reach the epoch's start to rejoin) nothing is lost.
+#[test]
+fn kafka_7128_is_found_before_2_1_and_not_after() {
+    let scenario = file("kafka-7128-one-crash.json");
+    let mut config = config(140, 1, 0, false, "acked-record-lost", false);
+    config.drop_faults = false;
+    let expected = [
+        ("kafka-0.11", row("acked-record-lost", 127, 13_598, 21_916)),
+        ("kafka-2.0", row("acked-record-lost", 127, 13_598, 21_916)),
+        ("kafka-2.1", row("none", 0, 17_275, 27_368)),
+        ("kafka-4.0", row("none", 0, 17_604, 27_657)),
+    ];
+    for (name, want) in expected {
+        let (got, c) = search(&scenario, name, &config);
+        assert_eq!(got, want, "{name}");
+        if let Some(c) = c {
+            let injected: Vec<Move> = c.moves.iter().copied().filter(|m| m.action().is_some()).collect();
+            assert_eq!(injected, [Move::Crash { broker: 2, unflushed: 0 }], "{name}");
+            assert!(c.failure.text.contains("p1-3 was acknowledged with acks=all"), "{}", c.failure.text);
         }
     }
 }
