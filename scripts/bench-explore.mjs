@@ -86,7 +86,7 @@ const scenarioText = (s) => JSON.parse(readFileSync(join(ROOT, s.scenario.file),
 
 /** stateright 0.31's 2pc example (its `check` subcommand, DFS, 8 resource managers): unique states per second. */
 function stateright2pc() {
-  const meta = JSON.parse(execFileSync("cargo", ["metadata", "--format-version", "1"], { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20 }));
+  const meta = JSON.parse(execFileSync("cargo", ["metadata", "--format-version", "1"], { cwd: ROOT, encoding: "utf8", maxBuffer: 64 << 20, stdio: ["ignore", "pipe", "ignore"] }));
   const pkg = meta.packages.find((p) => p.name === "stateright");
   if (!pkg) throw new Error("stateright is not a dependency (Cargo.toml dev-dependencies)");
   const src = dirname(pkg.manifest_path);
