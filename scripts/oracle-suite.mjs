@@ -25,7 +25,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const manifest = JSON.parse(readFileSync(join(root, "oracle", "suite.json"), "utf8"));
 
 function parseArgs(argv) {
-  const o = { suite: null, only: [], writeDocs: false, repeat: 1, portBase: process.env.HWSCOPE_ORACLE_PORT_BASE ?? "19500" };
+  const o = { suite: null, only: [], writeDocs: false, strictTiming: false, repeat: 1, portBase: process.env.HWSCOPE_ORACLE_PORT_BASE ?? "19500" };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--small") o.suite = "small";
@@ -33,8 +33,9 @@ function parseArgs(argv) {
     else if (a === "--only") o.only.push(argv[++i]);
     else if (a === "--write-docs") o.writeDocs = true;
     else if (a === "--port-base") o.portBase = argv[++i];
+    else if (a === "--strict-timing") o.strictTiming = true;
     else {
-      process.stderr.write(`oracle-suite: unknown argument ${a}\nusage: node scripts/oracle-suite.mjs --small|--full [--write-docs] [--only NAME]...\n`);
+      process.stderr.write(`oracle-suite: unknown argument ${a}\nusage: node scripts/oracle-suite.mjs --small|--full [--write-docs] [--strict-timing] [--only NAME]...\n`);
       process.exit(2);
     }
   }
@@ -65,6 +66,28 @@ function matches(row, m) {
   if (m.id && !String(row.id).startsWith(m.id)) return false;
   if (m.consumer && row.consumer !== m.consumer) return false;
   return true;
+}
+
+/**
+ * A differing row where both sides agree on what happened and only disagree on when: the same
+ * status (acknowledged, received), the same controller state, both fenced, or a series median.
+ * On a machine busier than its cores, such a difference measures the machine, not Kafka.
+ */
+export function timingOnly(row) {
+  const { kind, real, sim } = row;
+  if (!real || !sim) return false;
+  if (kind === "ack") return real.status === sim.status;
+  if (kind === "visible") return real.seen === sim.seen;
+  if (kind === "series" || kind === "lag") return true;
+  if (kind === "partition") return real.state === sim.state;
+  if (kind === "fence") return (real.fenced === null) === (sim.fenced === null);
+  return false;
+}
+
+/** The machine had more runnable work than cores when the run ended (1-minute load average). */
+export function busyMachine(result) {
+  const m = result?.machine;
+  return m && m.cores > 0 && m.load?.[0] > m.cores ? `load ${m.load[0]} on ${m.cores} cores` : null;
 }
 
 /** Checks on Kafka's own side (expect_real), one sentence each when they fail. */
@@ -113,7 +136,7 @@ function checkReal(rows, expects) {
   return problems;
 }
 
-export function judge(entry, code, result) {
+export function judge(entry, code, result, { strictTiming = false } = {}) {
   const problems = [];
   const notes = [];
   if (entry.unrunnable) {
@@ -129,6 +152,7 @@ export function judge(entry, code, result) {
   }
   const known = entry.known ?? [];
   let noiseOnly = true;
+  let timingOnlyRows = true;
   // A record whose acknowledgement stalled (a no-timer duration far off) carries the stall
   // into every receipt of it: those count as the same noise.
   const stalled = new Set(rows.filter((r) => r.kind === "ack" && r.no_timer && r.verdict === "differs").map((r) => r.id));
@@ -137,6 +161,7 @@ export function judge(entry, code, result) {
     const k = known.find((m) => matches(r, m));
     if (k) r.known = k.finding;
     else if (!r.no_timer && !(r.kind === "visible" && stalled.has(r.id))) noiseOnly = false;
+    if (!k && !timingOnly(r)) timingOnlyRows = false;
     if (!k) problems.push(`differs: ${r.kind} ${r.consumer ? `${r.consumer} ` : ""}${r.id}: real ${JSON.stringify(r.real)} vs simulated ${JSON.stringify(r.sim)}${r.tol !== undefined ? ` (±${r.tol})` : ""}`);
   }
   for (const k of known) {
@@ -145,7 +170,17 @@ export function judge(entry, code, result) {
   }
   if (result.sim.not_modelled && !entry.not_modelled) problems.push(`the simulator cannot run it: ${result.sim.not_modelled}`);
   const unexplained = problems.length;
-  problems.push(...checkReal(rows, entry.expect_real));
+  const realProblems = checkReal(rows, entry.expect_real);
+  problems.push(...realProblems);
+  // On a machine busier than its cores (other work, CI neighbours), differences of timing alone
+  // are reported but not failed: both sides agreed on every status, state and set. Semantic
+  // differences always fail, and --strict-timing (or a quiet machine) judges timing too.
+  const busy = busyMachine(result);
+  const realTiming = realProblems.every((p) => /acknowledged after|fenced .* after the last heartbeat|median .* ms, expected/.test(p));
+  if (!strictTiming && busy && problems.length && timingOnlyRows && realTiming && !(result.sim.not_modelled && !entry.not_modelled)) {
+    for (const p of problems) notes.push(`not judged on a busy machine (${busy}): ${p}`);
+    return { pass: true, problems: [], notes, noise_only: false, timing_not_judged: busy };
+  }
   // Differences only where no timer decides the duration (a record acknowledged or received
   // in a few hops) are what a stall of this busy machine looks like: the suite runs such a
   // scenario once more, and it passes only if the second run agrees.
@@ -176,7 +211,7 @@ async function main() {
       r = await runDriver(entry, jsonOut, o.portBase);
       if (r.code !== 2) process.stdout.write(r.out);
       result = r.code !== 2 && existsSync(jsonOut) ? JSON.parse(readFileSync(jsonOut, "utf8")) : null;
-      verdict = judge(entry, r.code, result);
+      verdict = judge(entry, r.code, result, { strictTiming: o.strictTiming });
       if (!verdict.noise_only || attempt === 2) break;
       for (const p of verdict.problems) process.stdout.write(`  noise? ${name}: ${p}\n`);
       process.stdout.write(`  ${name}: only no-timer durations differ (a stall of the machine?): running it once more\n`);
@@ -192,7 +227,7 @@ async function main() {
   process.stdout.write(`\n== oracle suite ${o.suite ?? "(selected)"}: ${summary.filter((s) => s.pass).length}/${summary.length} pass in ${total} s\n`);
   for (const s of summary)
     process.stdout.write(
-      `${s.pass ? "pass" : "FAIL"}  ${s.name.padEnd(44)} ${String(s.seconds).padStart(6)} s  ${s.entry.unrunnable ? `exit 2 as expected: ${s.entry.unrunnable}` : s.result ? s.result.runs[0].verdict + (s.result.runs[0].rows.some((r) => r.known) ? " (known disagreements only)" : "") : `exit ${s.code}`}\n`,
+      `${s.pass ? "pass" : "FAIL"}  ${s.name.padEnd(44)} ${String(s.seconds).padStart(6)} s  ${s.entry.unrunnable ? `exit 2 as expected: ${s.entry.unrunnable}` : s.result ? s.result.runs[0].verdict + (s.timing_not_judged ? ` (timing not judged: ${s.timing_not_judged})` : s.result.runs[0].rows.some((r) => r.known) ? " (known disagreements only)" : "") : `exit ${s.code}`}\n`,
     );
   if (o.writeDocs) {
     const file = writeExactnessTable(root, summary, total);

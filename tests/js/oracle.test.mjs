@@ -262,6 +262,22 @@ test("the suite accepts only the disagreements its manifest names", () => {
   assert.equal(judge({ unrunnable: "why" }, 0, result).pass, false);
 });
 
+test("on a machine busier than its cores, timing alone is reported but not failed; what happened always is", () => {
+  const late = { kind: "ack", id: "p1-1", real: { status: "acked", ms: 60 }, sim: { status: "acked", ms: 4 }, tol: 45, verdict: "differs" };
+  const failed = { kind: "ack", id: "p1-2", real: { status: "failed", ms: 60 }, sim: { status: "acked", ms: 4 }, tol: 45, verdict: "differs" };
+  const otherState = { kind: "partition", id: "state 1", real: { state: "leader 1 epoch 1 ISR [1,2]", t: 18000 }, sim: { state: "leader 1 epoch 1 ISR [0,1,2]", t: 10000 }, tol: 500, verdict: "differs" };
+  const busy = { cores: 2, load: [9.5, 7, 3] };
+  const quiet = { cores: 2, load: [0.4, 0.3, 0.2] };
+  const run = (rows, machine) => ({ sim: {}, machine, runs: [{ rows }] });
+  const j = judge({}, 1, run([late], busy));
+  assert.equal(j.pass, true);
+  assert.match(j.notes[0], /not judged on a busy machine \(load 9.5 on 2 cores\)/);
+  assert.equal(judge({}, 1, run([late], quiet)).pass, false);
+  assert.equal(judge({}, 1, run([late], busy), { strictTiming: true }).pass, false);
+  assert.equal(judge({}, 1, run([late, failed], busy)).pass, false);
+  assert.equal(judge({}, 1, run([otherState], busy)).pass, false);
+});
+
 test("a partition left without a leader: what survives is what the last ISR holds", () => {
   const { plan, real, sim } = fixture({ realStates: [[-5000, 0, 0, [0, 1]], [12000, -1, 1, [0]]] });
   real.logs = { 0: [], 1: [{ offset: 0, epoch: 0, value: "p1-1" }] };
