@@ -243,3 +243,33 @@ fn schedule_picks_replay() {
     let link = hwscope::link::encode(&picked, None, None);
     assert_eq!(hwscope::link::decode(&link).unwrap().scenario.schedule, picked.schedule);
 }
+
+/// `hwscope check --threads T` gives exactly the single-threaded answer: the same
+/// counts, the same verdict and the same counterexample, on any number of threads.
+#[test]
+fn threads_give_the_single_threaded_answer() {
+    use hwscope::cli::parallel;
+    let kip101 = builtin::load("kip101-data-loss").unwrap();
+    let cases = [
+        (kip101.clone(), "kafka-0.10", config(12, 3, 0, true, "any", false)),
+        (kip101, "kafka-4.0", config(14, 3, 0, true, "any", false)),
+        (file("one-write-two-producers.json"), "kafka-0.11", config(10, 4, 1, false, "replicas-diverged", false)),
+    ];
+    for (scenario, name, config) in cases {
+        let mut s = scenario.clone();
+        s.preset = preset(name);
+        let one = parallel::search(&config, &s, 1, std::time::Instant::now(), true).finished;
+        let moves = |f: &hwscope::check::Finished| f.counterexample.as_ref().map(|c| c.moves.clone());
+        for threads in [2, 3] {
+            let many = parallel::search(&config, &s, threads, std::time::Instant::now(), true).finished;
+            assert_eq!(many.outcome, one.outcome, "{name}, {threads} threads");
+            let (a, b) = (&one.progress, &many.progress);
+            assert_eq!(
+                (b.distinct, b.explored, b.depth, b.pruned),
+                (a.distinct, a.explored, a.depth, a.pruned),
+                "{name}, {threads} threads"
+            );
+            assert_eq!(moves(&many), moves(&one), "{name}, {threads} threads");
+        }
+    }
+}

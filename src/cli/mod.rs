@@ -33,7 +33,7 @@ macro_rules! out {
 
 pub mod check;
 pub mod format;
-mod parallel;
+pub mod parallel;
 pub mod svg;
 
 /// A usage or input error: exit status 2, one line on stderr.
