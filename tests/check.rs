@@ -142,6 +142,9 @@ fn kafka_7128_is_found_before_2_1_and_not_after() {
             let injected: Vec<Move> = c.moves.iter().copied().filter(|m| m.action().is_some()).collect();
             assert_eq!(injected, [Move::Crash { broker: 2, unflushed: 0 }], "{name}");
             assert!(c.failure.text.contains("p1-3 was acknowledged with acks=all"), "{}", c.failure.text);
+            // The chain reaches the cause: broker 1 rejoined the ISR at the stale HW.
+            let why: Vec<&str> = c.why.iter().map(|w| w.text.as_str()).collect();
+            assert!(why.iter().any(|t| t.contains("enough to rejoin before 2.0.1 (KAFKA-7128)")), "{why:#?}");
         }
     }
 }

@@ -121,7 +121,8 @@ fn event_spec(base: &Scenario, mv: Move, at_step: u64, at_ms: u64) -> Option<Eve
 }
 
 /// The step's sentence if the step is a link in a "why" chain: a leader change,
-/// a truncation, a crash or restart, a cut or heal, an acknowledgement, a violation.
+/// a truncation, an ISR change (who may be elected next), a crash or restart, a
+/// cut or heal, an acknowledgement, a violation.
 fn why_text(sim: &Sim) -> Option<String> {
     let relevant = !sim.invariants.new_violations.is_empty()
         || sim.last.events.iter().any(|e| {
@@ -138,6 +139,10 @@ fn why_text(sim: &Sim) -> Option<String> {
                     | Event::ProduceAcked { .. }
                     | Event::Appended { .. }
                     | Event::LogStartReset { .. }
+                    | Event::IsrExpanded { .. }
+                    | Event::IsrShrunk { .. }
+                    | Event::AlterPartitionCommitted { .. }
+                    | Event::ControllerIsrShrunk { .. }
             )
         });
     relevant.then(|| {
