@@ -73,9 +73,12 @@ impl Setup {
         Setup { config, base, scripted, perms }
     }
 
-    /// The canonical fingerprint: the least over the renamings.
+    /// The canonical fingerprint: the least over the renamings. While one of the
+    /// scenario's `at_step` interventions is still ahead, the step number decides
+    /// when it strikes, so it is state too.
     pub fn fingerprint(&self, sim: &Sim, used: Used) -> u64 {
-        let extra = used.word();
+        let ahead = self.scripted.iter().any(|(&step, _)| step > sim.step);
+        let extra = if ahead { used.word() ^ super::fingerprint::mix(sim.step + 1) } else { used.word() };
         self.perms.iter().map(|p| fingerprint(sim, p, extra)).min().unwrap_or(0)
     }
 

@@ -36,7 +36,6 @@ pub mod vecmap;
 pub mod why;
 
 pub use consumer::RETRY_BACKOFF_MS;
-pub(crate) use controller::liveness_timing;
 pub use event::Event;
 pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, FetchResponse, KafkaError, Metadata, Msg, Node};
 pub use scheduler::{Due, Key, Timer};
