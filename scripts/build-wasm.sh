@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Build the wasm package the page loads: www/pkg/hwscope.js + www/pkg/hwscope_bg.wasm.
+# Build the wasm package the page loads: www/pkg/hwscope.js + www/pkg/hwscope_bg.wasm,
+# and www/pkg/hwscope_docs_bg.wasm, the same core with what only documentation
+# figures use (parseDocBlock: www/embed/live.js loads it with the same hwscope.js).
 #
 #   bash scripts/build-wasm.sh            # release build, wasm-bindgen --target web, wasm-opt -Oz
 #   bash scripts/build-wasm.sh --no-opt   # skip wasm-opt (faster, bigger)
@@ -57,14 +59,24 @@ wasm_features=(
   --enable-sign-ext
 )
 wasm="$out_dir/hwscope_bg.wasm"
+docs="$out_dir/hwscope_docs_bg.wasm"
+# Exports only documentation figures call. The page's core leaves them out and
+# wasm-opt drops the code only they reach (the docs block parser is ~7 KB gzipped
+# that every playground page would otherwise download).
+docs_only=(--remove-exports --pass-arg=remove-exports@parseDocBlock)
 if [[ $opt == 1 ]]; then
   before=$(wc -c <"$wasm")
   echo "build-wasm: wasm-opt -Oz"
-  node_modules/.bin/wasm-opt "$wasm" -o "$wasm.opt" -Oz "${wasm_features[@]}" \
+  node_modules/.bin/wasm-opt "$wasm" -o "$docs" -Oz "${wasm_features[@]}" \
+    --strip-debug --strip-producers
+  node_modules/.bin/wasm-opt "$wasm" -o "$wasm.opt" "${docs_only[@]}" -Oz "${wasm_features[@]}" \
     --strip-debug --strip-producers
   mv "$wasm.opt" "$wasm"
-  after=$(wc -c <"$wasm")
-  echo "build-wasm: hwscope_bg.wasm $before -> $after bytes"
+  echo "build-wasm: hwscope_bg.wasm $before -> $(wc -c <"$wasm") bytes (the page), hwscope_docs_bg.wasm $(wc -c <"$docs") bytes (docs figures)"
+else
+  cp "$wasm" "$docs"
+  node_modules/.bin/wasm-opt "$wasm" -o "$wasm.opt" "${docs_only[@]}" --remove-unused-module-elements "${wasm_features[@]}"
+  mv "$wasm.opt" "$wasm"
 fi
 
 # Fail the build here, not in the browser, if the package does not instantiate.

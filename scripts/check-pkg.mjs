@@ -1,24 +1,40 @@
 // Check that the built wasm package instantiates under Node (as the tests load it):
 //   node scripts/check-pkg.mjs [www/pkg]
-// Exits non-zero, with the loader's error, when it does not.
+// Both cores load with the one hwscope.js: hwscope_bg.wasm (the page) and
+// hwscope_docs_bg.wasm (documentation figures, which alone export parseDocBlock).
+// Exits non-zero, with the loader's error, when either does not.
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const dir = resolve(process.argv[2] ?? "www/pkg");
 const js = resolve(dir, "hwscope.js");
-const wasm = resolve(dir, "hwscope_bg.wasm");
+const DOCS_ONLY = ["parseDocBlock"];
 
-try {
-  const pkg = await import(pathToFileURL(js).href);
-  pkg.initSync({ module: readFileSync(wasm) });
-  const exports = Object.keys(pkg).filter((k) => k !== "default" && k !== "initSync").sort();
+/** Instantiates `file` with a fresh copy of the glue; returns the wasm's exports. */
+async function check(file) {
+  const wasm = resolve(dir, file);
+  const pkg = await import(`${pathToFileURL(js).href}?${file}`);
+  const bytes = readFileSync(wasm);
+  pkg.initSync({ module: bytes });
   if (typeof pkg.Playground === "function") {
     const p = new pkg.Playground();
     p.free?.();
   }
-  const kb = (statSync(wasm).size / 1024).toFixed(1);
-  console.log(`check-pkg: ${dir} instantiates (${kb} KiB wasm; exports: ${exports.join(", ") || "none"})`);
+  const names = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name);
+  console.log(`check-pkg: ${file} instantiates (${(statSync(wasm).size / 1024).toFixed(1)} KiB)`);
+  return { pkg, names };
+}
+
+try {
+  const page = await check("hwscope_bg.wasm");
+  const docs = await check("hwscope_docs_bg.wasm");
+  const exports = Object.keys(page.pkg).filter((k) => k !== "default" && k !== "initSync").sort();
+  console.log(`check-pkg: ${dir}: exports ${exports.join(", ") || "none"}; ${DOCS_ONLY.join(", ")} in the docs core only`);
+  for (const name of DOCS_ONLY) {
+    if (!docs.names.includes(name)) throw new Error(`hwscope_docs_bg.wasm does not export ${name}`);
+    if (page.names.includes(name)) throw new Error(`hwscope_bg.wasm exports ${name}, which only documentation figures use`);
+  }
 } catch (err) {
   console.error(`check-pkg: ${dir} does not load: ${err?.stack ?? err}`);
   process.exit(1);

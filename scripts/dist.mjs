@@ -2,14 +2,15 @@
 // GitHub Pages or any static host (no server code).
 //
 //   node scripts/dist.mjs [--out DIR]     # needs www/pkg (npm run build)
+//   node scripts/dist.mjs --docs --out dist-docs   # npm run dist:docs: the folder a docs site copies
 //
 // Starting from the entry pages it follows every local reference (HTML src/href,
 // ES-module imports, wasm-bindgen's `new URL("…wasm", import.meta.url)`) and
 // gives every file it reaches a content-hashed name (app.3f2a9c01de.js), with
 // the references rewritten, so those files can be cached forever. Entry points
-// keep their names: index.html, docs/embed.html, and www/embed/embed.js and
+// keep their names: index.html, docs/embed.html, www/embed/embed.js and
 // www/embed.js (the element documentation sites load, at its new and its first
-// address). index.html's modulepreload block is written from the import graph
+// address), and www/embed/auto.js (the docs sites' one module script). index.html's modulepreload block is written from the import graph
 // (scripts/graph.mjs, as `npm run preload` does). It also writes _headers (cache and security
 // headers for hosts that read it) and .nojekyll, and puts the page's CSP in a
 // <meta> tag for hosts that cannot send headers (GitHub Pages). Scripts and
@@ -25,10 +26,14 @@ import { preloadLines, referencePatterns, target, withPreloads } from "./graph.m
 import { CONTENT_SECURITY_POLICY } from "./serve.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const ENTRIES = ["index.html", "docs/embed.html", "www/embed/embed.js", "www/embed.js", "docs/embedding.md"];
+const args = process.argv.slice(2);
+// --docs: only what a documentation site copies into its static files (auto.js,
+// the custom element at both its addresses, and the playground their links open).
+const ENTRIES = args.includes("--docs")
+  ? ["index.html", "www/embed/embed.js", "www/embed.js", "www/embed/auto.js"]
+  : ["index.html", "docs/embed.html", "www/embed/embed.js", "www/embed.js", "www/embed/auto.js", "docs/embedding.md", "docs/behaviors.md", "docs/exactness.md"];
 const TEXT = new Set([".html", ".js", ".mjs", ".css", ".svg", ".md", ".json"]);
 
-const args = process.argv.slice(2);
 const OUT = resolve(args.includes("--out") ? args[args.indexOf("--out") + 1] : join(ROOT, "dist"));
 
 const rel = (p) => relative(ROOT, p).split(sep).join("/");

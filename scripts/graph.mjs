@@ -95,6 +95,23 @@ export function pageGraph(root, page = "index.html") {
   };
 }
 
+/** What loading `entry` (a module, relative to root) fetches before it runs:
+ *  the modules it imports statically, transitively, and the files they name
+ *  with `new URL(…, import.meta.url)` (style sheets, wasm). Pages named that
+ *  way (links) are not followed. Paths relative to root. */
+export function moduleClosure(root, entry) {
+  root = resolve(root);
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    if (!/\.m?js$/.test(file)) return;
+    for (const r of references(file, root)) if (r.kind !== "dynamic" && !r.path.endsWith(".html")) visit(r.path);
+  };
+  visit(resolve(root, entry));
+  return [...seen].map((p) => relative(root, p).split(sep).join("/"));
+}
+
 /** The preload lines index.html should have: every module of the first load, the entry first, and the wasm. */
 export function preloadLines(root, page = "index.html") {
   const g = pageGraph(root, page);

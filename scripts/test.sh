@@ -3,7 +3,8 @@
 #   1. build the wasm package (npm run build) and make sure chromium is installed,
 #   2. cargo test (native),
 #   3. node --test tests/js/  (wasm vs native traces, the JS API),
-#   4. node --test e2e/       (the page in headless Chromium),
+#   4. node --test e2e/       (the page in headless Chromium; e2e/docsites.test.mjs builds
+#      documentation sites with mdBook, MkDocs, Hugo and Docusaurus, from install-docs-tools.sh),
 #   5. the small oracle suite: the same scenarios on a real Kafka 4.x cluster on loopback and on the
 #      simulator (scripts/oracle-suite.mjs --small; needs root, Java, Maven, nftables; Kafka's jars
 #      are resolved into .tools/kafka/ the first time). HWSCOPE_SKIP_ORACLE=1 skips it, saying so.
@@ -19,8 +20,11 @@ npm run --silent build
 phase "browser (install-tools --browser)"
 bash scripts/install-tools.sh --browser
 
+phase "docs tools (install-docs-tools: mdBook, MkDocs, Hugo, Docusaurus)"
+bash scripts/install-docs-tools.sh
+
 phase "cargo test"
-cargo test
+cargo test --workspace
 
 shopt -s nullglob
 js_tests=(tests/js/*.test.mjs tests/js/*.test.js)

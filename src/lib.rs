@@ -25,12 +25,16 @@
 //! - `run`        a run with checkpoints: step, seek back and forth, fork
 //! - `link`       the share-link codec (URL fragment)
 //! - `builtin`    the built-in scenarios (JSON files in `scenarios/`)
-//! - `cli/`       the command line, `svg` (a step as a standalone SVG) and `format`
-//!   (table, markdown); not compiled for wasm32
+//! - `docblock`   a ```hwscope block in documentation (built-in + options, scenario, or link)
+//! - `cli/`       the command line, `svg` (a step as a standalone SVG), `format`
+//!   (table, markdown) and `docfigure` (a docs block as a static figure, finding
+//!   blocks in Markdown and HTML); not compiled for wasm32
 //! - `wasm`       the browser facade (wasm32 only); `wasm_explore`: the explorer's
+//!   worker facade (wasm32, feature `explore`)
 
 pub mod builtin;
 pub mod check;
+pub mod docblock;
 pub mod json;
 pub mod link;
 pub mod narrate;
@@ -39,13 +43,10 @@ pub mod run;
 pub mod scenario;
 pub mod sim;
 
-/// The command line and its renderers (SVG, table, markdown): not in the page's
-/// WebAssembly.
+/// The command line and its renderers (SVG, table, markdown, docs figures): not in
+/// the page's WebAssembly.
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
-/// The renderers at the paths they had before `cli/` (`hwscope::svg::render`).
-#[cfg(not(target_arch = "wasm32"))]
-pub use cli::{format, svg};
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -245,3 +245,15 @@ pub fn bench_events(scenario: &str, millis: f64) -> Result<f64, JsError> {
     let start = js_sys::Date::now();
     Ok(crate::run::bench(&s, |_| js_sys::Date::now() - start < millis) as f64)
 }
+
+/// Reads a ```hwscope block's text for auto.js (docs/embedding.md): `{source,
+/// builtin, scenario (JSON text), title, at, from, to, loop, autoplay, theme,
+/// controls, height}`, or throws an Error naming what is wrong (the same
+/// message `hwscope render-docs` and mdbook-hwscope give at build time).
+/// Only documentation figures call it: scripts/build-wasm.sh leaves it out of
+/// the page's `hwscope_bg.wasm` and keeps it in `hwscope_docs_bg.wasm`.
+#[wasm_bindgen(js_name = parseDocBlock)]
+pub fn parse_doc_block(text: &str) -> Result<JsValue, JsError> {
+    let block = crate::docblock::parse(text).and_then(|b| b.run_to_first().map(|_| b)).map_err(|e| JsError::new(&e.to_string()))?;
+    to_js(&block)
+}

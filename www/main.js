@@ -10,6 +10,7 @@ catchAll();
 const opts = readOptions(location.search);
 // ?embed=1: minimal chrome (style.css), set before the first paint of the stage.
 document.documentElement.classList.toggle("embed", opts.embed);
+document.documentElement.classList.toggle("fit", opts.fit);
 initTheme(document.getElementById("theme"), opts);
 
 async function loadCore() {

@@ -1,7 +1,12 @@
 //! The `hwscope` command line (`src/bin/hwscope.rs` calls its `main`): run a
 //! scenario and print its steps, a step as SVG (`svg`), a share link, the
-//! presets, a benchmark; and the renderers it prints with (`svg`, `format`),
-//! which other tools reuse. Not in the page's WebAssembly.
+//! presets, a benchmark, documentation figures (`figure`, `render-docs`); and the
+//! renderers it prints with (`svg`, `format`, `docfigure`), which other tools
+//! reuse (`mdbook-hwscope` calls `docfigure`). Not in the page's WebAssembly.
+
+pub mod docfigure;
+pub mod format;
+pub mod svg;
 
 use crate::{builtin, Run, Scenario, ScenarioError};
 use std::io::Write;
@@ -18,6 +23,8 @@ const USAGE: &str = "usage:
   hwscope scenarios                list the built-in scenarios
   hwscope presets [--defaults]     list the presets and what changed at each; with --defaults,
                                    the Kafka defaults that differ between them
+  hwscope figure [BLOCK_FILE]      a ```hwscope block's text (stdin without a file) as a static HTML figure
+  hwscope render-docs DIR... [--allow-errors]   draw the hwscope blocks of built HTML pages as static figures
   hwscope bench [--seconds S] [--only NAME] [--json]   simulated events per second per built-in scenario
 ";
 
@@ -32,9 +39,7 @@ macro_rules! out {
 }
 
 pub mod check;
-pub mod format;
 pub mod parallel;
-pub mod svg;
 
 /// A usage or input error: exit status 2, one line on stderr.
 pub(crate) struct Fail(pub(crate) String);
@@ -73,6 +78,8 @@ fn run(args: &[String]) -> Result<(), Fail> {
         Some("link") => cmd_link(&args[1..]),
         Some("svg") => cmd_svg(&args[1..]),
         Some("check") => check::cmd_check(&args[1..]),
+        Some("figure") => cmd_figure(&args[1..]),
+        Some("render-docs") => cmd_render_docs(&args[1..]),
         Some("-h" | "--help" | "help") => {
             out!("{USAGE}{}", check::USAGE);
             Ok(())
@@ -219,6 +226,47 @@ fn cmd_svg(args: &[String]) -> Result<(), Fail> {
     let mut run = Run::new(scenario);
     run.seek(at);
     print!("{}", svg::render(&run.record(), &title));
+    Ok(())
+}
+
+/// A block's text (a file, or stdin) as the static figure documentation pages embed.
+fn cmd_figure(args: &[String]) -> Result<(), Fail> {
+    let text = match args {
+        [] => std::io::read_to_string(std::io::stdin()).map_err(|e| Fail(format!("stdin: {e}")))?,
+        [path] => std::fs::read_to_string(path).map_err(|e| Fail(format!("{path}: {e}")))?,
+        _ => return Err(Fail(format!("figure takes one block file (or stdin)\n{USAGE}"))),
+    };
+    let html = docfigure::figure(&text).map_err(|e| Fail(format!("hwscope block: {e}")))?;
+    out!("{html}");
+    Ok(())
+}
+
+/// Draws the hwscope blocks of built pages (MkDocs, Hugo, Docusaurus output) in place.
+/// A block that cannot be drawn becomes an error box in the page and, unless
+/// --allow-errors, makes the command fail after every file is written.
+fn cmd_render_docs(args: &[String]) -> Result<(), Fail> {
+    let allow = args.iter().any(|a| a == "--allow-errors");
+    let dirs: Vec<&String> = args.iter().filter(|a| *a != "--allow-errors").collect();
+    if dirs.is_empty() || dirs.iter().any(|d| d.starts_with('-')) {
+        return Err(Fail(format!("render-docs needs the built site's folder\n{USAGE}")));
+    }
+    let mut report = docfigure::Report::default();
+    for d in dirs {
+        docfigure::render_dir(std::path::Path::new(d), &mut report).map_err(|e| Fail(format!("{d}: {e}")))?;
+    }
+    for w in &report.warnings {
+        eprintln!("hwscope: warning: {w}");
+    }
+    for e in &report.errors {
+        eprintln!("hwscope: {e}");
+    }
+    eprintln!("hwscope render-docs: {} figures in {} pages, {} blocks with errors", report.figures, report.files, report.errors.len());
+    if !report.errors.is_empty() && !allow {
+        return Err(Fail(format!(
+            "{} hwscope blocks cannot be drawn (see above; --allow-errors keeps the error boxes and exits 0)",
+            report.errors.len()
+        )));
+    }
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 // index.html's modulepreload block against the import graph (scripts/graph.mjs):
 // every module of the first load is preloaded, nothing else is, and the check
 // itself notices a module added to the first load, or a preload left behind.
+// Likewise auto.js's preloads (docs pages) against what a live figure loads.
 //
 // Needs www/pkg (npm run build): the wasm is found through the package's script.
 import assert from "node:assert/strict";
@@ -9,7 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { checkPreloads, pageGraph, preloadLines, withPreloads } from "../../scripts/graph.mjs";
+import { checkPreloads, moduleClosure, pageGraph, preloadLines, references, withPreloads } from "../../scripts/graph.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const scratch = [];
@@ -57,4 +58,28 @@ test("a preload the first load no longer imports is named as extra; a lazy impor
   writeFileSync(app, `${text}\nexport const later = () => import("./panels/status.js");\n`);
   assert.deepEqual(checkPreloads(dir), { missing: [], extra: ["www/panels/status.js"] });
   assert.ok(pageGraph(dir).later.includes("www/panels/status.js"));
+});
+
+/** auto.js's preloads (its `new URL(…, import.meta.url)` list) against what live.js
+ *  loads: {missing, extra}. The page's core (hwscope_bg.wasm, the glue's default)
+ *  is not loaded by a figure, which asks for the docs core. */
+function checkAutoPreloads(root) {
+  const rel = (p) => p.slice(resolve(root).length + 1);
+  const preloads = references(join(root, "www/embed/auto.js"), root).filter((r) => r.kind === "asset").map((r) => rel(r.path));
+  const loads = moduleClosure(root, "www/embed/live.js").filter((p) => p !== "www/pkg/hwscope_bg.wasm");
+  return { missing: loads.filter((p) => !preloads.includes(p)), extra: preloads.filter((p) => !loads.includes(p)) };
+}
+
+test("auto.js preloads exactly what a live figure loads: live.js, its modules, the docs core, the style sheets", () => {
+  assert.deepEqual(checkAutoPreloads(ROOT), { missing: [], extra: [] });
+  const loads = moduleClosure(ROOT, "www/embed/live.js");
+  for (const p of ["www/embed/live.js", "www/core/sim.js", "www/core/frontier.js", "www/render/stage.js", "www/pkg/hwscope.js", "www/pkg/hwscope_docs_bg.wasm", "www/embed/figure.css"]) {
+    assert.ok(loads.includes(p), `a live figure loads ${p}`);
+  }
+  // A module live.js starts importing is named as missing from auto.js's list.
+  const dir = copy();
+  writeFileSync(join(dir, "www/core/extra.js"), "export const x = 1;\n");
+  const live = join(dir, "www/embed/live.js");
+  writeFileSync(live, `import { x } from "../core/extra.js";\n${readFileSync(live, "utf8")}`);
+  assert.deepEqual(checkAutoPreloads(dir), { missing: ["www/core/extra.js"], extra: [] });
 });

@@ -1,5 +1,5 @@
 // Every option the page reads from its query (CONTRACT §6, docs/embedding.md),
-// read once at boot: embed, theme, motion, the step range (from, to, loop),
+// read once at boot: embed, fit, theme, motion, the step range (from, to, loop),
 // controls, the host's origin, the built-in scenario, and Learn's tour/view.
 // Values that make no sense are named in `problems` and left at their default.
 
@@ -35,6 +35,8 @@ export function readOptions(search) {
   }
   return {
     embed,
+    /** ?fit=1 (the Share dialog's iframe snippet): fill the frame, whatever height it was given. */
+    fit: q.get("fit") === "1",
     /** light, dark, auto, or null (the saved choice; an embed follows its host). */
     theme: q.get("theme"),
     reducedMotion: q.get("motion") === "reduce",

@@ -56,7 +56,7 @@ class HwscopePlayground extends HTMLElement {
     frame.loading = "lazy";
     frame.allow = "clipboard-write; fullscreen";
     // CSSOM, not style attributes: allowed under a host's strict style-src.
-    Object.assign(frame.style, { display: "block", width: "100%", border: "0", height: `${Number(a("height")) || 480}px` });
+    Object.assign(frame.style, { display: "block", width: "100%", border: "0", height: `${Number(a("height")) || 640}px` });
     this.style.display = "block";
     this.origin = home.origin;
     this.ready = false;

@@ -24,7 +24,7 @@ export function createShare(dialog, current) {
     const base = pageBase();
     const link = `${base}#${fragment}`;
     $("share-link").value = link;
-    $("share-iframe").value = `<iframe src="${attr(`${base}?embed=1&theme=auto#${fragment}`)}" title="${attr(`hwscope: ${title} (interactive Kafka replication playground)`)}" width="100%" height="480" style="border:0;max-width:800px" loading="lazy" sandbox="allow-scripts allow-popups allow-popups-to-escape-sandbox"></iframe>`;
+    $("share-iframe").value = `<iframe src="${attr(`${base}?embed=1&fit=1&theme=auto#${fragment}`)}" title="${attr(`hwscope: ${title} (interactive Kafka replication playground)`)}" width="100%" height="640" style="border:0;max-width:800px" loading="lazy" sandbox="allow-scripts allow-popups allow-popups-to-escape-sandbox"></iframe>`;
     $("share-md").value = `[${`hwscope: ${title}, step ${step}`.replace(/[\\[\]<>*_`]/g, "\\$&")}](${link})`;
     $("share-msg").textContent = link.length > 2000 ? `This link is ${link.length} characters: some chat apps cut links over 2,000.` : "";
     dialog.showModal();

@@ -1,0 +1,222 @@
+// ```hwscope blocks in real documentation tools: mdBook (mdbook-hwscope),
+// MkDocs plain and Material (superfences + render-docs), Hugo (the render
+// hook + render-docs) and Docusaurus (docusaurus-theme-hwscope + render-docs),
+// each building e2e/docsites/figures.md (a built-in, a custom scenario, a
+// share link and a broken block) from its fixture in e2e/docsites/<tool>/.
+// For each: the strict build fails naming the file and line; with JavaScript
+// off the static figures are there with their step's sentence as alt text;
+// with it on each figure becomes live when scrolled into view, without moving
+// anything; the figures follow the site's dark mode; the broken block shows its
+// error; nothing is requested from another origin.
+//
+// The tools come from scripts/install-docs-tools.sh (scripts/test.sh runs it);
+// a tool that is missing skips its tests.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { chromium } from "playwright-core";
+import { CHROMIUM, CHROMIUM_ARGS, ROOT } from "./helpers.mjs";
+import { DIST, buildSite, missing, removeSite, serveSite } from "./docsites/site.mjs";
+import { darkMode } from "./docsites/modes.mjs";
+
+const TOOLS = [
+  { name: "mdbook", tool: "mdbook", where: /src\/figures\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
+  { name: "mkdocs", tool: "mkdocs", where: /site\.strict\/index\.html:\d+: hwscope block `seed-walkthru at=3`: no built-in scenario/ },
+  { name: "mkdocs-material", tool: "mkdocs", material: true, where: /site\.strict\/index\.html:\d+: hwscope block `seed-walkthru at=3`: no built-in scenario/ },
+  { name: "hugo", tool: "hugo", where: /content\/figures\.md:49 \(in .*public\.strict\/figures\/index\.html:\d+\): hwscope block: no built-in scenario/ },
+  { name: "docusaurus", tool: "docusaurus", where: /build\.strict\/docs\/figures\/index\.html:\d+: hwscope block `seed-walkthru at=3`: no built-in scenario/ },
+];
+
+let browser;
+before(async () => {
+  execFileSync(process.execPath, ["scripts/dist.mjs", "--docs", "--out", "dist-docs"], { cwd: ROOT, stdio: "ignore" });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+});
+after(() => browser?.close());
+
+const figureStates = (page) => page.evaluate(() => [...document.querySelectorAll("figure.hwscope-figure")].map((f) => f.dataset.hwscopeLive ?? "static"));
+const liveBackground = (page, k) =>
+  page.evaluate((i) => {
+    const hs = document.querySelectorAll("figure.hwscope-figure")[i]?.querySelector(".hwscope-live")?.shadowRoot?.querySelector(".hs");
+    return hs ? getComputedStyle(hs).backgroundColor : null;
+  }, k);
+
+/** Opens the page, recording every request and console error. */
+async function open(site, srv, options = {}) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  const page = await ctx.newPage();
+  const requests = [];
+  const errors = [];
+  page.on("request", (r) => requests.push(r.url()));
+  // Ours only: MkDocs 1.6.1's darkmode.js throws when highlightjs is off (it looks for the hljs style sheets).
+  const ours = (text, where = "") => /hwscope/.test(`${text} ${where}`) || where.startsWith(`${srv.url}/hwscope/`);
+  page.on("console", (m) => m.type() === "error" && ours(m.text(), m.location()?.url) && errors.push(m.text()));
+  page.on("pageerror", (e) => ours(e.message, e.stack) && errors.push(e.message));
+  await page.goto(`${srv.url}/${site.page}`);
+  return { ctx, page, requests, errors };
+}
+
+test("docs/embedding.md shows each tool's setup as the fixture the tests build has it", () => {
+  const doc = readFileSync(join(ROOT, "docs/embedding.md"), "utf8");
+  for (const f of [
+    "e2e/docsites/mdbook/book.toml",
+    "e2e/docsites/mkdocs/mkdocs.yml",
+    "e2e/docsites/mkdocs/mkdocs-material.yml",
+    "e2e/docsites/hugo/hugo.toml",
+    "integrations/hugo/layouts/_default/_markup/render-codeblock-hwscope.html",
+    "e2e/docsites/docusaurus/docusaurus.config.js",
+  ]) {
+    assert.ok(doc.includes(readFileSync(join(ROOT, f), "utf8").trimEnd()), `docs/embedding.md has ${f} as it is`);
+  }
+});
+
+test("plain HTML: auto.js upgrades every form of block, with no build step", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hwscope-plain-"));
+  cpSync(DIST, join(dir, "hwscope"), { recursive: true });
+  const gap = "<p style='height:1200px'>text</p>";
+  writeFileSync(
+    join(dir, "index.html"),
+    `<!doctype html><meta charset="utf-8"><title>plain</title><link rel="icon" href="data:,"><main style="max-width:720px">
+<pre><code class="language-hwscope">seed-walkthrough at=2</code></pre>${gap}
+<pre class="hwscope">idle-partition-lag at=3 controls=play</pre>${gap}
+<hwscope-playground scenario="kip101-data-loss" at="5" to="9" label="KIP-101"><a href="#">fallback</a></hwscope-playground>${gap}
+<div class="hwscope">seed-walkthrough from=3 to=1</div></main>
+<script type="module" src="hwscope/www/embed/auto.js"></script>`,
+  );
+  const srv = await serveSite(dir);
+  const { ctx, page, errors, requests } = await open({ page: "" }, srv);
+  await page.mouse.wheel(0, 10);
+  for (let i = 0; i < 3; i++) {
+    await page.locator("figure.hwscope-figure").nth(i).scrollIntoViewIfNeeded();
+    await page.waitForFunction((k) => document.querySelectorAll("figure.hwscope-figure")[k]?.dataset.hwscopeLive === "live", i);
+  }
+  assert.deepEqual(await page.$$eval("figure.hwscope-figure", (fs) => fs.slice(0, 3).map((f) => f.dataset.hwscopeStep)), ["2", "3", "5"]);
+  assert.equal(await page.isVisible("hwscope-playground a"), false, "the element's fallback is hidden once its figure is there");
+  await page.evaluate(() => scrollTo(0, document.body.scrollHeight));
+  await page.waitForSelector(".hwscope-error");
+  assert.match(await page.textContent(".hwscope-error"), /from=3 is after to=1/);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(requests.filter((u) => !u.startsWith(srv.url)), []);
+  await ctx.close();
+  await srv.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+for (const t of TOOLS) {
+  const skip = missing(t.tool);
+  describe(t.name, { skip: skip ?? false }, () => {
+    let site;
+    let srv;
+    before(async () => {
+      site = buildSite(t.tool, { onError: "show", material: t.material });
+      assert.equal(site.status, 0, `the build with on-error=show passes:\n${site.log}`);
+      srv = await serveSite(site.out);
+    });
+    after(async () => {
+      await srv?.close();
+      removeSite(site);
+    });
+
+    test("the strict build fails on the broken block, naming the file and line", () => {
+      assert.notEqual(site.strict.status, 0);
+      assert.match(site.strict.stdout + site.strict.stderr, t.where);
+    });
+
+    test("with JavaScript off: three static figures with their step's sentence, and the error", async () => {
+      const { ctx, page, requests } = await open(site, srv, { javaScriptEnabled: false });
+      const figs = await page.$$eval("figure.hwscope-figure img.hwscope-static", (imgs) =>
+        imgs.map((i) => ({ alt: i.alt, ok: i.complete && i.naturalWidth === 800, h: Math.round(i.getBoundingClientRect().height) })),
+      );
+      assert.equal(figs.length, 3);
+      assert.match(figs[0].alt, /^Why a follower's HW lags the leader's, step 4: Follower 1 appends 5 records/);
+      assert.match(figs[1].alt, /^Three records, two replicas, 20 ms apart, step 6: /);
+      assert.match(figs[2].alt, /^KIP-101 scenario 1: .*, step 11: /);
+      for (const f of figs) assert.ok(f.ok && f.h > 200, `the image is drawn: ${JSON.stringify(f)}`);
+      assert.match(await page.textContent(".hwscope-error"), /This hwscope figure cannot be drawn:.*no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/);
+      assert.deepEqual(requests.filter((u) => !u.startsWith(srv.url)), []);
+      await ctx.close();
+    });
+
+    test("each figure goes live when scrolled into view, and nothing moves", async () => {
+      const { ctx, page, requests, errors } = await open(site, srv);
+      await page.waitForLoadState("networkidle");
+      assert.deepEqual(await figureStates(page), ["waiting", "waiting", "waiting"], "nothing loads before the reader does something");
+      assert.deepEqual(
+        requests.filter((u) => u.includes("/hwscope/")).map((u) => u.replace(/.*\/hwscope\//, "")),
+        ["www/embed/auto.js"],
+        "before that, hwscope adds one script to the page",
+      );
+      await page.mouse.wheel(0, 40);
+      await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+      assert.equal((await figureStates(page))[2], "waiting", "the third figure waits until it is reached");
+      const before = await page.evaluate(() => {
+        const end = [...document.querySelectorAll("p")].find((p) => p.textContent === "The end.");
+        return { end: end.getBoundingClientRect().top + scrollY, figs: [...document.querySelectorAll("figure.hwscope-figure")].map((f) => f.getBoundingClientRect().height) };
+      });
+      // Each figure is as wide as the text column (site styles for <figure> do not shrink it).
+      const widths = await page.$$eval("figure.hwscope-figure", (fs) => {
+        const text = [...document.querySelectorAll("p")].find((p) => p.textContent.startsWith("The leader"));
+        return fs.map((f) => [Math.round(f.getBoundingClientRect().width), Math.round(text.getBoundingClientRect().width)]);
+      });
+      for (const [fig, text] of widths) assert.ok(Math.abs(fig - text) <= 2, `figure ${fig} px wide, text ${text} px`);
+      for (let i = 0; i < 3; i++) {
+        await page.locator("figure.hwscope-figure").nth(i).scrollIntoViewIfNeeded();
+        await page.waitForFunction((k) => document.querySelectorAll("figure.hwscope-figure")[k].dataset.hwscopeLive === "live", i);
+      }
+      const after = await page.evaluate(() => {
+        const end = [...document.querySelectorAll("p")].find((p) => p.textContent === "The end.");
+        return { end: end.getBoundingClientRect().top + scrollY, figs: [...document.querySelectorAll("figure.hwscope-figure")].map((f) => f.getBoundingClientRect().height) };
+      });
+      assert.deepEqual(after, before, "the live figures take the static figures' place exactly");
+      // The live figure plays: a step forward changes the step shown.
+      const fig = page.locator("figure.hwscope-figure").nth(0);
+      assert.equal(await fig.getAttribute("data-hwscope-step"), "4");
+      await fig.locator(".hs-fwd").click();
+      await page.waitForFunction(() => document.querySelector("figure.hwscope-figure").dataset.hwscopeStep === "5");
+      await fig.locator(".hs-play").click();
+      await page.waitForFunction(() => document.querySelector("figure.hwscope-figure").dataset.hwscopeStep !== "5");
+      // The broken block still shows its error; nothing came from elsewhere; no errors logged.
+      assert.equal(await page.isVisible(".hwscope-error"), true);
+      assert.deepEqual(requests.filter((u) => !u.startsWith(srv.url) && !u.startsWith("data:")), []);
+      assert.deepEqual(errors, []);
+      await ctx.close();
+    });
+
+    test("the figures follow the site's dark mode", async () => {
+      const { ctx, page } = await open(site, srv, { colorScheme: "light" });
+      await page.mouse.wheel(0, 40);
+      await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+      await darkMode(page, t.name, false);
+      await page.waitForFunction(() => !document.querySelector(".hwscope-live").classList.contains("dark"));
+      assert.equal(await liveBackground(page, 0), "rgb(251, 251, 250)");
+      await darkMode(page, t.name, true);
+      await page.waitForFunction(() => document.querySelector(".hwscope-live").classList.contains("dark"));
+      assert.equal(await liveBackground(page, 0), "rgb(18, 22, 28)");
+      // A static figure not yet live is drawn dark too.
+      assert.equal(await page.$eval("figure.hwscope-figure:nth-of-type(1) img", () => document.querySelectorAll("figure.hwscope-figure img.hwscope-static")[2].style.colorScheme), "dark");
+      await ctx.close();
+    });
+
+    if (t.name === "mkdocs") {
+      test("without render-docs, auto.js upgrades the blocks itself, and shows the broken block's error", async () => {
+        const raw = await serveSite(site.raw);
+        const { ctx, page, errors } = await open({ page: "" }, raw);
+        await page.mouse.wheel(0, 40);
+        assert.equal(await page.locator("div.hwscope").count(), 0, "auto.js turned every div.hwscope into a figure box");
+        for (let i = 0; i < 3; i++) {
+          await page.locator("figure.hwscope-figure").nth(i).scrollIntoViewIfNeeded();
+          await page.waitForFunction((k) => document.querySelectorAll("figure.hwscope-figure")[k]?.dataset.hwscopeLive === "live", i);
+        }
+        await page.evaluate(() => scrollTo(0, document.body.scrollHeight));
+        await page.waitForSelector(".hwscope-error");
+        assert.match(await page.textContent(".hwscope-error"), /line 1 of the block: no built-in scenario "seed-walkthru"/);
+        assert.deepEqual(errors, []);
+        await ctx.close();
+        await raw.close();
+      });
+    }
+  });
+}

@@ -1,0 +1,92 @@
+// What hwscope adds to a documentation page with three figures, measured on
+// the real tools' builds of e2e/docsites/figures.md (served gzipped, as docs
+// hosts do):
+//
+//   npm run docs-bench [-- mdbook mkdocs-material ...]     # default: every tool installed
+//
+// - bytes before the reader does anything: the static figures (the page's
+//   gzipped size with them, less without them: the raw ```hwscope blocks
+//   instead) and the scripts hwscope adds (auto.js, and mdBook's loader), as
+//   transferred;
+// - time to the first live figure on a 1.6 Mbps / 150 ms link (Chromium's
+//   Network.emulateNetworkConditions), cold cache: from the reader's first
+//   scroll after the page has loaded, and from navigation when the reader
+//   scrolls as soon as auto.js runs;
+// - what the live figure loads (gzipped), for the record.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { chromium } from "playwright-core";
+import { CHROMIUM, CHROMIUM_ARGS } from "../helpers.mjs";
+import { buildSite, missing, removeSite, serveSite } from "./site.mjs";
+
+const LINK = { offline: false, latency: 150, downloadThroughput: (1.6e6 / 8) | 0, uploadThroughput: (1.6e6 / 8) | 0 };
+const names = process.argv.slice(2).length ? process.argv.slice(2) : ["mdbook", "mkdocs", "mkdocs-material", "hugo", "docusaurus"];
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+const gz = (s) => gzipSync(s, { level: 6 }).length;
+
+/** The page's gzipped bytes that its static figures account for. */
+function figureBytes(html) {
+  const without = html.replace(/<figure class="hwscope-figure" data-hwscope="([^"]*)"[\s\S]*?<\/figure>/g, (_, src) => `<pre><code class="language-hwscope">${src}</code></pre>`);
+  return gz(html) - gz(without);
+}
+
+async function visit(browser, url, { throttle, engage }) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await ctx.newPage();
+  const cdp = await ctx.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+  if (throttle) await cdp.send("Network.emulateNetworkConditions", LINK);
+  const bytes = new Map();
+  const urls = new Map();
+  cdp.on("Network.requestWillBeSent", (e) => urls.set(e.requestId, e.request.url));
+  cdp.on("Network.loadingFinished", (e) => bytes.set(urls.get(e.requestId), e.encodedDataLength));
+  await page.goto(url, { waitUntil: engage === "at-once" ? "commit" : "load" });
+  if (engage === "after-load") await page.waitForLoadState("networkidle");
+  // The reader's scroll counts once auto.js listens (it runs when the page's scripts do).
+  else await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "waiting", null, { timeout: 60_000, polling: 20 });
+  const before = new Map(bytes);
+  const t0 = await page.evaluate(() => performance.now());
+  await page.mouse.move(640, 300);
+  await page.mouse.wheel(0, 40);
+  await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live", null, { timeout: 60_000, polling: 20 });
+  const t1 = await page.evaluate(() => performance.now());
+  await page.waitForLoadState("networkidle");
+  const result = { before, all: new Map(bytes), fromEngage: t1 - t0, fromNavigation: t1 };
+  await ctx.close();
+  return result;
+}
+
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+for (const name of names) {
+  const tool = name.startsWith("mkdocs") ? "mkdocs" : name;
+  const why = missing(tool);
+  if (why) {
+    console.log(`${name}: skipped (${why})`);
+    continue;
+  }
+  const site = buildSite(tool, { onError: "show", material: name === "mkdocs-material" });
+  if (site.status !== 0) {
+    console.log(`${name}: build failed\n${site.log}`);
+    continue;
+  }
+  const srv = await serveSite(site.out);
+  const url = `${srv.url}/${site.page}`;
+  const htmlFile = join(site.out, site.page.endsWith(".html") ? site.page : join(site.page, "index.html"));
+  const figures = figureBytes(readFileSync(htmlFile, "utf8"));
+  const ours = (u) => u.includes("/hwscope/") || /hwscope-loader/.test(u);
+  const quiet = await visit(browser, url, { throttle: false, engage: "after-load" });
+  const scripts = [...quiet.before].filter(([u]) => ours(u)).reduce((n, [, b]) => n + b, 0);
+  const pageTotal = [...quiet.before].reduce((n, [, b]) => n + b, 0);
+  const liveBytes = [...quiet.all].filter(([u]) => ours(u) && !quiet.before.has(u)).reduce((n, [, b]) => n + b, 0);
+  const slowAfter = await visit(browser, url, { throttle: true, engage: "after-load" });
+  const slowAtOnce = await visit(browser, url, { throttle: true, engage: "at-once" });
+  console.log(`\n${name}  (${url})`);
+  console.log(`  before the reader does anything, hwscope adds ${kb(figures + scripts)} gzipped: static figures ${kb(figures)}, scripts ${kb(scripts)} (budget 30 KB); the whole page loads ${kb(pageTotal)}`);
+  console.log(`  the live figure then loads ${kb(liveBytes)} (WebAssembly core, modules, styles)`);
+  console.log(`  1.6 Mbps / 150 ms, cold: first live figure ${slowAfter.fromEngage.toFixed(0)} ms after the reader's first scroll; ${slowAtOnce.fromNavigation.toFixed(0)} ms from navigation when the reader scrolls as soon as auto.js runs (budget 2000 ms)`);
+  await srv.close();
+  removeSite(site);
+}
+await browser.close();

@@ -1,0 +1,195 @@
+// hwscope figures in documentation pages, from one module script:
+//
+//   <script type="module" src="/hwscope/www/embed/auto.js"></script>
+//
+// It finds the ```hwscope blocks of the page: static figures drawn at build
+// time (figure.hwscope-figure, from mdbook-hwscope or `hwscope render-docs`),
+// and blocks no build step touched (pre > code.language-hwscope, pre.hwscope,
+// div.hwscope, <hwscope-playground>). Each becomes the live playground when
+// the reader scrolls it into view, points at it or clicks it (live.js, loaded
+// then, with one WebAssembly module for every figure of the page), in the box
+// the static figure reserved, so nothing below it moves. Until the reader
+// does something, the page costs only its static figures and this script. Colours follow the site's theme:
+// mdBook's classes, Docusaurus's data-theme, MkDocs Material's
+// data-md-color-scheme, else prefers-color-scheme. Every file comes from the
+// folder this script is in; nothing is requested from another origin.
+
+const BLOCKS = "figure.hwscope-figure, pre > code.language-hwscope, pre.hwscope, div.hwscope, hwscope-playground";
+const PASSED = ["at", "from", "to", "controls", "theme", "height"];
+const figures = new Set();
+let live = null;
+/** Figures in view; they wake at the reader's first scroll, key or touch. */
+const visible = new Set();
+let engaged = false;
+
+/** The site's colour mode: "dark" or "light". */
+export function siteTheme() {
+  const root = document.documentElement;
+  const md = document.body?.dataset.mdColorScheme ?? root.dataset.mdColorScheme;
+  if (md) return md === "slate" ? "dark" : "light";
+  for (const v of [root.dataset.theme, root.dataset.bsTheme, root.dataset.colorMode]) {
+    if (v === "dark" || v === "light") return v;
+  }
+  if (/\b(dark|coal|navy|ayu)\b/.test(root.className)) return "dark";
+  if (/\b(light|rust)\b/.test(root.className)) return "light";
+  return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+}
+
+/** The block's own theme= wins over the site's. */
+function themeOf(fig) {
+  const own = fig.dataset.hwscopeTheme;
+  return own === "light" || own === "dark" ? own : siteTheme();
+}
+
+function applyTheme(fig) {
+  const theme = themeOf(fig);
+  const img = fig.querySelector("img.hwscope-static");
+  if (img) img.style.colorScheme = theme;
+  fig.hwscope?.setTheme(theme);
+}
+
+/** A figure box for a block that no build step drew: the same box a static figure has. */
+function boxFor(text, replaced) {
+  const fig = document.createElement("figure");
+  fig.className = "hwscope-figure";
+  fig.dataset.hwscope = text;
+  // Site styles for figure (MkDocs Material centres it at its content's width) must not size the box.
+  Object.assign(fig.style, { display: "block", width: "auto", maxWidth: "none", margin: "1em 0", padding: "0" });
+  const box = document.createElement("div");
+  box.className = "hwscope-box";
+  const h = Number(/(?:^|\s)height=(\d+)/.exec(text)?.[1]) || 380;
+  Object.assign(box.style, { position: "relative", width: "100%", aspectRatio: "800 / 520", minHeight: `${h}px` });
+  fig.append(box);
+  replaced.replaceWith(fig);
+  return fig;
+}
+
+/** <hwscope-playground scenario=… at=…> as block text (embed.js handles the element when it is loaded). */
+function textOf(el) {
+  const scenario = (el.getAttribute("scenario") || "seed-walkthrough").trim();
+  const words = [/(^|&)v=/.test(scenario) && !scenario.startsWith("#") ? `#${scenario}` : scenario];
+  for (const k of PASSED) if (el.hasAttribute(k) && !(k === "at" && /(^|&)at=/.test(scenario))) words.push(`${k}=${el.getAttribute(k)}`);
+  if (el.hasAttribute("loop") && el.getAttribute("loop") !== "false") words.push("loop");
+  const label = el.getAttribute("label") || el.getAttribute("title");
+  if (label) words.push(`title="${label.replaceAll('"', "'")}"`);
+  return words.join(" ");
+}
+
+function find(root = document) {
+  for (const el of root.querySelectorAll(BLOCKS)) {
+    if (el.closest("[data-hwscope-live], .hwscope-error")) continue;
+    let fig;
+    if (el.matches("figure.hwscope-figure")) fig = el;
+    else if (el.localName === "hwscope-playground") {
+      if (customElements.get("hwscope-playground") || el.querySelector(".hwscope-figure")) continue;
+      const holder = document.createElement("div");
+      for (const c of el.children) c.hidden = true;
+      el.append(holder);
+      fig = boxFor(textOf(el), holder);
+    } else if (el.localName === "code") fig = boxFor(el.textContent, el.parentElement);
+    else fig = boxFor(el.textContent, el);
+    if (figures.has(fig)) continue;
+    figures.add(fig);
+    fig.dataset.hwscopeLive = "waiting";
+    const theme = /(?:^|\s)theme=(light|dark)\b/.exec(fig.dataset.hwscope)?.[1];
+    if (theme) fig.dataset.hwscopeTheme = theme;
+    applyTheme(fig);
+    seen.observe(fig);
+    for (const ev of ["click", "pointerenter", "focusin"]) fig.addEventListener(ev, () => wake(fig), { once: true });
+  }
+}
+
+/** What live.js needs, fetched at once (not level by level down the module graph). */
+const PRELOAD = [
+  ["modulepreload", new URL("./live.js", import.meta.url)],
+  ["modulepreload", new URL("../pkg/hwscope.js", import.meta.url)],
+  ["preload", new URL("../pkg/hwscope_docs_bg.wasm", import.meta.url)],
+  ["modulepreload", new URL("../core/sim.js", import.meta.url)],
+  ["modulepreload", new URL("../core/player.js", import.meta.url)],
+  ["modulepreload", new URL("../core/frontier.js", import.meta.url)],
+  ["modulepreload", new URL("../render/stage.js", import.meta.url)],
+  ["modulepreload", new URL("../render/svg.js", import.meta.url)],
+  ["modulepreload", new URL("../render/layout.js", import.meta.url)],
+  ["modulepreload", new URL("../render/brokers.js", import.meta.url)],
+  ["modulepreload", new URL("../render/logs.js", import.meta.url)],
+  ["modulepreload", new URL("../render/messages.js", import.meta.url)],
+  ["modulepreload", new URL("../render/consumers.js", import.meta.url)],
+  ["preload", new URL("../style.css", import.meta.url), "style"],
+  ["preload", new URL("./figure.css", import.meta.url), "style"],
+];
+
+function preload() {
+  for (const [rel, url, as] of PRELOAD) {
+    const l = document.createElement("link");
+    l.rel = rel;
+    l.href = url.href;
+    if (rel === "preload") {
+      l.as = as ?? "fetch";
+      if (!as) l.crossOrigin = "anonymous";
+    }
+    document.head.append(l);
+  }
+}
+
+/** Loads live.js (and with it the WebAssembly core) once, and makes the figure live. */
+function wake(fig) {
+  if (fig.dataset.hwscopeLive !== "waiting") return;
+  fig.dataset.hwscopeLive = "loading";
+  seen.unobserve(fig);
+  visible.delete(fig);
+  if (!live) preload();
+  live ??= import("./live.js");
+  live
+    .then((m) => m.mount(fig, fig.dataset.hwscope, themeOf(fig)))
+    .catch((e) => {
+      fig.dataset.hwscopeLive = "failed";
+      console.warn("hwscope: the live figure could not start:", e);
+    });
+}
+
+const seen = new IntersectionObserver(
+  (entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) visible.delete(e.target);
+      else if (engaged) wake(e.target);
+      else visible.add(e.target);
+    }
+  },
+  { rootMargin: "100px 0px" },
+);
+
+/** The reader did something: a scroll of the page (not of a sidebar), a wheel, a key, a touch, a click. */
+function engage(e) {
+  if (engaged || (e.type === "scroll" && e.target !== document)) return;
+  engaged = true;
+  for (const ev of ENGAGE) removeEventListener(ev, engage, true);
+  for (const fig of [...visible]) wake(fig);
+}
+const ENGAGE = ["scroll", "wheel", "keydown", "touchstart", "pointerdown"];
+// Opened scrolled (a link to a section, a reload): the reader is already reading.
+if (scrollY > 0) engaged = true;
+for (const ev of ENGAGE) addEventListener(ev, engage, { capture: true, passive: true });
+
+function themeChanged() {
+  for (const fig of figures) applyTheme(fig);
+}
+const watch = new MutationObserver(themeChanged);
+watch.observe(document.documentElement, { attributes: true, attributeFilter: ["class", "data-theme", "data-bs-theme", "data-color-mode", "data-md-color-scheme"] });
+if (document.body) watch.observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+matchMedia("(prefers-color-scheme: dark)").addEventListener("change", themeChanged);
+
+/** For pages that add blocks later (a single-page docs site after navigation). */
+export function scan(root = document) {
+  find(root);
+}
+
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => find());
+else find();
+// Sites that swap pages without reloading (Docusaurus, MkDocs Material's instant loading).
+let pending = 0;
+new MutationObserver(() => {
+  pending ||= requestAnimationFrame(() => {
+    pending = 0;
+    find();
+  });
+}).observe(document.body ?? document.documentElement, { childList: true, subtree: true });

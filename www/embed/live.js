@@ -1,0 +1,189 @@
+// A documentation figure made live: the page's stage, player and look-ahead
+// (www/render/, core/player.js, core/sim.js, core/frontier.js) with compact controls and the step's sentence, drawn in
+// a shadow root inside the box the static figure reserved (the site's styles
+// stay out, and nothing on the page moves). Every figure of the page shares
+// one WebAssembly instance; each has its own Playground.
+
+import init, { Playground, parseDocBlock } from "../pkg/hwscope.js";
+import { Sim } from "../core/sim.js";
+import { Player } from "../core/player.js";
+import { Frontier } from "../core/frontier.js";
+import { createStage } from "../render/stage.js";
+
+// The docs build of the core: the page's, plus the block parser (parseDocBlock).
+const core = init({ module_or_path: new URL("../pkg/hwscope_docs_bg.wasm", import.meta.url) });
+const STYLES = [new URL("../style.css", import.meta.url), new URL("./figure.css", import.meta.url)];
+const HOME = new URL("../../index.html", import.meta.url);
+const SETS = { none: [], play: ["play"], compact: ["play", "step", "scrub", "text"] };
+SETS.full = [...SETS.compact, "ends", "speed"];
+
+function controlsOf(spec) {
+  const on = new Set();
+  for (const w of spec.split(",")) (SETS[w] ?? [w]).forEach((c) => on.add(c));
+  return on;
+}
+
+function h(tag, attrs = {}, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  el.append(...kids);
+  return el;
+}
+
+/** The block cannot be shown: say why in the page, where the figure was. */
+export function showError(fig, text, message) {
+  const box = h(
+    "div",
+    { class: "hwscope-error", role: "alert", "data-hwscope-error": "" },
+    h("strong", {}, "This hwscope figure cannot be drawn: "),
+    message,
+    h("pre", {}, text.trim()),
+  );
+  Object.assign(box.style, { margin: "1em 0", padding: ".6em .9em", border: "2px solid #c62828", borderRadius: "6px", background: "#fff5f5", color: "#8e1b1b", font: "14px/1.45 system-ui, sans-serif" });
+  Object.assign(box.lastChild.style, { margin: ".5em 0 0", padding: ".4em .6em", background: "#fff", color: "#333", whiteSpace: "pre-wrap", font: "12px/1.4 ui-monospace, monospace" });
+  fig.replaceWith(box);
+  return null;
+}
+
+const statusOf = (rec) =>
+  `step ${rec.step} · t = ${rec.time_ms} ms · leader ${rec.partition.leader ?? "none"} · epoch ${rec.partition.leader_epoch} · ISR {${rec.partition.isr.join(", ")}}`;
+
+export async function mount(fig, text, theme) {
+  await core;
+  let block;
+  try {
+    block = parseDocBlock(text);
+  } catch (e) {
+    fig.dataset.hwscopeLive = "error";
+    return showError(fig, text, e.message);
+  }
+  const box = fig.querySelector(".hwscope-box");
+  const host = h("div", { class: "hwscope-live" });
+  Object.assign(host.style, { position: "absolute", inset: "0" });
+  const root = host.attachShadow({ mode: "open" });
+  const sheets = STYLES.map((href) => h("link", { rel: "stylesheet", href }));
+  const loaded = Promise.all(
+    sheets.map((l) => new Promise((ok) => {
+      l.addEventListener("load", ok, { once: true });
+      l.addEventListener("error", ok, { once: true });
+    })),
+  );
+  const on = controlsOf(block.controls);
+  const label = `${block.title} (interactive figure)`;
+  const stageSvg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  stageSvg.setAttribute("class", "stage");
+  stageSvg.setAttribute("role", "img");
+  stageSvg.setAttribute("aria-label", "Brokers, their logs and the messages between them");
+  const status = h("span", { class: "hs-status" });
+  const caption = h("p", { class: "hs-caption", "aria-live": "polite" });
+  const play = h("button", { type: "button", class: "primary hs-play" }, "Play");
+  const btn = (cls, sign, name) => h("button", { type: "button", class: cls, "aria-label": name, title: name }, sign);
+  const first = btn("hs-first", "«", "First step");
+  const back = btn("hs-back", "◀", "Step back");
+  const fwd = btn("hs-fwd", "▶", "Step forward");
+  const end = btn("hs-end", "»", "Last step");
+  const scrub = h("input", { type: "range", class: "hs-scrub", "aria-label": "Step", min: 0, max: 0, value: 0 });
+  const count = h("output", { class: "hs-count" });
+  const speed = h("select", { class: "hs-speed", "aria-label": "Speed" }, ...["0.5", "1", "2", "4"].map((s) => h("option", s === "1" ? { value: s, selected: "" } : { value: s }, `×${s}`)));
+  const open = h("a", { class: "hs-open", target: "_blank", rel: "noopener", href: HOME.href }, "open full playground ↗");
+  const bar = h("div", { class: "hs-bar" });
+  if (on.has("play")) bar.append(play);
+  if (on.has("ends")) bar.append(first);
+  if (on.has("step")) bar.append(back, fwd);
+  if (on.has("ends")) bar.append(end);
+  if (on.has("scrub")) bar.append(scrub, count);
+  if (on.has("speed")) bar.append(speed);
+  bar.append(open);
+  const figure = h(
+    "div",
+    { class: "hs", role: "group", "aria-label": label },
+    h("div", { class: "hs-head" }, h("span", { class: "hs-title", title: block.title }, block.title), " ", status),
+    stageSvg,
+    caption,
+    bar,
+  );
+  if (!on.has("text")) caption.classList.add("hs-sr");
+  root.append(...sheets, figure);
+
+  const sim = new Sim(Playground);
+  const stage = createStage(stageSvg, () => {});
+  let fresh = true;
+  const last = () => Math.min(player.to, sim.known - 1);
+  /** The scrubber and count: the range, as far as it is computed. */
+  const scrubbed = () => {
+    const rec = player.rec;
+    if (!rec) return;
+    scrub.min = player.from;
+    scrub.max = Math.max(player.from, last());
+    scrub.value = rec.step;
+    count.textContent = `${rec.step} / ${last()}${sim.done || last() === player.to ? "" : "+"}`;
+  };
+  const show = (rec) => {
+    stage.step(rec, sim.initialEnd, fresh);
+    fresh = false;
+    status.textContent = statusOf(rec);
+    caption.textContent = rec.text;
+    fig.dataset.hwscopeStep = rec.step;
+    scrubbed();
+    // Computes ahead of the step shown in idle time, boundedly, as the page does.
+    frontier.follow(rec.step, player.to);
+  };
+  const reduced = matchMedia("(prefers-reduced-motion: reduce)").matches;
+  const player = new Player(sim, show, (t) => stage.frame(t), (playing) => {
+    play.textContent = playing ? "Pause" : "Play";
+    play.setAttribute("aria-pressed", playing);
+    if (playing) frontier.playing(player.step, player.to);
+  }, { reduced });
+  Object.assign(player, { from: block.from ?? 0, to: block.to ?? Infinity, loop: block.loop });
+  const frontier = new Frontier(sim);
+  sim.load(block.scenario);
+  sim.listen(scrubbed);
+  const go = (n) => {
+    player.pause();
+    player.go(n);
+  };
+  play.addEventListener("click", () => player.toggle());
+  first.addEventListener("click", () => go(player.from));
+  back.addEventListener("click", () => go(player.step - 1));
+  fwd.addEventListener("click", () => go(player.step + 1));
+  end.addEventListener("click", () => go(last()));
+  scrub.addEventListener("input", () => go(Number(scrub.value)));
+  speed.addEventListener("change", () => (player.speed = Number(speed.value)));
+  const fullLink = () => {
+    const url = new URL(HOME);
+    if (block.builtin && block.source === "builtin" && !/preset=/.test(text)) {
+      url.search = `?scenario=${block.builtin}`;
+      url.hash = `at=${player.step}`;
+    } else url.hash = sim.linkAt(player.step);
+    open.href = url.href;
+  };
+  open.addEventListener("pointerenter", fullLink);
+  open.addEventListener("focus", fullLink);
+  open.addEventListener("click", fullLink);
+  figure.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || ["INPUT", "SELECT"].includes(e.target.tagName)) return;
+    const act = { " ": () => player.toggle(), ArrowLeft: () => go(player.step - 1), ArrowRight: () => go(player.step + 1) }[e.key];
+    if (act && !(e.key === " " && e.target.tagName === "BUTTON")) {
+      e.preventDefault();
+      act();
+    }
+  });
+  // Off-screen figures do not play.
+  new IntersectionObserver((es) => es.forEach((e) => e.isIntersecting || player.pause())).observe(fig);
+
+  // Style sheets load once the shadow root is in the document: show it when they have.
+  const setTheme = (t) => host.classList.toggle("dark", t === "dark");
+  setTheme(theme);
+  host.style.visibility = "hidden";
+  box.append(host);
+  await loaded;
+  player.go(block.at);
+  host.style.visibility = "";
+  const img = box.querySelector("img.hwscope-static");
+  if (img) img.style.visibility = "hidden";
+  fig.dataset.hwscopeLive = "live";
+  if (block.autoplay && !player.reduced) player.play();
+  fig.hwscope = { setTheme, player, sim };
+  fig.dispatchEvent(new CustomEvent("hwscope:live", { bubbles: true, detail: { at: player.step } }));
+  return fig.hwscope;
+}
