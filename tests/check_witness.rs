@@ -147,3 +147,19 @@ fn stateright_agrees_on_the_permitted_loss() {
         assert_eq!(theirs, want, "stateright, allowed={allowed}");
     }
 }
+
+/// KAFKA-7128: four replicas, the leader's crash after the write scripted, one more
+/// crash or restart searched anywhere in 140 steps (tests/check.rs pins the same).
+#[test]
+fn stateright_agrees_on_kafka_7128() {
+    let text = std::fs::read_to_string(format!("{}/tests/check/kafka-7128-one-crash.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let scenario = Scenario::from_json(&text).unwrap();
+    let mut c = config(140, 1, "acked-record-lost", false);
+    c.menu.cut = false;
+    c.drop_faults = false;
+    for (preset, want) in [("kafka-2.0", (true, 127)), ("kafka-2.1", (false, 17_275))] {
+        let (ours, theirs) = both(&scenario, preset, &c);
+        assert_eq!(ours, want, "{preset}");
+        assert_eq!(theirs, want, "stateright, {preset}");
+    }
+}
