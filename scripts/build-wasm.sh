@@ -90,8 +90,8 @@ CARGO_PROFILE_RELEASE_OPT_LEVEL="${WASM_OPT_LEVEL:-2}" CARGO_PROFILE_RELEASE_STR
 rm -rf "$explore_dir"
 wasm-bindgen --target web --out-dir "$explore_dir" --out-name hwscope "$wasm_in"
 if [[ $opt == 1 ]]; then
-  node_modules/.bin/wasm-opt "$explore_dir/hwscope_bg.wasm" -o "$explore_dir/hwscope_bg.wasm.opt" -O2 "${wasm_features[@]}" \
+  node_modules/.bin/wasm-opt "$explore_dir/hwscope_bg.wasm" -o "$explore_dir/hwscope_bg.wasm.opt" "${docs_only[@]}" -O2 "${wasm_features[@]}" \
     --strip-debug --strip-producers
   mv "$explore_dir/hwscope_bg.wasm.opt" "$explore_dir/hwscope_bg.wasm"
 fi
-node scripts/check-pkg.mjs "$explore_dir"
+node scripts/check-pkg.mjs "$explore_dir" --explorer
