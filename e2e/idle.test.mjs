@@ -180,8 +180,13 @@ describe("paused means idle", () => {
     assert.notEqual(await computing(page), "", "still computing after 1.6 s held (one press computes for 1 s)");
     await page.keyboard.up("End");
     await page.waitForFunction(() => document.getElementById("computing").hidden);
+    // The job hides its progress, then shows the step it reached as a task of its own
+    // (frontier.js #end): on a busy machine a read can fall between the two.
+    const shown = await page
+      .waitForFunction(() => Number(document.querySelector("#status").dataset.step) === Number(document.getElementById("scrub").max), null, { timeout: 5000 })
+      .then(() => true, () => false);
     const max = await scrubMax(page);
-    assert.equal(await stepOf(page), max, "the furthest step computed is shown");
+    assert.ok(shown, `the furthest step computed is shown (step ${await stepOf(page)}, furthest ${max})`);
     assert.ok((await busy(page, { settle: 300 })) <= IDLE, "idle once let go");
     assertNoErrors(page);
     await page.close();
