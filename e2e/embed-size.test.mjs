@@ -34,9 +34,10 @@ const fit = (frame) =>
     return { overflow: document.documentElement.scrollHeight - innerHeight, play: inside("#play"), link: inside("#open-full"), stage: Math.round(document.getElementById("stage").getBoundingClientRect().height) };
   });
 
-for (const [w, h, scenario] of [[800, 480, "steady-load"], [800, 640, "seed-walkthrough"], [360, 480, "follower-fetch-consumer"]]) {
+// The step shown: follower-fetch-consumer's p1 acknowledgement (step 14 since heartbeats are steps, issue 11).
+for (const [w, h, scenario, at] of [[800, 480, "steady-load", 12], [800, 640, "seed-walkthrough", 12], [360, 480, "follower-fetch-consumer", 14]]) {
   test(`an iframe ${w}×${h} of ${scenario} shows all of its embed`, async () => {
-    const { page, frame } = await host(`<iframe src="${env.baseURL}/?embed=1&fit=1&scenario=${scenario}#at=12" width="${w}" height="${h}" style="border:0" title="t"></iframe>`);
+    const { page, frame } = await host(`<iframe src="${env.baseURL}/?embed=1&fit=1&scenario=${scenario}#at=${at}" width="${w}" height="${h}" style="border:0" title="t"></iframe>`);
     const f = await fit(frame);
     assert.ok(f.overflow <= 0, `no scrolling inside the frame: ${JSON.stringify(f)}`);
     assert.ok(f.play && f.link, `Play and the link are inside: ${JSON.stringify(f)}`);

@@ -70,12 +70,12 @@ test("Settings shows each setting's value in force and where it comes from, by p
 });
 
 test("the stage tags the ELR members beside the ISR (kafka-4.1)", async () => {
-  const frag = hwscope(["link", "--builtin", "elr", "--at", "117"]).trim();
-  const rec = JSON.parse(hwscope(["run", "--builtin", "elr"]).split("\n")[117]);
+  const frag = hwscope(["link", "--builtin", "elr", "--at", "483"]).trim();
+  const rec = JSON.parse(hwscope(["run", "--builtin", "elr"]).split("\n")[483]);
   assert.deepEqual([rec.partition.isr, rec.partition.elr], [[1], [0, 2]]);
   const page = await env.open(`/${frag}`);
   await ready(page);
-  await page.waitForFunction(() => document.getElementById("status").dataset.step === "117");
+  await page.waitForFunction(() => document.getElementById("status").dataset.step === "483");
   const tags = await page.$$eval(".broker[data-broker]", (gs) => gs.map((g) => g.dataset.elr ?? ""));
   assert.deepEqual(tags, ["ELR", "", "ELR"]);
   assert.equal(await page.$eval('.broker[data-broker="2"] .elr-tag text', (t) => t.textContent), "ELR");

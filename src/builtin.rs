@@ -16,6 +16,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("elr", include_str!("../scenarios/elr.json")),
     ("unclean-election", include_str!("../scenarios/unclean-election.json")),
     ("temporary-hw-drop", include_str!("../scenarios/temporary-hw-drop.json")),
+    ("zombie-leader", include_str!("../scenarios/zombie-leader.json")),
+    ("bounce-inside-session", include_str!("../scenarios/bounce-inside-session.json")),
+    ("retry-duplicates", include_str!("../scenarios/retry-duplicates.json")),
+    ("retry-through-failover", include_str!("../scenarios/retry-through-failover.json")),
     ("steady-load", include_str!("../scenarios/steady-load.json")),
 ];
 

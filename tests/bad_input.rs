@@ -206,7 +206,7 @@ fn producers() {
     rejected(&with("producers/0/acks", json!(2)).to_string(), "producers[0].acks", "must be 0, 1 or \"all\", got 2");
     rejected(&with("producers/0/acks", json!("one")).to_string(), "producers[0].acks", "must be 0, 1 or \"all\"");
     rejected(&with("producers/0/request.timeout.ms", json!(0)).to_string(), "producers[0].request.timeout.ms", "got 0");
-    rejected(&with("producers/0/retries", json!(3)).to_string(), "producers[0].retries", "unknown field `retries`");
+    rejected(&with("producers/0/linger.ms", json!(3)).to_string(), "producers[0].linger.ms", "unknown field `linger.ms`");
     rejected(&with("producers/1", json!({"id": "p1"})).to_string(), "producers[1].id", "\"p1\" is used twice");
     let many: Vec<Value> = (0..9).map(|i| json!({"id": format!("p{i}")})).collect();
     let mut v = base();

@@ -22,7 +22,7 @@ const EPOCH_PRESETS: [&str; 9] =
 // ---------------------------------------------------------------------------
 
 fn entry(epoch: i32, n: u32) -> Entry {
-    Entry { epoch, id: RecordId { producer: 0, n } }
+    Entry::new(epoch, RecordId { producer: 0, n })
 }
 
 /// A log holding `epochs[i]` at offset i (records p1-<ids[i]>).
@@ -185,8 +185,10 @@ fn g10_kip101_scenario_1_hw_truncation_loses_an_acked_record() {
     assert!(event_matches(t.at(f), &json!({"hw_after": 2, "outcome": "parked"})));
     let ack = t.find(f, &json!({"type": "produce_response", "to": "p1"}));
     assert_eq!(strs(&producer(t.at(ack), "p1")["acked"]), vec!["p1-1"]);
-    // 4: A restarts (still in the ISR) and truncates to its HW 1.
-    let restart = t.find(ack, &json!({"type": "restart", "broker": 1}));
+    // 4: A restarts (still in the ISR: the ZooKeeper era registers it at once) and,
+    // when the controller's answer makes it a follower, truncates to its HW 1.
+    let restarted = t.find(ack, &json!({"type": "restart", "broker": 1}));
+    let restart = t.find(restarted, &json!({"type": "broker_registration_response", "to": 1}));
     assert!(event_matches(t.at(restart), &json!({"leo_before": 2, "truncate_to": 1, "rule": "high-watermark"})), "{}", line(t.at(restart)));
     assert_eq!((leo(t.at(restart), 1), hw(t.at(restart), 1)), (1, 1));
     assert_eq!(isr(t.at(restart)), vec![0, 1]);
@@ -198,10 +200,11 @@ fn g10_kip101_scenario_1_hw_truncation_loses_an_acked_record() {
     assert_eq!(v[0]["invariant"], "acked-record-lost");
     assert!(v[0]["text"].as_str().unwrap().contains("p1-1"), "the sentence names the record: {v}");
     assert_eq!(t.violations().len(), 1, "reported once: {:?}", t.violations());
-    // 6: B returns; fetch(2) → OFFSET_OUT_OF_RANGE → truncates to the leader's LEO 1.
+    // 6: B returns with the HW of its last checkpoint, 1 (HW 2 was never checkpointed:
+    // replica.high.watermark.checkpoint.interval.ms is 5 s), and truncates to it as a follower.
     let back = t.find(lead, &json!({"type": "restart", "broker": 0}));
-    let oor = t.find(back, &json!({"type": "fetch_response", "to": 0, "error": "OFFSET_OUT_OF_RANGE"}));
-    assert!(event_matches(t.at(oor), &json!({"truncate_to": 1})), "{}", line(t.at(oor)));
+    let cut = t.find(back, &json!({"to": 0, "truncate_to": 1}));
+    assert!(event_matches(t.at(cut), &json!({"rule": "high-watermark"})), "{}", line(t.at(cut)));
     assert_eq!((leo(t.last(), 0), hw(t.last(), 0), leo(t.last(), 1), hw(t.last(), 1)), (1, 1, 1, 1));
 }
 
@@ -213,8 +216,22 @@ fn g10_kip101_scenario_1_epochs_keep_the_record() {
         assert!(t.violations().is_empty(), "{preset}: {:?}", t.violations());
         let restart = t.find(0, &json!({"type": "restart", "broker": 1}));
         assert_eq!(leo(t.at(restart), 1), 2, "{preset}: no truncation to the HW");
-        let lead = t.find(restart, &json!({"type": "leader_and_isr", "to": 1, "outcome": "become-leader"}));
-        assert_eq!(log_ids(t.at(lead), 1), vec!["p1-1"], "{preset}");
+        if ["kafka-3.7", "kafka-3.8", "kafka-4.0", "kafka-4.1"].contains(&preset) {
+            // KRaft: A's new incarnation cannot register while its old session lasts;
+            // when it expires A leaves the ISR, so the partition waits for B, the last
+            // ISR member, and B leads again when it returns.
+            let refused = t.find(restart, &json!({"type": "broker_registration_response", "to": 1, "outcome": "refused"}));
+            let offline = t.find(refused, &json!({"type": "leader_election", "leader": null}));
+            if preset != "kafka-4.1" {
+                assert_eq!(isr(t.at(offline)), vec![0], "{preset}: B, the last ISR member, stays in it");
+            }
+            let lead = t.find(offline, &json!({"type": "leader_election", "leader": 0}));
+            assert!(t.at(lead)["time_ms"].as_u64().unwrap() >= 12_000, "{preset}: {}", line(t.at(lead)));
+        } else {
+            let lead = t.find(restart, &json!({"type": "leader_and_isr", "to": 1, "outcome": "become-leader"}));
+            assert_eq!(log_ids(t.at(lead), 1), vec!["p1-1"], "{preset}");
+        }
+        assert_eq!(log_ids(t.last(), 1), vec!["p1-1"], "{preset}");
         assert_eq!(log_ids(t.last(), 0), vec!["p1-1"], "{preset}: the old leader keeps it too");
         assert_eq!(leo(t.last(), 0), 2, "{preset}");
     }
@@ -225,6 +242,9 @@ fn g10_kip101_scenario_1_epochs_keep_the_record() {
 // Broker 0 is A (leader), broker 1 is B (follower that flushed only m1).
 // ---------------------------------------------------------------------------
 
+/// The crashes come after both brokers have checkpointed HW 2
+/// (replica.high.watermark.checkpoint.interval.ms, 5 s): the KIP's story has the HW
+/// on disk.
 fn g11() -> Value {
     json!({
         "format": 1, "preset": "kafka-0.10", "replicas": 2,
@@ -232,13 +252,13 @@ fn g11() -> Value {
         "events": [
             {"at_ms": 0, "produce": {"producer": "m", "records": 1}},
             {"at_ms": 50, "produce": {"producer": "m", "records": 1}},
-            {"at_ms": 1000, "crash": {"broker": 0}},
-            {"at_ms": 3000, "crash": {"broker": 1, "unflushed": 1}},
-            {"at_ms": 12500, "restart": {"broker": 1}},
-            {"at_ms": 13000, "produce": {"producer": "n", "records": 1}},
-            {"at_ms": 14000, "restart": {"broker": 0}}
+            {"at_ms": 6000, "crash": {"broker": 0}},
+            {"at_ms": 8000, "crash": {"broker": 1, "unflushed": 1}},
+            {"at_ms": 17500, "restart": {"broker": 1}},
+            {"at_ms": 18000, "produce": {"producer": "n", "records": 1}},
+            {"at_ms": 19000, "restart": {"broker": 0}}
         ],
-        "stop_at_ms": 15500
+        "stop_at_ms": 20500
     })
 }
 
@@ -369,15 +389,16 @@ fn g12_kip279_multi_round_and_diverging_epoch_converge() {
 /// shouldNotAllowDivergentLogs: ten records on both brokers; both stop; the leader
 /// loses its last five (unflushed) and comes back first, leading a new epoch;
 /// ten new records; the follower returns. Its log must end up the leader's.
-/// (Broker 1 stops first and is fenced, so that broker 0 can lead again: in this
-/// model a broker returning before it is fenced keeps its place.)
+/// (Broker 1 stops first and is fenced, so that broker 0 can lead again; it stops
+/// after its first HW checkpoint, replica.high.watermark.checkpoint.interval.ms
+/// = 5 s, so that it returns with HW 10 as in Kafka's test.)
 fn divergent_logs() -> Value {
     json!({
         "format": 1, "replicas": 2,
         "producers": [{"id": "p1", "acks": 1}, {"id": "p2", "acks": 1}],
         "events": [
             {"at_ms": 0, "produce": {"producer": "p1", "records": 10}},
-            {"at_ms": 1000, "crash": {"broker": 1}},
+            {"at_ms": 6000, "crash": {"broker": 1}},
             {"at_ms": 11000, "crash": {"broker": 0, "unflushed": 5}},
             {"at_ms": 21000, "restart": {"broker": 0}},
             {"at_ms": 22000, "produce": {"producer": "p2", "records": 10}},
@@ -437,7 +458,7 @@ fn offsets_backwards() -> Value {
         "producers": [{"id": "p1", "acks": 1}],
         "events": [
             {"at_ms": 0, "produce": {"producer": "p1", "records": 100}},
-            {"at_ms": 1000, "crash": {"broker": 1}},
+            {"at_ms": 6000, "crash": {"broker": 1}},
             {"at_ms": 11000, "crash": {"broker": 0, "unflushed": 50}},
             {"at_ms": 21000, "restart": {"broker": 0}},
             {"at_ms": 22000, "produce": {"producer": "p1", "records": 77}},
@@ -509,7 +530,13 @@ fn should_survive_fast_leader_change() {
             let i = (0..t.len()).rev().find(|&i| time(t.at(i)) <= *end).unwrap();
             let r = t.at(i);
             let written = round + 2;
-            assert_eq!(r["partition"]["leader"], (round + 1) as u64 % 2, "{preset} round {round}: leadership moved");
+            // KRaft: the follower's bounce is a crash inside its session, so its new
+            // incarnation is refused until the old session expires (registerBroker), and
+            // the leader may be fenced while the follower is out: then leadership stays.
+            // (Kafka's test bounces with a controlled shutdown, which is not modelled.)
+            if !preset.starts_with("kafka-3") && !preset.starts_with("kafka-4") {
+                assert_eq!(r["partition"]["leader"], (round + 1) as u64 % 2, "{preset} round {round}: leadership moved");
+            }
             for b in 0..2 {
                 assert!(replica(r, b)["alive"].as_bool().unwrap());
                 assert_eq!(log_ids(r, b).len(), written, "{preset} round {round}: broker {b}: {}", line(r));
@@ -523,7 +550,8 @@ fn should_survive_fast_leader_change() {
 /// logsShouldNotDivergeOnUncleanLeaderElections: unclean election on, min ISR 1.
 /// One record on both; broker 0 stops and broker 1 leads; one more record on 1;
 /// broker 1 stops; broker 0 comes back and is elected uncleanly; three records
-/// with acks=all; broker 1 comes back. The logs must match.
+/// with acks=all; broker 1 comes back. The logs must match. (Broker 1 stops 6 s
+/// after p1-2, past its next HW checkpoint, so that it comes back with HW 2.)
 fn unclean_logs() -> Value {
     json!({
         "format": 1, "replicas": 2, "config": {"unclean.leader.election.enable": true, "min.insync.replicas": 1},
@@ -532,12 +560,12 @@ fn unclean_logs() -> Value {
             {"at_ms": 0, "produce": {"producer": "p1", "records": 1}},
             {"at_ms": 1000, "crash": {"broker": 0}},
             {"at_ms": 11000, "produce": {"producer": "p1", "records": 1}},
-            {"at_ms": 12000, "crash": {"broker": 1}},
-            {"at_ms": 22000, "restart": {"broker": 0}},
-            {"at_ms": 23000, "produce": {"producer": "p2", "records": 3}},
-            {"at_ms": 24000, "restart": {"broker": 1}}
+            {"at_ms": 17000, "crash": {"broker": 1}},
+            {"at_ms": 27000, "restart": {"broker": 0}},
+            {"at_ms": 28000, "produce": {"producer": "p2", "records": 3}},
+            {"at_ms": 29000, "restart": {"broker": 1}}
         ],
-        "stop_at_ms": 27000
+        "stop_at_ms": 32000
     })
 }
 
@@ -613,33 +641,42 @@ fn builtin_kip101_divergence() {
     }
 }
 
-/// KIP-101 scenario 2 under kafka-4.1 (ELR): both replicas crash, so both come
-/// back from an unclean shutdown. Broker 1 was the last in the ISR when it was
-/// fenced; the ISR empties (ELR on), and its restart takes it out of the ELR
-/// (`handleBrokerUncleanShutdown`). No replica may lead without
-/// unclean.leader.election.enable: the partition stays offline rather than risk
-/// the divergence (KIP-101 and 4.0 elect broker 1, which is safe only thanks to epochs).
+/// KIP-101 scenario 2 under kafka-4.1 (ELR): both replicas crash. Broker 0's
+/// session expires first and broker 1, dead but not yet fenced, is elected (the
+/// controller knows only sessions); when broker 1's session expires the ISR empties
+/// (ELR on): broker 1 stays eligible (ELR {1}) and is remembered as the last known
+/// leader. Its new incarnation registers after an unclean shutdown and leaves the
+/// ELR (`handleBrokerUncleanShutdown`); with the ISR and the ELR empty, the
+/// controller elects the last known leader when it is unfenced. Nothing Kafka's
+/// guarantees forbid is lost (the writes were acks=1).
 #[test]
-fn kip101_scenario_2_stays_offline_under_elr() {
-    for (json, restart) in [(hwscope::builtin::json("kip101-divergence").unwrap().to_string(), 1), (g11().to_string(), 1)] {
+fn kip101_scenario_2_under_elr_elects_the_last_known_leader() {
+    for json in [hwscope::builtin::json("kip101-divergence").unwrap().to_string(), g11().to_string()] {
         let t = Trace::of(&with_preset_same_detection(&serde_json::from_str(&json).unwrap(), "kafka-4.1"));
         assert!(t.violations().is_empty(), "{:?}", t.violations());
-        let emptied = t.find(0, &json!({"type": "isr_change", "timer": "session-expiry", "broker": 1, "isr": []}));
+        let emptied = t.find(0, &json!({"type": "leader_election", "timer": "fence-check", "broker": 1, "leader": null}));
+        assert_eq!(t.at(emptied)["partition"]["isr"], json!([]), "{}", line(t.at(emptied)));
         assert_eq!(t.at(emptied)["partition"]["elr"], json!([1]), "{}", line(t.at(emptied)));
-        let back = t.find(emptied, &json!({"type": "restart", "broker": restart}));
+        assert_eq!(t.at(emptied)["partition"]["last_known_elr"], json!([1]), "{}", line(t.at(emptied)));
+        let back = t.find(emptied, &json!({"type": "broker_registration", "from": 1, "outcome": "registered"}));
         assert_eq!(t.at(back)["partition"]["elr"], json!([]), "{}", line(t.at(back)));
         assert!(t.at(back)["text"].as_str().unwrap().contains("leaves the ELR"), "{}", t.at(back)["text"]);
-        assert_eq!(t.last()["partition"]["leader"], Value::Null);
-        assert_eq!(t.last()["partition"]["isr"], json!([]));
+        let elected = t.find(back, &json!({"type": "leader_election", "leader": 1, "elected_from": "last-known-leader"}));
+        assert_eq!(t.at(elected)["partition"]["isr"], json!([1]));
     }
 }
 
 #[test]
 fn builtin_kip279_fast_leader_change() {
-    for preset in [None, Some("kafka-0.10")] {
-        let t = builtin_trace("kip279-fast-leader-change", preset);
-        assert_eq!(t.invariants_broken(), vec!["replicas-diverged"], "{preset:?}: {:?}", t.violations());
-    }
+    let t = builtin_trace("kip279-fast-leader-change", None);
+    assert_eq!(t.invariants_broken(), vec!["replicas-diverged"], "{:?}", t.violations());
+    // Under kafka-0.10 broker 1 returns with the HW of its last checkpoint, 2 (its HW
+    // 3 in epoch 1 was never checkpointed: replica.high.watermark.checkpoint.interval.ms
+    // is 5 s), truncates p2-1 away and copies the leader: no divergence, a permitted
+    // loss of p2-1 (acks=1).
+    let t = builtin_trace("kip279-fast-leader-change", Some("kafka-0.10"));
+    assert!(t.invariants_broken().is_empty(), "{:?}", t.violations());
+    assert_eq!(log(t.last(), 0), log(t.last(), 1));
     for preset in ["kafka-2.0", "kafka-2.4", "kafka-2.8", "kafka-3.7", "kafka-4.0"] {
         let t = builtin_trace("kip279-fast-leader-change", Some(preset));
         assert!(t.violations().is_empty(), "{preset}: {:?}", t.violations());
@@ -651,12 +688,20 @@ fn builtin_kip279_fast_leader_change() {
 fn builtin_unclean_election() {
     // Acked records are lost by an unclean election in every version; only
     // HW truncation also leaves the logs diverged.
+    // The loss is one the configuration permits (unclean.leader.election.enable):
+    // named at its step with `"allowed": true` and the setting in the sentence.
     let t = builtin_trace("unclean-election", None);
-    assert_eq!(t.invariants_broken(), vec!["acked-record-lost", "replicas-diverged"], "{:?}", t.violations());
+    assert_eq!(t.invariants_broken(), vec!["replicas-diverged"], "{:?}", t.violations());
+    let lost = t.allowed();
+    assert!(
+        !lost.is_empty() && lost.iter().all(|v| v.1 == "acked-record-lost" && v.2.contains("unclean.leader.election.enable")),
+        "{lost:?}"
+    );
     for preset in EPOCH_PRESETS {
         let t = builtin_trace("unclean-election", Some(preset));
-        assert_eq!(t.invariants_broken(), vec!["acked-record-lost"], "{preset}: {:?}", t.violations());
-        let lost = t.violations();
+        assert!(t.invariants_broken().is_empty(), "{preset}: {:?}", t.violations());
+        let lost = t.allowed();
+        assert!(lost.iter().all(|v| v.1 == "acked-record-lost"), "{preset}: {lost:?}");
         let at = t.at(lost[0].0 as usize);
         assert_eq!(at["partition"]["leader"], 1, "{preset}: reported when broker 1 leads: {}", line(at));
         assert!(lost.iter().all(|v| v.0 == lost[0].0), "{preset}: all at once");

@@ -331,6 +331,26 @@ fn frozen_temporary_hw_drop() {
 }
 
 #[test]
+fn frozen_zombie_leader() {
+    freeze_builtin("zombie-leader");
+}
+
+#[test]
+fn frozen_bounce_inside_session() {
+    freeze_builtin("bounce-inside-session");
+}
+
+#[test]
+fn frozen_retry_duplicates() {
+    freeze_builtin("retry-duplicates");
+}
+
+#[test]
+fn frozen_retry_through_failover() {
+    freeze_builtin("retry-through-failover");
+}
+
+#[test]
 fn frozen_steady_load() {
     freeze_builtin("steady-load");
 }
@@ -351,6 +371,10 @@ fn every_builtin_is_frozen() {
         "elr",
         "unclean-election",
         "temporary-hw-drop",
+        "zombie-leader",
+        "bounce-inside-session",
+        "retry-duplicates",
+        "retry-through-failover",
         "steady-load",
     ];
     let names: Vec<&str> = hwscope::builtin::names().collect();

@@ -489,7 +489,7 @@ fn g06_high_watermark_increases_with_fenced_or_shutdown_follower() {
         let t = Trace::of(&with_preset_same_detection(&scenario, preset));
         let p = t.find(0, &json!({"type": "produce_request", "outcome": "appended"}));
         assert_eq!((leo(t.at(p), 0), hw(t.at(p), 0)), (20, 10), "{preset}");
-        let fenced = t.find(p, &json!({"type": "isr_change", "timer": "session-expiry", "broker": 1}));
+        let fenced = t.find(p, &json!({"type": "isr_change", "timer": "fence-check", "broker": 1}));
         assert_eq!(t.at(fenced)["replicas"][1]["fenced"], true);
         let meta = t.find(fenced, &json!({"type": "leader_and_isr", "to": 0}));
         assert!(
@@ -549,22 +549,47 @@ fn g07_follower_does_not_join_isr_until_caught_up_to_offset_within_current_leade
 // ---------------------------------------------------------------------------
 
 fn g13() -> Value {
-    // Follower 1 loses its last two records in a crash and comes back behind a
-    // one-way cut: the consumer reading from it at 100 is above its LEO (98).
+    // Follower 1 loses its last two records in a crash and is back at once (a
+    // registration the controller takes straight away, as in the ZooKeeper era:
+    // under KRaft a restarted broker is fenced until it has caught up, and the leader
+    // never names it). Its fetches cannot reach the leader for a while (a one-way
+    // cut), so the leader still believes it is at 100 and names it to the consumer,
+    // whose fetch at 100 is above its LEO (98).
     json!({
         "format": 1, "replicas": 2, "initial": {"log_end_offset": 100},
+        "behavior": {"broker_liveness": "zookeeper-session"},
         "config": {"replica.socket.timeout.ms": 2000, "replica.fetch.backoff.ms": 100},
         "producers": [{"id": "p1", "acks": 1}],
         "consumers": [{"id": "c-f", "fetch_from": 1, "request.timeout.ms": 1000}],
         "events": [
             {"at_ms": 10, "crash": {"broker": 1, "unflushed": 2}},
-            {"at_ms": 20, "partition": {"from": 0, "to": 1}},
+            {"at_ms": 20, "partition": {"from": 1, "to": 0}},
             {"at_ms": 30, "restart": {"broker": 1}},
-            {"at_ms": 1500, "produce": {"producer": "p1", "records": 1}},
-            {"at_ms": 2000, "heal": {"from": 0, "to": 1}},
-            {"at_ms": 4000, "produce": {"producer": "p1", "records": 1}}
+            {"at_ms": 300, "heal": {"from": 1, "to": 0}},
+            {"at_ms": 1500, "produce": {"producer": "p1", "records": 1}}
         ],
-        "stop_at_ms": 5000
+        "stop_at_ms": 2500
+    })
+}
+
+/// Follower 1 is cut off, leaves the ISR, and the consumer that prefers it reads
+/// from the leader (its preferred replica expires after metadata.max.age.ms and
+/// the leader does not name a replica outside the ISR). Records arrive every 20
+/// ms. After the heal follower 1 catches up and rejoins the ISR; the leader names
+/// it again while its HW still trails the leader's: the consumer asks it for an
+/// offset above its HW.
+fn g13_above_hw() -> Value {
+    json!({
+        "format": 1, "replicas": 3, "initial": {"log_end_offset": 100},
+        "config": {"replica.lag.time.max.ms": 1000},
+        "producers": [{"id": "p1", "acks": 1}],
+        "consumers": [{"id": "c-f", "fetch_from": 1, "metadata.max.age.ms": 500}],
+        "events": [
+            {"at_ms": 0, "partition": {"between": [0, 1]}},
+            {"at_ms": 1000, "produce": {"producer": "p1", "records": 1}, "repeat": {"count": 250, "every_ms": 20}},
+            {"at_ms": 3000, "heal": {"between": [0, 1]}}
+        ],
+        "stop_at_ms": 6500
     })
 }
 
@@ -578,25 +603,35 @@ fn g13_fetch_from_follower() {
     let next = t.find(oor, &json!({"type": "consumer_fetch_request", "from": "c-f"}));
     assert!(event_matches(t.at(next), &json!({"to": 0, "offset": 100})), "the next fetch goes to the leader: {}", line(t.at(next)));
     assert_eq!(consumer(t.at(next), "c-f")["position"], 100, "no offset reset");
-    // The leader serves p1-1 once its HW passes it, then sends the consumer back to F.
-    let got = t.find(next, &json!({"type": "consumer_fetch_response", "from": 0, "records": ["p1-1"]}));
-    let redirect = t.find(got, &json!({"type": "consumer_fetch_response", "from": 0, "preferred_read_replica": 1}));
-    // Now F has 101 records but its HW is still 100: fetch(101) is above F's HW, not above its LEO.
-    let above = t.find(redirect, &json!({"type": "consumer_fetch_request", "to": 1, "offset": 101}));
-    assert_eq!((leo(t.at(above), 1), hw(t.at(above), 1)), (101, 100), "{}", line(t.at(above)));
-    // §11: answered at once with no records (DelayedFetch Case F), so the consumer asks again and again.
+    // Once the leader hears follower 1 is at 98 it stops naming it until it has caught up.
+    let learns = t.find(next, &json!({"type": "fetch_request", "from": 1, "fetch_offset": 98}));
+    assert!(t.try_find(learns + 1, &json!({"type": "consumer_fetch_response", "from": 1, "error": "OFFSET_OUT_OF_RANGE"})).is_none());
+    assert_eq!(consumer(t.last(), "c-f")["read"], json!(["p1-1"]));
+    assert!(t.violations().is_empty(), "{:?}", t.violations());
+
+    let t = Trace::of_value(&g13_above_hw());
+    // The fetch above F's HW (not above its LEO) is answered at once with no records
+    // (DelayedFetch Case F, §11), so the consumer asks again and again.
+    let above = (0..t.len())
+        .find(|&i| {
+            let r = t.at(i);
+            let o = r["event"]["offset"].as_u64().unwrap_or(0);
+            event_matches(r, &json!({"type": "consumer_fetch_request", "to": 1})) && o > hw(r, 1) && o <= leo(r, 1)
+        })
+        .expect("a consumer fetch above follower 1's HW");
     assert!(event_matches(t.at(above), &json!({"outcome": "answered"})), "{}", line(t.at(above)));
-    let learn = t.find(above, &json!({"type": "fetch_response", "to": 1, "hw_after": 101}));
-    let spins = (above..learn)
-        .filter(|&i| event_matches(t.at(i), &json!({"type": "consumer_fetch_response", "from": 1, "records": [], "hw": 100})))
-        .count();
-    assert!(spins > 100, "the consumer re-fetches every round trip until F's HW catches up ({spins} empty answers)");
-    // At F's HW (101) the fetch parks; when F learns HW 102 it releases it at once (KAFKA-14334).
-    let parked = t.find(learn, &json!({"type": "consumer_fetch_request", "to": 1, "offset": 101, "outcome": "parked"}));
-    let hw102 = t.find(parked, &json!({"type": "fetch_response", "to": 1, "hw_after": 102}));
-    let deliver = t.find(hw102, &json!({"type": "consumer_fetch_response", "from": 1, "to": "c-f", "records": ["p1-2"]}));
-    assert_eq!(time(t.at(deliver)), time(t.at(hw102)) + 1, "released by the follower's HW move, delivered one hop later");
-    assert_eq!(consumer(t.last(), "c-f")["read"], json!(["p1-1", "p1-2"]));
+    let offset = t.at(above)["event"]["offset"].as_u64().unwrap();
+    let learn = t.find(above, &json!({"type": "fetch_response", "to": 1, "hw_after": offset}));
+    let spins =
+        (above..learn).filter(|&i| event_matches(t.at(i), &json!({"type": "consumer_fetch_response", "from": 1, "records": []}))).count();
+    assert!(spins >= 2, "the consumer re-fetches every round trip until F's HW catches up ({spins} empty answers)");
+    // At F's HW the fetch parks; when F learns a higher HW it releases it at once (KAFKA-14334).
+    let parked = t.find(learn, &json!({"type": "consumer_fetch_request", "to": 1, "outcome": "parked"}));
+    let at = t.at(parked)["event"]["offset"].as_u64().unwrap();
+    let moved = t.find(parked, &json!({"type": "fetch_response", "to": 1, "hw_after": at + 1}));
+    let deliver = t.find(moved, &json!({"type": "consumer_fetch_response", "from": 1, "to": "c-f"}));
+    assert_eq!(time(t.at(deliver)), time(t.at(moved)) + 1, "released by the follower's HW move, delivered one hop later");
+    assert_eq!(t.at(deliver)["event"]["offset"], at);
     assert!(t.violations().is_empty(), "{:?}", t.violations());
 }
 
@@ -604,12 +639,16 @@ fn g13_fetch_from_follower() {
 /// fetch.max.wait.ms, and an HW move on the follower does not release it.
 #[test]
 fn g13_before_kafka_3_4_a_fetch_above_the_hw_parks() {
-    let t = Trace::of(&with_preset(&g13(), "kafka-2.8"));
-    let redirect = t.find(0, &json!({"type": "consumer_fetch_response", "from": 0, "preferred_read_replica": 1}));
-    let above = t.find(redirect, &json!({"type": "consumer_fetch_request", "to": 1, "offset": 101}));
-    assert_eq!(hw(t.at(above), 1), 100);
+    let t = Trace::of(&with_preset(&g13_above_hw(), "kafka-2.8"));
+    let above = (0..t.len())
+        .find(|&i| {
+            let r = t.at(i);
+            let o = r["event"]["offset"].as_u64().unwrap_or(0);
+            event_matches(r, &json!({"type": "consumer_fetch_request", "to": 1})) && o > hw(r, 1) && o <= leo(r, 1)
+        })
+        .expect("a consumer fetch above follower 1's HW");
     assert!(event_matches(t.at(above), &json!({"outcome": "parked"})), "{}", line(t.at(above)));
-    let hw_move = t.find(above, &json!({"type": "fetch_response", "to": 1, "hw_after": 101}));
+    let hw_move = t.find(above, &json!({"type": "fetch_response", "to": 1, "outcome": "appended"}));
     assert!(sent(t.at(hw_move)).iter().all(|m| m["type"] != "consumer_fetch_response"), "{}", line(t.at(hw_move)));
 }
 
@@ -688,7 +727,10 @@ fn g15_acks_and_min_isr() {
         assert!(event_matches(t.at(all), &json!({"outcome": "error", "error": "NOT_ENOUGH_REPLICAS"})), "{preset}: {}", line(t.at(all)));
         assert_eq!(leo(t.at(all), 0), 10, "{preset}: nothing appended");
         let resp = t.find(all, &json!({"type": "produce_response", "to": "p-all"}));
-        assert_eq!(strs(&producer(t.at(resp), "p-all")["failed"]), vec!["p-all-1"], "{preset}");
+        // NOT_ENOUGH_REPLICAS is retriable: Kafka's producer keeps the record and retries it
+        // until delivery.timeout.ms (docs/exactness.md F5).
+        assert!(event_matches(t.at(resp), &json!({"error": "NOT_ENOUGH_REPLICAS", "outcome": "retry"})), "{preset}: {}", line(t.at(resp)));
+        assert_eq!(strs(&producer(t.at(resp), "p-all")["pending"]), vec!["p-all-1"], "{preset}");
         let one = t.find(all, &json!({"type": "produce_request", "from": "p-one"}));
         assert!(event_matches(t.at(one), &json!({"outcome": "appended", "leo_after": 11})), "{preset}: {}", line(t.at(one)));
         assert_eq!(hw(t.at(one), 0), hw_after, "{preset}");
@@ -696,6 +738,12 @@ fn g15_acks_and_min_isr() {
         assert_eq!(strs(&producer(t.at(ack), "p-one")["acked"]), vec!["p-one-1"], "{preset}");
         assert_eq!(log_ids(t.last(), 0), vec!["p-one-1"], "{preset}");
     }
+    // With retries = 0 the same write fails at once.
+    let mut no_retries = base.clone();
+    no_retries["producers"][0]["retries"] = json!(0);
+    let t = Trace::of_value(&no_retries);
+    let resp = t.find(0, &json!({"type": "produce_response", "to": "p-all"}));
+    assert_eq!(strs(&producer(t.at(resp), "p-all")["failed"]), vec!["p-all-1"]);
 }
 
 // ---------------------------------------------------------------------------

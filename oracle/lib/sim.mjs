@@ -41,7 +41,10 @@ class Reducer {
     this.reads = new Map(); // consumer -> [{ id, t, from }]
     this.partition = []; // [{ t, leader, leader_epoch, isr }]
     this.violations = [];
-    this.heartbeats = []; // { broker, t, last_heartbeat, fence_at } from crash narration
+    this.heartbeats = []; // { broker, t, last_heartbeat, fence_at }: per crash, then per broker
+    this.arrivals = new Map(); // broker -> times its heartbeats reached the controller
+    this.fences = []; // { broker, t }
+    this.crashes = []; // { broker, t }
     this.isrChecks = []; // { broker, t }: the leader's lag checks (timer isr-expiration)
     this.last = null;
     this.steps = 0;
@@ -56,12 +59,19 @@ class Reducer {
     const leader = p.leader ?? -1;
     const key = `${leader}|${p.leader_epoch}|${p.isr.join(",")}`;
     if (this.partition.at(-1)?.key !== key) this.partition.push({ key, t, leader, leader_epoch: p.leader_epoch, isr: [...p.isr] });
-    if (e.type === "crash") {
-      // The narration names the last heartbeat the controller had (the phase is drawn from
-      // the seed); the oracle lines the real broker's heartbeat phase up with it.
-      const m = /last heartbeat reached the controller at (\d+) ms; the controller will fence it at (\d+) ms/.exec(s.text ?? "");
-      if (m) this.heartbeats.push({ broker: e.broker, t, last_heartbeat: Number(m[1]), fence_at: Number(m[2]) });
+    // Heartbeats are messages (issue 11): the step that delivers one to the controller is
+    // its arrival, which is what the controller's session counts from; a fence is the
+    // controller's stale-broker check (timer fence-check) naming the broker.
+    if (e.type === "broker_heartbeat" && e.to === "controller") {
+      if (!this.arrivals.has(e.from)) this.arrivals.set(e.from, []);
+      this.arrivals.get(e.from).push(t);
     }
+    if (e.timer === "fence-check" && e.broker !== undefined) this.fences.push({ broker: e.broker, t });
+    // A new incarnation registered after the old session expired: the controller removes
+    // the old one as an unclean shutdown, which is its fence when no check came first.
+    if (e.to === "controller" && e.outcome === "registered" && !this.fences.some((f) => f.broker === e.from && f.t > (this.crashes.findLast((c) => c.broker === e.from)?.t ?? -1)))
+      this.fences.push({ broker: e.from, t });
+    if (e.type === "crash") this.crashes.push({ broker: e.broker, t });
     if (e.timer === "isr-expiration" && e.broker !== undefined) this.isrChecks.push({ broker: e.broker, t });
     if (e.type === "produce") for (const id of e.records ?? []) if (!this.sends.has(id)) this.sends.set(id, t);
     if (e.type === "consumer_fetch_response" && e.outcome !== "ignored" && !e.error && (e.records ?? []).length) {
@@ -77,7 +87,25 @@ class Reducer {
     this.last = s;
   }
 
-  finish() {
+  /** The last heartbeat that reached the controller from `broker` at or before `t`
+   *  (or before time zero: one interval before its first), and the fence after it. */
+  heartbeatAt(broker, t, interval) {
+    const times = this.arrivals.get(broker) ?? [];
+    if (times.length >= 2) interval = times[1] - times[0];
+    const before = times.filter((x) => x <= t);
+    // None yet (a crash before the first heartbeat): the broker's grid (every incarnation
+    // heartbeats on the same phase), one step at or before t.
+    const phase = times.length ? times[0] % interval : 0;
+    const last = before.length ? before.at(-1) : t - ((((t - phase) % interval) + interval) % interval);
+    const fence = this.fences.find((f) => f.broker === broker && f.t > t);
+    return { broker, t, last_heartbeat: last, fence_at: fence ? fence.t : Infinity };
+  }
+
+  finish(interval = 2000) {
+    // A crashed broker's last heartbeat and fence; then every broker's phase (a cut from the
+    // controller is lined up by it too).
+    this.heartbeats = this.crashes.map((c) => this.heartbeatAt(c.broker, c.t, interval));
+    for (const b of this.arrivals.keys()) this.heartbeats.push(this.heartbeatAt(b, -1, interval));
     const s = this.last;
     return {
       steps: this.steps,

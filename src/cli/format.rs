@@ -35,7 +35,11 @@ pub fn short_event(e: &Option<EventRecord>) -> String {
         "timeout" => format!("timeout {}{}", e.timer.unwrap_or(""), e.broker.map(|b| format!(" b{b}")).unwrap_or_default()),
         "crash" | "restart" => format!("{} b{}", e.kind, e.broker.unwrap_or(0)),
         "partition" | "heal" => {
-            let l = e.links.as_ref().and_then(|l| l.first()).copied().unwrap_or((0, 0));
+            let name = |n: &NodeName| match n {
+                NodeName::Broker(b) => b.to_string(),
+                NodeName::Name(s) => s.clone(),
+            };
+            let l = e.links.as_ref().and_then(|l| l.first()).map_or(("0".to_string(), "0".to_string()), |(a, b)| (name(a), name(b)));
             format!("{} {}{}{}", e.kind, l.0, if e.links.as_ref().is_some_and(|l| l.len() == 2) { "↔" } else { "→" }, l.1)
         }
         "leader_election" => {

@@ -9,7 +9,7 @@
 //! `required(reader)`, `or(default, reader)` or `opt(reader)` (absent is None),
 //! a reader being a [`Reader`] function, `list(reader)` or `nullable(reader)`,
 //! and WRITE is `always`, `opt` (left out when None), `nonempty` (left out when
-//! `is_empty()`) or `nonzero`. A type declared `struct Name: Default` also gets
+//! `is_empty()`), `nonzero` or `nonfalse`. A type declared `struct Name: Default` also gets
 //! a `Default` built from the fields' defaults.
 
 use super::value::{lookup, Value};
@@ -184,7 +184,7 @@ pub trait Named: Sized + Copy + PartialEq + 'static {
 }
 
 /// Declares a type that is only written: the struct, and its `ToJson` from the
-/// field list (fields in order, each `always`, `opt`, `nonempty` or `nonzero`).
+/// field list (fields in order, each `always`, `opt`, `nonempty`, `nonzero` or `nonfalse`).
 macro_rules! json_record {
     (
         $(#[$meta:meta])*
@@ -214,6 +214,7 @@ macro_rules! json_write {
     (@field $o:ident, $s:ident, $field:ident, $key:literal, opt) => { $o.opt($key, &$s.$field) };
     (@field $o:ident, $s:ident, $field:ident, $key:literal, nonempty) => { $o.field_if(!$s.$field.is_empty(), $key, &$s.$field) };
     (@field $o:ident, $s:ident, $field:ident, $key:literal, nonzero) => { $o.field_if($s.$field != 0, $key, &$s.$field) };
+    (@field $o:ident, $s:ident, $field:ident, $key:literal, nonfalse) => { $o.field_if($s.$field, $key, &$s.$field) };
 }
 
 /// Declares a type that is read and written: the struct, `KEYS`, `read` (an

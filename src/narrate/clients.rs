@@ -3,49 +3,119 @@
 use super::{acks_str, plural, Narrator};
 use crate::sim::event::Served;
 use crate::sim::log::RecordId;
-use crate::sim::{ConsumerFetchResponse, Event, RETRY_BACKOFF_MS};
+use crate::sim::{ConsumerFetchResponse, Event, Node};
 
 impl Narrator<'_> {
-    /// A `produce` action: the producer sends (or has no leader to send to).
+    /// Records as a range of names: "p1-3" or "p1-3 … p1-5".
+    fn range(&self, producer: usize, first_n: u32, count: usize) -> String {
+        let name = |n: u32| self.sim.record_name(RecordId { producer: producer as u16, n });
+        if count == 1 {
+            name(first_n)
+        } else {
+            format!("{} … {}", name(first_n), name(first_n + count as u32 - 1))
+        }
+    }
+
+    /// What the producer's sender did this step (sends, retries, failures), as sentences.
+    fn sender(&self) -> String {
+        let mut text = String::new();
+        for e in self.events {
+            match *e {
+                Event::ProduceSent { producer, broker, first_n, count, retry, msg } => {
+                    let p = self.producer(producer);
+                    let what = self.range(producer, first_n, count);
+                    let held = if self.step.is_held(Some(msg)) { " TCP holds it: the link is cut." } else { self.note(Some(msg)) };
+                    text.push_str(&if retry {
+                        format!(" {p} retries {what} to broker {broker}.{held}")
+                    } else {
+                        format!(
+                            " {p} sends {what} to broker {broker}, the leader its metadata names, with acks={}.{held}",
+                            acks_str(self.sim.scenario.producers[producer].acks)
+                        )
+                    });
+                }
+                Event::ProducerAwaitsLeader { producer } => {
+                    text.push_str(&format!(" {} knows no leader: the records wait for metadata.", self.producer(producer)));
+                }
+                Event::ProduceWillRetry { producer, error, count, attempts, backoff } => text.push_str(&format!(
+                    " {} will retry {} record{} (retry {attempts}) in {backoff} ms after {}.",
+                    self.producer(producer),
+                    count,
+                    plural(count),
+                    error.name()
+                )),
+                Event::ProduceFailed { producer, error, count, bumped } => {
+                    text.push_str(&format!(
+                        " {} gives up on {count} record{}: {}.{}",
+                        self.producer(producer),
+                        plural(count),
+                        error.name(),
+                        if bumped {
+                            " Being idempotent, it bumps its producer epoch so later sequence numbers start afresh (KIP-360)."
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+                Event::ProduceExpired { producer, count, .. } => text.push_str(&format!(
+                    " {count} record{} of {} passed delivery.timeout.ms ({} ms).",
+                    plural(count),
+                    self.producer(producer),
+                    self.sim.producers[producer].settings.delivery_timeout_ms
+                )),
+                Event::MetadataRequested { client, broker, msg } => {
+                    text.push_str(&format!(" {} asks broker {broker} for metadata.{}", self.client(client), self.note(Some(msg))))
+                }
+                _ => {}
+            }
+        }
+        text
+    }
+
+    /// A client by its id.
+    fn client(&self, client: Node) -> String {
+        match client {
+            Node::Producer(p) => self.producer(p).to_string(),
+            Node::Consumer(c) => self.consumer(c).to_string(),
+            other => self.node(other),
+        }
+    }
+
+    /// A `produce` action: the records join the producer's accumulator, and the sender sends.
     pub(super) fn produce(&self) -> String {
         for e in self.events {
-            if let Event::Produced { producer, first_n, count, leader, msg } = *e {
+            if let Event::Produced { producer, first_n, count } = *e {
                 let p = self.producer(producer);
-                let Some(leader) = leader else {
-                    return format!(
-                        "{p} has {count} record{} to send, but the partition has no leader: the write fails.",
-                        plural(count as usize)
-                    );
-                };
-                let name = |n: u32| self.sim.record_name(RecordId { producer: producer as u16, n });
-                let range = if count == 1 { name(first_n) } else { format!("{} … {}", name(first_n), name(first_n + count - 1)) };
-                return format!(
-                    "{p} sends {count} record{} ({range}) to leader {leader} with acks={}.{}",
-                    plural(count as usize),
-                    acks_str(self.sim.scenario.producers[producer].acks),
-                    self.note(msg)
-                );
+                let batch = self.range(producer, first_n, count as usize);
+                return format!("{p} has {count} record{} ({batch}) to write.{}", plural(count as usize), self.sender());
             }
         }
         String::new()
     }
 
     pub(super) fn produce_response(&self) -> String {
+        let mut text = String::new();
         for e in self.events {
             match *e {
                 Event::ProduceResponseIgnored { producer } => {
                     return format!("{} gets an answer to a request it has already given up on; ignored.", self.producer(producer))
                 }
-                Event::ProduceAcked { producer, count } => {
-                    return format!("{} gets its acknowledgement: {count} record{} written.", self.producer(producer), plural(count))
+                Event::ProduceAcked { producer, count, duplicate } => {
+                    text = format!("{} gets its acknowledgement: {count} record{} written.", self.producer(producer), plural(count));
+                    if duplicate {
+                        text.push_str(" (The leader had them already: the retry was answered from its producer state.)");
+                    }
                 }
-                Event::ProduceFailed { producer, error } => {
-                    return format!("{}'s write fails with {}.", self.producer(producer), error.name())
+                Event::ProduceWillRetry { producer, error, .. } | Event::ProduceFailed { producer, error, .. } if text.is_empty() => {
+                    text = format!("{}'s write gets {}.", self.producer(producer), error.name());
+                    if error.refreshes_metadata() {
+                        text.push_str(" Its metadata is stale: it asks for new metadata.");
+                    }
                 }
                 _ => {}
             }
         }
-        String::new()
+        text + &self.sender()
     }
 
     pub(super) fn produce_expiry(&self) -> String {
@@ -63,13 +133,164 @@ impl Narrator<'_> {
 
     pub(super) fn produce_request_timeout(&self, producer: usize) -> String {
         for e in self.events {
-            if let Event::ProduceTimedOut { count, .. } = *e {
+            if let Event::ProduceTimedOut { broker, requests, .. } = *e {
                 return format!(
-                    "{} has had no answer for request.timeout.ms ({} ms): {count} record{} count as failed (they may still be in the log).",
+                    "{} has had no answer from broker {broker} for request.timeout.ms ({} ms): it closes the connection, and its {requests} request{} on it fail (the records may be in the log).{}",
                     self.producer(producer),
-                    self.sim.scenario.producers[producer].request_timeout_ms,
-                    plural(count)
+                    self.sim.producers[producer].settings.request_timeout_ms,
+                    plural(requests),
+                    self.sender()
                 );
+            }
+        }
+        String::new()
+    }
+
+    /// A producer's sender wakes up (a backoff over, a delivery timeout, old metadata).
+    pub(super) fn producer_wake(&self, producer: usize) -> String {
+        let text = self.sender();
+        if text.is_empty() {
+            format!("{}'s sender wakes up; nothing to do yet.", self.producer(producer))
+        } else {
+            format!("{}'s sender wakes up.{text}", self.producer(producer))
+        }
+    }
+
+    /// A broker answers a client's metadata request from its own (possibly stale) view.
+    pub(super) fn metadata_request(&self) -> String {
+        for e in self.events {
+            if let Event::MetadataAnswered { broker, client, leader, leader_epoch, msg } = *e {
+                let view = match leader {
+                    Some(l) => format!("leader {l} in epoch {leader_epoch}"),
+                    None => "no leader".to_string(),
+                };
+                let stale =
+                    if leader_epoch < self.sim.controller.leader_epoch { " (stale: it has not heard the controller's latest)" } else { "" };
+                return format!("Broker {broker} tells {} what it knows: {view}{stale}.{}", self.client(client), self.note(Some(msg)));
+            }
+        }
+        String::new()
+    }
+
+    /// A client takes (or ignores) a broker's metadata answer.
+    pub(super) fn metadata_response(&self) -> String {
+        let mut text = String::new();
+        for e in self.events {
+            match *e {
+                Event::MetadataResponseIgnored { client } => {
+                    return format!("{} ignores a metadata answer it no longer waits for.", self.client(client))
+                }
+                Event::MetadataUpdated { client, from, leader, leader_epoch, changed, stale } => {
+                    let c = self.client(client);
+                    text = match (changed, stale, leader) {
+                        (true, ..) => {
+                            format!("{c} learns from broker {from}: the leader is {} (epoch {leader_epoch}).", leader.unwrap_or_default())
+                        }
+                        (_, true, _) => format!("{c} ignores broker {from}'s older metadata (epoch {leader_epoch}, KIP-320)."),
+                        (_, _, None) => format!("Broker {from} knows no leader either; {c} will ask again after a backoff."),
+                        _ => format!(
+                            "{c}'s metadata is confirmed by broker {from}: leader {} (epoch {leader_epoch}).",
+                            leader.unwrap_or_default()
+                        ),
+                    };
+                }
+                _ => {}
+            }
+        }
+        text + &self.sender() + &self.consumer_next()
+    }
+
+    pub(super) fn metadata_timeout(&self) -> String {
+        for e in self.events {
+            if let Event::MetadataTimedOut { client, broker } = *e {
+                return format!(
+                    "{}'s metadata request to broker {broker} had no answer for request.timeout.ms: it asks another broker.{}",
+                    self.client(client),
+                    self.sender()
+                );
+            }
+        }
+        String::new()
+    }
+
+    /// A connection reset reaches a client or a follower.
+    pub(super) fn reset(&self, to: Node, from: u32) -> String {
+        for e in self.events {
+            match *e {
+                Event::ConnectionReset { client, broker, requests } => {
+                    return format!(
+                        "Broker {broker}'s kernel resets {}'s connection: {requests} request{} on it fail at once (NETWORK_EXCEPTION); it wants new metadata.{}{}",
+                        self.client(client),
+                        plural(requests),
+                        self.sender(),
+                        self.consumer_next()
+                    )
+                }
+                Event::FollowerConnectionReset { follower, leader } => {
+                    return format!(
+                        "Leader {leader}'s kernel resets follower {follower}'s connection: its Fetch fails at once, and it tries again after replica.fetch.backoff.ms ({} ms).",
+                        self.config().replica_fetch_backoff_ms
+                    )
+                }
+                Event::ResetIgnored { .. } => return format!("Broker {from} resets a connection {} was not waiting on.", self.node(to)),
+                _ => {}
+            }
+        }
+        String::new()
+    }
+
+    /// What a consumer does next after a metadata change or a reset.
+    fn consumer_next(&self) -> String {
+        for e in self.events {
+            match *e {
+                Event::ConsumerValidates { consumer, broker, epoch, msg } => {
+                    return format!(
+                        " The leader epoch changed, so {} first asks leader {broker} where epoch {epoch} (that of its last record) ends: KIP-320's validation.{}",
+                        self.consumer(consumer),
+                        self.note(Some(msg))
+                    )
+                }
+                Event::ConsumerFetchSent { consumer, broker, offset, msg } => {
+                    return format!(" {} fetches from broker {broker} at {offset}.{}", self.consumer(consumer), self.note(Some(msg)))
+                }
+                Event::ConsumerFetchFailed { consumer, .. } => {
+                    return format!(" {} backs off retry.backoff.ms ({} ms).", self.consumer(consumer), self.sim.consumers[consumer].settings.retry_backoff_ms)
+                }
+                _ => {}
+            }
+        }
+        String::new()
+    }
+
+    /// The leader's answer to a consumer's OffsetsForLeaderEpoch (KIP-320).
+    pub(super) fn consumer_validation(&self) -> String {
+        for e in self.events {
+            match *e {
+                Event::ConsumerResponseIgnored { consumer } => return format!("{} ignores an answer it no longer waits for.", self.consumer(consumer)),
+                Event::ConsumerFetchFailed { consumer, error } => {
+                    return format!("{}'s validation fails with {}; it refreshes its metadata and retries.", self.consumer(consumer), error.name())
+                }
+                Event::ConsumerValidated { consumer, position } => {
+                    return format!(
+                        "{}'s position {position} is still on the leader's log: validated.{}",
+                        self.consumer(consumer),
+                        self.consumer_next()
+                    )
+                }
+                Event::ConsumerTruncationDetected { consumer, end, position, stopped: false } => {
+                    return format!(
+                        "The leader's log ends that epoch at {end}, below {}'s position {position}: the log was truncated under it. KIP-320: it detects the truncation and moves back to {end}, the first offset known to diverge, instead of reading on from an offset the new leader filled with other records.{}",
+                        self.consumer(consumer),
+                        self.consumer_next()
+                    )
+                }
+                Event::ConsumerTruncationDetected { consumer, end, position, stopped: true } => {
+                    return format!(
+                        "The leader's log ends that epoch at {end}, below {}'s position {position}: truncation detected, and with auto.offset.reset=none it stops with LogTruncationException.",
+                        self.consumer(consumer)
+                    )
+                }
+                _ => {}
             }
         }
         String::new()
@@ -98,6 +319,12 @@ impl Narrator<'_> {
                             "{c} asks {lower} {id} for offset {offset}, above its HW {hw}: answered at once with no records (DelayedFetch Case F), so the consumer asks again."
                         ),
                         Served::NoWait => format!("{c} asks {lower} {id} for offset {offset}, at its HW: nothing to read, and fetch.max.wait.ms is 0."),
+                        Served::FencedEpoch { leader_epoch } => {
+                            format!("{c}'s fetch carries an older leader epoch than broker {id}'s ({leader_epoch}): FENCED_LEADER_EPOCH (KIP-320).")
+                        }
+                        Served::UnknownEpoch { leader_epoch } => {
+                            format!("{c}'s fetch carries a newer leader epoch than broker {id} knows ({leader_epoch}): UNKNOWN_LEADER_EPOCH (KIP-320).")
+                        }
                     };
                     return format!("{text}{}", self.note(Some(msg)));
                 }
@@ -125,10 +352,15 @@ impl Narrator<'_> {
                 }
                 Event::ConsumerFetchFailed { consumer, error } => {
                     return format!(
-                        "{}'s fetch fails with {}; it refreshes metadata and retries in {RETRY_BACKOFF_MS} ms.",
+                        "{}'s fetch fails with {}; it forgets any preferred replica, refreshes its metadata and retries in {} ms.{}",
                         self.consumer(consumer),
-                        error.name()
+                        error.name(),
+                        self.sim.consumers[consumer].settings.retry_backoff_ms,
+                        self.sender()
                     )
+                }
+                Event::ConsumerStopped { consumer, error } => {
+                    return format!("{} gets {} and, with auto.offset.reset=none, stops.", self.consumer(consumer), error.name())
                 }
                 Event::ConsumerBackToLeader { consumer, from } => {
                     text = format!(
@@ -172,13 +404,20 @@ impl Narrator<'_> {
                     head = if after_backoff {
                         format!("{c} retries.")
                     } else {
-                        format!("{c}'s fetch has had no answer for request.timeout.ms; it sends another.")
+                        format!("{c}'s fetch has had no answer for request.timeout.ms: it closes the connection, wants new metadata and sends another.")
                     };
                 }
                 Event::ConsumerFetchSent { broker, offset, msg, .. } => {
                     return format!("{head} Fetch at {offset} to broker {broker}.{}", self.note(Some(msg)))
                 }
-                Event::ConsumerWaitsForLeader { .. } => return format!("{head} There is no leader yet; it waits {RETRY_BACKOFF_MS} ms."),
+                Event::ConsumerWaitsForLeader { consumer } => {
+                    return format!(
+                        "{head} It knows no leader yet: it asks for metadata and waits {} ms.{}",
+                        self.sim.consumers[consumer].settings.retry_backoff_ms,
+                        self.sender()
+                    )
+                }
+                Event::ConsumerValidates { .. } => return format!("{head}{}", self.consumer_next()),
                 _ => {}
             }
         }

@@ -139,7 +139,8 @@ impl Narrator<'_> {
 
     pub(super) fn fetch_request_timeout(&self, id: u32) -> String {
         format!(
-            "Follower {id}'s request has had no answer for replica.socket.timeout.ms ({} ms): it gives up on it and tries again after replica.fetch.backoff.ms ({} ms).",
+            "Follower {id}'s request has had no answer in time (request.timeout.ms, {} ms; replica.socket.timeout.ms, {} ms, while its connection was not made): it closes the connection, dropping what TCP still held on it, and tries again after replica.fetch.backoff.ms ({} ms).",
+            self.config().broker_request_timeout_ms(),
             self.config().replica_socket_timeout_ms,
             self.config().replica_fetch_backoff_ms
         )
@@ -171,8 +172,21 @@ impl Narrator<'_> {
     /// OffsetsForLeaderEpoch at the leader.
     pub(super) fn offsets_for_leader_epoch(&self) -> String {
         for e in self.events {
-            if let Event::EpochEndAnswered { leader, follower, epoch, answer, error, msg } = *e {
+            if let Event::EpochEndAnswered { leader, requester, epoch, answer, error, msg } = *e {
                 let note = self.note(Some(msg));
+                let follower = match requester {
+                    crate::sim::Node::Broker(b) => b.to_string(),
+                    other => {
+                        let who = self.node(other);
+                        return match (answer, error) {
+                            (_, Some(e)) => format!("Broker {leader} answers {who}'s OffsetsForLeaderEpoch with {}.{note}", e.name()),
+                            (None, None) => format!("Leader {leader} tells {who} it does not know where epoch {epoch} ends.{note}"),
+                            (Some((e, o)), None) => {
+                                format!("Leader {leader} tells {who}: asked about epoch {epoch}, its log says epoch {e} ends at {o}.{note}")
+                            }
+                        };
+                    }
+                };
                 let v0 = self.sim.behavior.truncation == Truncation::EpochRequest;
                 return match (answer, error) {
                     (_, Some(e)) => format!("Broker {leader} answers follower {follower}'s OffsetsForLeaderEpoch with {}.{note}", e.name()),

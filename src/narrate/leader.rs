@@ -140,14 +140,34 @@ impl Narrator<'_> {
                         self.note(Some(msg))
                     );
                 }
-                Event::ProduceRefused { broker, producer, msg, .. } => {
+                Event::ProduceRefused { broker, producer, error: KafkaError::NotLeaderOrFollower, msg, .. } => {
+                    let knows = match self.sim.broker(broker).leader.filter(|&l| l != broker) {
+                        Some(l) => format!(" It names leader {l} in its answer (KIP-951)."),
+                        None => String::new(),
+                    };
                     return format!(
-                        "Broker {broker} does not lead the partition: {}'s write gets NOT_LEADER_OR_FOLLOWER.{}",
+                        "Broker {broker} does not lead the partition: {}'s write gets NOT_LEADER_OR_FOLLOWER.{knows}{}",
                         self.producer(producer),
                         self.note(Some(msg))
                     );
                 }
-                Event::Appended { leader, producer, first_offset, count, leo, epoch } => {
+                Event::ProduceRefused { broker, producer, error, msg, .. } => {
+                    return format!(
+                        "Broker {broker} refuses {}'s write: {}.{}",
+                        self.producer(producer),
+                        error.name(),
+                        self.note(Some(msg))
+                    );
+                }
+                Event::DuplicateBatch { leader, producer, first_n, count, last_offset } => {
+                    let name = |n: u32| self.sim.record_name(RecordId { producer: producer as u16, n });
+                    let what =
+                        if count == 1 { name(first_n) } else { format!("{} … {}", name(first_n), name(first_n + count as u32 - 1)) };
+                    text = format!(
+                        "Leader {leader} already has {what} (up to offset {last_offset}): the producer is idempotent, and its producer state says this is a retry. Nothing is appended again."
+                    );
+                }
+                Event::Appended { leader, producer, first_offset, count, leo, epoch, again } => {
                     text = if count == 1 {
                         format!(
                             "Leader {leader} appends {} at offset {first_offset} (LEO {leo}) in epoch {epoch}.",
@@ -160,6 +180,9 @@ impl Narrator<'_> {
                             leo - 1
                         )
                     };
+                    if again {
+                        text.push_str(" It already had these records: a retry after a lost answer, and without enable.idempotence the leader cannot tell, so they are now in the log twice.");
+                    }
                 }
                 Event::LeaderHwMoved { from, to, .. } => {
                     text.push_str(&format!(" No follower counts toward the HW, so it moves at once: HW {from} → {to}."));

@@ -3,7 +3,6 @@
 
 use super::{plural, set_str, Narrator};
 use crate::scenario::Action;
-use crate::sim::event::Session;
 use crate::sim::{Body, Event, Metadata, Msg, Node, Timer};
 
 impl Narrator<'_> {
@@ -47,6 +46,14 @@ impl Narrator<'_> {
             (Body::LeaderAndIsr(meta), ..) => self.leader_and_isr(meta),
             (Body::OffsetsForLeaderEpoch { .. }, ..) => self.offsets_for_leader_epoch(),
             (Body::OffsetsForLeaderEpochResponse { .. }, Node::Broker(id), _) => self.offsets_for_leader_epoch_response(id),
+            (Body::OffsetsForLeaderEpochResponse { .. }, Node::Consumer(_), _) => self.consumer_validation(),
+            (Body::BrokerRegistration { .. }, ..) => self.registration_at_controller(),
+            (Body::BrokerRegistrationResponse { .. }, Node::Broker(id), _) => self.registration_response(id),
+            (Body::BrokerHeartbeat { .. }, ..) => self.heartbeat_at_controller(),
+            (Body::BrokerHeartbeatResponse { .. }, Node::Broker(id), _) => self.heartbeat_response(id),
+            (Body::MetadataRequest, ..) => self.metadata_request(),
+            (Body::MetadataResponse { .. }, ..) => self.metadata_response(),
+            (Body::Reset, to, Node::Broker(from)) => self.reset(to, from),
             _ => String::new(),
         }
     }
@@ -73,7 +80,11 @@ impl Narrator<'_> {
             Timer::FetchRequestTimeout { follower } => self.fetch_request_timeout(follower),
             Timer::ProduceRequestTimeout { producer, .. } => self.produce_request_timeout(producer),
             Timer::ConsumerRequestTimeout { .. } => self.consumer_request_timeout(),
-            Timer::SessionExpiry { .. } => self.session_expired(),
+            Timer::FenceCheck => self.session_expired(),
+            Timer::Heartbeat { broker } => self.heartbeat_due(broker),
+            Timer::AlterPartitionRetry { .. } => self.alter_partition_retry(),
+            Timer::ProducerWake { producer } => self.producer_wake(producer),
+            Timer::MetadataTimeout { .. } => self.metadata_timeout(),
         }
     }
 
@@ -81,8 +92,12 @@ impl Narrator<'_> {
         for e in self.events {
             match *e {
                 Event::AlreadyDown { broker } => return format!("Broker {broker} is already down."),
-                Event::Crashed { broker, unflushed, leo, kept, dropped, last_heartbeat, fence_at } => {
-                    let mut text = format!("Broker {broker} crashes.");
+                Event::Crashed { broker, unflushed, leo, kept, dropped, silent, resets, last_heartbeat, deadline } => {
+                    let mut text = if silent {
+                        format!("Broker {broker}'s host vanishes (silently: no connection resets, so its peers find out only when their requests time out).")
+                    } else {
+                        format!("Broker {broker}'s process is killed.")
+                    };
                     if unflushed > 0 {
                         text.push_str(&format!(
                             " The last {} record{} of its log were not flushed to disk and are lost: LEO {leo} → {kept}.",
@@ -93,14 +108,21 @@ impl Narrator<'_> {
                     if dropped > 0 {
                         text.push_str(&format!(" {dropped} message{} on the way to it will never be read.", plural(dropped)));
                     }
+                    if resets > 0 {
+                        text.push_str(&format!(
+                            " Its kernel resets its connections: the {resets} peer{} waiting on it hear at once.",
+                            plural(resets)
+                        ));
+                    }
+                    let heard = last_heartbeat.map_or("before the start".to_string(), |t| format!("at {t} ms"));
                     text.push_str(&if self.zookeeper() {
                         format!(
-                            " Its last ZooKeeper ping was at {last_heartbeat} ms; ZooKeeper will expire its session at {fence_at} ms (zookeeper.session.timeout.ms = {} ms), and only then will the controller treat it as dead.",
+                            " Its last ZooKeeper ping arrived {heard}; ZooKeeper will expire its session at {deadline} ms (zookeeper.session.timeout.ms = {} ms), and only then will the controller treat it as dead.",
                             self.sim.settings.zookeeper_session_timeout_ms
                         )
                     } else {
                         format!(
-                            " Its last heartbeat reached the controller at {last_heartbeat} ms; the controller will fence it at {fence_at} ms (broker.session.timeout.ms = {} ms).",
+                            " Its last heartbeat reached the controller {heard}; its session (broker.session.timeout.ms = {} ms) expires at {deadline} ms, and the controller's next stale-broker check after that fences it.",
                             self.config().broker_session_timeout_ms
                         )
                     });
@@ -117,11 +139,14 @@ impl Narrator<'_> {
         self.events
             .iter()
             .find_map(|e| match *e {
-                Event::Crashed { broker, last_heartbeat, fence_at, .. } if broker == id => Some(if self.zookeeper() {
-                    format!("its ZooKeeper session (last ping at {last_heartbeat} ms) expires at {fence_at} ms.")
-                } else {
-                    format!("the controller will fence it at {fence_at} ms (last heartbeat at {last_heartbeat} ms).")
-                }),
+                Event::Crashed { broker, last_heartbeat, deadline, .. } if broker == id => {
+                    let heard = last_heartbeat.map_or("before the start".to_string(), |t| format!("at {t} ms"));
+                    Some(if self.zookeeper() {
+                        format!("its ZooKeeper session (last ping {heard}) expires at {deadline} ms.")
+                    } else {
+                        format!("its session (last heartbeat {heard}) expires at {deadline} ms; the next stale-broker check fences it.")
+                    })
+                }
                 _ => None,
             })
             .unwrap_or_default()
@@ -132,64 +157,82 @@ impl Narrator<'_> {
         for e in self.events {
             match *e {
                 Event::AlreadyRunning { broker } => return format!("Broker {broker} is already running."),
-                Event::Restarted { broker, leo, hw, session } => {
-                    text = format!("Broker {broker} restarts with LEO {leo} and HW {hw} (its HW checkpoint).");
-                    text.push_str(match session {
-                        Session::Kept => {
-                            " It is back before its session expired, so the controller never fenced it and it keeps its place in the ISR."
-                        }
-                        Session::Unfenced => " It registers with the controller and is unfenced.",
-                        Session::Fresh => "",
+                Event::Restarted { broker, leo, hw, hw_before, incarnation } => {
+                    text = format!("Broker {broker} starts again (incarnation {incarnation}) with its flushed log, LEO {leo}, and the HW of its last checkpoint, {hw}");
+                    text.push_str(&if hw < hw_before {
+                        format!(
+                            " (it had reached {hw_before}; replica.high.watermark.checkpoint.interval.ms = {} ms).",
+                            self.config().hw_checkpoint_interval_ms()
+                        )
+                    } else {
+                        ".".to_string()
                     });
+                    text.push_str(" It asks the controller to register it; until then it has no role.");
                 }
-                Event::ElrChanged { after, .. } => text.push_str(&format!(
-                    " It crashed, an unclean shutdown: it may have lost what it had not flushed, so it leaves the ELR (handleBrokerUncleanShutdown), ELR {}.",
-                    set_str(after.iter())
-                )),
-                Event::LeaderElected { .. } => return text + &self.election(),
-                Event::WaitsForLeader { .. } => return text + " The partition has no leader, and it cannot lead: it waits.",
                 _ => {}
             }
         }
-        text + &self.metadata_applied()
+        text
     }
 
     fn links(&self) -> String {
+        let mut text = String::new();
         for e in self.events {
             match *e {
-                Event::LinksCut { from, to, both_ways: true } => {
-                    return format!(
-                        "The network between brokers {from} and {to} is cut both ways: messages sent across it from now on are lost; those already on the wire still arrive."
-                    )
+                Event::LinkEndpointMissing => return "That consumer has not joined yet: nothing to cut or heal.".into(),
+                Event::LinksCut { from, to, both_ways } => {
+                    let (a, b) = (self.node(from), self.node(to));
+                    let controller = from == Node::Controller || to == Node::Controller;
+                    let what = if controller {
+                        "heartbeats, metadata and AlterPartition sent across it from now on are lost"
+                    } else {
+                        "what is sent across it from now on is held by TCP, which retransmits it until the link heals or the sender gives up; what is already on the wire still arrives"
+                    };
+                    text = if both_ways {
+                        format!("The network between {a} and {b} is cut both ways: {what}.")
+                    } else {
+                        format!("The link from {a} to {b} is cut (one way): {what}.")
+                    };
                 }
-                Event::LinksCut { from, to, .. } => {
-                    return format!("The link from broker {from} to broker {to} is cut (one way): what {from} sends to {to} from now on is lost.")
+                Event::LinksHealed { from, to, both_ways } => {
+                    let (a, b) = (self.node(from), self.node(to));
+                    text = if both_ways {
+                        format!("The network between {a} and {b} is healed.")
+                    } else {
+                        format!("The link from {a} to {b} is healed.")
+                    };
+                    if from == Node::Controller || to == Node::Controller {
+                        text.push_str(" The next heartbeat gets through, and its answer brings the metadata the broker missed.");
+                    }
                 }
-                Event::LinksHealed { from, to, both_ways: true } => {
-                    return format!(
-                        "The network between brokers {from} and {to} is healed. Lost requests are only noticed when their timeouts fire."
-                    )
-                }
-                Event::LinksHealed { from, to, .. } => return format!("The link from broker {from} to broker {to} is healed."),
+                Event::HeldReleased { count } => text.push_str(&format!(
+                    " TCP sends the {count} message{} it held at the next retransmission (200 ms after the first send, then doubling).",
+                    plural(count)
+                )),
                 _ => {}
             }
         }
-        String::new()
+        if text.ends_with("healed.") {
+            text.push_str(" Nothing was held in it.");
+        }
+        text
     }
 
     fn session_expired(&self) -> String {
         let mut text = String::new();
         for e in self.events {
             match *e {
-                Event::SessionExpired { broker, kept_last, .. } => {
+                Event::FenceCheckFindsNone => return "The controller's stale-broker check finds every session alive.".into(),
+                Event::SessionExpired { broker, kept_last, deadline, .. } => {
                     text = if self.zookeeper() {
                         format!(
-                            "Broker {broker}'s ZooKeeper session expires ({} ms without a ping): its registration is deleted and the controller treats it as dead.",
+                            "Broker {broker}'s ZooKeeper session expires at {deadline} ms ({} ms without a ping): its registration is deleted and the controller treats it as dead.",
                             self.sim.settings.zookeeper_session_timeout_ms
                         )
                     } else {
                         format!(
-                            "The controller has had no heartbeat from broker {broker} for {} ms and fences it.",
+                            "The controller's periodic stale-broker check (every broker.session.timeout.ms / 8 = {} ms) finds broker {broker}'s session expired at {deadline} ms: no heartbeat for {} ms. It fences broker {broker}.",
+                            (self.config().broker_session_timeout_ms / 8).max(1),
                             self.config().broker_session_timeout_ms
                         )
                     };
@@ -252,8 +295,9 @@ impl Narrator<'_> {
     fn leader_and_isr(&self, meta: &Metadata) -> String {
         for e in self.events {
             match *e {
-                Event::MetadataStale { broker, epoch, own_epoch } => {
-                    return format!("Broker {broker} gets metadata for leader epoch {epoch}, older than its own {own_epoch}; ignored.")
+                Event::MetadataStale { broker, .. } => return format!("Broker {broker} gets metadata it has already applied; ignored."),
+                Event::MetadataWhileStarting { broker } => {
+                    return format!("Broker {broker} gets metadata before it is registered; it will catch up when it registers.")
                 }
                 Event::LeaderIsrUpdated { broker, .. }
                 | Event::BecameLeader { broker, .. }
@@ -274,7 +318,7 @@ impl Narrator<'_> {
     }
 
     /// What a broker does with the metadata it applies (`ReplicaManager.applyDelta`).
-    fn metadata_applied(&self) -> String {
+    pub(super) fn metadata_applied(&self) -> String {
         for e in self.events {
             match *e {
                 Event::LeaderIsrUpdated { before, after, .. } => {

@@ -8,6 +8,7 @@
 //! `lifecycle` (actions, the controller, timers).
 
 mod clients;
+mod controller;
 mod follower;
 mod leader;
 mod lifecycle;
@@ -198,8 +199,9 @@ impl Narrator<'_> {
             match *e {
                 Event::LeaderElected { leader, epoch, isr, cause, from, .. } => {
                     let why = match cause {
-                        ElectionCause::Offline { .. } => "the partition was offline".to_string(),
+                        ElectionCause::Unfenced { broker } => format!("the partition had no leader and broker {broker} was unfenced"),
                         ElectionCause::LeaderRestarted { old } => format!("leader {old} restarted"),
+                        ElectionCause::LeaderShutdown { old } => format!("leader {old}'s process is gone (a new incarnation registered)"),
                         ElectionCause::LeaderFenced { old } if self.zookeeper() => format!("leader {old}'s ZooKeeper session expired"),
                         ElectionCause::LeaderFenced { old } if from == ElectedFrom::Isr => format!("leader {old} was fenced"),
                         ElectionCause::LeaderFenced { old } => format!("leader {old} was fenced and no ISR member is alive"),

@@ -4,7 +4,7 @@
 
 use super::{EpochEnd, EventRecord, NodeName};
 use crate::json::Value;
-use crate::scenario::Action;
+use crate::scenario::{Action, Peer};
 use crate::sim::event::{ElectedFrom, HwCause};
 use crate::sim::log::RecordId;
 use crate::sim::{Body, Event, Msg, Node, Sim, Timer, Trigger};
@@ -23,6 +23,13 @@ pub fn body_type(body: &Body) -> &'static str {
         Body::LeaderAndIsr(_) => "leader_and_isr",
         Body::OffsetsForLeaderEpoch { .. } => "offsets_for_leader_epoch",
         Body::OffsetsForLeaderEpochResponse { .. } => "offsets_for_leader_epoch_response",
+        Body::BrokerRegistration { .. } => "broker_registration",
+        Body::BrokerRegistrationResponse { .. } => "broker_registration_response",
+        Body::BrokerHeartbeat { .. } => "broker_heartbeat",
+        Body::BrokerHeartbeatResponse { .. } => "broker_heartbeat_response",
+        Body::MetadataRequest => "metadata_request",
+        Body::MetadataResponse { .. } => "metadata_response",
+        Body::Reset => "connection_reset",
     }
 }
 
@@ -65,14 +72,29 @@ fn action_record(sim: &Sim, action: &Action) -> EventRecord {
             acks: Some(sim.scenario.producers[*producer].acks),
             ..new("produce")
         },
-        Action::Crash { broker, unflushed } => {
-            EventRecord { broker: Some(*broker), unflushed: (*unflushed > 0).then_some(*unflushed), ..new("crash") }
-        }
+        Action::Crash { broker, unflushed, silent } => EventRecord {
+            broker: Some(*broker),
+            unflushed: (*unflushed > 0).then_some(*unflushed),
+            silent: silent.then_some(true),
+            ..new("crash")
+        },
         Action::Restart { broker } => EventRecord { broker: Some(*broker), ..new("restart") },
-        Action::Partition { links } => EventRecord { links: Some(links.clone()), ..new("partition") },
-        Action::Heal { links } => EventRecord { links: Some(links.clone()), ..new("heal") },
+        Action::Partition { links } => EventRecord { links: Some(link_names(sim, links)), ..new("partition") },
+        Action::Heal { links } => EventRecord { links: Some(link_names(sim, links)), ..new("heal") },
         Action::AddConsumer(_) => new("add_consumer"),
     }
+}
+
+/// The directed links a cut or heal names, as the record names their ends.
+fn link_names(sim: &Sim, links: &[(Peer, Peer)]) -> Vec<(NodeName, NodeName)> {
+    let name = |p: &Peer| match sim.node_of(p) {
+        Some(n) => sim.node_name(n),
+        None => match p {
+            Peer::Consumer(id) => NodeName::Name(id.clone()),
+            _ => NodeName::Name("?".into()),
+        },
+    };
+    links.iter().map(|(a, b)| (name(a), name(b))).collect()
 }
 
 fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
@@ -95,15 +117,19 @@ fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
             r.error = resp.error.map(|e| e.name());
             r.diverging_epoch = resp.diverging_epoch.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
         }
-        Body::Produce { ids, acks } => {
+        Body::Produce { ids, acks, .. } => {
             r.records = Some(ids_value(sim, ids.iter().copied()));
             r.acks = Some(*acks);
         }
-        Body::ProduceResponse { ids, error, .. } => {
+        Body::ProduceResponse { ids, error, duplicate, .. } => {
             r.records = Some(ids_value(sim, ids.iter().copied()));
             r.error = error.map(|e| e.name());
+            r.duplicate = duplicate.then_some(true);
         }
-        Body::ConsumerFetch { offset } => r.offset = Some(*offset),
+        Body::ConsumerFetch { offset, leader_epoch } => {
+            r.offset = Some(*offset);
+            r.leader_epoch = Some(*leader_epoch);
+        }
         Body::ConsumerFetchResponse(resp) => {
             r.records = Some(ids_value(sim, resp.records.iter().filter_map(|(_, e)| e.map(|e| e.id))));
             r.offset = Some(resp.offset);
@@ -130,6 +156,21 @@ fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
             r.end_offset = answer.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
             r.error = error.map(|e| e.name());
         }
+        Body::BrokerRegistration { incarnation } => r.incarnation = Some(*incarnation),
+        Body::BrokerRegistrationResponse { broker_epoch, .. } => {
+            r.broker_epoch = *broker_epoch;
+            r.error = broker_epoch.is_none().then_some("DUPLICATE_BROKER_REGISTRATION");
+        }
+        Body::BrokerHeartbeat { broker_epoch, .. } => r.broker_epoch = Some(*broker_epoch),
+        Body::BrokerHeartbeatResponse { fenced, error, .. } => {
+            r.fenced = Some(*fenced);
+            r.error = error.map(|e| e.name());
+        }
+        Body::MetadataRequest | Body::Reset => {}
+        Body::MetadataResponse { leader, leader_epoch, .. } => {
+            r.leader = Some(*leader);
+            r.leader_epoch = Some(*leader_epoch);
+        }
     }
     r
 }
@@ -155,7 +196,21 @@ fn timer_record(sim: &Sim, timer: Timer) -> EventRecord {
         Timer::ConsumerRequestTimeout { consumer: c } => {
             return EventRecord { consumer: consumer(c), timer: Some("consumer-request-timeout"), ..new("timeout") };
         }
-        Timer::SessionExpiry { broker } => return EventRecord { broker: Some(broker), timer: Some("session-expiry"), ..new("isr_change") },
+        Timer::FenceCheck => return EventRecord { timer: Some("fence-check"), ..new("isr_change") },
+        Timer::ProducerWake { producer } => {
+            let producer = Some(sim.scenario.producers[producer].id.clone());
+            return EventRecord { producer, timer: Some("producer-wake"), ..new("timeout") };
+        }
+        Timer::MetadataTimeout { client } => {
+            let name = match sim.node_name(client) {
+                NodeName::Name(n) => n,
+                NodeName::Broker(b) => b.to_string(),
+            };
+            let (producer, consumer) = if matches!(client, Node::Producer(_)) { (Some(name), None) } else { (None, Some(name)) };
+            return EventRecord { producer, consumer, timer: Some("metadata-timeout"), ..new("timeout") };
+        }
+        Timer::Heartbeat { broker } => return EventRecord { broker: Some(broker), timer: Some("heartbeat"), ..new("timeout") },
+        Timer::AlterPartitionRetry { leader } => (leader, "alter-partition-retry"),
         Timer::ProduceExpiry { leader, .. } => (leader, "produce-expiry"),
         Timer::IsrExpiration { leader } => (leader, "isr-expiration"),
         Timer::FetcherRetry { follower } => (follower, "fetcher-retry"),
@@ -167,14 +222,64 @@ fn timer_record(sim: &Sim, timer: Timer) -> EventRecord {
 /// What one typed event adds to the record.
 fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool) {
     match *event {
-        Event::Produced { producer, first_n, count, leader, .. } => {
+        Event::Produced { producer, first_n, count } => {
             let ids = (0..count).map(|i| RecordId { producer: producer as u16, n: first_n + i });
             r.records = Some(ids_value(sim, ids));
-            match leader {
-                None => r.error = Some("NOT_LEADER_OR_FOLLOWER"),
-                Some(l) => r.to = Some(NodeName::Broker(l)),
+        }
+        Event::ProduceSent { broker, retry, .. } => {
+            if r.to.is_none() {
+                r.to = Some(NodeName::Broker(broker));
+            }
+            if retry {
+                r.retry = Some(true);
             }
         }
+        Event::ProducerAwaitsLeader { .. } if r.kind == "produce" => r.outcome = Some("no-leader-known"),
+        Event::ProduceWillRetry { error, attempts, backoff, .. } => {
+            r.outcome = Some("retry");
+            r.error = Some(error.name());
+            r.attempts = Some(attempts);
+            r.backoff_ms = Some(backoff);
+        }
+        Event::ProduceFailed { error, .. } => {
+            r.outcome = Some("failed");
+            r.error = Some(error.name());
+        }
+        Event::ProduceAcked { duplicate, .. } => r.duplicate = duplicate.then_some(true),
+        Event::DuplicateBatch { .. } => {
+            r.outcome = Some("duplicate");
+            r.duplicate = Some(true);
+        }
+        Event::Crashed { silent, .. } if silent => r.silent = Some(true),
+        Event::Restarted { incarnation, .. } => r.incarnation = Some(incarnation),
+        Event::RegistrationRefused { .. } => {
+            r.outcome = Some("refused");
+            r.error = Some("DUPLICATE_BROKER_REGISTRATION");
+        }
+        Event::BrokerRegistered { broker_epoch, incarnation, .. } => {
+            r.outcome = Some("registered");
+            r.broker_epoch = Some(broker_epoch);
+            r.incarnation = Some(incarnation);
+        }
+        Event::HeartbeatReceived { unfence: true, .. } => r.outcome = Some("unfenced"),
+        Event::HeartbeatAnswered { running: true, .. } => r.outcome = Some("running"),
+        Event::RegistrationAccepted { broker_epoch, .. } => {
+            r.outcome = Some("registered");
+            r.broker_epoch = Some(broker_epoch);
+        }
+        Event::RegistrationRetries { .. } => r.outcome = Some("refused"),
+        Event::ConnectionReset { .. } | Event::FollowerConnectionReset { .. } => r.outcome = Some("reset"),
+        Event::MetadataUpdated { changed, stale, .. } => {
+            r.outcome = Some(if changed {
+                "updated"
+            } else if stale {
+                "stale"
+            } else {
+                "unchanged"
+            })
+        }
+        Event::ConsumerTruncationDetected { .. } => r.outcome = Some("truncation-detected"),
+        Event::ConsumerValidated { .. } => r.outcome = Some("validated"),
         Event::ConsumerAdded { consumer } => {
             let spec = &sim.consumers[consumer].spec;
             r.consumer = Some(spec.id.clone());
@@ -225,7 +330,12 @@ fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool
         }
         Event::IsrChangeRefused { error, .. } => r.outcome = Some(if error.reverts() { "reverted" } else { "pending" }),
         Event::IsrApplied { before, .. } => r.isr_before = Some(before.to_vec()),
-        Event::SessionExpired { isr_before, .. } => r.isr_before = Some(isr_before.to_vec()),
+        Event::SessionExpired { broker, isr_before, .. } => {
+            r.broker = Some(broker);
+            r.outcome = Some("fenced");
+            r.isr_before = Some(isr_before.to_vec());
+        }
+        Event::PreviousIncarnationRemoved { isr_before, .. } => r.isr_before = Some(isr_before.to_vec()),
         Event::ControllerIsrShrunk { after, .. } => r.isr = Some(after.to_vec()),
         Event::LeaderElected { leader, epoch, isr, clean, from, .. } => {
             r.kind = "leader_election";
@@ -272,6 +382,11 @@ fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool
         Event::BecameFollower { .. } => r.outcome = Some("become-follower"),
         Event::FetchFailed { .. } => r.outcome = Some("error"),
         Event::AlterPartitionIgnored { .. }
+        | Event::RegistrationResponseIgnored { .. }
+        | Event::HeartbeatResponseIgnored { .. }
+        | Event::MetadataWhileStarting { .. }
+        | Event::MetadataResponseIgnored { .. }
+        | Event::ResetIgnored { .. }
         | Event::FetchResponseIgnored { .. }
         | Event::StaleFetchResponse { .. }
         | Event::EpochEndIgnored { .. }

@@ -118,6 +118,28 @@ pub fn message_label(m: &InFlightRecord) -> String {
         ("offsets_for_leader_epoch_response", None) => {
             l.s("unknown epoch");
         }
+        // The controller's and the clients' housekeeping (issue 11): short words on the stage.
+        ("broker_heartbeat", _) => {
+            l.s("heartbeat");
+        }
+        ("broker_heartbeat_response", _) => {
+            l.s("heartbeat ok");
+        }
+        ("broker_registration", _) => {
+            l.s("register");
+        }
+        ("broker_registration_response", _) => {
+            l.s("registration");
+        }
+        ("metadata_request", _) => {
+            l.s("Metadata?");
+        }
+        ("metadata_response", _) => {
+            l.s("Metadata");
+        }
+        ("connection_reset", _) => {
+            l.s("RST");
+        }
         (other, _) => {
             l.s(other);
         }

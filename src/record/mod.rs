@@ -62,7 +62,15 @@ json_record! {
         pub clean: Option<bool> = "clean", opt;
         /// 4.1 (KIP-966): `elr` or `last-known-leader` when the leader came from there.
         pub elected_from: Option<&'static str> = "elected_from", opt;
-        pub links: Option<Vec<(u32, u32)>> = "links", opt;
+        pub links: Option<Vec<(NodeName, NodeName)>> = "links", opt;
+        pub silent: Option<bool> = "silent", opt;
+        pub incarnation: Option<u32> = "incarnation", opt;
+        pub broker_epoch: Option<u64> = "broker_epoch", opt;
+        pub fenced: Option<bool> = "fenced", opt;
+        pub retry: Option<bool> = "retry", opt;
+        pub attempts: Option<u32> = "attempts", opt;
+        pub backoff_ms: Option<u64> = "backoff_ms", opt;
+        pub duplicate: Option<bool> = "duplicate", opt;
         pub unflushed: Option<u64> = "unflushed", opt;
         pub leo_before: Option<u64> = "leo_before", opt;
         pub truncate_to: Option<u64> = "truncate_to", opt;
@@ -83,11 +91,34 @@ json_record! {
         pub isr: Vec<u32> = "isr", always;
         pub partition_epoch: u32 = "partition_epoch", always;
         pub maximal_isr: Vec<u32> = "maximal_isr", always;
-        pub cut_links: Vec<(u32, u32)> = "cut_links", always;
+        pub cut_links: Vec<(NodeName, NodeName)> = "cut_links", always;
         /// 4.1 (KIP-966), written only when ELR is on: the eligible leader replicas.
         pub elr: Option<Vec<u32>> = "elr", opt;
         /// 4.1 (KIP-966), written only when ELR is on: the last known leader, kept while the ISR is empty.
         pub last_known_elr: Option<Vec<u32>> = "last_known_elr", opt;
+    }
+}
+
+json_record! {
+    /// A broker as the controller has it registered.
+    #[derive(Debug, Clone)]
+    pub struct RegistrationRecord {
+        pub broker: u32 = "broker", always;
+        pub broker_epoch: u64 = "broker_epoch", always;
+        pub fenced: bool = "fenced", always;
+        /// Its last heartbeat's arrival + broker.session.timeout.ms (null once fenced for it).
+        pub session_expires_ms: Option<u64> = "session_expires_ms", always;
+    }
+}
+
+json_record! {
+    /// The controller (an extension): registrations, sessions, the next fencing check.
+    #[derive(Debug, Clone)]
+    pub struct ControllerRecord {
+        pub metadata_offset: u64 = "metadata_offset", always;
+        pub registrations: Vec<RegistrationRecord> = "registrations", always;
+        /// The stale-broker check that will fence the next broker, if one is due.
+        pub next_fence_check_ms: Option<u64> = "next_fence_check_ms", always;
     }
 }
 
@@ -132,6 +163,11 @@ json_record! {
         pub hw: u64 = "hw", always;
         pub log: Vec<LogRecord> = "log", always;
         pub fenced: bool = "fenced", always;
+        /// KRaft's broker state: starting, recovery, running, or offline.
+        pub state: &'static str = "state", always;
+        pub incarnation: u32 = "incarnation", always;
+        /// The HW in its last checkpoint (what a restart starts from).
+        pub hw_checkpoint: u64 = "hw_checkpoint", always;
         pub epoch_cache: Vec<(i32, u64)> = "epoch_cache", always;
         pub followers: Option<Vec<FollowerRecord>> = "followers", opt;
         pub parked: Vec<ParkedRecord> = "parked", nonempty;
@@ -161,8 +197,27 @@ json_record! {
         pub leader_epoch: Option<i32> = "leader_epoch", opt;
         pub epoch: Option<i32> = "epoch", opt;
         pub end_offset: Option<EpochEnd> = "end_offset", opt;
+        pub duplicate: Option<bool> = "duplicate", opt;
+        pub fenced: Option<bool> = "fenced", opt;
+        pub broker_epoch: Option<u64> = "broker_epoch", opt;
+        /// Held by TCP in a cut link (`arrive_ms` is then its next retransmission's arrival).
+        pub held: bool = "held", nonfalse;
+        /// When TCP retransmitted it after a heal.
+        pub resent_ms: Option<u64> = "resent_ms", opt;
         /// The words it carries on the stage (`message_label`).
         pub label: String = "label", nonempty;
+    }
+}
+
+json_record! {
+    /// A batch the producer has not settled: in flight, waiting out its backoff, or queued.
+    #[derive(Debug, Clone)]
+    pub struct BatchRecord {
+        pub records: Vec<String> = "records", always;
+        pub state: &'static str = "state", always;
+        pub attempts: u32 = "attempts", always;
+        pub retry_ms: Option<u64> = "retry_ms", opt;
+        pub error: Option<&'static str> = "error", opt;
     }
 }
 
@@ -174,6 +229,13 @@ json_record! {
         pub acked: Vec<String> = "acked", always;
         pub failed: Vec<String> = "failed", always;
         pub pending: Vec<String> = "pending", always;
+        pub idempotent: bool = "idempotent", always;
+        /// The leader its metadata names, and that leader's epoch.
+        pub leader: Option<u32> = "leader", always;
+        pub leader_epoch: i32 = "leader_epoch", always;
+        /// Retries sent so far.
+        pub retries: u64 = "retries", always;
+        pub batches: Vec<BatchRecord> = "batches", nonempty;
     }
 }
 
@@ -185,6 +247,11 @@ json_record! {
         pub position: u64 = "position", always;
         pub records_read: u64 = "records_read", always;
         pub read: Vec<String> = "read", always;
+        /// The leader its metadata names, and the replica the leader named for it (KIP-392).
+        pub leader: Option<u32> = "leader", always;
+        pub preferred_read_replica: Option<u32> = "preferred_read_replica", opt;
+        /// fetching, validating (KIP-320), backoff, or stopped.
+        pub state: &'static str = "state", always;
     }
 }
 
@@ -201,6 +268,7 @@ json_record! {
         pub in_flight: Vec<InFlightRecord> = "in_flight", always;
         pub producers: Vec<ProducerRecord> = "producers", always;
         pub consumers: Vec<ConsumerRecord> = "consumers", always;
+        pub controller: ControllerRecord = "controller", always;
         pub violations: Vec<Violation> = "violations", always;
         /// Set in the lighter form: lists hold only their last `log_tail` items.
         pub log_tail: Option<usize> = "log_tail", opt;
@@ -223,4 +291,4 @@ impl ToJson for NodeName {
     }
 }
 
-json_write! { Violation { invariant: "invariant", always; text: "text", always; } }
+json_write! { Violation { invariant: "invariant", always; text: "text", always; allowed: "allowed", nonfalse; } }

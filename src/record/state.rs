@@ -3,7 +3,8 @@
 
 use super::event::{body_type, event_record, ids_value};
 use super::*;
-use crate::sim::{Body, ConsumerFetchResponse, Msg, Node, Role, Sim};
+use crate::sim::network::retransmission_at;
+use crate::sim::{Body, ConsumerFetch, ConsumerFetchResponse, Msg, Node, Role, Sim};
 
 /// Keeps the last `tail` items of a long list (all of them when `tail` is None).
 fn tail_of<T>(items: impl ExactSizeIterator<Item = T>, tail: Option<usize>) -> impl Iterator<Item = T> {
@@ -33,7 +34,7 @@ impl Sim {
                 isr: c.isr.clone(),
                 partition_epoch: c.partition_epoch,
                 maximal_isr,
-                cut_links: self.net.cut_links(),
+                cut_links: self.net.cut_links().into_iter().map(|(a, b)| (self.node_name(a), self.node_name(b))).collect(),
                 elr: self.behavior.eligible_leader_replicas.then(|| c.elr.clone()),
                 last_known_elr: self.behavior.eligible_leader_replicas.then(|| c.last_known_elr.clone()),
             },
@@ -49,6 +50,27 @@ impl Sim {
                     acked: tail_of(p.acked.iter_exact(), tail).map(|r| self.record_name(*r)).collect(),
                     failed: tail_of(p.failed.iter_exact(), tail).map(|r| self.record_name(*r)).collect(),
                     pending: p.pending.iter().map(|r| self.record_name(*r)).collect(),
+                    idempotent: p.settings.idempotent,
+                    leader: p.meta.leader,
+                    leader_epoch: p.meta.leader_epoch,
+                    retries: p.retries,
+                    batches: p
+                        .batches
+                        .iter()
+                        .map(|b| BatchRecord {
+                            records: b.ids.iter().map(|r| self.record_name(*r)).collect(),
+                            state: if b.request.is_some() {
+                                "in-flight"
+                            } else if b.retry_at > self.now {
+                                "backoff"
+                            } else {
+                                "queued"
+                            },
+                            attempts: b.attempts,
+                            retry_ms: (b.request.is_none() && b.attempts > 0).then_some(b.retry_at),
+                            error: b.last_error.map(|e| e.name()),
+                        })
+                        .collect(),
                 })
                 .collect(),
             consumers: self
@@ -60,8 +82,31 @@ impl Sim {
                     position: c.position,
                     records_read: c.records_read,
                     read: tail_of(c.read.iter_exact(), tail).map(|(_, r)| self.record_name(*r)).collect(),
+                    leader: c.meta.leader,
+                    preferred_read_replica: c.preferred.filter(|p| p.1 > self.now).map(|p| p.0),
+                    state: match c.fetch {
+                        _ if c.stopped.is_some() => "stopped",
+                        Some(ConsumerFetch::Validating { .. }) => "validating",
+                        Some(ConsumerFetch::Backoff { .. }) => "backoff",
+                        _ => "fetching",
+                    },
                 })
                 .collect(),
+            controller: ControllerRecord {
+                metadata_offset: c.metadata_offset,
+                registrations: c
+                    .registrations
+                    .iter()
+                    .enumerate()
+                    .map(|(b, r)| RegistrationRecord {
+                        broker: b as u32,
+                        broker_epoch: r.broker_epoch,
+                        fenced: r.fenced,
+                        session_expires_ms: r.session_deadline,
+                    })
+                    .collect(),
+                next_fence_check_ms: c.check.map(|(_, at)| at),
+            },
             violations: self.invariants.new_violations.clone(),
             log_tail: tail,
         }
@@ -126,6 +171,9 @@ impl Sim {
             hw: b.hw,
             log,
             fenced: self.controller.fenced.contains(&id),
+            state: if b.alive { b.lifecycle.name() } else { "offline" },
+            incarnation: b.incarnation,
+            hw_checkpoint: b.hw_checkpoint.1,
             epoch_cache: b.log.epochs().to_vec(),
             followers,
             parked,
@@ -139,7 +187,10 @@ impl Sim {
             from: self.node_name(m.from),
             to: self.node_name(m.to),
             sent_ms: m.sent_ms,
-            arrive_ms: m.arrive_ms,
+            arrive_ms: match m.held {
+                Some(h) => retransmission_at(h.since, h.connect, self.now + 1) + self.net.latency(m.from, m.to),
+                None => m.arrive_ms,
+            },
             fetch_offset: None,
             last_fetched_epoch: None,
             offset: None,
@@ -154,6 +205,11 @@ impl Sim {
             leader_epoch: None,
             epoch: None,
             end_offset: None,
+            duplicate: None,
+            fenced: None,
+            broker_epoch: None,
+            held: m.held.is_some(),
+            resent_ms: m.resent_ms,
             label: String::new(),
         };
         match &m.body {
@@ -169,15 +225,20 @@ impl Sim {
                 r.error = f.error.map(|e| e.name());
                 r.diverging_epoch = f.diverging_epoch.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
             }
-            Body::Produce { ids, acks } => {
+            Body::Produce { ids, acks, .. } => {
                 r.records = Some(ids_value(self, ids.iter().copied()));
                 r.acks = Some(*acks);
             }
-            Body::ProduceResponse { ids, error, .. } => {
+            Body::ProduceResponse { ids, error, current_leader, duplicate, .. } => {
                 r.records = Some(ids_value(self, ids.iter().copied()));
                 r.error = error.map(|e| e.name());
+                r.leader = current_leader.map(|(l, _)| Some(l));
+                r.duplicate = duplicate.then_some(true);
             }
-            Body::ConsumerFetch { offset } => r.offset = Some(*offset),
+            Body::ConsumerFetch { offset, leader_epoch } => {
+                r.offset = Some(*offset);
+                r.leader_epoch = Some(*leader_epoch);
+            }
             Body::ConsumerFetchResponse(ConsumerFetchResponse { offset, records, hw, error, .. }) => {
                 r.offset = Some(*offset);
                 r.records = Some(ids_value(self, records.iter().filter_map(|(_, e)| e.map(|e| e.id))));
@@ -203,6 +264,25 @@ impl Sim {
                 r.epoch = Some(*requested);
                 r.end_offset = answer.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
                 r.error = error.map(|e| e.name());
+            }
+            Body::BrokerRegistration { .. } | Body::MetadataRequest | Body::Reset => {}
+            Body::BrokerRegistrationResponse { broker_epoch, .. } => {
+                r.broker_epoch = *broker_epoch;
+                r.error = broker_epoch.is_none().then_some("DUPLICATE_BROKER_REGISTRATION");
+            }
+            Body::BrokerHeartbeat { broker_epoch, .. } => r.broker_epoch = Some(*broker_epoch),
+            Body::BrokerHeartbeatResponse { fenced, metadata, error } => {
+                r.fenced = Some(*fenced);
+                r.error = error.map(|e| e.name());
+                if let Some(m) = metadata {
+                    r.leader = Some(m.leader);
+                    r.leader_epoch = Some(m.leader_epoch);
+                    r.isr = Some(m.isr.clone());
+                }
+            }
+            Body::MetadataResponse { leader, leader_epoch, .. } => {
+                r.leader = Some(*leader);
+                r.leader_epoch = Some(*leader_epoch);
             }
         }
         r.label = super::message_label(&r);

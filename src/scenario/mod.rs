@@ -6,12 +6,14 @@
 //! between versions, and the settings in force.
 //! Every error names the field it is about.
 
+mod clients;
 mod defaults;
 mod presets;
 mod switches;
 mod validate;
 
 pub use crate::json::Named;
+pub use clients::{ClientDefaults, ConsumerSettings, ProducerSettings, MAX_RETRIES};
 pub use defaults::{Defaults, InForce, Settings, Source};
 pub use presets::{defaults_table, DefaultRow, Preset, PresetInfo, PRESETS};
 pub use switches::{AboveHw, Behavior, BehaviorOverrides, BrokerLiveness, HwCounts, IsrUpdate, ResponseHw, Truncation};
@@ -78,6 +80,24 @@ json_struct! {
         pub broker_heartbeat_interval_ms: u64 = "broker.heartbeat.interval.ms", or(2_000, uint), always;
         pub replica_socket_timeout_ms: u64 = "replica.socket.timeout.ms", or(30_000, uint), always;
         pub replica_fetch_backoff_ms: u64 = "replica.fetch.backoff.ms", or(1_000, uint), always;
+        /// The broker's own request timeout: a follower's unanswered Fetch gives up after it
+        /// (`BrokerBlockingSender`'s NetworkClient); written only when set.
+        pub request_timeout_ms: Option<u64> = "request.timeout.ms", opt(uint), opt;
+        /// How often a broker writes its HW to `replication-offset-checkpoint`; a restarted
+        /// broker starts from the last checkpoint. Written only when set.
+        pub replica_high_watermark_checkpoint_interval_ms: Option<u64> = "replica.high.watermark.checkpoint.interval.ms", opt(uint), opt;
+    }
+}
+
+impl Config {
+    /// The broker's `request.timeout.ms` (30 s).
+    pub fn broker_request_timeout_ms(&self) -> u64 {
+        self.request_timeout_ms.unwrap_or(30_000)
+    }
+
+    /// `replica.high.watermark.checkpoint.interval.ms` (5 s).
+    pub fn hw_checkpoint_interval_ms(&self) -> u64 {
+        self.replica_high_watermark_checkpoint_interval_ms.unwrap_or(5_000)
     }
 }
 
@@ -94,10 +114,51 @@ json_struct! {
 json_struct! {
     #[derive(Debug, Clone, PartialEq)]
     pub struct LinkSpec {
-        pub from: u32 = "from", required(u32_of), always;
-        pub to: u32 = "to", required(u32_of), always;
+        pub from: Endpoint = "from", required(Endpoint::read), always;
+        pub to: Endpoint = "to", required(Endpoint::read), always;
         pub latency_ms: u64 = "latency_ms", required(u32_as_u64), always;
     }
+}
+
+/// A node on the network as a scenario names it: a broker number, `"controller"`,
+/// or a producer's or consumer's id (CONTRACT §7).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Endpoint {
+    Broker(u32),
+    Controller,
+    Client(String),
+}
+
+impl Endpoint {
+    fn read(path: &str, v: &Value) -> Read<Endpoint> {
+        match (v.as_str(), v.as_u64()) {
+            (Some("controller"), _) => Ok(Endpoint::Controller),
+            (Some(id), _) if !id.is_empty() => Ok(Endpoint::Client(id.to_string())),
+            (_, Some(_)) => u32_of(path, v).map(Endpoint::Broker),
+            _ => err(path, format!("must be a broker number, \"controller\" or a client id, got {}", shown(v))),
+        }
+    }
+}
+
+/// Brokers as numbers, the controller and clients by name.
+impl ToJson for Endpoint {
+    fn write_json(&self, out: &mut String) {
+        match self {
+            Endpoint::Broker(b) => b.write_json(out),
+            Endpoint::Controller => json::write_str(out, "controller"),
+            Endpoint::Client(id) => json::write_str(out, id),
+        }
+    }
+}
+
+/// A validated endpoint, as the simulation consumes it: producers by index,
+/// consumers by id (a consumer may join later, with `add_consumer`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Peer {
+    Broker(u32),
+    Controller,
+    Producer(usize),
+    Consumer(String),
 }
 
 /// `acks`: 0, 1 or "all" (-1 is accepted as Kafka's spelling of all).
@@ -144,6 +205,36 @@ json_struct! {
         pub id: String = "id", required(string), always;
         pub acks: Acks = "acks", or(Acks::All, Acks::read), always;
         pub request_timeout_ms: u64 = "request.timeout.ms", or(30_000, uint), always;
+        /// The Java producer's settings (CONTRACT §7), written only when set: unset
+        /// takes Kafka's default for the preset (`ProducerSpec::settings`).
+        pub enable_idempotence: Option<bool> = "enable.idempotence", opt(boolean), opt;
+        pub retries: Option<u64> = "retries", opt(uint), opt;
+        pub delivery_timeout_ms: Option<u64> = "delivery.timeout.ms", opt(uint), opt;
+        pub retry_backoff_ms: Option<u64> = "retry.backoff.ms", opt(uint), opt;
+        pub retry_backoff_max_ms: Option<u64> = "retry.backoff.max.ms", opt(uint), opt;
+        pub metadata_max_age_ms: Option<u64> = "metadata.max.age.ms", opt(uint), opt;
+        pub max_in_flight: Option<u64> = "max.in.flight.requests.per.connection", opt(uint), opt;
+    }
+}
+
+/// `auto.offset.reset`: where a consumer goes when its position is out of range
+/// (or, from KIP-320, when it detects truncation): the log end, the log start, or
+/// nowhere (the consumer stops with an error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OffsetReset {
+    Latest,
+    Earliest,
+    None,
+}
+
+impl Named for OffsetReset {
+    const ALL_NAMED: &'static [(&'static str, OffsetReset)] =
+        &[("latest", OffsetReset::Latest), ("earliest", OffsetReset::Earliest), ("none", OffsetReset::None)];
+}
+
+impl ToJson for OffsetReset {
+    fn write_json(&self, out: &mut String) {
+        json::write_str(out, self.name());
     }
 }
 
@@ -157,6 +248,10 @@ json_struct! {
         /// (auto.offset.reset=latest on an idle partition).
         pub position: Option<u64> = "position", opt(uint), opt;
         pub request_timeout_ms: u64 = "request.timeout.ms", or(30_000, uint), always;
+        /// The consumer's settings (CONTRACT §7), written only when set.
+        pub metadata_max_age_ms: Option<u64> = "metadata.max.age.ms", opt(uint), opt;
+        pub retry_backoff_ms: Option<u64> = "retry.backoff.ms", opt(uint), opt;
+        pub auto_offset_reset: Option<OffsetReset> = "auto.offset.reset", opt(OffsetReset::parse), opt;
     }
 }
 
@@ -211,6 +306,9 @@ json_struct! {
     pub struct CrashSpec {
         pub broker: u32 = "broker", required(u32_of), always;
         pub unflushed: u64 = "unflushed", or(0, uint), nonzero;
+        /// The host vanishes (power or network gone) instead of the process being
+        /// killed: no connection resets, so peers notice only by their timeouts.
+        pub silent: bool = "silent", or(false, boolean), nonfalse;
     }
 }
 
@@ -225,20 +323,9 @@ json_struct! {
     /// `{"between":[a,b]}` (both directions) or `{"from":a,"to":b}` (one).
     #[derive(Debug, Clone, PartialEq)]
     pub struct LinkCut {
-        pub between: Option<[u32; 2]> = "between", opt(two_brokers), opt;
-        pub from: Option<u32> = "from", opt(u32_of), opt;
-        pub to: Option<u32> = "to", opt(u32_of), opt;
-    }
-}
-
-impl LinkCut {
-    /// The directed links this cut names, once validated.
-    pub fn directions(&self) -> Vec<(u32, u32)> {
-        match (self.between, self.from, self.to) {
-            (Some([a, b]), _, _) => vec![(a, b), (b, a)],
-            (None, Some(a), Some(b)) => vec![(a, b)],
-            _ => Vec::new(),
-        }
+        pub between: Option<[Endpoint; 2]> = "between", opt(two_endpoints), opt;
+        pub from: Option<Endpoint> = "from", opt(Endpoint::read), opt;
+        pub to: Option<Endpoint> = "to", opt(Endpoint::read), opt;
     }
 }
 
@@ -250,28 +337,42 @@ fn format_version(path: &str, v: &Value) -> Read<u32> {
     }
 }
 
-/// `[a, b]`: two brokers.
-fn two_brokers(path: &str, v: &Value) -> Read<[u32; 2]> {
+/// `[a, b]`: two endpoints.
+fn two_endpoints(path: &str, v: &Value) -> Read<[Endpoint; 2]> {
     let a = json::array(path, v)?;
     if a.len() != 2 {
-        return err(path, format!("needs exactly two brokers, got {}", a.len()));
+        return err(path, format!("needs exactly two endpoints, got {}", a.len()));
     }
-    Ok([u32_of(&format!("{path}[0]"), &a[0])?, u32_of(&format!("{path}[1]"), &a[1])?])
+    Ok([Endpoint::read(&format!("{path}[0]"), &a[0])?, Endpoint::read(&format!("{path}[1]"), &a[1])?])
 }
 
 /// A validated action, as the simulation consumes it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    Produce { producer: usize, records: u32 },
-    Crash { broker: u32, unflushed: u64 },
-    Restart { broker: u32 },
-    Partition { links: Vec<(u32, u32)> },
-    Heal { links: Vec<(u32, u32)> },
+    Produce {
+        producer: usize,
+        records: u32,
+    },
+    Crash {
+        broker: u32,
+        unflushed: u64,
+        silent: bool,
+    },
+    Restart {
+        broker: u32,
+    },
+    /// Directed links, both ways for `between`.
+    Partition {
+        links: Vec<(Peer, Peer)>,
+    },
+    Heal {
+        links: Vec<(Peer, Peer)>,
+    },
     AddConsumer(Box<ConsumerSpec>),
 }
 
 fn default_producers() -> Vec<ProducerSpec> {
-    vec![ProducerSpec { id: "p1".into(), acks: Acks::All, request_timeout_ms: 30_000 }]
+    vec![ProducerSpec::new("p1", Acks::All)]
 }
 
 impl Scenario {

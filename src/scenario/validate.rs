@@ -20,11 +20,7 @@ impl Scenario {
         in_range("network.latency_ms", self.network.latency_ms, 1, 60_000)?;
         in_range("network.jitter_ms", self.network.jitter_ms, 0, 60_000)?;
         for (i, link) in self.network.links.iter().enumerate() {
-            self.broker_exists(&format!("network.links[{i}].from"), link.from)?;
-            self.broker_exists(&format!("network.links[{i}].to"), link.to)?;
-            if link.from == link.to {
-                return Err(ScenarioError::new(format!("network.links[{i}]"), "from and to must differ"));
-            }
+            self.link_ends(&format!("network.links[{i}]"), &link.from, &link.to, ("from", "to"))?;
             in_range(&format!("network.links[{i}].latency_ms"), link.latency_ms, 1, 60_000)?;
         }
         if self.producers.len() > 8 {
@@ -35,7 +31,7 @@ impl Scenario {
             if self.producers[..i].iter().any(|q| q.id == p.id) {
                 return Err(ScenarioError::new(format!("producers[{i}].id"), format!("\"{}\" is used twice", p.id)));
             }
-            in_range(&format!("producers[{i}].request.timeout.ms"), p.request_timeout_ms, 1, MAX_TIME_MS)?;
+            self.validate_producer(&format!("producers[{i}]"), p)?;
         }
         if self.consumers.len() > 8 {
             return Err(ScenarioError::new("consumers", format!("at most 8 consumers, got {}", self.consumers.len())));
@@ -111,7 +107,32 @@ impl Scenario {
         }
         in_range("config.replica.socket.timeout.ms", c.replica_socket_timeout_ms, 1, MAX_TIME_MS)?;
         in_range("config.replica.fetch.backoff.ms", c.replica_fetch_backoff_ms, 1, MAX_TIME_MS)?;
+        if let Some(t) = c.request_timeout_ms {
+            in_range("config.request.timeout.ms", t, 1, MAX_TIME_MS)?;
+        }
+        if let Some(t) = c.replica_high_watermark_checkpoint_interval_ms {
+            in_range("config.replica.high.watermark.checkpoint.interval.ms", t, 1, MAX_TIME_MS)?;
+        }
         Ok(())
+    }
+
+    /// A producer's values, then Kafka's cross-field rules for them (`ProducerSpec::settings`).
+    fn validate_producer(&self, field: &str, p: &ProducerSpec) -> Result<(), ScenarioError> {
+        in_range(&format!("{field}.request.timeout.ms"), p.request_timeout_ms, 1, MAX_TIME_MS)?;
+        let optional = [
+            ("retries", p.retries, 0, MAX_RETRIES),
+            ("delivery.timeout.ms", p.delivery_timeout_ms, 1, MAX_TIME_MS),
+            ("retry.backoff.ms", p.retry_backoff_ms, 0, MAX_TIME_MS),
+            ("retry.backoff.max.ms", p.retry_backoff_max_ms, 0, MAX_TIME_MS),
+            ("metadata.max.age.ms", p.metadata_max_age_ms, 0, MAX_TIME_MS),
+            ("max.in.flight.requests.per.connection", p.max_in_flight, 1, 1_000),
+        ];
+        for (key, value, min, max) in optional {
+            if let Some(v) = value {
+                in_range(&format!("{field}.{key}"), v, min, max)?;
+            }
+        }
+        p.settings(self.preset, field).map(|_| ())
     }
 
     fn validate_consumer(&self, field: &str, c: &ConsumerSpec) -> Result<(), ScenarioError> {
@@ -121,6 +142,12 @@ impl Scenario {
         }
         in_range(&format!("{field}.fetch.max.wait.ms"), c.fetch_max_wait_ms, 0, 600_000)?;
         in_range(&format!("{field}.request.timeout.ms"), c.request_timeout_ms, 1, MAX_TIME_MS)?;
+        if let Some(v) = c.metadata_max_age_ms {
+            in_range(&format!("{field}.metadata.max.age.ms"), v, 0, MAX_TIME_MS)?;
+        }
+        if let Some(v) = c.retry_backoff_ms {
+            in_range(&format!("{field}.retry.backoff.ms"), v, 0, MAX_TIME_MS)?;
+        }
         if let Some(p) = c.position {
             in_range(&format!("{field}.position"), p, 0, self.initial.log_end_offset)?;
         }
@@ -165,7 +192,7 @@ impl Scenario {
         if let Some(c) = &a.crash {
             self.broker_exists(&format!("{field}.crash.broker"), c.broker)?;
             in_range(&format!("{field}.crash.unflushed"), c.unflushed, 0, 1_000_000_000)?;
-            return Ok(Action::Crash { broker: c.broker, unflushed: c.unflushed });
+            return Ok(Action::Crash { broker: c.broker, unflushed: c.unflushed, silent: c.silent });
         }
         if let Some(r) = &a.restart {
             self.broker_exists(&format!("{field}.restart.broker"), r.broker)?;
@@ -184,25 +211,57 @@ impl Scenario {
         Err(ScenarioError::new(field, "empty action"))
     }
 
-    fn link_cut(&self, field: &str, cut: &LinkCut) -> Result<Vec<(u32, u32)>, ScenarioError> {
-        match (cut.between, cut.from, cut.to) {
+    fn link_cut(&self, field: &str, cut: &LinkCut) -> Result<Vec<(Peer, Peer)>, ScenarioError> {
+        match (&cut.between, &cut.from, &cut.to) {
             (Some([a, b]), None, None) => {
-                self.broker_exists(&format!("{field}.between[0]"), a)?;
-                self.broker_exists(&format!("{field}.between[1]"), b)?;
-                if a == b {
-                    return Err(ScenarioError::new(format!("{field}.between"), "needs two different brokers"));
-                }
+                let (a, b) = self.link_ends(field, a, b, ("between[0]", "between[1]"))?;
+                Ok(vec![(a.clone(), b.clone()), (b, a)])
             }
-            (None, Some(a), Some(b)) => {
-                self.broker_exists(&format!("{field}.from"), a)?;
-                self.broker_exists(&format!("{field}.to"), b)?;
-                if a == b {
-                    return Err(ScenarioError::new(field.to_string(), "from and to must differ"));
-                }
-            }
-            _ => return Err(ScenarioError::new(field, "give either \"between\": [a, b] or both \"from\" and \"to\"")),
+            (None, Some(a), Some(b)) => Ok(vec![self.link_ends(field, a, b, ("from", "to"))?]),
+            _ => Err(ScenarioError::new(field, "give either \"between\": [a, b] or both \"from\" and \"to\"")),
         }
-        Ok(cut.directions())
+    }
+
+    /// The two ends of a link: endpoints that exist, differ, and talk to each other
+    /// (a broker at one end at least: clients talk to brokers, brokers to the controller).
+    fn link_ends(&self, field: &str, a: &Endpoint, b: &Endpoint, keys: (&str, &str)) -> Result<(Peer, Peer), ScenarioError> {
+        let pa = self.peer(&format!("{field}.{}", keys.0), a)?;
+        let pb = self.peer(&format!("{field}.{}", keys.1), b)?;
+        if a == b {
+            return Err(match keys.0 {
+                "between[0]" if matches!(a, Endpoint::Broker(_)) => {
+                    ScenarioError::new(format!("{field}.between"), "needs two different brokers")
+                }
+                "between[0]" => ScenarioError::new(format!("{field}.between"), "needs two different ends"),
+                _ => ScenarioError::new(field, "from and to must differ"),
+            });
+        }
+        if !matches!(pa, Peer::Broker(_)) && !matches!(pb, Peer::Broker(_)) {
+            return Err(ScenarioError::new(field, "needs a broker at one end at least: clients and the controller only talk to brokers"));
+        }
+        Ok((pa, pb))
+    }
+
+    /// An endpoint that exists: a broker, the controller, a producer, or a consumer
+    /// (one in `consumers` or one an `add_consumer` event adds).
+    fn peer(&self, field: &str, e: &Endpoint) -> Result<Peer, ScenarioError> {
+        match e {
+            Endpoint::Broker(b) => self.broker_exists(field, *b).map(|_| Peer::Broker(*b)),
+            Endpoint::Controller => Ok(Peer::Controller),
+            Endpoint::Client(id) => {
+                if let Some(i) = self.producer_index(id) {
+                    return Ok(Peer::Producer(i));
+                }
+                let added = self.events.iter().filter_map(|e| e.add_consumer.as_ref());
+                if self.consumers.iter().chain(added).any(|c| &c.id == id) {
+                    return Ok(Peer::Consumer(id.clone()));
+                }
+                Err(ScenarioError::new(
+                    field,
+                    format!("no producer or consumer \"{id}\" (an end is a broker number, \"controller\" or a client id)"),
+                ))
+            }
+        }
     }
 }
 
@@ -263,7 +322,29 @@ mod tests {
             (r#"not json"#, "not valid JSON"),
             (r#"{"format":1,"preset":"kafka-9"}"#, "preset"),
             (r#"{"format":1,"events":[{"at_ms":5}]}"#, "events[0]: needs exactly one of"),
-            (r#"{"format":1,"events":[{"at_ms":5,"partition":{"between":[0,0]}}]}"#, "events[0].partition.between"),
+            (
+                r#"{"format":1,"events":[{"at_ms":5,"partition":{"between":[0,0]}}]}"#,
+                "events[0].partition.between: needs two different brokers",
+            ),
+            (
+                r#"{"format":1,"events":[{"at_ms":5,"partition":{"between":[0,"p9"]}}]}"#,
+                "events[0].partition.between[1]: no producer or consumer \"p9\"",
+            ),
+            (r#"{"format":1,"events":[{"at_ms":5,"heal":{"from":"p1","to":"controller"}}]}"#, "events[0].heal: needs a broker at one end"),
+            (
+                r#"{"format":1,"producers":[{"id":"p1","acks":1,"enable.idempotence":true}]}"#,
+                "producers[0].enable.idempotence: is true, so acks must be \"all\"",
+            ),
+            (
+                r#"{"format":1,"producers":[{"id":"p1","max.in.flight.requests.per.connection":6}]}"#,
+                "producers[0].max.in.flight.requests.per.connection: must be at most 5",
+            ),
+            (r#"{"format":1,"producers":[{"id":"p1","delivery.timeout.ms":1000}]}"#, "producers[0].delivery.timeout.ms: must be at least"),
+            (r#"{"format":1,"producers":[{"id":"p1","retries":0,"enable.idempotence":true}]}"#, "producers[0].retries: must be non-zero"),
+            (
+                r#"{"format":1,"consumers":[{"id":"c1","auto.offset.reset":"middle"}]}"#,
+                "consumers[0].auto.offset.reset: must be one of latest, earliest, none",
+            ),
         ];
         for (input, want) in cases {
             let err = Scenario::from_json(input).unwrap_err().to_string();

@@ -1,26 +1,32 @@
-//! The controller and broker lifecycles: crashes, restarts, fencing on missed
-//! heartbeats, AlterPartition, and the metadata (LeaderAndIsr) that tells
-//! brokers their role. Elections are in `election.rs`.
-//! Kafka (KRaft): `ReplicationControlManager`, `BrokerHeartbeatManager`;
-//! brokers: `ReplicaManager.applyDelta`, `Partition.makeLeader` / `makeFollower`.
+//! The controller (KRaft): broker registrations and heartbeat sessions, the
+//! periodic check that fences a stale broker, AlterPartition, and the metadata it
+//! sends brokers. Elections are in `election.rs`; what a broker does with the
+//! metadata is in `broker.rs`.
+//! Kafka: `ClusterControlManager`, `BrokerHeartbeatManager`, `QuorumController`,
+//! `ReplicationControlManager`.
 
-use super::event::{ElectionCause, Event, Session};
-use super::msg::{AlterPartitionError, Body, FetchResponse, KafkaError, Metadata, Msg, Node};
+use super::event::{ElectionCause, Event};
+use super::msg::{AlterPartitionError, Body, KafkaError, Metadata, Msg, Node};
 use super::scheduler::Timer;
-use super::state::{FetcherState, Role};
-use super::vecmap::{BrokerSet, VecSet};
+use super::state::Registration;
+use super::vecmap::BrokerSet;
 use super::Sim;
 use crate::scenario::{BrokerLiveness, Config, Settings};
 
+/// After a check that fenced a broker, the next runs this much later
+/// (`PeriodicTaskControlManager`: an "immediate" reschedule is 10 ms).
+const RECHECK_MS: u64 = 10;
+
 /// How often a broker shows it is alive, and how long the controller waits after
-/// the last sign before it treats the broker as gone, by `broker_liveness`:
+/// the last sign that arrived before it treats the broker as gone, by `broker_liveness`:
 /// - KRaft (`BrokerHeartbeatManager`): a heartbeat every broker.heartbeat.interval.ms;
-///   fenced broker.session.timeout.ms after the last one.
+///   fenced at the first stale-broker check after broker.session.timeout.ms.
 /// - ZooKeeper: the broker's ZooKeeper client pings every third of
 ///   zookeeper.session.timeout.ms (it pings after half its read timeout, two thirds
 ///   of the session, without traffic); ZooKeeper expires the session one session
 ///   timeout after the last ping, deletes `/brokers/ids/N`, and the controller's
-///   watch runs `onBrokerFailure` (its own delay is not modelled).
+///   watch runs `onBrokerFailure` (its own delay is not modelled). Here the
+///   controller node stands for ZooKeeper and the controller together.
 pub(crate) fn liveness_timing(config: &Config, liveness: BrokerLiveness, settings: Settings) -> (u64, u64) {
     match liveness {
         BrokerLiveness::BrokerHeartbeat => (config.broker_heartbeat_interval_ms, config.broker_session_timeout_ms),
@@ -32,138 +38,186 @@ pub(crate) fn liveness_timing(config: &Config, liveness: BrokerLiveness, setting
 }
 
 impl Sim {
-    /// `crash`: the broker stops at once. Requests on their way to it are lost, its
-    /// purgatories and timers vanish, and `unflushed` records at its tail are lost.
-    /// The controller notices only when its heartbeats stop for broker.session.timeout.ms.
-    pub(crate) fn crash(&mut self, id: u32, unflushed: u64) {
-        if !self.broker(id).alive {
-            return self.emit(Event::AlreadyDown { broker: id });
-        }
-        let dropped = self.in_flight.values().filter(|(m, _)| m.to == Node::Broker(id)).count();
-        self.push_command(super::step::Command::DropMessagesTo(Node::Broker(id)));
-        self.clear_fetcher(id);
-        self.drop_leadership(id, None);
-        let parked: Vec<_> = self.broker(id).parked_consumers.iter().map(|p| p.timer).collect();
-        for t in parked {
-            self.cancel(t);
-        }
-        let leo = self.broker(id).log.leo();
-        let kept = leo.saturating_sub(unflushed);
-        let (last_heartbeat, fence_at) = self.session_expiry(id);
-        let timer = self.set_timer(fence_at, Timer::SessionExpiry { broker: id });
-        self.controller.session_timers.insert(id, timer);
-        self.emit(Event::Crashed { broker: id, unflushed, leo, kept, dropped, last_heartbeat, fence_at });
+    /// The ZooKeeper era: sessions in ZooKeeper, registration by ephemeral node.
+    pub(crate) fn zookeeper(&self) -> bool {
+        self.behavior.broker_liveness == BrokerLiveness::ZookeeperSession
     }
 
-    /// When the controller will learn that broker `id`, stopping now, is gone: its
-    /// last sign of life (the latest heartbeat or ZooKeeper ping, each broker at its
-    /// own phase drawn from the seed) and the moment its session expires, one
-    /// session timeout later (`liveness_timing`).
-    fn session_expiry(&self, id: u32) -> (u64, u64) {
-        let (interval, timeout) = liveness_timing(&self.scenario.config, self.behavior.broker_liveness, self.settings);
-        let phase = self.controller.heartbeat_phase[id as usize];
-        let last = if self.now >= phase { self.now - (self.now - phase) % interval } else { 0 };
-        (last, (last + timeout).max(self.now + 1))
+    /// (heartbeat or ping interval, session timeout), as `liveness_timing`.
+    pub(crate) fn liveness(&self) -> (u64, u64) {
+        liveness_timing(&self.scenario.config, self.behavior.broker_liveness, self.settings)
     }
 
-    /// Ends a broker's leadership: parked fetches and delayed produces are answered
-    /// with NOT_LEADER_OR_FOLLOWER if it is alive (`error`), or simply vanish in a crash.
-    fn drop_leadership(&mut self, id: u32, error: Option<KafkaError>) {
-        let Some(ls) = self.broker_mut(id).lead.take() else {
-            return;
-        };
-        if let Some(t) = ls.isr_timer {
-            self.cancel(t);
+    /// `QuorumController.maybeFenceStaleBrokerPeriodNs`: broker.session.timeout.ms / 8.
+    /// (ZooKeeper expires a session at its deadline: no grid.)
+    fn fence_check_period(&self) -> u64 {
+        if self.zookeeper() {
+            return 1;
         }
-        for p in &ls.parked_fetches {
-            self.cancel(p.timer);
-        }
-        for d in &ls.delayed_produces {
-            self.cancel(d.timer);
-        }
-        if let Some(error) = error {
-            let hw = self.broker(id).hw;
-            for p in ls.parked_fetches {
-                let resp = FetchResponse {
-                    request: p.request,
-                    fetch_offset: p.req.fetch_offset,
-                    records: Vec::new(),
-                    hw,
-                    log_start_offset: 0,
-                    leader_leo: self.broker(id).log.leo(),
-                    error: Some(error),
-                    diverging_epoch: None,
-                };
-                self.send(Node::Broker(id), Node::Broker(p.follower), Body::FetchResponse(resp));
-            }
-            for d in ls.delayed_produces {
-                let body = Body::ProduceResponse { request: d.request, ids: d.ids, error: Some(error) };
-                self.send(Node::Broker(id), Node::Producer(d.producer), body);
-            }
-        }
-        self.broker_mut(id).role = Role::Follower;
+        (self.scenario.config.broker_session_timeout_ms / 8).max(1)
     }
 
-    /// `restart`: the broker comes back with its flushed log and its checkpointed HW,
-    /// registers with the controller, and takes the role the controller gives it.
-    pub(crate) fn restart(&mut self, id: u32) {
-        if self.broker(id).alive {
-            return self.emit(Event::AlreadyRunning { broker: id });
+    /// `ClusterControlManager.registerBroker` (3.x–4.x): a new incarnation is refused
+    /// while the previous one's session is valid (DuplicateBrokerRegistrationException);
+    /// otherwise the previous incarnation's unclean shutdown is cleaned up
+    /// (`BrokerUncleanShutdownHandler`: out of the ISR, replaced as leader, as if
+    /// fenced) and the new one is registered, fenced, with a new broker epoch and a
+    /// fresh session.
+    pub(crate) fn handle_broker_registration(&mut self, msg: &Msg, incarnation: u32) {
+        let Node::Broker(id) = msg.from else { return };
+        if self.zookeeper() {
+            return self.register_in_zookeeper(msg, id, incarnation);
         }
-        let b = self.broker(id);
-        let (leo, hw) = (b.log.leo(), b.hw.min(b.log.leo()));
-        let was_fenced = self.controller.fenced.remove(&id);
-        let session = match self.controller.session_timers.remove(&id) {
-            Some(t) => {
-                self.cancel(t);
-                Session::Kept
-            }
-            None if was_fenced => Session::Unfenced,
-            None => Session::Fresh,
-        };
-        self.emit(Event::Restarted { broker: id, leo, hw, session });
-        self.handle_broker_unclean_shutdown(id);
-        if self.controller.leader.is_none() {
-            // An offline partition gets a leader as soon as an eligible replica is back.
-            let cause = ElectionCause::Offline { broker: id };
-            match self.elect_leader(cause) {
-                Some((leader, from)) => self.change_leader(leader, from, cause),
-                None => {
-                    let epoch = self.controller.leader_epoch;
-                    let b = self.broker_mut(id);
-                    b.leader_epoch = epoch;
-                    b.leader = None;
-                    self.emit(Event::WaitsForLeader { broker: id });
-                    if was_fenced {
-                        self.send_metadata_except(None);
-                    }
-                }
-            }
-            return;
+        let reg = self.controller.registrations[id as usize];
+        let valid = reg.session_deadline.is_some_and(|d| d >= self.now);
+        if valid && reg.incarnation != incarnation {
+            let body = Body::BrokerRegistrationResponse { broker_epoch: None, metadata: None };
+            let sent = self.send(Node::Controller, msg.from, body);
+            return self.emit(Event::RegistrationRefused { broker: id, session_deadline: reg.session_deadline.unwrap_or(0), msg: sent });
         }
-        if self.controller.leader == Some(id) {
-            let cause = ElectionCause::LeaderRestarted { old: id };
-            if let Some((leader, from)) = self.elect_leader(cause) {
-                self.change_leader(leader, from, cause);
-            }
-            return;
-        }
-        let meta = self.metadata();
-        self.apply_metadata(id, &meta);
-        if was_fenced {
-            // Other brokers learn it is eligible again.
+        if reg.incarnation != incarnation {
+            self.broker_gone(id, ElectionCause::LeaderShutdown { old: id });
+            self.handle_broker_unclean_shutdown(id);
+            let broker_epoch = self.controller.metadata_offset + 1;
+            let session_deadline = self.now + self.liveness().1;
+            self.emit(Event::BrokerRegistered { broker: id, broker_epoch, incarnation, session_deadline, fenced: true });
             self.send_metadata_except(Some(id));
         }
+        let reg = self.controller.registrations[id as usize];
+        let body = Body::BrokerRegistrationResponse { broker_epoch: Some(reg.broker_epoch), metadata: Some(self.metadata()) };
+        self.send(Node::Controller, msg.from, body);
+        self.reschedule_fence_check();
     }
 
-    /// The controller stops hearing a broker (`BrokerHeartbeatManager`; in the
-    /// ZooKeeper era, its session expires): it fences it, removes it from the ISR
-    /// (never emptying it, unless ELR is on), and elects a new leader if it led.
-    pub(crate) fn session_expired(&mut self, id: u32) {
+    /// The ZooKeeper era (`KafkaController.onBrokerStartup`): the restarted broker's
+    /// registration (its ephemeral node) is taken at once; it keeps its place in the
+    /// ISR, a restarted leader is replaced in a new epoch (the first other live ISR
+    /// member, or itself), and a partition without a leader gets one.
+    fn register_in_zookeeper(&mut self, msg: &Msg, id: u32, incarnation: u32) {
+        let reg = self.controller.registrations[id as usize];
+        if reg.incarnation != incarnation {
+            let broker_epoch = self.controller.metadata_offset + 1;
+            let session_deadline = self.now + self.liveness().1;
+            self.emit(Event::BrokerRegistered { broker: id, broker_epoch, incarnation, session_deadline, fenced: false });
+            let cause = match self.controller.leader {
+                Some(l) if l == id => Some(ElectionCause::LeaderRestarted { old: id }),
+                None => Some(ElectionCause::Unfenced { broker: id }),
+                Some(_) => None,
+            };
+            match cause.and_then(|cause| self.elect_leader(cause).map(|e| (e, cause))) {
+                Some(((leader, from), cause)) => self.change_leader(leader, from, cause),
+                None => self.send_metadata_except(Some(id)),
+            }
+        }
+        let reg = self.controller.registrations[id as usize];
+        let body = Body::BrokerRegistrationResponse { broker_epoch: Some(reg.broker_epoch), metadata: Some(self.metadata()) };
+        self.send(Node::Controller, msg.from, body);
+        self.reschedule_fence_check();
+    }
+
+    /// `ReplicationControlManager.processBrokerHeartbeat`: the session is renewed; a
+    /// fenced broker that has caught up with its registration is unfenced (and, where
+    /// the partition has no leader, may be elected); the answer carries what the
+    /// broker's metadata lacks.
+    pub(crate) fn handle_broker_heartbeat(&mut self, msg: &Msg, broker_epoch: u64, metadata_offset: u64) {
+        let Node::Broker(id) = msg.from else { return };
+        let reg = self.controller.registrations[id as usize];
+        if reg.broker_epoch != broker_epoch {
+            let body = Body::BrokerHeartbeatResponse { fenced: true, metadata: None, error: Some(KafkaError::StaleBrokerEpoch) };
+            let sent = self.send(Node::Controller, msg.from, body);
+            return self.emit(Event::HeartbeatRejected { broker: id, msg: sent });
+        }
+        let session_deadline = self.now + self.liveness().1;
+        let unfence = reg.fenced && metadata_offset >= reg.registered_at;
+        self.emit(Event::HeartbeatReceived { broker: id, session_deadline, unfence });
+        if unfence {
+            self.handle_broker_unfenced(id);
+        }
+        let c = &self.controller;
+        let fenced = c.registrations[id as usize].fenced;
+        let metadata = (metadata_offset < c.metadata_offset).then(|| self.metadata());
+        self.send(Node::Controller, msg.from, Body::BrokerHeartbeatResponse { fenced, metadata, error: None });
+        self.reschedule_fence_check();
+    }
+
+    /// `ReplicationControlManager.handleBrokerUnfenced`: partitions without a leader
+    /// that this broker may lead get it.
+    fn handle_broker_unfenced(&mut self, id: u32) {
+        if self.controller.leader.is_none() {
+            let cause = ElectionCause::Unfenced { broker: id };
+            if let Some((leader, from)) = self.elect_leader(cause) {
+                return self.change_leader(leader, from, cause);
+            }
+        }
+        self.send_metadata_except(None);
+    }
+
+    /// Schedules the periodic stale-broker check that will find the earliest session to
+    /// expire: the first check strictly after that deadline. (Checks that would find
+    /// nothing are not steps; the grid they run on is kept.)
+    pub(crate) fn reschedule_fence_check(&mut self) {
+        let period = self.fence_check_period();
+        let c = &self.controller;
+        let due = c.registrations.iter().filter(|r| !r.fenced).filter_map(|r| r.session_deadline).min();
+        let zookeeper = self.zookeeper();
+        let at = due.map(|d| {
+            if zookeeper {
+                return d.max(self.now);
+            }
+            let after = d.max(self.now.saturating_sub(1)).max(c.check_anchor.saturating_sub(1));
+            if after < c.check_anchor {
+                c.check_anchor
+            } else {
+                c.check_anchor + ((after - c.check_anchor) / period + 1) * period
+            }
+        });
+        if c.check.map(|(_, t)| t) == at {
+            return;
+        }
+        if let Some((key, _)) = self.controller.check.take() {
+            self.cancel(key);
+        }
+        if let Some(at) = at {
+            let key = self.set_timer(at, Timer::FenceCheck);
+            self.controller.check = Some((key, at));
+        }
+    }
+
+    /// `ReplicationControlManager.maybeFenceOneStaleBroker` (4.0, every
+    /// broker.session.timeout.ms / 8): the broker whose session expired first (last
+    /// heartbeat + session timeout before now) is fenced, one per check; after a
+    /// fence the next check runs 10 ms later.
+    pub(crate) fn maybe_fence_one_stale_broker(&mut self) {
+        self.controller.check = None;
+        let now = self.now;
+        // ZooKeeper expires a session at its deadline; the KRaft check wants it past.
+        let zookeeper = self.zookeeper();
+        let stale = (0..self.scenario.replicas)
+            .filter_map(|b| {
+                let r = self.controller.registrations[b as usize];
+                r.session_deadline.filter(|&d| !r.fenced && (d < now || (zookeeper && d == now))).map(|d| (d, b))
+            })
+            .min();
+        match stale {
+            None => self.emit(Event::FenceCheckFindsNone),
+            Some((deadline, id)) => {
+                if !zookeeper {
+                    self.controller.check_anchor = now + RECHECK_MS;
+                }
+                self.handle_broker_fenced(id, deadline);
+            }
+        }
+        self.reschedule_fence_check();
+    }
+
+    /// `ReplicationControlManager.handleBrokerFenced` (in the ZooKeeper era,
+    /// `KafkaController.onBrokerFailure`): out of the ISR (never emptying it, unless
+    /// ELR is on) and replaced as leader.
+    fn handle_broker_fenced(&mut self, id: u32, deadline: u64) {
         let isr_list = self.controller.isr.clone();
         let isr_before = BrokerSet::of(&isr_list);
         let kept_last = isr_before.contains(id) && isr_before.len() == 1 && !self.behavior.eligible_leader_replicas;
-        self.emit(Event::SessionExpired { broker: id, isr_before, kept_last });
+        self.emit(Event::SessionExpired { broker: id, isr_before, kept_last, deadline });
         self.maybe_populate_target_elr(&isr_list, None);
         if self.controller.leader == Some(id) {
             let cause = ElectionCause::LeaderFenced { old: id };
@@ -196,6 +250,28 @@ impl Sim {
         }
     }
 
+    /// A previous incarnation is gone (a new one registers): out of the ISR, replaced
+    /// as leader, as `handleBrokerShutdown` does for an unclean shutdown without ELR.
+    fn broker_gone(&mut self, id: u32, cause: ElectionCause) {
+        let isr_list = self.controller.isr.clone();
+        let isr_before = BrokerSet::of(&isr_list);
+        let elr = self.behavior.eligible_leader_replicas;
+        let in_isr = isr_before.contains(id) && (isr_before.len() > 1 || elr);
+        if self.controller.leader == Some(id) {
+            self.emit(Event::PreviousIncarnationRemoved { broker: id, isr_before });
+            self.maybe_populate_target_elr(&isr_list, Some(id));
+            match self.elect_leader(cause) {
+                Some((leader, from)) => self.change_leader(leader, from, cause),
+                None => self.go_offline(id),
+            }
+        } else if in_isr {
+            self.emit(Event::PreviousIncarnationRemoved { broker: id, isr_before });
+            self.maybe_populate_target_elr(&isr_list, Some(id));
+            let after = BrokerSet::of(&self.controller.isr);
+            self.emit(Event::ControllerIsrShrunk { before: isr_before, after });
+        }
+    }
+
     /// The partition as the controller holds it (`PartitionRegistration`).
     pub(crate) fn metadata(&self) -> Metadata {
         let c = &self.controller;
@@ -205,88 +281,21 @@ impl Sim {
             isr: c.isr.clone(),
             partition_epoch: c.partition_epoch,
             fenced: c.fenced.iter().copied().collect(),
+            offset: c.metadata_offset,
         }
     }
 
-    /// Metadata to every live broker, but `skip`.
+    /// Metadata to every live broker that is registered, but `skip`. (KRaft brokers
+    /// fetch the metadata log; a push is the same message one hop later. A broker the
+    /// push does not reach gets it with its next heartbeat answer.)
     pub(crate) fn send_metadata_except(&mut self, skip: Option<u32>) {
         let meta = self.metadata();
         for b in 0..self.scenario.replicas {
-            if Some(b) != skip && self.broker(b).alive {
+            let broker = self.broker(b);
+            if Some(b) != skip && broker.alive && broker.broker_epoch.is_some() {
                 self.send(Node::Controller, Node::Broker(b), Body::LeaderAndIsr(meta.clone()));
             }
         }
-    }
-
-    /// Metadata (LeaderAndIsr / a KRaft delta) reaches a broker; an older epoch is ignored.
-    pub(crate) fn handle_leader_and_isr(&mut self, msg: &Msg, meta: &Metadata) {
-        let Node::Broker(id) = msg.to else { return };
-        let own_epoch = self.broker(id).leader_epoch;
-        if meta.leader_epoch < own_epoch {
-            return self.emit(Event::MetadataStale { broker: id, epoch: meta.leader_epoch, own_epoch });
-        }
-        self.apply_metadata(id, meta);
-    }
-
-    /// `ReplicaManager.applyDelta`: become leader, become follower, or update the ISR.
-    fn apply_metadata(&mut self, id: u32, meta: &Metadata) {
-        let b = self.broker(id);
-        let same_epoch = b.leader_epoch == meta.leader_epoch;
-        let fenced: VecSet<u32> = meta.fenced.iter().copied().collect();
-        if meta.leader == Some(id) {
-            if same_epoch && b.lead.is_some() {
-                // Same epoch: an ISR change by the controller; follower states are kept
-                // (`testDoNotResetReplicaStateIfLeaderEpochIsNotBumped`).
-                let before = BrokerSet::of(&self.lead(id).isr);
-                self.lead_mut(id).fenced = fenced;
-                let after = BrokerSet::of(&meta.isr);
-                self.emit(Event::LeaderIsrUpdated { broker: id, before, after, partition_epoch: meta.partition_epoch });
-                return self.hw_after_isr_change(id);
-            }
-            let again = b.lead.is_some();
-            self.clear_fetcher(id);
-            let b = self.broker_mut(id);
-            b.leader_epoch = meta.leader_epoch;
-            let hw_before = b.hw;
-            if again {
-                self.make_leader_in_new_epoch(id, meta.isr.clone(), meta.partition_epoch, fenced);
-            } else {
-                self.make_leader(id, meta.isr.clone(), meta.partition_epoch, fenced);
-            }
-            let b = self.broker(id);
-            let (leo, hw) = (b.log.leo(), b.hw);
-            return self.emit(Event::BecameLeader { broker: id, epoch: meta.leader_epoch, leo, hw_before, hw, again });
-        }
-        // Not the leader: a follower of meta.leader.
-        let was_leader = b.lead.is_some();
-        let new_leader = was_leader || self.make_follower_changes_state(id, meta);
-        if !new_leader && !was_leader && !matches!(b.fetcher, FetcherState::Idle) {
-            self.broker_mut(id).leader_epoch = meta.leader_epoch;
-            return self.emit(Event::NothingChanges { broker: id });
-        }
-        if was_leader {
-            self.drop_leadership(id, Some(KafkaError::NotLeaderOrFollower));
-        }
-        self.clear_fetcher(id);
-        let b = self.broker_mut(id);
-        b.leader_epoch = meta.leader_epoch;
-        b.leader = meta.leader;
-        b.role = Role::Follower;
-        self.emit(Event::BecameFollower { broker: id, leader: meta.leader, stepped_down: was_leader });
-        if meta.leader.is_some() {
-            self.truncate_on_become_follower(id);
-            self.start_fetching(id);
-        }
-    }
-
-    /// `Partition.makeFollower`'s answer: whether the broker must become a follower
-    /// anew (stop its fetcher, truncate as the preset does, fetch again). A new leader
-    /// always; a new epoch from the same leader from 2.1 (KIP-320, with
-    /// `leader_epoch_fencing`: the follower's requests must carry the new epoch), while
-    /// before 2.1 a follower whose leader is unchanged ignores an epoch bump.
-    fn make_follower_changes_state(&self, id: u32, meta: &Metadata) -> bool {
-        let b = self.broker(id);
-        meta.leader != b.leader || (b.leader_epoch != meta.leader_epoch && self.behavior.leader_epoch_fencing)
     }
 
     /// The controller handles AlterPartition (`ReplicationControlManager.alterPartition`):
@@ -316,5 +325,19 @@ impl Sim {
         let body = Body::AlterPartitionResponse { leader_epoch: le, partition_epoch: pe, isr: committed, error };
         let sent = self.send(Node::Controller, msg.from, body);
         self.emit(Event::AlterPartitionAnswered { leader: from, error, partition_epoch: pe, msg: sent });
+    }
+
+    /// The registrations at the start: every broker registered and unfenced, its last
+    /// heartbeat one interval before its phase.
+    pub(crate) fn initial_registrations(n: u32, phase: &[u64], interval: u64, session: u64) -> Vec<Registration> {
+        (0..n)
+            .map(|b| Registration {
+                incarnation: 0,
+                broker_epoch: u64::from(b),
+                fenced: false,
+                session_deadline: Some(phase[b as usize] + session - interval.min(session)),
+                registered_at: 0,
+            })
+            .collect()
     }
 }

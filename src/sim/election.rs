@@ -6,27 +6,30 @@ use super::vecmap::BrokerSet;
 use super::Sim;
 
 impl Sim {
-    /// A replica the controller may elect: alive and not fenced.
+    /// A replica the controller may elect: registered and not fenced, as far as the
+    /// controller knows (`isAcceptableLeader`): a broker that died but whose session
+    /// has not expired yet may be elected, as in Kafka.
     fn eligible(&self, b: u32) -> bool {
-        self.broker(b).alive && !self.controller.fenced.contains(&b)
+        !self.controller.fenced.contains(&b)
     }
 
     /// `PartitionChangeBuilder.electLeader`: the new leader and where it comes
     /// from, or None if no replica may lead.
-    /// - The leader was fenced: the first eligible ISR member; with ELR (4.1) and an
-    ///   empty ISR, the first eligible ELR member, else the last known leader; with
-    ///   unclean.leader.election.enable, else the first eligible replica (unclean).
-    /// - The leader restarted: it never resumes its old epoch; leadership moves to
-    ///   the first eligible ISR member, or back to it, in a new epoch, so that
-    ///   followers' epochs reveal any divergence.
-    /// - The partition was offline and a broker came back: that broker, if it is in
-    ///   the ISR (or, with ELR and an empty ISR, in the ELR; or it is the last known
+    /// - The leader was fenced, or its incarnation is gone (a new one registered): the
+    ///   first eligible ISR member; with ELR (4.1) and an empty ISR, the first eligible
+    ///   ELR member, else the last known leader; with unclean.leader.election.enable,
+    ///   else the first eligible replica (unclean).
+    /// - The leader restarted (ZooKeeper era): it never resumes its old epoch;
+    ///   leadership moves to the first eligible ISR member, or back to it, in a new
+    ///   epoch, so that followers' epochs reveal any divergence.
+    /// - The partition had no leader and a broker was unfenced: that broker, if it is
+    ///   in the ISR (or, with ELR and an empty ISR, in the ELR; or it is the last known
     ///   leader), or with unclean.leader.election.enable.
     pub(crate) fn elect_leader(&self, cause: ElectionCause) -> Option<(u32, ElectedFrom)> {
         let c = &self.controller;
         let unclean = self.settings.unclean_leader_election_enable;
         match cause {
-            ElectionCause::LeaderFenced { old } => {
+            ElectionCause::LeaderFenced { old } | ElectionCause::LeaderShutdown { old } => {
                 if let Some(b) = c.isr.iter().copied().find(|&b| b != old && self.eligible(b)) {
                     return Some((b, ElectedFrom::Isr));
                 }
@@ -41,7 +44,7 @@ impl Sim {
             ElectionCause::LeaderRestarted { old } => {
                 Some((c.isr.iter().copied().find(|&b| b != old && self.eligible(b)).unwrap_or(old), ElectedFrom::Isr))
             }
-            ElectionCause::Offline { broker } => {
+            ElectionCause::Unfenced { broker } => {
                 if c.isr.contains(&broker) {
                     return Some((broker, ElectedFrom::Isr));
                 }

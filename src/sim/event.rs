@@ -4,89 +4,56 @@
 //! (`crate::narrate`) and the invariants read the events, never the other way
 //! round: nothing here knows how it will be told or drawn.
 
-use super::msg::{AlterPartitionError, KafkaError};
+use super::msg::{AlterPartitionError, KafkaError, Node};
 use super::vecmap::BrokerSet;
 use crate::scenario::Acks;
 
-pub use super::why::{Answered, ElectedFrom, ElectionCause, HwCause, Ready, Rejection, Released, Served, Session, TruncationRule};
+pub use super::why::{Answered, ElectedFrom, ElectionCause, HwCause, Ready, Rejection, Released, Served, TruncationRule};
 
 /// What happened in a step, as data. Fields carry the values before and after
 /// where a change matters, so that a reader needs nothing else.
+// One variant a line where it fits: rustfmt would expand every variant of the
+// enum as soon as one needs several lines.
+#[rustfmt::skip]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
     // ---- scenario actions and interventions
-    Produced {
-        producer: usize,
-        first_n: u32,
-        count: u32,
-        leader: Option<u32>,
-        msg: Option<u64>,
-    },
+    /// The records join the producer's accumulator as one batch.
+    Produced { producer: usize, first_n: u32, count: u32 },
+    /// `silent`: The host vanished: no connection resets.
+    /// `resets`: Peers told of the reset (waiting on it).
+    /// `last_heartbeat`: Its last heartbeat's arrival, if after the start.
+    /// `deadline`: When its session expires at the controller.
     Crashed {
         broker: u32,
         unflushed: u64,
         leo: u64,
         kept: u64,
         dropped: usize,
-        last_heartbeat: u64,
-        fence_at: u64,
+        silent: bool,
+        resets: usize,
+        last_heartbeat: Option<u64>,
+        deadline: u64,
     },
-    AlreadyDown {
-        broker: u32,
-    },
-    Restarted {
-        broker: u32,
-        leo: u64,
-        hw: u64,
-        session: Session,
-    },
-    AlreadyRunning {
-        broker: u32,
-    },
-    /// A restarted broker that cannot lead an offline partition waits for one that can.
-    WaitsForLeader {
-        broker: u32,
-    },
-    LinksCut {
-        from: u32,
-        to: u32,
-        both_ways: bool,
-    },
-    LinksHealed {
-        from: u32,
-        to: u32,
-        both_ways: bool,
-    },
-    ConsumerAdded {
-        consumer: usize,
-    },
+    AlreadyDown { broker: u32 },
+    /// A new incarnation starts from its flushed log and its HW checkpoint.
+    Restarted { broker: u32, leo: u64, hw: u64, hw_before: u64, incarnation: u32 },
+    AlreadyRunning { broker: u32 },
+    LinksCut { from: Node, to: Node, both_ways: bool },
+    LinksHealed { from: Node, to: Node, both_ways: bool },
+    /// A cut or heal names a consumer that has not joined yet.
+    LinkEndpointMissing,
+    /// Messages TCP held in the healed link go out at their next retransmission.
+    HeldReleased { count: usize },
+    ConsumerAdded { consumer: usize },
     ConsumerExists,
     /// A message reaches a broker that is down.
-    ReceiverDown {
-        broker: u32,
-    },
+    ReceiverDown { broker: u32 },
 
     // ---- the leader serving Fetches
-    FetchRejected {
-        leader: u32,
-        follower: u32,
-        error: KafkaError,
-        why: Rejection,
-        msg: u64,
-    },
-    DivergingAnswered {
-        leader: u32,
-        follower: u32,
-        epoch: i32,
-        end_offset: u64,
-        msg: u64,
-    },
-    FollowerFetched {
-        leader: u32,
-        follower: u32,
-        previous: Option<u64>,
-        fetch_offset: u64,
-    },
+    FetchRejected { leader: u32, follower: u32, error: KafkaError, why: Rejection, msg: u64 },
+    DivergingAnswered { leader: u32, follower: u32, epoch: i32, end_offset: u64, msg: u64 },
+    FollowerFetched { leader: u32, follower: u32, previous: Option<u64>, fetch_offset: u64 },
     FetchAnswered {
         leader: u32,
         follower: u32,
@@ -98,260 +65,130 @@ pub enum Event {
         why: Answered,
         msg: u64,
     },
-    FetchParked {
-        leader: u32,
-        follower: u32,
-        hw_before: u64,
-        hw: u64,
-        wait: u64,
-        expire_ms: u64,
-    },
-    ParkedFetchExpired {
-        leader: u32,
-        follower: u32,
-        fetch_offset: u64,
-        records: usize,
-        hw: u64,
-        msg: u64,
-    },
-    FollowerFetchReleased {
-        leader: u32,
-        follower: u32,
-        hw: u64,
-        why: Released,
-    },
+    FetchParked { leader: u32, follower: u32, hw_before: u64, hw: u64, wait: u64, expire_ms: u64 },
+    ParkedFetchExpired { leader: u32, follower: u32, fetch_offset: u64, records: usize, hw: u64, msg: u64 },
+    FollowerFetchReleased { leader: u32, follower: u32, hw: u64, why: Released },
     /// Under long-poll an HW move alone does not release a parked follower fetch.
-    FollowerFetchStaysParked {
-        leader: u32,
-        follower: u32,
-    },
+    FollowerFetchStaysParked { leader: u32, follower: u32 },
 
     // ---- the leader's HW
-    LeaderHwMoved {
-        leader: u32,
-        from: u64,
-        to: u64,
-        cause: HwCause,
-    },
-    HwStays {
-        leader: u32,
-        hw: u64,
-        held: bool,
-    },
+    LeaderHwMoved { leader: u32, from: u64, to: u64, cause: HwCause },
+    HwStays { leader: u32, hw: u64, held: bool },
 
     // ---- produce
-    ProduceRefused {
-        broker: u32,
-        producer: usize,
-        error: KafkaError,
-        isr: BrokerSet,
-        min_isr: u32,
-        msg: u64,
-    },
-    Appended {
-        leader: u32,
-        producer: usize,
-        first_offset: u64,
-        count: usize,
-        leo: u64,
-        epoch: i32,
-    },
+    ProduceRefused { broker: u32, producer: usize, error: KafkaError, isr: BrokerSet, min_isr: u32, msg: u64 },
+    /// `again`: Records the log already has (a retry without idempotence): duplicates.
+    Appended { leader: u32, producer: usize, first_offset: u64, count: usize, leo: u64, epoch: i32, again: bool },
+    /// An idempotent retry of records already in the log: not appended again.
+    DuplicateBatch { leader: u32, producer: usize, first_n: u32, count: usize, last_offset: u64 },
     /// How the append is answered: acks=0 not at all, acks=1 now (`msg`), acks=all when the HW reaches `required_offset`.
-    ProduceAnswer {
-        leader: u32,
-        producer: usize,
-        acks: Acks,
-        required_offset: u64,
-        msg: Option<u64>,
-    },
-    ProduceCompleted {
-        leader: u32,
-        producer: usize,
-        required_offset: u64,
-        error: Option<KafkaError>,
-        msg: u64,
-    },
-    DelayedProduceExpired {
-        leader: u32,
-        producer: usize,
-        required_offset: u64,
-        msg: u64,
-    },
-    ProduceResponseIgnored {
-        producer: usize,
-    },
-    ProduceAcked {
-        producer: usize,
-        count: usize,
-    },
-    ProduceFailed {
-        producer: usize,
-        error: KafkaError,
-    },
-    ProduceTimedOut {
-        producer: usize,
-        count: usize,
-    },
+    ProduceAnswer { leader: u32, producer: usize, acks: Acks, required_offset: u64, msg: Option<u64> },
+    ProduceCompleted { leader: u32, producer: usize, required_offset: u64, error: Option<KafkaError>, msg: u64 },
+    DelayedProduceExpired { leader: u32, producer: usize, required_offset: u64, msg: u64 },
+    ProduceResponseIgnored { producer: usize },
+    /// `duplicate`: Answered from the leader's producer state (an idempotent retry).
+    ProduceAcked { producer: usize, count: usize, duplicate: bool },
+    /// The producer gives the batch up (not retriable, or out of retries); an
+    /// idempotent producer bumps its epoch.
+    ProduceFailed { producer: usize, error: KafkaError, count: usize, bumped: bool },
+    /// A request timed out: the connection to `broker` is closed; `requests` fail with it.
+    ProduceTimedOut { producer: usize, broker: u32, requests: usize },
+    /// The sender sends a batch (again, if `retry`).
+    ProduceSent { producer: usize, broker: u32, first_n: u32, count: usize, retry: bool, msg: u64 },
+    /// No leader known: the batch waits for metadata.
+    ProducerAwaitsLeader { producer: usize },
+    /// A retriable error: the batch goes back to the accumulator for `backoff` ms.
+    ProduceWillRetry { producer: usize, error: KafkaError, count: usize, attempts: u32, backoff: u64 },
+    /// delivery.timeout.ms passed: the batch fails (its last error, or a timeout).
+    ProduceExpired { producer: usize, count: usize, error: KafkaError },
+    ProducerWakes { producer: usize },
+    /// A broker's kernel reset the client's connection: its requests on it fail.
+    ConnectionReset { client: Node, broker: u32, requests: usize },
+    /// A client asks a broker for metadata.
+    MetadataRequested { client: Node, broker: u32, msg: u64 },
+    MetadataAnswered { broker: u32, client: Node, leader: Option<u32>, leader_epoch: i32, msg: u64 },
+    MetadataResponseIgnored { client: Node },
+    /// `stale`: Older than what the client knows: ignored (KIP-320).
+    MetadataUpdated { client: Node, from: u32, leader: Option<u32>, leader_epoch: i32, changed: bool, stale: bool },
+    MetadataTimedOut { client: Node, broker: u32 },
 
     // ---- the ISR
     /// `request`: the AlterPartition sent (2.7+); None when committed at once.
-    IsrExpanded {
-        leader: u32,
-        follower: u32,
-        before: BrokerSet,
-        after: BrokerSet,
-        request: Option<u64>,
-    },
-    IsrCheckNotLeader {
-        broker: u32,
-    },
-    IsrCheckPending {
-        leader: u32,
-        period: u64,
-    },
-    IsrCheckNoChange {
-        leader: u32,
-        isr: BrokerSet,
-    },
-    IsrShrunk {
-        leader: u32,
-        before: BrokerSet,
-        after: BrokerSet,
-        out: BrokerSet,
-        request: Option<u64>,
-    },
-    AlterPartitionCommitted {
-        leader: u32,
-        before: BrokerSet,
-        after: BrokerSet,
-    },
-    AlterPartitionAnswered {
-        leader: u32,
-        error: Option<AlterPartitionError>,
-        partition_epoch: u32,
-        msg: u64,
-    },
-    AlterPartitionIgnored {
-        broker: u32,
-        leader_epoch: i32,
-    },
-    IsrChangeRefused {
-        leader: u32,
-        error: AlterPartitionError,
-    },
-    IsrApplied {
-        leader: u32,
-        before: BrokerSet,
-        after: BrokerSet,
-        partition_epoch: u32,
-    },
+    IsrExpanded { leader: u32, follower: u32, before: BrokerSet, after: BrokerSet, request: Option<u64> },
+    IsrCheckNotLeader { broker: u32 },
+    IsrCheckPending { leader: u32, period: u64 },
+    IsrCheckNoChange { leader: u32, isr: BrokerSet },
+    IsrShrunk { leader: u32, before: BrokerSet, after: BrokerSet, out: BrokerSet, request: Option<u64> },
+    AlterPartitionCommitted { leader: u32, before: BrokerSet, after: BrokerSet },
+    AlterPartitionAnswered { leader: u32, error: Option<AlterPartitionError>, partition_epoch: u32, msg: u64 },
+    AlterPartitionIgnored { broker: u32, leader_epoch: i32 },
+    IsrChangeRefused { leader: u32, error: AlterPartitionError },
+    IsrApplied { leader: u32, before: BrokerSet, after: BrokerSet, partition_epoch: u32 },
 
     // ---- the controller and metadata
-    SessionExpired {
-        broker: u32,
-        isr_before: BrokerSet,
-        kept_last: bool,
-    },
+    /// The stale-broker check fences a broker whose session expired at `deadline`.
+    SessionExpired { broker: u32, isr_before: BrokerSet, kept_last: bool, deadline: u64 },
+    /// The stale-broker check found nobody to fence (a heartbeat came in time).
+    FenceCheckFindsNone,
+    /// The controller refuses a new incarnation while the old one's session lasts.
+    RegistrationRefused { broker: u32, session_deadline: u64, msg: u64 },
+    /// The previous incarnation leaves the ISR (and leadership) as in an unclean shutdown.
+    PreviousIncarnationRemoved { broker: u32, isr_before: BrokerSet },
+    /// A new incarnation is registered, fenced, with a new broker epoch and session.
+    /// `fenced`: KRaft registers it fenced; the ZooKeeper era lets it back at once.
+    BrokerRegistered { broker: u32, broker_epoch: u64, incarnation: u32, session_deadline: u64, fenced: bool },
+    /// `unfence`: Fenced and caught up: unfenced now.
+    HeartbeatReceived { broker: u32, session_deadline: u64, unfence: bool },
+    HeartbeatRejected { broker: u32, msg: u64 },
+    AlterPartitionResent { leader: u32, msg: u64 },
+    // ---- a broker's lifecycle
+    RegistrationSent { broker: u32, incarnation: u32, msg: u64 },
+    HeartbeatSent { broker: u32, msg: u64 },
+    RegistrationResponseIgnored { broker: u32 },
+    /// Refused (DUPLICATE_BROKER_REGISTRATION): it tries again at its next heartbeat.
+    RegistrationRetries { broker: u32 },
+    RegistrationAccepted { broker: u32, broker_epoch: u64 },
+    HeartbeatResponseIgnored { broker: u32 },
+    /// `running`: Unfenced now: RECOVERY → RUNNING.
+    /// `caught_up`: The metadata offset it caught up to, if the answer carried metadata.
+    HeartbeatAnswered { broker: u32, fenced: bool, running: bool, caught_up: Option<u64> },
+    /// Metadata reaches a broker that is not registered yet: it waits for its registration.
+    MetadataWhileStarting { broker: u32 },
     /// The controller's ISR after a fenced follower left it (the partition epoch moves).
-    ControllerIsrShrunk {
-        before: BrokerSet,
-        after: BrokerSet,
-    },
-    LeaderElected {
-        leader: u32,
-        epoch: i32,
-        isr: BrokerSet,
-        clean: bool,
-        cause: ElectionCause,
-        from: ElectedFrom,
-    },
+    ControllerIsrShrunk { before: BrokerSet, after: BrokerSet },
+    LeaderElected { leader: u32, epoch: i32, isr: BrokerSet, clean: bool, cause: ElectionCause, from: ElectedFrom },
     /// The ZooKeeper-era controller removed a dead replica from the ISR and wrote a new
     /// leader epoch, the leader unchanged (`ReplicaStateMachine.doRemoveReplicasFromIsr`).
-    LeaderEpochBumped {
-        leader: u32,
-        epoch: i32,
-    },
+    LeaderEpochBumped { leader: u32, epoch: i32 },
     /// 4.1 (KIP-966): the controller's eligible leader replicas changed.
-    ElrChanged {
-        before: BrokerSet,
-        after: BrokerSet,
-    },
+    ElrChanged { before: BrokerSet, after: BrokerSet },
     /// 4.1 (KIP-966): the ISR became empty; the controller remembers its last leader
     /// (`maybeUpdateLastKnownLeader`).
-    LastKnownLeaderRecorded {
-        broker: u32,
-    },
-    PartitionOffline {
-        old_leader: u32,
-        epoch: i32,
-        isr: BrokerSet,
-    },
-    MetadataStale {
-        broker: u32,
-        epoch: i32,
-        own_epoch: i32,
-    },
-    LeaderIsrUpdated {
-        broker: u32,
-        before: BrokerSet,
-        after: BrokerSet,
-        partition_epoch: u32,
-    },
-    BecameLeader {
-        broker: u32,
-        epoch: i32,
-        leo: u64,
-        hw_before: u64,
-        hw: u64,
-        /// It led already: a new epoch from the same leader (the ZooKeeper-era bump).
-        again: bool,
-    },
-    NothingChanges {
-        broker: u32,
-    },
-    BecameFollower {
-        broker: u32,
-        leader: Option<u32>,
-        stepped_down: bool,
-    },
+    LastKnownLeaderRecorded { broker: u32 },
+    PartitionOffline { old_leader: u32, epoch: i32, isr: BrokerSet },
+    MetadataStale { broker: u32, epoch: i32, own_epoch: i32 },
+    LeaderIsrUpdated { broker: u32, before: BrokerSet, after: BrokerSet, partition_epoch: u32 },
+    /// `again`: it led already: a new epoch from the same leader (the ZooKeeper-era bump).
+    BecameLeader { broker: u32, epoch: i32, leo: u64, hw_before: u64, hw: u64, again: bool },
+    NothingChanges { broker: u32 },
+    BecameFollower { broker: u32, leader: Option<u32>, stepped_down: bool },
 
     // ---- the follower
-    FetchSent {
-        follower: u32,
-        leader: Option<u32>,
-        fetch_offset: u64,
-        msg: Option<u64>,
-    },
-    FetcherNoLeader {
-        broker: u32,
-    },
-    FetchRequestTimedOut {
-        follower: u32,
-    },
+    FetchSent { follower: u32, leader: Option<u32>, fetch_offset: u64, msg: Option<u64> },
+    FetcherNoLeader { broker: u32 },
+    FetchRequestTimedOut { follower: u32 },
+    /// The leader's kernel reset the follower's connection: its Fetch failed.
+    FollowerConnectionReset { follower: u32, leader: u32 },
+    /// A reset for a connection nothing waited on.
+    ResetIgnored { node: Node, from: u32 },
     /// `textbook`: nothing new, so the follower waits before polling again.
-    FetcherWaits {
-        follower: u32,
-        ms: u64,
-    },
-    FetchResponseIgnored {
-        follower: u32,
-        leader: u32,
-    },
-    FetchFailed {
-        follower: u32,
-        leader: u32,
-        error: KafkaError,
-    },
+    FetcherWaits { follower: u32, ms: u64 },
+    FetchResponseIgnored { follower: u32, leader: u32 },
+    FetchFailed { follower: u32, leader: u32, error: KafkaError },
     /// Up to 2.0: OFFSET_OUT_OF_RANGE from a leader whose log ends before the
     /// follower's, with unclean election off: the follower's broker exits (a `Crashed` follows).
-    Halted {
-        broker: u32,
-        leader_leo: u64,
-        leo: u64,
-    },
-    StaleFetchResponse {
-        follower: u32,
-    },
+    Halted { broker: u32, leader_leo: u64, leo: u64 },
+    StaleFetchResponse { follower: u32 },
     FollowerAppended {
         follower: u32,
         leader: u32,
@@ -362,48 +199,16 @@ pub enum Event {
         hw: u64,
         log_start: Option<u64>,
     },
-    Truncated {
-        broker: u32,
-        leo_before: u64,
-        to: u64,
-        rule: TruncationRule,
-    },
-    LogStartReset {
-        broker: u32,
-        start: u64,
-    },
-    EpochQuerySent {
-        follower: u32,
-        leader: u32,
-        epoch: i32,
-        msg: u64,
-    },
-    EpochEndAnswered {
-        leader: u32,
-        follower: u32,
-        epoch: i32,
-        answer: Option<(i32, u64)>,
-        error: Option<KafkaError>,
-        msg: u64,
-    },
-    EpochEndIgnored {
-        follower: u32,
-    },
-    EpochQueryFailed {
-        follower: u32,
-        error: KafkaError,
-    },
+    Truncated { broker: u32, leo_before: u64, to: u64, rule: TruncationRule },
+    LogStartReset { broker: u32, start: u64 },
+    EpochQuerySent { follower: u32, leader: u32, epoch: i32, msg: u64 },
+    EpochEndAnswered { leader: u32, requester: Node, epoch: i32, answer: Option<(i32, u64)>, error: Option<KafkaError>, msg: u64 },
+    EpochEndIgnored { follower: u32 },
+    EpochQueryFailed { follower: u32, error: KafkaError },
 
     // ---- consumers
-    ConsumerFetchSent {
-        consumer: usize,
-        broker: u32,
-        offset: u64,
-        msg: u64,
-    },
-    ConsumerWaitsForLeader {
-        consumer: usize,
-    },
+    ConsumerFetchSent { consumer: usize, broker: u32, offset: u64, msg: u64 },
+    ConsumerWaitsForLeader { consumer: usize },
     ConsumerFetchAnswered {
         broker: u32,
         consumer: usize,
@@ -415,52 +220,22 @@ pub enum Event {
         why: Served,
         msg: u64,
     },
-    ConsumerFetchParked {
-        broker: u32,
-        consumer: usize,
-        leader: bool,
-        offset: u64,
-        hw: u64,
-        wait: u64,
-        above: bool,
-    },
-    ConsumerFetchReleased {
-        broker: u32,
-        consumer: usize,
-    },
-    ConsumerResponseIgnored {
-        consumer: usize,
-    },
-    ConsumerBackToLeader {
-        consumer: usize,
-        from: u32,
-    },
-    ConsumerOffsetReset {
-        consumer: usize,
-        from: u32,
-        position: u64,
-    },
-    ConsumerFetchFailed {
-        consumer: usize,
-        error: KafkaError,
-    },
-    ConsumerRedirected {
-        consumer: usize,
-        to: u32,
-    },
-    ConsumerGotNothing {
-        consumer: usize,
-        from: u32,
-        hw: u64,
-    },
-    ConsumerReceived {
-        consumer: usize,
-        from: u32,
-        count: u64,
-        position: u64,
-    },
-    ConsumerRetries {
-        consumer: usize,
-        after_backoff: bool,
-    },
+    ConsumerFetchParked { broker: u32, consumer: usize, leader: bool, offset: u64, hw: u64, wait: u64, above: bool },
+    ConsumerFetchReleased { broker: u32, consumer: usize },
+    ConsumerResponseIgnored { consumer: usize },
+    ConsumerBackToLeader { consumer: usize, from: u32 },
+    ConsumerOffsetReset { consumer: usize, from: u32, position: u64 },
+    ConsumerFetchFailed { consumer: usize, error: KafkaError },
+    ConsumerRedirected { consumer: usize, to: u32 },
+    ConsumerGotNothing { consumer: usize, from: u32, hw: u64 },
+    ConsumerReceived { consumer: usize, from: u32, count: u64, position: u64 },
+    ConsumerRetries { consumer: usize, after_backoff: bool },
+    /// KIP-320: the consumer asks the leader where its position's epoch ends.
+    ConsumerValidates { consumer: usize, broker: u32, epoch: i32, msg: u64 },
+    ConsumerValidated { consumer: usize, position: u64 },
+    /// The epoch ends below the position: the log was truncated under the consumer.
+    /// `stopped`: auto.offset.reset=none: the consumer stops (LogTruncationException).
+    ConsumerTruncationDetected { consumer: usize, end: u64, position: u64, stopped: bool },
+    /// OFFSET_OUT_OF_RANGE with auto.offset.reset=none.
+    ConsumerStopped { consumer: usize, error: KafkaError },
 }

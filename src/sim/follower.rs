@@ -38,8 +38,7 @@ impl Sim {
             log_start_offset: b.log.start_offset,
         };
         let msg = self.send(Node::Broker(id), Node::Broker(leader), Body::Fetch(req));
-        let timeout =
-            self.set_timer(self.now + self.scenario.config.replica_socket_timeout_ms, Timer::FetchRequestTimeout { follower: id });
+        let timeout = self.set_timer(self.now + self.fetcher_timeout_ms(id, leader), Timer::FetchRequestTimeout { follower: id });
         self.broker_mut(id).fetcher = FetcherState::Fetching { request: msg, timeout };
         self.emit(Event::FetchSent { follower: id, leader: Some(leader), fetch_offset, msg: Some(msg) });
     }
@@ -76,11 +75,40 @@ impl Sim {
         self.send_fetch(id);
     }
 
-    /// The Fetch got no answer within replica.socket.timeout.ms: back off, then fetch again.
+    /// How long the fetcher waits for an answer: the broker's request.timeout.ms
+    /// (`BrokerBlockingSender`'s NetworkClient, F6 in docs/exactness.md), or, while its
+    /// connection to the leader is not made, replica.socket.timeout.ms
+    /// (`NetworkClientUtils.awaitReady`).
+    pub(crate) fn fetcher_timeout_ms(&self, id: u32, leader: u32) -> u64 {
+        let c = &self.scenario.config;
+        if self.net.would_wait_for_connection(Node::Broker(id), Node::Broker(leader)) {
+            c.replica_socket_timeout_ms
+        } else {
+            c.broker_request_timeout_ms()
+        }
+    }
+
+    /// The Fetch got no answer in time: the connection is closed (what TCP held on it is
+    /// gone), and the fetcher backs off replica.fetch.backoff.ms before fetching again.
     pub(crate) fn fetch_request_timeout(&mut self, id: u32) {
+        if let Some(leader) = self.broker(id).leader {
+            self.close_conn(Node::Broker(id), Node::Broker(leader));
+        }
         self.broker_mut(id).fetcher = FetcherState::Idle;
         self.fetch_later(id, self.scenario.config.replica_fetch_backoff_ms);
         self.emit(Event::FetchRequestTimedOut { follower: id });
+    }
+
+    /// The leader's kernel reset the connection (the leader was killed): the Fetch in
+    /// flight fails at once, and the fetcher backs off replica.fetch.backoff.ms.
+    pub(crate) fn follower_connection_reset(&mut self, id: u32, leader: u32) {
+        let waiting = matches!(self.broker(id).fetcher, FetcherState::Fetching { .. } | FetcherState::Truncating { .. });
+        if !waiting || self.broker(id).leader != Some(leader) {
+            return self.emit(Event::ResetIgnored { node: Node::Broker(id), from: leader });
+        }
+        self.clear_fetcher(id);
+        self.fetch_later(id, self.scenario.config.replica_fetch_backoff_ms);
+        self.emit(Event::FollowerConnectionReset { follower: id, leader });
     }
 
     /// A Fetch response arrives at the follower (`AbstractFetcherThread.processFetchRequest`).

@@ -23,17 +23,25 @@ pub const ACKED_RECORD_LOST: &str = "acked-record-lost";
 pub const CONSUMED_RECORD_LOST: &str = "consumed-record-lost";
 pub const REPLICAS_DIVERGED: &str = "replicas-diverged";
 pub const CONSUMER_READ_UNCOMMITTED: &str = "consumer-read-uncommitted";
+pub const DUPLICATE_RECORD: &str = "duplicate-record";
 
+/// A property broken in a step. `allowed`: the configuration permits it (acks 0 or 1
+/// at a failover, unflushed records at a crash, an unclean election, a retry without
+/// idempotence), and `text` names the setting; otherwise Kafka's guarantees forbid it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Violation {
     pub invariant: &'static str,
     pub text: String,
+    pub allowed: bool,
 }
 
 /// Why a record must stay on the leader (read by the explorer's fingerprint, `crate::check`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Watch {
+    /// Acknowledged with acks=all.
     Acked,
+    /// Acknowledged by the leader alone (acks=1), or appended for an acks=0 producer.
+    AckedAlone(u8),
     Consumed(usize),
 }
 
@@ -56,6 +64,14 @@ pub struct Invariants {
     /// Each broker's LEO after the previous step: a drop is a truncation (or lost
     /// unflushed records), below which its pairs must be verified again.
     pub(crate) last_leo: Vec<u64>,
+    /// Where each acks=0/1 record was last appended by a leader (producer, n) → offset.
+    pub(crate) appended_alone: crate::sim::vecmap::VecMap<(u16, u32), u64>,
+    /// Records lost from a crashed broker's unflushed tail (noted where the crash is applied).
+    pub(crate) unflushed: crate::sim::vecmap::VecSet<(u16, u32)>,
+    /// The step of the last unclean leader election.
+    pub(crate) last_unclean: Option<u64>,
+    /// The step each watched record began to be watched, by (offset, producer, n).
+    pub(crate) watched_since: crate::sim::vecmap::VecMap<(u64, u16, u32), u64>,
     /// A digest of every replica's liveness, LEO, HW and epochs after the last check:
     /// the replica properties need a look only when it changes.
     pub(crate) replica_digest: u64,
@@ -68,9 +84,19 @@ impl Invariants {
     }
 
     fn report(&mut self, invariant: &'static str, key: (u64, u64), text: String) {
+        self.report_as(invariant, key, text, false);
+    }
+
+    fn report_as(&mut self, invariant: &'static str, key: (u64, u64), text: String, allowed: bool) {
         if self.reported.insert((invariant, key.0, key.1)) {
-            self.new_violations.push(Violation { invariant, text });
+            self.new_violations.push(Violation { invariant, text, allowed });
         }
+    }
+
+    fn watch(&mut self, offset: u64, why: Watch, id: RecordId, step: u64) {
+        self.watched.push((offset, why, id));
+        self.fresh.push((offset, why, id));
+        self.watched_since.insert((offset, id.producer, id.n), step);
     }
 
     /// The leader's HW moved from `from` to `to`: those records are committed.
@@ -96,33 +122,64 @@ impl Invariants {
     }
 
     /// A producer got an acks=all acknowledgement for these records.
-    pub fn note_acked(&mut self, ids: &[RecordId]) {
+    pub fn note_acked(&mut self, ids: &[RecordId], step: u64) {
         for id in ids {
             if let Some(o) = self.committed_at(*id) {
-                self.watched.push((o, Watch::Acked, *id));
-                self.fresh.push((o, Watch::Acked, *id));
+                self.watch(o, Watch::Acked, *id, step);
+            }
+        }
+    }
+
+    /// The leader alone acknowledged these records (acks=1), or an acks=0 producer's
+    /// records were appended: watched where the leader appended them.
+    pub fn note_acked_alone(&mut self, ids: &[RecordId], acks: u8, step: u64) {
+        for id in ids {
+            if let Some(&o) = self.appended_alone.get(&(id.producer, id.n)) {
+                self.watch(o, Watch::AckedAlone(acks), *id, step);
             }
         }
     }
 
     /// A consumer received this record at this offset.
-    pub fn note_consumed(&mut self, consumer: usize, offset: u64, id: RecordId) {
-        self.watched.push((offset, Watch::Consumed(consumer), id));
-        self.fresh.push((offset, Watch::Consumed(consumer), id));
+    pub fn note_consumed(&mut self, consumer: usize, offset: u64, id: RecordId, step: u64) {
+        self.watch(offset, Watch::Consumed(consumer), id, step);
     }
 }
 
 /// What the step's events tell the properties: records committed (the leader's
 /// HW moved), acknowledged with acks=all, and read by a consumer.
 fn observe(sim: &mut Sim) {
-    let Sim { last, brokers, invariants, scenario, .. } = sim;
+    let step = sim.step;
+    let mut duplicates = Vec::new();
+    let Sim { last, brokers, invariants, scenario, producers, .. } = sim;
     for event in &last.events {
         match *event {
             Event::LeaderHwMoved { leader, from, to, .. } => invariants.note_committed(&brokers[leader as usize].log, from, to),
-            Event::ProduceAcked { producer, .. } if scenario.producers[producer].acks == Acks::All => {
+            Event::Appended { leader, producer, first_offset, count, again, .. } => {
+                let log = &brokers[leader as usize].log;
+                let acks = scenario.producers[producer].acks;
+                for o in first_offset..first_offset + count as u64 {
+                    let Some(e) = log.get(o) else { continue };
+                    if acks != Acks::All {
+                        invariants.appended_alone.insert((e.id.producer, e.id.n), o);
+                    }
+                    if again {
+                        duplicates.push((o, e.id, producers[producer].settings.idempotent));
+                    }
+                }
+                if acks == Acks::Zero {
+                    let ids: Vec<RecordId> = (first_offset..first_offset + count as u64).filter_map(|o| log.get(o).map(|e| e.id)).collect();
+                    invariants.note_acked_alone(&ids, 0, step);
+                }
+            }
+            Event::ProduceAcked { producer, .. } => {
                 if let Trigger::Deliver(msg) = &last.trigger {
                     if let Body::ProduceResponse { ids, .. } = &msg.body {
-                        invariants.note_acked(ids);
+                        match scenario.producers[producer].acks {
+                            Acks::All => invariants.note_acked(ids, step),
+                            Acks::One => invariants.note_acked_alone(ids, 1, step),
+                            Acks::Zero => {}
+                        }
                     }
                 }
             }
@@ -131,13 +188,28 @@ fn observe(sim: &mut Sim) {
                     if let Body::ConsumerFetchResponse(resp) = &msg.body {
                         for (o, e) in &resp.records {
                             if let Some(e) = e {
-                                invariants.note_consumed(consumer, *o, e.id);
+                                invariants.note_consumed(consumer, *o, e.id, step);
                             }
                         }
                     }
                 }
             }
+            Event::LeaderElected { clean: false, .. } => invariants.last_unclean = Some(step),
             _ => {}
+        }
+    }
+    for (o, id, idempotent) in duplicates {
+        let name = sim.record_name(id);
+        let key = (o, id.n as u64 | ((id.producer as u64) << 32));
+        if idempotent {
+            let text = format!("{name} is in the log a second time, at offset {o}, although its producer is idempotent.");
+            sim.invariants.report(DUPLICATE_RECORD, key, text);
+        } else {
+            let p = &sim.scenario.producers[id.producer as usize].id;
+            let text = format!(
+                "{name} is appended again, at offset {o}: {p}'s retry after a lost answer, and with enable.idempotence false the leader cannot tell a retry from a new record."
+            );
+            sim.invariants.report_as(DUPLICATE_RECORD, key, text, true);
         }
     }
 }
@@ -241,24 +313,54 @@ fn records_kept_by_leader(sim: &mut Sim) {
             None => "another record stands there".into(),
         };
         let key = (o, id.n as u64 | ((id.producer as u64) << 32));
+        let permit = permitted_loss(sim, o, w, id);
+        let why = permit.map_or(String::new(), |p| format!(" {p}"));
         match w {
             Watch::Acked => {
                 let text = format!(
-                    "{name} was acknowledged with acks=all at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}."
+                    "{name} was acknowledged with acks=all at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.{why}"
                 );
-                sim.invariants.report(ACKED_RECORD_LOST, key, text);
+                sim.invariants.report_as(ACKED_RECORD_LOST, key, text, permit.is_some());
+            }
+            Watch::AckedAlone(acks) => {
+                let how = if acks == 0 { "sent with acks=0 and appended" } else { "acknowledged with acks=1" };
+                let text = format!("{name} was {how} at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.{why}");
+                sim.invariants.report_as(ACKED_RECORD_LOST, key, text, true);
             }
             Watch::Consumed(c) => {
                 let text = format!(
-                    "{} read {name} at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.",
+                    "{} read {name} at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.{why}",
                     sim.consumers[c].spec.id
                 );
-                sim.invariants.report(CONSUMED_RECORD_LOST, (key.0, key.1 ^ ((c as u64 + 1) << 48)), text);
+                sim.invariants.report_as(CONSUMED_RECORD_LOST, (key.0, key.1 ^ ((c as u64 + 1) << 48)), text, permit.is_some());
             }
         }
     }
     sim.invariants.fresh.clear();
     sim.invariants.leader_verified = Some((l, epoch, leo));
+}
+
+/// Why the configuration permits losing a watched record, in a sentence naming the
+/// setting, or None when Kafka's guarantees forbid it: acks 0 or 1 (the leader alone
+/// had it), an unclean election since it was acknowledged or read, or the crash of a
+/// broker that had not flushed it.
+fn permitted_loss(sim: &Sim, offset: u64, w: Watch, id: RecordId) -> Option<&'static str> {
+    let inv = &sim.invariants;
+    if let Watch::AckedAlone(acks) = w {
+        return Some(if acks == 0 {
+            "acks=0 permits this: the producer does not wait for any broker."
+        } else {
+            "acks=1 permits this: only the leader had it when it answered, and a new leader need not have it."
+        });
+    }
+    let since = inv.watched_since.get(&(offset, id.producer, id.n)).copied().unwrap_or(0);
+    if inv.last_unclean.is_some_and(|u| u >= since) {
+        return Some("unclean.leader.election.enable permits this: a replica outside the ISR was elected leader.");
+    }
+    if inv.unflushed.contains(&(id.producer, id.n)) {
+        return Some("A crash lost it from a log that had not flushed it to disk: Kafka acknowledges before fsync (log.flush.interval.messages), trusting replication instead.");
+    }
+    None
 }
 
 /// `replicas-diverged`: two live replicas never hold different records at an offset

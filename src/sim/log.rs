@@ -17,6 +17,15 @@ pub struct RecordId {
 pub struct Entry {
     pub epoch: i32,
     pub id: RecordId,
+    /// The producer epoch its batch carried (idempotence; 0 otherwise): a replica
+    /// rebuilds its producer state from these (`ProducerStateManager`).
+    pub producer_epoch: u16,
+}
+
+impl Entry {
+    pub fn new(epoch: i32, id: RecordId) -> Entry {
+        Entry { epoch, id, producer_epoch: 0 }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -167,7 +176,7 @@ mod tests {
     fn append_truncate_and_share_chunks() {
         let mut log = Log::new(10);
         for n in 0..600 {
-            log.append(Entry { epoch: 1, id: id(n) });
+            log.append(Entry::new(1, id(n)));
         }
         let copy = log.clone();
         log.truncate_to(300);
@@ -188,7 +197,7 @@ mod tests {
         let mut log = Log::new(0);
         for (epoch, from, to) in [(0, 0, 2), (3, 2, 8), (4, 8, 13), (7, 13, 14), (9, 14, 17)] {
             for n in from..to {
-                log.append(Entry { epoch, id: id(n) });
+                log.append(Entry::new(epoch, id(n)));
             }
         }
         log.assign_epoch(10, 17);

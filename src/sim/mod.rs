@@ -3,7 +3,7 @@
 //!
 //! A step takes the next due item from the scheduler (the [`Trigger`]) and hands
 //! it to the rule that owns it. The rule *decides*: it says what happened as
-//! typed [`Event`]s (`emit`, which *applies* each one here, in `apply_event`,
+//! typed [`Event`]s (`emit`, which *applies* each one, in `apply_event` (`apply.rs`),
 //! the one place those changes are made) and what the world must do as
 //! [`Command`]s (`send`, `set_timer`, `cancel`), which `apply_commands` puts into
 //! effect at the end of the step. Then the invariants observe the events and
@@ -15,6 +15,9 @@
 //! purgatory, its view of the followers, a client's own lists); every change
 //! others read — HW, ISR, truncation, leadership, crashes — is an event.
 
+mod apply;
+mod broker;
+mod client;
 mod consumer;
 mod controller;
 mod election;
@@ -35,18 +38,16 @@ mod truncation;
 pub mod vecmap;
 pub mod why;
 
-pub use consumer::RETRY_BACKOFF_MS;
 pub use event::Event;
-pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, FetchResponse, KafkaError, Metadata, Msg, Node};
+pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Hold, KafkaError, Metadata, Msg, Node};
 pub use scheduler::{Due, Key, Timer};
 pub use state::{
-    Broker, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, LeaderState, ParkedConsumerFetch, ParkedFetch,
-    PendingIsr, Producer, Role,
+    Batch, Broker, ClientMeta, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, LeaderState, Lifecycle,
+    ParkedConsumerFetch, ParkedFetch, PendingIsr, Producer, Registration, Role,
 };
 pub use step::{Command, Step, Trigger};
 
 use crate::scenario::{Action, Behavior, Scenario, Settings};
-use event::ElectedFrom;
 use invariants::Invariants;
 use log::{Log, RecordId};
 use network::Network;
@@ -91,13 +92,27 @@ impl Sim {
         let n = scenario.replicas;
         let leo = scenario.initial.log_end_offset;
         let all: Vec<u32> = (0..n).collect();
-        let (interval, _) = controller::liveness_timing(&scenario.config, behavior.broker_liveness, settings);
-        let heartbeat_phase = (0..n).map(|_| rng.upto(interval - 1)).collect();
+        let (interval, session) = controller::liveness_timing(&scenario.config, behavior.broker_liveness, settings);
+        let heartbeat_phase: Vec<u64> = (0..n).map(|_| rng.upto(interval - 1)).collect();
+        // Drawn after the heartbeat phases, which keep the values they always had.
+        let check_anchor = rng.upto((session / 8).max(1) - 1);
+        let checkpoint = scenario.config.hw_checkpoint_interval_ms();
+        let checkpoint_phase: Vec<u64> = (0..n).map(|_| rng.upto(checkpoint - 1)).collect();
+        let registrations = Sim::initial_registrations(n, &heartbeat_phase, interval, session);
         let brokers = all
             .iter()
             .map(|&id| Broker {
                 id,
                 alive: true,
+                silently_down: false,
+                lifecycle: Lifecycle::Running,
+                incarnation: 0,
+                broker_epoch: Some(u64::from(id)),
+                metadata_offset: 0,
+                heartbeat_timer: None,
+                hw_checkpoint: (0, leo),
+                hw_checkpoint_phase: checkpoint_phase[id as usize],
+                producer_state: VecMap::new(),
                 log: Log::new(leo),
                 hw: leo,
                 hw_epoch: 0,
@@ -113,12 +128,22 @@ impl Sim {
         let producers = scenario
             .producers
             .iter()
-            .map(|_| Producer {
+            .enumerate()
+            .map(|(i, spec)| Producer {
+                // Validated already; Kafka's defaults if a bad value slipped through.
+                settings: spec.settings(scenario.preset, &format!("producers[{i}]")).unwrap_or_else(|_| {
+                    crate::scenario::ProducerSpec::new(&spec.id, spec.acks).settings(scenario.preset, "").expect("defaults are valid")
+                }),
                 next_n: 1,
                 acked: pvec::PVec::new(),
                 failed: pvec::PVec::new(),
                 pending: Vec::new(),
+                batches: Vec::new(),
                 requests: VecMap::new(),
+                meta: ClientMeta::new(),
+                epoch: 0,
+                wake: None,
+                retries: 0,
             })
             .collect();
         let mut sim = Sim {
@@ -140,8 +165,11 @@ impl Sim {
                 elr: Vec::new(),
                 last_known_elr: Vec::new(),
                 fenced: VecSet::new(),
-                session_timers: VecMap::new(),
                 heartbeat_phase,
+                registrations,
+                metadata_offset: 0,
+                check_anchor,
+                check: None,
             },
             producers,
             consumers: Vec::new(),
@@ -162,6 +190,10 @@ impl Sim {
         for id in 1..n {
             sim.start_fetching(id);
         }
+        for id in 0..n {
+            sim.schedule_heartbeat(id);
+        }
+        sim.reschedule_fence_check();
         for spec in scenario.consumers.iter() {
             sim.add_consumer(spec.clone());
         }
@@ -283,7 +315,7 @@ impl Sim {
     fn perform(&mut self, action: &Action) {
         match action {
             Action::Produce { producer, records } => self.produce(*producer, *records),
-            Action::Crash { broker, unflushed } => self.crash(*broker, *unflushed),
+            Action::Crash { broker, unflushed, silent } => self.crash(*broker, *unflushed, *silent),
             Action::Restart { broker } => self.restart(*broker),
             Action::Partition { links } => self.cut(links),
             Action::Heal { links } => self.heal(links),
@@ -304,12 +336,19 @@ impl Sim {
                 return self.emit(Event::ReceiverDown { broker: b });
             }
         }
+        if let Node::Consumer(c) = msg.to {
+            if self.consumers[c].stopped.is_some() {
+                return self.emit(Event::ConsumerResponseIgnored { consumer: c });
+            }
+        }
         match &msg.body {
             Body::Fetch(req) => self.handle_fetch_request(msg, req),
             Body::FetchResponse(resp) => self.handle_fetch_response(msg, resp),
-            Body::Produce { ids, acks } => self.handle_produce_request(msg, ids, *acks),
-            Body::ProduceResponse { request, ids, error } => self.handle_produce_response(msg, *request, ids, *error),
-            Body::ConsumerFetch { offset } => self.handle_consumer_fetch(msg, *offset),
+            Body::Produce { ids, acks, producer_epoch } => self.handle_produce_request(msg, ids, *acks, *producer_epoch),
+            Body::ProduceResponse { request, error, current_leader, duplicate, .. } => {
+                self.handle_produce_response(msg, *request, *error, *current_leader, *duplicate)
+            }
+            Body::ConsumerFetch { offset, leader_epoch } => self.handle_consumer_fetch(msg, *offset, *leader_epoch),
             Body::ConsumerFetchResponse(resp) => self.handle_consumer_fetch_response(msg, resp),
             Body::AlterPartition { leader_epoch, partition_epoch, isr } => {
                 self.handle_alter_partition(msg, *leader_epoch, *partition_epoch, isr)
@@ -324,6 +363,30 @@ impl Sim {
             Body::OffsetsForLeaderEpochResponse { request, answer, error, .. } => {
                 self.handle_offsets_for_leader_epoch_response(msg, *request, *answer, *error)
             }
+            Body::BrokerRegistration { incarnation } => self.handle_broker_registration(msg, *incarnation),
+            Body::BrokerRegistrationResponse { broker_epoch, metadata } => {
+                self.handle_registration_response(msg, *broker_epoch, metadata.as_ref())
+            }
+            Body::BrokerHeartbeat { broker_epoch, metadata_offset } => self.handle_broker_heartbeat(msg, *broker_epoch, *metadata_offset),
+            Body::BrokerHeartbeatResponse { fenced, metadata, error } => {
+                self.handle_heartbeat_response(msg, *fenced, metadata.as_ref(), *error)
+            }
+            Body::MetadataRequest => self.handle_metadata_request(msg),
+            Body::MetadataResponse { request, leader, leader_epoch } => {
+                self.handle_metadata_response(msg, *request, *leader, *leader_epoch)
+            }
+            Body::Reset => self.handle_reset(msg),
+        }
+    }
+
+    /// A peer's kernel reset the connection: whoever waited on it hears now.
+    fn handle_reset(&mut self, msg: &Msg) {
+        let Node::Broker(from) = msg.from else { return };
+        match msg.to {
+            Node::Broker(id) => self.follower_connection_reset(id, from),
+            Node::Producer(p) => self.producer_connection_reset(p, from),
+            Node::Consumer(c) => self.consumer_connection_reset(c, from),
+            Node::Controller => {}
         }
     }
 
@@ -337,7 +400,11 @@ impl Sim {
             Timer::FetchRequestTimeout { follower } => self.fetch_request_timeout(follower),
             Timer::ProduceRequestTimeout { producer, request } => self.produce_request_timeout(producer, request),
             Timer::ConsumerRequestTimeout { consumer } => self.consumer_request_timeout(consumer),
-            Timer::SessionExpiry { broker } => self.session_expired(broker),
+            Timer::Heartbeat { broker } => self.heartbeat_due(broker),
+            Timer::FenceCheck => self.maybe_fence_one_stale_broker(),
+            Timer::AlterPartitionRetry { leader } => self.alter_partition_retry(leader),
+            Timer::ProducerWake { producer } => self.producer_wake(producer),
+            Timer::MetadataTimeout { client } => self.metadata_request_timeout(client),
         }
     }
 
@@ -382,108 +449,6 @@ impl Sim {
         self.last.events.push(event);
     }
 
-    /// The one place where events change the replicated state: HWs, logs cut or
-    /// reset, the ISR on the leader and the controller, leadership, crashes, cuts.
-    fn apply_event(&mut self, event: &Event) {
-        match *event {
-            Event::LeaderHwMoved { leader, to, .. } => {
-                let b = self.broker_mut(leader);
-                b.hw = to;
-                b.hw_epoch = b.leader_epoch;
-            }
-            Event::FollowerAppended { follower, hw, log_start, .. } => {
-                let b = self.broker_mut(follower);
-                b.hw = hw;
-                b.hw_epoch = b.leader_epoch;
-                if let Some(start) = log_start {
-                    b.log.start_offset = start;
-                }
-            }
-            Event::Truncated { broker, to, .. } => {
-                let b = self.broker_mut(broker);
-                b.log.truncate_to(to);
-                if b.hw >= b.log.leo() {
-                    b.hw = b.log.leo();
-                }
-            }
-            Event::LogStartReset { broker, start } => self.broker_mut(broker).log.start_offset = start,
-            Event::Crashed { broker, unflushed, kept, .. } => {
-                let b = self.broker_mut(broker);
-                b.alive = false;
-                b.parked_consumers.clear();
-                if unflushed > 0 {
-                    b.log.truncate_to(kept);
-                    b.hw = b.hw.min(kept);
-                }
-            }
-            Event::Restarted { broker, hw, .. } => {
-                let b = self.broker_mut(broker);
-                b.alive = true;
-                b.role = Role::Follower;
-                b.hw = hw;
-            }
-            Event::LinksCut { from, to, both_ways } => self.net.set_cut(from, to, both_ways, true),
-            Event::LinksHealed { from, to, both_ways } => self.net.set_cut(from, to, both_ways, false),
-            Event::IsrExpanded { leader, follower, after, request, .. } => match request {
-                None => self.commit_isr(leader, after),
-                Some(_) => self.lead_mut(leader).pending = Some(PendingIsr::Expand(follower)),
-            },
-            Event::IsrShrunk { leader, after, out, request, .. } => match request {
-                None => self.commit_isr(leader, after),
-                Some(_) => self.lead_mut(leader).pending = Some(PendingIsr::Shrink(out.to_vec())),
-            },
-            Event::IsrChangeRefused { leader, error } if error.reverts() => self.lead_mut(leader).pending = None,
-            Event::IsrApplied { leader: broker, after, partition_epoch, .. }
-            | Event::LeaderIsrUpdated { broker, after, partition_epoch, .. } => {
-                let ls = self.lead_mut(broker);
-                ls.isr = after.to_vec();
-                ls.pending = None;
-                ls.partition_epoch = partition_epoch;
-            }
-            Event::AlterPartitionCommitted { after, .. } => {
-                self.controller.isr = after.to_vec();
-                self.controller.partition_epoch += 1;
-            }
-            Event::SessionExpired { broker, isr_before, kept_last } => {
-                let c = &mut self.controller;
-                c.session_timers.remove(&broker);
-                c.fenced.insert(broker);
-                if isr_before.contains(broker) && !kept_last {
-                    c.isr.retain(|&b| b != broker);
-                }
-            }
-            Event::ControllerIsrShrunk { .. } => self.controller.partition_epoch += 1,
-            Event::LeaderElected { leader, epoch, from, .. } => {
-                let c = &mut self.controller;
-                c.leader = Some(leader);
-                c.leader_epoch = epoch;
-                c.partition_epoch += 1;
-                match from {
-                    ElectedFrom::Isr => {}
-                    ElectedFrom::Elr => {
-                        c.isr = vec![leader];
-                        c.elr.retain(|&b| b != leader);
-                    }
-                    ElectedFrom::LastKnownLeader | ElectedFrom::Unclean => {
-                        c.isr = vec![leader];
-                        c.elr.clear();
-                    }
-                }
-                c.last_known_elr.clear();
-            }
-            Event::LeaderEpochBumped { epoch, .. } => self.controller.leader_epoch = epoch,
-            Event::ElrChanged { after, .. } => self.controller.elr = after.to_vec(),
-            Event::LastKnownLeaderRecorded { broker } => self.controller.last_known_elr = vec![broker],
-            Event::PartitionOffline { epoch, .. } => {
-                let c = &mut self.controller;
-                c.leader = None;
-                c.leader_epoch = epoch;
-                c.partition_epoch += 1;
-            }
-            _ => {}
-        }
-    }
-
     /// A committed ISR on the leader and the controller at once (the ZooKeeper era).
     fn commit_isr(&mut self, leader: u32, isr: BrokerSet) {
         let ls = self.lead_mut(leader);
@@ -492,5 +457,6 @@ impl Sim {
         ls.partition_epoch += 1;
         self.controller.isr = isr.to_vec();
         self.controller.partition_epoch += 1;
+        self.controller.metadata_offset += 1;
     }
 }

@@ -14,6 +14,12 @@ pub enum KafkaError {
     NotEnoughReplicas,
     NotEnoughReplicasAfterAppend,
     RequestTimedOut,
+    /// The client's view of a broken connection (a reset, a request timeout).
+    NetworkException,
+    DuplicateBrokerRegistration,
+    StaleBrokerEpoch,
+    OutOfOrderSequenceNumber,
+    InvalidProducerEpoch,
 }
 
 impl KafkaError {
@@ -26,7 +32,35 @@ impl KafkaError {
             KafkaError::NotEnoughReplicas => "NOT_ENOUGH_REPLICAS",
             KafkaError::NotEnoughReplicasAfterAppend => "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
             KafkaError::RequestTimedOut => "REQUEST_TIMED_OUT",
+            KafkaError::NetworkException => "NETWORK_EXCEPTION",
+            KafkaError::DuplicateBrokerRegistration => "DUPLICATE_BROKER_REGISTRATION",
+            KafkaError::StaleBrokerEpoch => "STALE_BROKER_EPOCH",
+            KafkaError::OutOfOrderSequenceNumber => "OUT_OF_ORDER_SEQUENCE_NUMBER",
+            KafkaError::InvalidProducerEpoch => "INVALID_PRODUCER_EPOCH",
         }
+    }
+
+    /// Whether the Java producer retries it (a `RetriableException`).
+    pub fn retriable(self) -> bool {
+        matches!(
+            self,
+            KafkaError::NotLeaderOrFollower
+                | KafkaError::FencedLeaderEpoch
+                | KafkaError::UnknownLeaderEpoch
+                | KafkaError::NotEnoughReplicas
+                | KafkaError::NotEnoughReplicasAfterAppend
+                | KafkaError::RequestTimedOut
+                | KafkaError::NetworkException
+        )
+    }
+
+    /// Whether it means the client's metadata is stale (`InvalidMetadataException`),
+    /// or its connection broke: either way it asks for new metadata.
+    pub fn refreshes_metadata(self) -> bool {
+        matches!(
+            self,
+            KafkaError::NotLeaderOrFollower | KafkaError::FencedLeaderEpoch | KafkaError::UnknownLeaderEpoch | KafkaError::NetworkException
+        )
     }
 }
 
@@ -68,6 +102,15 @@ pub enum Node {
     Controller,
 }
 
+impl Node {
+    pub fn broker(self) -> Option<u32> {
+        match self {
+            Node::Broker(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
 /// A request or response on the wire.
 #[derive(Debug, Clone)]
 pub struct Msg {
@@ -75,23 +118,120 @@ pub struct Msg {
     pub from: Node,
     pub to: Node,
     pub sent_ms: u64,
+    /// When it arrives; while it is held, the earliest it could (its next retransmission).
     pub arrive_ms: u64,
     pub body: Body,
+    /// Held by TCP in a cut link (or waiting for a connection through one).
+    pub held: Option<Hold>,
+    /// When TCP retransmitted it after a heal (it was held until then).
+    pub resent_ms: Option<u64>,
+}
+
+/// A message TCP holds: sent into a cut link, it is retransmitted (200 ms, then
+/// doubling) until the link heals; a new connection's handshake is retried from 1 s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hold {
+    /// When it (or its connection attempt) was first sent.
+    pub since: u64,
+    /// Waiting for a new connection rather than for an ACK.
+    pub connect: bool,
 }
 
 #[derive(Debug, Clone)]
 pub enum Body {
     Fetch(FetchRequest),
     FetchResponse(FetchResponse),
-    Produce { ids: Vec<RecordId>, acks: Acks },
-    ProduceResponse { request: u64, ids: Vec<RecordId>, error: Option<KafkaError> },
-    ConsumerFetch { offset: u64 },
+    /// `producer_epoch` is set when the producer is idempotent: the broker checks the
+    /// records' sequence numbers (their `n`) against its producer state.
+    Produce {
+        ids: Vec<RecordId>,
+        acks: Acks,
+        producer_epoch: Option<u16>,
+    },
+    /// `current_leader`: KIP-951 (3.7+), the leader the answering broker knows of when it
+    /// is not the leader. `duplicate`: an idempotent retry of records already in the log.
+    ProduceResponse {
+        request: u64,
+        ids: Vec<RecordId>,
+        error: Option<KafkaError>,
+        current_leader: Option<(u32, i32)>,
+        duplicate: bool,
+    },
+    /// `leader_epoch`: the consumer's current leader epoch (KIP-320).
+    ConsumerFetch {
+        offset: u64,
+        leader_epoch: i32,
+    },
     ConsumerFetchResponse(ConsumerFetchResponse),
-    AlterPartition { leader_epoch: i32, partition_epoch: u32, isr: Vec<u32> },
-    AlterPartitionResponse { leader_epoch: i32, partition_epoch: u32, isr: Vec<u32>, error: Option<AlterPartitionError> },
+    AlterPartition {
+        leader_epoch: i32,
+        partition_epoch: u32,
+        isr: Vec<u32>,
+    },
+    AlterPartitionResponse {
+        leader_epoch: i32,
+        partition_epoch: u32,
+        isr: Vec<u32>,
+        error: Option<AlterPartitionError>,
+    },
     LeaderAndIsr(Metadata),
-    OffsetsForLeaderEpoch { epoch: i32, current_leader_epoch: i32 },
-    OffsetsForLeaderEpochResponse { request: u64, requested: i32, answer: Option<(i32, u64)>, error: Option<KafkaError> },
+    OffsetsForLeaderEpoch {
+        epoch: i32,
+        current_leader_epoch: i32,
+    },
+    OffsetsForLeaderEpochResponse {
+        request: u64,
+        requested: i32,
+        answer: Option<(i32, u64)>,
+        error: Option<KafkaError>,
+    },
+    /// KRaft broker lifecycle (`BrokerLifecycleManager`): a new incarnation registers.
+    BrokerRegistration {
+        incarnation: u32,
+    },
+    /// The broker epoch, or DUPLICATE_BROKER_REGISTRATION; the metadata to catch up from.
+    BrokerRegistrationResponse {
+        broker_epoch: Option<u64>,
+        metadata: Option<Metadata>,
+    },
+    BrokerHeartbeat {
+        broker_epoch: u64,
+        metadata_offset: u64,
+    },
+    /// `metadata`: what the broker missed (standing in for its metadata fetch).
+    BrokerHeartbeatResponse {
+        fenced: bool,
+        metadata: Option<Metadata>,
+        error: Option<KafkaError>,
+    },
+    /// A client asks a broker for the partition's leader.
+    MetadataRequest,
+    /// The broker's own view, possibly stale.
+    MetadataResponse {
+        request: u64,
+        leader: Option<u32>,
+        leader_epoch: i32,
+    },
+    /// A killed process's kernel resets its connections (or refuses a new one).
+    Reset,
+}
+
+impl Body {
+    /// Whether the sender is the one waiting for an answer (a request), rather than
+    /// the one answering (a response, or the controller's metadata).
+    pub fn is_request(&self) -> bool {
+        matches!(
+            self,
+            Body::Fetch(_)
+                | Body::Produce { .. }
+                | Body::ConsumerFetch { .. }
+                | Body::AlterPartition { .. }
+                | Body::OffsetsForLeaderEpoch { .. }
+                | Body::BrokerRegistration { .. }
+                | Body::BrokerHeartbeat { .. }
+                | Body::MetadataRequest
+        )
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -123,6 +263,8 @@ pub struct ConsumerFetchResponse {
     pub offset: u64,
     pub records: Vec<(u64, Option<Entry>)>,
     pub hw: u64,
+    /// The replica's log start (where auto.offset.reset=earliest goes; ListOffsets' answer).
+    pub log_start: u64,
     pub error: Option<KafkaError>,
     /// KIP-392: the leader names the replica to read from instead.
     pub preferred: Option<u32>,
@@ -136,4 +278,6 @@ pub struct Metadata {
     pub isr: Vec<u32>,
     pub partition_epoch: u32,
     pub fenced: Vec<u32>,
+    /// The controller's metadata offset when this was written: a broker applies only newer ones.
+    pub offset: u64,
 }

@@ -1,67 +1,174 @@
-//! Links between participants: a latency per direction, and cuts per
-//! direction. A message sent into a cut link, or to a broker that is down, is
-//! lost; one already on the wire still arrives.
+//! Links between participants: a latency per direction, cuts per direction, and
+//! what TCP does with a message sent into a cut.
+//!
+//! Brokers, producers and consumers talk over TCP connections, each owned by the
+//! side that sends requests (a follower to its leader, a client to a broker). A
+//! message sent into a cut is *held*, not lost: TCP retransmits it (after 200 ms,
+//! then doubling, at most 120 s apart), so after the heal it arrives at the next
+//! retransmission, together with everything queued behind it on that connection.
+//! A requester that gives up (its request timeout) closes the connection, and what
+//! it held is gone; a new connection needs both directions, its handshake retried
+//! after 1 s, then 2, 4… (Linux's RTOs: `TCP_RTO_MIN`, `TCP_TIMEOUT_INIT`).
+//!
+//! Traffic between brokers and the controller is different: a message sent into
+//! such a cut is lost. The broker's own timers stand in for the retransmissions
+//! (a heartbeat every `broker.heartbeat.interval.ms`, missed metadata with the next
+//! heartbeat answer, AlterPartition again after `request.timeout.ms`), as Kafka's
+//! controller channel and metadata fetcher resend on their own short timeouts.
+//!
+//! A killed broker's kernel resets its connections: peers waiting on it are told at
+//! once (a `Reset` one hop later), and a new connection to it is refused. A host that
+//! vanished (`crash.silent`) says nothing: its peers wait for their timeouts.
 
 use super::event::Event;
-use super::msg::{Body, Msg, Node};
-use super::scheduler::{Due, PROTOCOL};
+use super::msg::{Body, Hold, Msg, Node};
+use super::scheduler::{Due, Key, PROTOCOL};
 use super::step::Command;
 use super::vecmap::{VecMap, VecSet};
 use super::Sim;
-use crate::scenario::Scenario;
+use crate::scenario::{Peer, Scenario};
+
+/// A connection's state, as its client (the requester) sees it; absent means open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conn {
+    /// Closed by the client (request timeout) or reset by the peer: the next request reconnects.
+    Closed,
+    /// A handshake sent `since`, not answered: a direction is cut.
+    Connecting { since: u64 },
+}
+
+/// A held message's key in the scheduler: never due (it is scheduled when released).
+const NEVER: u64 = u64::MAX;
 
 #[derive(Debug, Clone)]
 pub struct Network {
     latency_ms: u64,
     jitter_ms: u64,
-    overrides: VecMap<(u32, u32), u64>,
+    overrides: VecMap<(Node, Node), u64>,
     /// Read by the explorer's fingerprint (`crate::check`).
-    pub(crate) cut: VecSet<(u32, u32)>,
+    pub(crate) cut: VecSet<(Node, Node)>,
+    /// (client, server) → state, for connections not simply open.
+    /// Read by the explorer's fingerprint (`crate::check`).
+    pub(crate) conns: VecMap<(Node, Node), Conn>,
 }
 
 impl Network {
     pub fn new(s: &Scenario) -> Network {
-        Network {
+        let mut net = Network {
             latency_ms: s.network.latency_ms,
             jitter_ms: s.network.jitter_ms,
-            overrides: s.network.links.iter().map(|l| ((l.from, l.to), l.latency_ms)).collect(),
+            overrides: VecMap::new(),
             cut: VecSet::new(),
+            conns: VecMap::new(),
+        };
+        for l in &s.network.links {
+            // Consumers' links are added when they join (`add_consumer_links`).
+            if let (Some(a), Some(b)) = (peer_node(s, &l.from, &[]), peer_node(s, &l.to, &[])) {
+                net.overrides.insert((a, b), l.latency_ms);
+            }
+        }
+        net
+    }
+
+    /// The latency overrides naming consumer `id`, now that it is node `node`.
+    pub fn add_consumer_links(&mut self, s: &Scenario, id: &str, node: Node) {
+        for l in &s.network.links {
+            let named = |e: &crate::scenario::Endpoint| matches!(e, crate::scenario::Endpoint::Client(c) if c == id);
+            let resolve = |e: &crate::scenario::Endpoint| if named(e) { Some(node) } else { peer_node(s, e, &[]) };
+            if named(&l.from) || named(&l.to) {
+                if let (Some(a), Some(b)) = (resolve(&l.from), resolve(&l.to)) {
+                    self.overrides.insert((a, b), l.latency_ms);
+                }
+            }
         }
     }
 
     pub fn is_cut(&self, from: Node, to: Node) -> bool {
-        match (from, to) {
-            (Node::Broker(a), Node::Broker(b)) => self.cut.contains(&(a, b)),
-            _ => false,
-        }
+        self.cut.contains(&(from, to))
     }
 
-    pub fn cut_links(&self) -> Vec<(u32, u32)> {
+    pub fn cut_links(&self) -> Vec<(Node, Node)> {
         self.cut.iter().copied().collect()
     }
 
-    fn base_latency(&self, from: Node, to: Node) -> u64 {
-        match (from, to) {
-            (Node::Broker(a), Node::Broker(b)) => self.overrides.get(&(a, b)).copied().unwrap_or(self.latency_ms),
-            _ => self.latency_ms,
+    pub fn latency(&self, from: Node, to: Node) -> u64 {
+        if self.overrides.is_empty() {
+            return self.latency_ms;
+        }
+        self.overrides.get(&(from, to)).copied().unwrap_or(self.latency_ms)
+    }
+
+    /// Cuts or heals one direction.
+    pub(crate) fn set_cut(&mut self, from: Node, to: Node, cut: bool) {
+        if cut {
+            self.cut.insert((from, to));
+        } else {
+            self.cut.remove(&(from, to));
         }
     }
 
-    /// The directions a cut or heal names: both ways or one.
-    pub fn directions(from: u32, to: u32, both_ways: bool) -> impl Iterator<Item = (u32, u32)> {
-        std::iter::once((from, to)).chain(both_ways.then_some((to, from)))
+    pub fn conn(&self, client: Node, server: Node) -> Option<Conn> {
+        if self.conns.is_empty() {
+            return None;
+        }
+        self.conns.get(&(client, server)).copied()
     }
 
-    /// Cuts or heals the named directions.
-    pub(crate) fn set_cut(&mut self, from: u32, to: u32, both_ways: bool, cut: bool) {
-        for l in Network::directions(from, to, both_ways) {
-            if cut {
-                self.cut.insert(l);
-            } else {
-                self.cut.remove(&l);
+    fn set_conn(&mut self, client: Node, server: Node, state: Option<Conn>) {
+        match state {
+            Some(s) => {
+                self.conns.insert((client, server), s);
+            }
+            None => {
+                self.conns.remove(&(client, server));
             }
         }
     }
+
+    /// Whether a request from `client` to `server` would wait for a new connection
+    /// (its connection is closed and a direction is cut, or it is still connecting).
+    pub fn would_wait_for_connection(&self, client: Node, server: Node) -> bool {
+        match self.conn(client, server) {
+            None => false,
+            Some(Conn::Connecting { .. }) => true,
+            Some(Conn::Closed) => self.is_cut(client, server) || self.is_cut(server, client),
+        }
+    }
+}
+
+/// A scenario endpoint as a node, if it exists yet (a consumer only once it joined;
+/// `consumers` lists the ids of those that have, in order).
+pub fn peer_node(s: &Scenario, e: &crate::scenario::Endpoint, consumers: &[String]) -> Option<Node> {
+    use crate::scenario::Endpoint;
+    match e {
+        Endpoint::Broker(b) => Some(Node::Broker(*b)),
+        Endpoint::Controller => Some(Node::Controller),
+        Endpoint::Client(id) => {
+            s.producer_index(id).map(Node::Producer).or_else(|| consumers.iter().position(|c| c == id).map(Node::Consumer))
+        }
+    }
+}
+
+/// The connection a message travels on: (the requester, the one it asks).
+pub fn conn_of(from: Node, to: Node, body: &Body) -> (Node, Node) {
+    if body.is_request() {
+        (from, to)
+    } else {
+        (to, from)
+    }
+}
+
+/// When a held message goes out again after a heal at `now`: the first of TCP's
+/// retransmissions (`since` + 200, + 400, + 800 … ms, each gap at most 120 s; for a
+/// handshake + 1, + 2, + 4 … s) that is not before `now`.
+pub fn retransmission_at(since: u64, connect: bool, now: u64) -> u64 {
+    let (mut gap, max) = if connect { (1_000u64, 120_000u64) } else { (200u64, 120_000u64) };
+    let mut at = since + gap;
+    while at < now {
+        gap = (gap * 2).min(max);
+        at += gap;
+    }
+    at
 }
 
 impl Sim {
@@ -75,24 +182,112 @@ impl Sim {
         id
     }
 
-    /// Puts a message on the wire, or loses it: a cut link, or a receiver that is down.
+    /// The node a scenario's endpoint names now (None: a consumer that has not joined).
+    pub(crate) fn node_of(&self, p: &Peer) -> Option<Node> {
+        match p {
+            Peer::Broker(b) => Some(Node::Broker(*b)),
+            Peer::Controller => Some(Node::Controller),
+            Peer::Producer(i) => Some(Node::Producer(*i)),
+            Peer::Consumer(id) => self.consumers.iter().position(|c| &c.spec.id == id).map(Node::Consumer),
+        }
+    }
+
+    fn is_dead(&self, node: Node) -> bool {
+        matches!(node, Node::Broker(b) if !self.broker(b).alive)
+    }
+
+    /// Puts a message on the wire, holds it (a cut data link, or a connection not yet
+    /// made), or loses it (a cut controller link, a connection its client closed, a
+    /// dead receiver; a killed broker refuses a request with a reset).
     pub(crate) fn transmit(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body) {
-        let dead = matches!(to, Node::Broker(b) if !self.broker(b).alive);
-        if self.net.is_cut(from, to) || dead {
+        let controller_link = from == Node::Controller || to == Node::Controller;
+        let (client, server) = conn_of(from, to, &body);
+        let request = from == client;
+        if self.is_dead(to) {
             self.last.lost.push(id);
+            let killed = matches!(to, Node::Broker(b) if !self.broker(b).silently_down);
+            if request && killed && !controller_link && !self.net.is_cut(to, from) && !self.net.is_cut(from, to) {
+                // The SYN or the data reaches the host, whose kernel answers with a reset.
+                self.net.set_conn(client, server, Some(Conn::Closed));
+                let back = self.next_msg;
+                self.next_msg += 1;
+                let arrive_ms = self.now + self.net.latency(from, to) + self.net.latency(to, from);
+                let seq = self.sched.reserve();
+                self.put_on_wire(back, seq, to, from, Body::Reset, arrive_ms);
+            }
             return;
         }
+        if controller_link || matches!(body, Body::Reset) {
+            if self.net.is_cut(from, to) {
+                self.last.lost.push(id);
+            } else {
+                self.deliver_later(id, seq, from, to, body);
+            }
+            return;
+        }
+        let state = self.net.conn(client, server);
+        if !request {
+            // An answer on a connection its client closed has nowhere to go.
+            if state.is_some() {
+                self.last.lost.push(id);
+            } else if self.net.is_cut(from, to) {
+                self.hold(id, from, to, body, Hold { since: self.now, connect: false });
+            } else {
+                self.deliver_later(id, seq, from, to, body);
+            }
+            return;
+        }
+        match state {
+            Some(Conn::Connecting { since }) => self.hold(id, from, to, body, Hold { since, connect: true }),
+            Some(Conn::Closed) if self.net.is_cut(from, to) || self.net.is_cut(to, from) => {
+                self.net.set_conn(client, server, Some(Conn::Connecting { since: self.now }));
+                self.hold(id, from, to, body, Hold { since: self.now, connect: true });
+            }
+            Some(Conn::Closed) => {
+                self.net.set_conn(client, server, None);
+                self.deliver_later(id, seq, from, to, body);
+            }
+            None if self.net.is_cut(from, to) => {
+                // Queued behind what is already held on this connection.
+                let since = self.held_since(from, to).unwrap_or(self.now);
+                self.hold(id, from, to, body, Hold { since, connect: false });
+            }
+            None => self.deliver_later(id, seq, from, to, body),
+        }
+    }
+
+    fn deliver_later(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body) {
         let jitter = self.rng.upto(self.net.jitter_ms);
-        let arrive_ms = self.now + self.net.base_latency(from, to) + jitter;
-        let key = (arrive_ms, PROTOCOL, seq);
-        self.sched.insert(key, Due::Deliver(id));
-        self.in_flight.insert(id, (Msg { id, from, to, sent_ms: self.now, arrive_ms, body }, key));
+        let arrive_ms = self.now + self.net.latency(from, to) + jitter;
+        self.put_on_wire(id, seq, from, to, body, arrive_ms);
         self.last.sent.push(id);
     }
 
-    /// Drops every message on its way to `node` (a crash loses its pending requests).
+    fn put_on_wire(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body, arrive_ms: u64) {
+        let sent_ms = self.now;
+        let key = (arrive_ms, PROTOCOL, seq);
+        self.sched.insert(key, Due::Deliver(id));
+        self.in_flight.insert(id, (Msg { id, from, to, sent_ms, arrive_ms, body, held: None, resent_ms: None }, key));
+    }
+
+    fn hold(&mut self, id: u64, from: Node, to: Node, body: Body, hold: Hold) {
+        let arrive_ms = retransmission_at(hold.since, hold.connect, self.now + 1) + self.net.latency(from, to);
+        let key = (NEVER, PROTOCOL, id);
+        self.in_flight.insert(id, (Msg { id, from, to, sent_ms: self.now, arrive_ms, body, held: Some(hold), resent_ms: None }, key));
+        self.last.sent.push(id);
+        self.last.held.push(id);
+    }
+
+    /// When the oldest message held on this direction was first sent.
+    fn held_since(&self, from: Node, to: Node) -> Option<u64> {
+        self.in_flight.values().filter(|(m, _)| m.from == from && m.to == to).filter_map(|(m, _)| m.held).map(|h| h.since).min()
+    }
+
+    /// Drops every message on its way to `node` (a crash loses its pending requests),
+    /// and every message held to or from it.
     pub(crate) fn drop_messages_to(&mut self, node: Node) {
-        let ids: Vec<u64> = self.in_flight.iter().filter(|(_, (m, _))| m.to == node).map(|(id, _)| *id).collect();
+        let ids: Vec<u64> =
+            self.in_flight.iter().filter(|(_, (m, _))| m.to == node || (m.from == node && m.held.is_some())).map(|(id, _)| *id).collect();
         for id in &ids {
             if let Some((_, key)) = self.in_flight.remove(id) {
                 self.sched.cancel(key);
@@ -100,17 +295,102 @@ impl Sim {
         }
     }
 
-    /// A cut: messages sent across it from now on are lost.
-    pub(crate) fn cut(&mut self, links: &[(u32, u32)]) {
-        if let Some(&(from, to)) = links.first() {
-            self.emit(Event::LinksCut { from, to, both_ways: links.len() == 2 });
+    /// A client gives up on a connection (its request timed out): what TCP held on it
+    /// is dropped, and the next request opens a new one.
+    pub(crate) fn close_conn(&mut self, client: Node, server: Node) {
+        let ids: Vec<u64> = self
+            .in_flight
+            .iter()
+            .filter(|(_, (m, _))| m.held.is_some() && conn_of(m.from, m.to, &m.body) == (client, server))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            self.in_flight.remove(&id);
+        }
+        if client != Node::Controller && server != Node::Controller {
+            self.net.set_conn(client, server, Some(Conn::Closed));
         }
     }
 
-    /// A heal: messages cross again; lost requests are noticed only by their timeouts.
-    pub(crate) fn heal(&mut self, links: &[(u32, u32)]) {
-        if let Some(&(from, to)) = links.first() {
-            self.emit(Event::LinksHealed { from, to, both_ways: links.len() == 2 });
+    /// A killed broker's connections are reset; with `resets`, every peer `waiting`
+    /// names is told (a `Reset` one hop later, unless that way is cut).
+    pub(crate) fn reset_connections(&mut self, broker: u32, waiting: &[Node]) {
+        let node = Node::Broker(broker);
+        let peers: Vec<(Node, Node)> = self.net.conns.iter().map(|(k, _)| *k).filter(|(c, s)| *c == node || *s == node).collect();
+        for (c, s) in peers {
+            self.net.set_conn(c, s, None);
+        }
+        for &peer in waiting {
+            self.net.set_conn(peer, node, Some(Conn::Closed));
+            if !self.net.is_cut(node, peer) {
+                self.send(node, peer, Body::Reset);
+            }
         }
     }
+
+    /// A cut: data messages sent across it from now on are held; controller traffic is lost.
+    pub(crate) fn cut(&mut self, links: &[(Peer, Peer)]) {
+        let Some((from, to)) = self.resolve_links(links) else {
+            return self.emit(Event::LinkEndpointMissing);
+        };
+        self.emit(Event::LinksCut { from, to, both_ways: links.len() == 2 });
+    }
+
+    /// A heal: messages cross again; what TCP held goes out at its next retransmission.
+    pub(crate) fn heal(&mut self, links: &[(Peer, Peer)]) {
+        let Some((from, to)) = self.resolve_links(links) else {
+            return self.emit(Event::LinkEndpointMissing);
+        };
+        self.emit(Event::LinksHealed { from, to, both_ways: links.len() == 2 });
+        let released = self.release_held();
+        if released > 0 {
+            self.emit(Event::HeldReleased { count: released });
+        }
+    }
+
+    fn resolve_links(&self, links: &[(Peer, Peer)]) -> Option<(Node, Node)> {
+        let (a, b) = links.first()?;
+        Some((self.node_of(a)?, self.node_of(b)?))
+    }
+
+    /// Held messages whose way is open again are scheduled at their connection's next
+    /// retransmission (the oldest held message's schedule: TCP resends in order).
+    /// Returns how many.
+    fn release_held(&mut self) -> usize {
+        type HeldMsg = (u64, Node, Node, Hold, (Node, Node));
+        let held: Vec<HeldMsg> =
+            self.in_flight.values().filter_map(|(m, _)| m.held.map(|h| (m.id, m.from, m.to, h, conn_of(m.from, m.to, &m.body)))).collect();
+        let mut released = 0;
+        for (id, from, to, hold, (client, server)) in held {
+            let open = !(self.net.is_cut(from, to) || hold.connect && self.net.is_cut(to, from));
+            if !open {
+                continue;
+            }
+            let oldest = held_oldest(&self.in_flight, from, to, hold.connect);
+            let at = retransmission_at(oldest.min(hold.since), hold.connect, self.now);
+            if hold.connect {
+                self.net.set_conn(client, server, None);
+            }
+            let arrive_ms = at + self.net.latency(from, to);
+            let new_key = (arrive_ms, PROTOCOL, self.sched.reserve());
+            if let Some((m, key)) = self.in_flight.get_mut(&id) {
+                m.held = None;
+                m.resent_ms = Some(at);
+                m.arrive_ms = arrive_ms;
+                *key = new_key;
+                self.sched.insert(new_key, Due::Deliver(id));
+                released += 1;
+            }
+        }
+        released
+    }
+}
+
+fn held_oldest(in_flight: &VecMap<u64, (Msg, Key)>, from: Node, to: Node, connect: bool) -> u64 {
+    in_flight
+        .values()
+        .filter(|(m, _)| m.from == from && m.to == to)
+        .filter_map(|(m, _)| m.held.filter(|h| h.connect == connect).map(|h| h.since))
+        .min()
+        .unwrap_or(u64::MAX)
 }

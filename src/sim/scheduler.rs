@@ -133,7 +133,8 @@ pub enum Timer {
     FetcherRetry {
         follower: u32,
     },
-    /// A follower's Fetch went unanswered for replica.socket.timeout.ms.
+    /// A follower's Fetch went unanswered for request.timeout.ms (or its connection was
+    /// not made within replica.socket.timeout.ms).
     FetchRequestTimeout {
         follower: u32,
     },
@@ -145,9 +146,25 @@ pub enum Timer {
     ConsumerRequestTimeout {
         consumer: usize,
     },
-    /// The controller stops hearing a broker's heartbeats for broker.session.timeout.ms.
-    SessionExpiry {
+    /// A broker's next heartbeat (or registration attempt), every broker.heartbeat.interval.ms.
+    Heartbeat {
         broker: u32,
+    },
+    /// The controller's periodic stale-broker check (only the one that finds a broker
+    /// to fence is scheduled).
+    FenceCheck,
+    /// An AlterPartition went unanswered for request.timeout.ms: sent again.
+    AlterPartitionRetry {
+        leader: u32,
+    },
+    /// A producer's sender wakes: a retry backoff ended, a delivery timeout is due,
+    /// or its metadata may be refreshed.
+    ProducerWake {
+        producer: usize,
+    },
+    /// A client's metadata request went unanswered for request.timeout.ms.
+    MetadataTimeout {
+        client: super::msg::Node,
     },
 }
 

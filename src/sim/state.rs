@@ -3,11 +3,11 @@
 //! change it are in the role files.
 
 use super::log::{Log, RecordId};
-use super::msg::FetchRequest;
+use super::msg::{FetchRequest, KafkaError};
 use super::pvec::PVec;
 use super::scheduler::Key;
 use super::vecmap::{VecMap, VecSet};
-use crate::scenario::ConsumerSpec;
+use crate::scenario::{ConsumerSettings, ConsumerSpec, ProducerSettings};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -53,6 +53,8 @@ pub struct DelayedProduce {
     pub required_offset: u64,
     pub expire_ms: u64,
     pub timer: Key,
+    /// An idempotent retry answered from the producer state (nothing appended).
+    pub duplicate: bool,
 }
 
 /// A consumer's fetch waiting for the serving replica's HW to move.
@@ -79,6 +81,8 @@ pub struct LeaderState {
     pub parked_fetches: Vec<ParkedFetch>,
     pub delayed_produces: Vec<DelayedProduce>,
     pub isr_timer: Option<Key>,
+    /// The AlterPartition in flight (request id) and the timer that resends it.
+    pub alter: Option<(u64, Key)>,
 }
 
 impl LeaderState {
@@ -112,10 +116,56 @@ pub enum FetcherState {
     Truncating { request: u64, timeout: Key },
 }
 
+/// A broker process's state as KRaft names it (`BrokerState`); a dead one is not alive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lifecycle {
+    /// Registering with the controller (refused while its previous incarnation's session lasts).
+    Starting,
+    /// Registered and caught up with the metadata, still fenced: it may fetch, not join the ISR or lead.
+    Recovery,
+    /// Unfenced.
+    Running,
+}
+
+impl Lifecycle {
+    pub fn name(self) -> &'static str {
+        match self {
+            Lifecycle::Starting => "starting",
+            Lifecycle::Recovery => "recovery",
+            Lifecycle::Running => "running",
+        }
+    }
+}
+
+/// What a broker remembers of one idempotent producer (`ProducerStateEntry`): its
+/// epoch and the sequence (record `n`) of its last record in the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProducerEntry {
+    pub epoch: u16,
+    pub last_n: u32,
+}
+
 #[derive(Debug, Clone)]
 pub struct Broker {
     pub id: u32,
     pub alive: bool,
+    /// Down without a word (`crash.silent`): no connection resets.
+    pub silently_down: bool,
+    pub lifecycle: Lifecycle,
+    /// Counts this broker's processes (a restart is a new incarnation).
+    pub incarnation: u32,
+    /// The broker epoch the controller gave this incarnation; None until it registers.
+    pub broker_epoch: Option<u64>,
+    /// The controller's metadata offset this broker has applied.
+    pub metadata_offset: u64,
+    /// The next heartbeat (or registration attempt).
+    pub heartbeat_timer: Option<Key>,
+    /// The HW as last written to `replication-offset-checkpoint`: (when, HW).
+    pub hw_checkpoint: (u64, u64),
+    /// The checkpoint task runs at this phase plus multiples of the interval.
+    pub hw_checkpoint_phase: u64,
+    /// Idempotent producers' state, built from the log (leader and follower appends).
+    pub producer_state: VecMap<u16, ProducerEntry>,
     pub log: Log,
     pub hw: u64,
     /// The leader epoch in which this replica's HW was last set (for the follower-HW invariant).
@@ -130,6 +180,19 @@ pub struct Broker {
     pub parked_consumers: Vec<ParkedConsumerFetch>,
 }
 
+/// A broker as the controller has it registered (`BrokerRegistration` and its heartbeat tracker entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Registration {
+    pub incarnation: u32,
+    pub broker_epoch: u64,
+    pub fenced: bool,
+    /// Its last heartbeat's arrival + broker.session.timeout.ms: expired once the clock
+    /// passes it. None once the stale-broker check removed it (its session is over).
+    pub session_deadline: Option<u64>,
+    /// The metadata offset of its registration: caught up once it has applied that.
+    pub registered_at: u64,
+}
+
 #[derive(Debug, Clone)]
 pub struct Controller {
     pub leader: Option<u32>,
@@ -142,19 +205,102 @@ pub struct Controller {
     /// 4.1 (KIP-966): the last leader, remembered when the ISR became empty.
     pub last_known_elr: Vec<u32>,
     pub fenced: VecSet<u32>,
-    pub session_timers: VecMap<u32, Key>,
     /// Each broker's heartbeat phase in 0..interval, drawn from the seed.
     pub heartbeat_phase: Vec<u64>,
+    pub registrations: Vec<Registration>,
+    /// Counts the controller's changes (its metadata log's end).
+    pub metadata_offset: u64,
+    /// A time at which the periodic stale-broker check runs; it runs every
+    /// broker.session.timeout.ms / 8 from there (until a fence moves it 10 ms on).
+    pub check_anchor: u64,
+    /// The check that will fence the next stale broker, if one is due: (timer, when).
+    pub check: Option<(Key, u64)>,
+}
+
+/// What a client knows of the partition (`Metadata`): the leader and its epoch, and
+/// its refreshes (asked of a broker, whose own metadata may be stale).
+#[derive(Debug, Clone)]
+pub struct ClientMeta {
+    pub leader: Option<u32>,
+    pub leader_epoch: i32,
+    /// A refresh is wanted (an error, a broken connection, no leader known).
+    pub wanted: bool,
+    /// A MetadataRequest in flight: (request id, broker, timeout timer).
+    pub in_flight: Option<(u64, u32, Key)>,
+    /// When the last refresh was sent, and how many in a row found nothing new.
+    pub last_sent_ms: Option<u64>,
+    pub attempts: u32,
+    pub updated_ms: u64,
+    /// Brokers a connection failed to, and until when the client leaves them alone.
+    pub blackout: VecMap<u32, u64>,
+}
+
+impl ClientMeta {
+    pub fn new() -> ClientMeta {
+        ClientMeta {
+            leader: Some(0),
+            leader_epoch: 0,
+            wanted: false,
+            in_flight: None,
+            last_sent_ms: None,
+            attempts: 0,
+            updated_ms: 0,
+            blackout: VecMap::new(),
+        }
+    }
+}
+
+impl Default for ClientMeta {
+    fn default() -> Self {
+        ClientMeta::new()
+    }
+}
+
+/// One produce's records as the producer's accumulator keeps them until they are
+/// acknowledged or fail (`ProducerBatch`).
+#[derive(Debug, Clone)]
+pub struct Batch {
+    pub ids: Vec<RecordId>,
+    pub created_ms: u64,
+    /// Sends so far.
+    pub attempts: u32,
+    /// Not before this (retry.backoff.ms, growing to retry.backoff.max.ms).
+    pub retry_at: u64,
+    /// The request carrying it, while one is in flight.
+    pub request: Option<u64>,
+    /// The producer epoch it was sent with (idempotence).
+    pub epoch: u16,
+    /// The leader it last went to, and that leader's epoch: a retry to a new leader skips the backoff.
+    pub sent_to: Option<(u32, i32)>,
+    /// The last error, as the producer would report it when it gives up.
+    pub last_error: Option<KafkaError>,
+}
+
+/// A produce request in flight.
+#[derive(Debug, Clone, Copy)]
+pub struct ProduceRequest {
+    pub broker: u32,
+    pub timeout: Key,
 }
 
 #[derive(Debug, Clone)]
 pub struct Producer {
+    pub settings: ProducerSettings,
     pub next_n: u32,
     pub acked: PVec<RecordId>,
     pub failed: PVec<RecordId>,
     pub pending: Vec<RecordId>,
-    /// Requests in flight or awaiting an answer: request id → (records, timeout timer).
-    pub requests: VecMap<u64, (Vec<RecordId>, Key)>,
+    /// Batches not yet acknowledged or failed, oldest first.
+    pub batches: Vec<Batch>,
+    /// Requests in flight: request id → destination and timeout timer.
+    pub requests: VecMap<u64, ProduceRequest>,
+    pub meta: ClientMeta,
+    /// The producer epoch (idempotence); bumped when a batch fails (KIP-360).
+    pub epoch: u16,
+    /// The sender's next wake-up (a backoff ending, a delivery timeout): (timer, when).
+    pub wake: Option<(Key, u64)>,
+    /// Retries sent so far, for the record.
+    pub retries: u64,
 }
 
 /// Where a consumer's next fetch stands.
@@ -162,17 +308,27 @@ pub struct Producer {
 pub enum ConsumerFetch {
     /// A fetch to `broker` is in flight (request id) with its timeout.
     InFlight { broker: u32, request: u64, timeout: Key },
-    /// Waiting out retry.backoff.ms before fetching again.
+    /// KIP-320: an OffsetsForLeaderEpoch to the leader validates the position.
+    Validating { broker: u32, request: u64, timeout: Key },
+    /// Waiting out retry.backoff.ms (or for a leader) before fetching again.
     Backoff { timer: Key },
 }
 
 #[derive(Debug, Clone)]
 pub struct Consumer {
     pub spec: ConsumerSpec,
+    pub settings: ConsumerSettings,
     pub position: u64,
+    /// The leader epoch of the record before `position` (KIP-320's offset epoch), once it has read one.
+    pub position_epoch: Option<i32>,
     pub records_read: u64,
     pub read: PVec<(u64, RecordId)>,
     pub fetch: Option<ConsumerFetch>,
-    /// After OFFSET_OUT_OF_RANGE from a follower, fetch from the leader until it redirects.
-    pub use_leader: bool,
+    pub meta: ClientMeta,
+    /// The replica the leader named (KIP-392), until when (metadata.max.age.ms).
+    pub preferred: Option<(u32, u64)>,
+    /// KIP-320: the leader epoch changed; the position must be validated before fetching.
+    pub awaiting_validation: bool,
+    /// Stopped by an error it cannot get past (auto.offset.reset=none).
+    pub stopped: Option<KafkaError>,
 }

@@ -51,16 +51,23 @@ pub struct Step {
     pub sent: Vec<u64>,
     /// Ids of the messages this step sent into a cut link or to a broker that is down.
     pub lost: Vec<u64>,
+    /// Ids of the messages this step sent that TCP holds (a cut link, a connection not made).
+    pub held: Vec<u64>,
 }
 
 impl Step {
     pub fn new() -> Step {
-        Step { trigger: Trigger::Start, events: Vec::new(), sent: Vec::new(), lost: Vec::new() }
+        Step { trigger: Trigger::Start, events: Vec::new(), sent: Vec::new(), lost: Vec::new(), held: Vec::new() }
     }
 
     /// Whether message `id` (if one was sent) was lost.
     pub fn is_lost(&self, id: Option<u64>) -> bool {
         id.is_none_or(|id| self.lost.contains(&id))
+    }
+
+    /// Whether message `id` is held by TCP in a cut link.
+    pub fn is_held(&self, id: Option<u64>) -> bool {
+        id.is_some_and(|id| self.held.contains(&id))
     }
 }
 

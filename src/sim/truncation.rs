@@ -57,7 +57,7 @@ impl Sim {
             return false;
         }
         self.emit(Event::Halted { broker: id, leader_leo, leo });
-        self.crash(id, 0);
+        self.crash(id, 0, false);
         true
     }
 
@@ -104,8 +104,7 @@ impl Sim {
         let epoch = b.log.latest_epoch();
         let current_leader_epoch = b.leader_epoch;
         let msg = self.send(Node::Broker(id), Node::Broker(leader), Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch });
-        let timeout =
-            self.set_timer(self.now + self.scenario.config.replica_socket_timeout_ms, Timer::FetchRequestTimeout { follower: id });
+        let timeout = self.set_timer(self.now + self.fetcher_timeout_ms(id, leader), Timer::FetchRequestTimeout { follower: id });
         self.broker_mut(id).fetcher = FetcherState::Truncating { request: msg, timeout };
         self.emit(Event::EpochQuerySent { follower: id, leader, epoch, msg });
     }
@@ -120,6 +119,8 @@ impl Sim {
             (None, Some(KafkaError::NotLeaderOrFollower))
         } else if self.behavior.leader_epoch_fencing && current_leader_epoch < b.leader_epoch {
             (None, Some(KafkaError::FencedLeaderEpoch))
+        } else if self.behavior.leader_epoch_fencing && current_leader_epoch > b.leader_epoch {
+            (None, Some(KafkaError::UnknownLeaderEpoch))
         } else {
             (b.log.end_offset_for(epoch), None)
         };
@@ -127,10 +128,7 @@ impl Sim {
         let answer = answer.map(|(e, o)| if v0 { (-1, o) } else { (e, o) });
         let body = Body::OffsetsForLeaderEpochResponse { request: msg.id, requested: epoch, answer, error };
         let sent = self.send(msg.to, msg.from, body);
-        let Node::Broker(follower) = msg.from else {
-            return;
-        };
-        self.emit(Event::EpochEndAnswered { leader, follower, epoch, answer, error, msg: sent });
+        self.emit(Event::EpochEndAnswered { leader, requester: msg.from, epoch, answer, error, msg: sent });
     }
 
     /// The follower truncates by the leader's answer (`AbstractFetcherThread.truncateToEpochEndOffsets`):
@@ -142,7 +140,9 @@ impl Sim {
         answer: Option<(i32, u64)>,
         error: Option<KafkaError>,
     ) {
-        let Node::Broker(id) = msg.to else { return };
+        let Node::Broker(id) = msg.to else {
+            return self.handle_consumer_validation(msg, request, answer, error);
+        };
         if !matches!(self.broker(id).fetcher, FetcherState::Truncating { request: r, .. } if r == request) {
             return self.emit(Event::EpochEndIgnored { follower: id });
         }

@@ -88,6 +88,10 @@ pub enum Served {
     AboveHw,
     /// At the HW with fetch.max.wait.ms 0.
     NoWait,
+    /// KIP-320: the consumer's leader epoch is older than the replica's.
+    FencedEpoch { leader_epoch: i32 },
+    /// KIP-320: newer than the replica's.
+    UnknownEpoch { leader_epoch: i32 },
 }
 
 /// The truncation rule that cut a log (the record's `rule`).
@@ -112,26 +116,18 @@ impl TruncationRule {
     }
 }
 
-/// What the controller's session knew of a restarted broker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Session {
-    /// Back before its session expired: never fenced.
-    Kept,
-    /// It had been fenced; registering unfences it.
-    Unfenced,
-    /// Neither (its session timer had not been set).
-    Fresh,
-}
-
 /// Why the controller elects a leader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ElectionCause {
-    /// The partition had no leader and this broker came back.
-    Offline { broker: u32 },
-    /// The leader restarted: leadership moves in a new epoch.
-    LeaderRestarted { old: u32 },
+    /// The partition had no leader and this broker was unfenced (or, in the
+    /// ZooKeeper era, came back).
+    Unfenced { broker: u32 },
+    /// The leader's process is gone: a new incarnation of it registered.
+    LeaderShutdown { old: u32 },
     /// The leader's session expired.
     LeaderFenced { old: u32 },
+    /// ZooKeeper era: the leader restarted and registered again; leadership moves in a new epoch.
+    LeaderRestarted { old: u32 },
 }
 
 /// Where the controller found the new leader (`PartitionChangeBuilder.electAnyLeader`).

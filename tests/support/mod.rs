@@ -81,11 +81,21 @@ impl Trace {
         (0..self.steps.len()).filter(|&i| event_matches(&self.steps[i], pattern)).collect()
     }
 
-    /// (step, invariant, text) of every violation reported in the run.
+    /// (step, invariant, text) of every violation Kafka's guarantees forbid reported
+    /// in the run (those the configuration permits, `"allowed": true`, are in `allowed`).
     pub fn violations(&self) -> Vec<(u64, String, String)> {
+        self.violations_where(false)
+    }
+
+    /// (step, invariant, text) of every loss or duplicate the configuration permits.
+    pub fn allowed(&self) -> Vec<(u64, String, String)> {
+        self.violations_where(true)
+    }
+
+    fn violations_where(&self, allowed: bool) -> Vec<(u64, String, String)> {
         let mut out = Vec::new();
         for r in &self.steps {
-            for v in r["violations"].as_array().into_iter().flatten() {
+            for v in r["violations"].as_array().into_iter().flatten().filter(|v| v["allowed"].as_bool().unwrap_or(false) == allowed) {
                 out.push((
                     r["step"].as_u64().unwrap_or(0),
                     v["invariant"].as_str().unwrap_or("").to_string(),

@@ -13,6 +13,15 @@ function options(select, values, label) {
   }
 }
 
+/** A link end as the scenario names it: a broker number, "controller" or a client id. */
+function end(value) {
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
+
+function endLabel(v) {
+  return typeof v === "number" ? `broker ${v}` : v === "controller" ? "the controller" : v;
+}
+
 export function createInterventions(form, act) {
   const $ = (id) => form.querySelector(`#${id}`);
   let rec = null;
@@ -21,8 +30,8 @@ export function createInterventions(form, act) {
     produce: () => ({ produce: { producer: $("iv-producer").value, records: Math.max(1, Math.min(100, Number($("iv-records").value) || 1)) } }),
     crash: () => ({ crash: { broker: Number($("iv-broker").value) } }),
     restart: () => ({ restart: { broker: Number($("iv-broker").value) } }),
-    partition: () => ({ partition: { between: [Number($("iv-a").value), Number($("iv-b").value)] } }),
-    heal: () => ({ heal: { between: [Number($("iv-a").value), Number($("iv-b").value)] } }),
+    partition: () => ({ partition: { between: [end($("iv-a").value), end($("iv-b").value)] } }),
+    heal: () => ({ heal: { between: [end($("iv-a").value), end($("iv-b").value)] } }),
     add_consumer: () => {
       let n = rec.consumers.length + 1;
       while (rec.consumers.some((c) => c.id === `c${n}`)) n++;
@@ -42,8 +51,12 @@ export function createInterventions(form, act) {
     const brokers = rec.replicas.map((r) => r.broker);
     options($("iv-producer"), rec.producers.map((p) => p.id), (id) => id);
     options($("iv-broker"), brokers, (b) => `broker ${b}`);
-    options($("iv-a"), brokers, (b) => `broker ${b}`);
-    options($("iv-b"), brokers, (b) => `broker ${b}`);
+    // "cut broker 0 from the controller", "cut p1 from broker 0": every node is an end.
+    const clients = [...rec.producers.map((p) => p.id), ...rec.consumers.map((c) => c.id)];
+    options($("iv-a"), [...brokers, ...clients], endLabel);
+    // Clients and the controller talk only to brokers: a client end pairs with a broker.
+    const clientA = clients.includes($("iv-a").value);
+    options($("iv-b"), clientA ? brokers : [...brokers, "controller", ...clients], endLabel);
     if ($("iv-a").value === $("iv-b").value && brokers.length > 1) $("iv-b").value = brokers.find((b) => String(b) !== $("iv-a").value);
     // Followers first: a consumer on a follower is the interesting case.
     const followers = [...brokers].sort((a, b) => (a === rec.partition.leader) - (b === rec.partition.leader));

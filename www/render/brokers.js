@@ -41,17 +41,23 @@ export function createBrokers(layer) {
       const tag = inElr ? "ELR" : lastKnown.includes(r.broker) ? "last leader" : "";
       const membership = inIsr ? "in ISR" : maximal.includes(r.broker) ? "joining ISR" : inElr ? "in ELR" : "out of ISR";
       const role = r.alive ? r.role : "offline";
+      // A zombie: it leads in its own view, the controller has elected another.
+      const zombie = r.alive && r.role === "leader" && rec.partition.leader !== r.broker;
+      // A restarted broker not yet registered or not yet unfenced (KRaft).
+      const state = r.alive && (r.state === "starting" || r.state === "recovery") ? r.state : "";
       const x = col.x0 + 3;
       const w = col.w - 6;
       set(n.g, {
-        class: `broker ${role}${inIsr ? " isr" : ""}${inElr ? " elr" : ""}${r.fenced ? " fenced" : ""}${selected === r.broker ? " sel" : ""}`,
+        class: `broker ${role}${zombie ? " zombie" : ""}${inIsr ? " isr" : ""}${inElr ? " elr" : ""}${r.fenced ? " fenced" : ""}${selected === r.broker ? " sel" : ""}`,
         "data-leo": r.leo,
         "data-hw": r.hw,
         "data-role": role,
         "data-alive": r.alive,
         "data-epoch": r.leader_epoch,
         "data-elr": tag || null,
-        "aria-label": `Broker ${r.broker}, ${role}, leader epoch ${r.leader_epoch}, ${membership}${tag === "last leader" ? ", last known leader" : ""}, LEO ${r.leo}, HW ${r.hw}`,
+        "data-zombie": zombie || null,
+        "data-state": r.state ?? null,
+        "aria-label": `Broker ${r.broker}, ${role}${zombie ? " in its own view (the controller elected another: a zombie)" : ""}${state ? `, ${state}` : ""}, leader epoch ${r.leader_epoch}, ${membership}${tag === "last leader" ? ", last known leader" : ""}, LEO ${r.leo}, HW ${r.hw}`,
       });
       set(n.box, { x, y: L.top, width: w, height: L.headH });
       const lh = L.font + 4;
@@ -60,8 +66,8 @@ export function createBrokers(layer) {
       set(n.line2, { x: tx, y: L.top + 2 * lh });
       set(n.line3, { x: tx, y: L.top + 3 * lh });
       set(n.line4, { x: tx, y: L.top + 4 * lh });
-      text(n.name, `${L.small ? "B" : "Broker "}${r.broker} · ${role}`);
-      text(n.line2, `e${r.leader_epoch} · ${r.fenced ? (inElr ? "fenced · ELR" : "fenced") : membership}`);
+      text(n.name, `${L.small ? "B" : "Broker "}${r.broker} · ${zombie ? (L.small ? "zombie" : "leader? zombie") : role}`);
+      text(n.line2, `e${r.leader_epoch} · ${state || (r.fenced ? (inElr ? "fenced · ELR" : "fenced") : membership)}`);
       // Top right; in narrow columns bottom right, where LEO and HW leave room.
       const tagSize = Math.max(9, L.font - 3);
       drawTag(n.tag, tag, x + w - 4, L.small ? L.top + L.headH - tagSize - 9 : L.top + 4, L.font);

@@ -32,7 +32,11 @@ export function createClients(layer, markLayer) {
   return function render(rec, L) {
     producers.sync(rec.producers, (p) => p.id, (n, p) => {
       const pending = p.pending.length ? ` · ${p.pending.length} pending` : "";
-      place(n, L.producers.get(p.id), `${p.id} acks=${p.acks}${L.small ? "" : pending}`, L.font, true);
+      // The batch being retried, if any: its attempt and the error that caused it.
+      const retrying = (p.batches ?? []).find((b) => b.attempts > 0);
+      const retry = retrying ? ` · retry ${retrying.attempts}${retrying.error && !L.small ? ` (${retrying.error})` : ""}` : "";
+      place(n, L.producers.get(p.id), `${p.id} acks=${p.acks}${L.small ? "" : pending}${retry}`, L.font, true);
+      set(n.g, { class: `client producer${retrying ? " retrying" : ""}`, "data-producer": p.id, "data-retries": p.retries ?? 0 });
     });
     controller.sync([0], () => 0, (n) => place(n, L.controller, "controller", L.font));
 

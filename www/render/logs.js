@@ -69,12 +69,19 @@ export function createLogs(rulerLayer, layer) {
       // Offsets in a log are consecutive, so the window is a slice, not a scan.
       const base = r.log.length ? r.log[0].offset : 0;
       const visible = r.log.slice(Math.max(0, L.lo - base), Math.max(0, L.hi - base));
+      // A record already in the log under the same id (a retry appended again).
+      const ids = new Set();
+      const again = new Set();
+      for (const e of r.log) {
+        if (ids.has(e.id)) again.add(e.offset);
+        ids.add(e.id);
+      }
       n.cells.sync(visible, (e) => e.offset, (c, e) => {
         const y = L.y(e.offset + 1);
-        set(c.g, { class: `rec ep${e.epoch % 6} ${e.offset < r.hw ? "c" : "u"}` });
+        set(c.g, { class: `rec ep${e.epoch % 6} ${e.offset < r.hw ? "c" : "u"}${again.has(e.offset) ? " dup" : ""}` });
         set(c.rect, { x: sx + 1, y: y + 1, width: w - 2, height: L.cell - 2, rx: 2 });
         set(c.label, { x: sx + w / 2, y: y + L.cell / 2 + fs / 3 });
-        text(c.label, e.id);
+        text(c.label, again.has(e.offset) ? `${e.id} ×2` : e.id);
       });
 
       // The lag band: committed on the leader, not yet below this follower's HW.

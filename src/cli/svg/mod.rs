@@ -306,7 +306,7 @@ pub fn render(rec: &StepRecord, title: &str) -> String {
     }
 
     for (a, b) in &p.cut_links {
-        let e = l.edge(&NodeName::Broker(*a), &NodeName::Broker(*b));
+        let e = l.edge(a, b);
         let mid = along(e, 0.5);
         let [s, c, t] = e;
         let _ = write!(

@@ -6,6 +6,7 @@ use crate::scenario::IsrUpdate;
 use crate::sim::event::Event;
 use crate::sim::msg::{AlterPartitionError, Body, Msg, Node};
 use crate::sim::scheduler::Timer;
+use crate::sim::state::PendingIsr;
 use crate::sim::vecmap::BrokerSet;
 use crate::sim::Sim;
 
@@ -49,11 +50,35 @@ impl Sim {
     }
 
     /// `AlterPartitionManager.submit` (2.7+, KIP-497): the proposed ISR with the
-    /// leader's leader and partition epochs.
+    /// leader's leader and partition epochs. The controller channel resends it if no
+    /// answer comes within request.timeout.ms (`NodeToControllerChannelManager`).
     fn send_alter_partition(&mut self, leader: u32, isr: Vec<u32>) -> u64 {
         let leader_epoch = self.broker(leader).leader_epoch;
         let partition_epoch = self.lead(leader).partition_epoch;
-        self.send(Node::Broker(leader), Node::Controller, Body::AlterPartition { leader_epoch, partition_epoch, isr })
+        let msg = self.send(Node::Broker(leader), Node::Controller, Body::AlterPartition { leader_epoch, partition_epoch, isr });
+        let timer = self.set_timer(self.now + self.scenario.config.broker_request_timeout_ms(), Timer::AlterPartitionRetry { leader });
+        if let Some((_, old)) = self.lead_mut(leader).alter.replace((msg, timer)) {
+            self.cancel(old);
+        }
+        msg
+    }
+
+    /// No answer to the AlterPartition in flight: the controller channel sends it again.
+    pub(crate) fn alter_partition_retry(&mut self, leader: u32) {
+        let Some(ls) = self.broker(leader).lead.as_ref() else { return };
+        let proposed = match &ls.pending {
+            Some(PendingIsr::Expand(f)) => {
+                let mut isr = ls.isr.clone();
+                isr.push(*f);
+                isr.sort_unstable();
+                isr
+            }
+            Some(PendingIsr::Shrink(out)) => ls.isr.iter().copied().filter(|b| !out.contains(b)).collect(),
+            None => return,
+        };
+        self.lead_mut(leader).alter = None;
+        let msg = self.send_alter_partition(leader, proposed);
+        self.emit(Event::AlterPartitionResent { leader, msg });
     }
 
     /// `Partition.maybeShrinkIsr`, run every replica.lag.time.max.ms / 2: followers
@@ -104,11 +129,17 @@ impl Sim {
     ) {
         let Node::Broker(leader) = msg.to else { return };
         let b = self.broker(leader);
-        if b.lead.is_none() || b.leader_epoch != leader_epoch {
+        if b.lead.is_none() {
             return self.emit(Event::AlterPartitionIgnored { broker: leader, leader_epoch });
+        }
+        if let Some((_, timer)) = self.lead_mut(leader).alter.take() {
+            self.cancel(timer);
         }
         if let Some(error) = error {
             return self.emit(Event::IsrChangeRefused { leader, error });
+        }
+        if self.broker(leader).leader_epoch != leader_epoch {
+            return self.emit(Event::AlterPartitionIgnored { broker: leader, leader_epoch });
         }
         let before = BrokerSet::of(&self.lead(leader).isr);
         self.emit(Event::IsrApplied { leader, before, after: BrokerSet::of(isr), partition_epoch });

@@ -115,6 +115,7 @@ impl Sim {
             parked_fetches: Vec::new(),
             delayed_produces: Vec::new(),
             isr_timer: timer,
+            alter: None,
         });
     }
 }

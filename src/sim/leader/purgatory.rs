@@ -104,7 +104,7 @@ impl Sim {
             }
             self.cancel(d.timer);
             let error = (maximal < self.effective_min_isr()).then_some(KafkaError::NotEnoughReplicasAfterAppend);
-            let body = Body::ProduceResponse { request: d.request, ids: d.ids, error };
+            let body = Body::ProduceResponse { request: d.request, ids: d.ids, error, current_leader: None, duplicate: d.duplicate };
             let msg = self.send(Node::Broker(leader), Node::Producer(d.producer), body);
             self.emit(Event::ProduceCompleted { leader, producer: d.producer, required_offset: d.required_offset, error, msg });
         }
@@ -120,7 +120,8 @@ impl Sim {
             return;
         };
         let d = ls.delayed_produces.remove(i);
-        let body = Body::ProduceResponse { request, ids: d.ids, error: Some(KafkaError::RequestTimedOut) };
+        let body =
+            Body::ProduceResponse { request, ids: d.ids, error: Some(KafkaError::RequestTimedOut), current_leader: None, duplicate: false };
         let msg = self.send(Node::Broker(leader), Node::Producer(d.producer), body);
         self.emit(Event::DelayedProduceExpired { leader, producer: d.producer, required_offset: d.required_offset, msg });
     }

@@ -3,6 +3,11 @@
 
 import { ev, both, hwMoved, any, set, WRONG, hwOf } from "./common.js";
 
+/** The step at which restarted broker `b` takes a role again: the controller's
+ *  answer to its registration (ZooKeeper era) or the metadata after it registered. */
+const rejoins = (b) => (r) =>
+  r.event?.to === b && ["broker_registration_response", "leader_and_isr", "broker_heartbeat_response"].includes(r.event.type) && ["become-follower", "become-leader"].includes(r.event.outcome);
+
 export const kip101Old = [
   {
     id: "start",
@@ -35,10 +40,19 @@ export const kip101Old = [
     },
   },
   {
+    id: "crash0",
+    level: "junior",
+    title: "The leader crashes",
+    at: ev("crash", { broker: 0 }),
+    say: {
+      junior: (c) => `In the same instant leader 0 crashes, while follower 1 (restarted, still in the ISR) asks to register. Follower 1 is still in the ISR ${set(c.rec.partition.isr)}.`,
+    },
+  },
+  {
     id: "restart",
     level: "junior",
     title: "It restarts and truncates to its own HW",
-    at: ev("restart", { broker: 1 }),
+    at: rejoins(1),
     quiz: {
       kind: "value",
       ask: (c) => `Follower 1 restarts with LEO ${c.was(1).leo} and HW ${c.was(1).hw} (its checkpoint). Under ${c.sc.preset}, what is its LEO once it follows the leader again?`,
@@ -51,16 +65,7 @@ export const kip101Old = [
       explain: (c) => `Under ${c.sc.preset} follower 1's LEO is ${c.rep(1).leo} after the restart${c.e.rule ? ` (rule: ${c.e.rule}, truncate to ${c.e.truncate_to})` : " (no truncation)"}.`,
     },
     say: {
-      junior: (c) => `The pre-KIP-101 rule: a replica becoming a follower truncates its log to its own HW. Its HW was ${c.was(1).hw}, one round trip behind the leader's, so it drops the acknowledged record: LEO ${c.e.leo_before} → ${c.e.truncate_to}.`,
-    },
-  },
-  {
-    id: "crash0",
-    level: "junior",
-    title: "The leader crashes",
-    at: ev("crash", { broker: 0 }),
-    say: {
-      junior: (c) => `In the same instant leader 0 crashes. Follower 1 is still in the ISR ${set(c.rec.partition.isr)}.`,
+      junior: (c) => `Follower 1 restarted with the HW of its last checkpoint and registered; the controller's answer makes it a follower. The pre-KIP-101 rule: a replica becoming a follower truncates its log to its own HW. Its HW was ${c.was(1).hw}, one round trip behind the leader's, so it drops the acknowledged record: LEO ${c.e.leo_before} → ${c.e.truncate_to}.`,
     },
   },
   {
@@ -86,9 +91,9 @@ export const kip101Old = [
     id: "oor",
     level: "middle",
     title: "The old leader returns and truncates too",
-    at: both(ev("fetch_response"), (r) => r.event.error === "OFFSET_OUT_OF_RANGE"),
+    at: (r, p) => rejoins(0)(r, p) && r.event.truncate_to !== undefined,
     say: {
-      middle: (c) => `Broker ${c.e.to} returns as a follower, fetches at ${c.e.leo_before}, beyond leader ${c.e.from}'s log, gets OFFSET_OUT_OF_RANGE and truncates to the leader's LEO (${c.e.truncate_to}). The replicas agree again, on a log without the acknowledged record.`,
+      middle: (c) => `Broker ${c.e.to} returns with the HW of its last checkpoint (replica.high.watermark.checkpoint.interval.ms), becomes a follower and, by the same rule, truncates to it: LEO ${c.e.leo_before} → ${c.e.truncate_to}. The replicas agree again, on a log without the acknowledged record.`,
     },
   },
 ];
@@ -98,8 +103,8 @@ export const kip101New = [
     id: "restart",
     level: "middle",
     title: "kafka-0.11: the restart keeps the record",
-    at: ev("restart", { broker: 1 }),
-    quiz: kip101Old[2].quiz,
+    at: rejoins(1),
+    quiz: kip101Old.find((b) => b.id === "restart").quiz,
     say: {
       middle: (c) => `Same events under ${c.sc.preset} (KIP-101). Follower 1 restarts with LEO ${c.rep(1).leo} and HW ${c.rep(1).hw} but does not truncate to its HW: before fetching it asks the leader where its last epoch ends (OffsetsForLeaderEpoch) and truncates only to that.`,
     },

@@ -54,15 +54,6 @@ export const slow = [
     },
   },
   {
-    id: "socket",
-    level: "senior",
-    title: "The lost Fetch times out",
-    at: ev("timeout", { timer: "fetch-request-timeout" }),
-    say: {
-      senior: (c) => `Follower ${c.e.broker}'s Fetch has had no answer for replica.socket.timeout.ms (${c.cfg("replica.socket.timeout.ms")} ms): it gives up and tries again after replica.fetch.backoff.ms (${c.cfg("replica.fetch.backoff.ms")} ms), into the same cut link.`,
-    },
-  },
-  {
     id: "shrink",
     level: "junior",
     title: "The leader asks to shrink the ISR",
@@ -99,7 +90,7 @@ export const slow = [
     title: "The link heals",
     at: ev("heal"),
     say: {
-      junior: (c) => `At ${c.t} ms the link heals. Follower ${slowOf(c)}'s last Fetch was lost, so it notices only when that request times out (replica.socket.timeout.ms), then fetches again after the backoff.`,
+      junior: (c) => `At ${c.t} ms the link heals. Follower ${slowOf(c)}'s last Fetch was not lost: TCP holds it and sends it again at its next retransmission (200 ms after the send, doubling each time, so seconds later after a long cut). It arrives then, unless request.timeout.ms (30 s) ran out first.`,
     },
   },
   {

@@ -1,0 +1,163 @@
+//! Sentences for the controller's conversation with brokers: registrations,
+//! heartbeats and what their answers bring, and AlterPartition sent again.
+
+use super::Narrator;
+use crate::sim::{Event, Node};
+
+impl Narrator<'_> {
+    /// A node as a sentence names it.
+    pub(super) fn node(&self, node: Node) -> String {
+        match node {
+            Node::Broker(b) => format!("broker {b}"),
+            Node::Controller => "the controller".into(),
+            Node::Producer(p) => format!("producer {}", self.producer(p)),
+            Node::Consumer(c) => format!("consumer {}", self.consumer(c)),
+        }
+    }
+
+    /// A broker's heartbeat timer: a heartbeat (or, not registered yet, a registration).
+    pub(super) fn heartbeat_due(&self, broker: u32) -> String {
+        for e in self.events {
+            match *e {
+                Event::HeartbeatSent { msg, .. } => {
+                    return format!("Broker {broker} sends its heartbeat to the controller.{}", self.note(Some(msg)));
+                }
+                Event::RegistrationSent { incarnation, msg, .. } => {
+                    return format!(
+                        "Broker {broker} (incarnation {incarnation}) asks the controller again to register it.{}",
+                        self.note(Some(msg))
+                    );
+                }
+                _ => {}
+            }
+        }
+        String::new()
+    }
+
+    /// A registration at the controller (`ClusterControlManager.registerBroker`).
+    pub(super) fn registration_at_controller(&self) -> String {
+        let mut text = String::new();
+        for e in self.events {
+            match *e {
+                Event::RegistrationRefused { broker, session_deadline, msg } => {
+                    return format!(
+                        "Broker {broker}'s new incarnation asks to register, but the old one's session is valid until {session_deadline} ms: the controller refuses it (DuplicateBrokerRegistrationException). The old incarnation keeps its place in the ISR{} until its session expires.{}",
+                        if self.sim.controller.leader == Some(broker) { " and the leadership" } else { "" },
+                        self.note(Some(msg))
+                    );
+                }
+                Event::PreviousIncarnationRemoved { broker, .. } => {
+                    text.push_str(&format!(
+                        " Its previous incarnation shut down uncleanly: broker {broker} leaves the ISR (BrokerUncleanShutdownHandler), as if fenced."
+                    ));
+                }
+                Event::LeaderElected { .. } | Event::PartitionOffline { .. } => text.push_str(&self.election()),
+                Event::ElrChanged { after, .. } => text.push_str(&format!(
+                    " It crashed, an unclean shutdown: it may have lost what it had not flushed, so it leaves the ELR (handleBrokerUncleanShutdown), ELR {}.",
+                    super::set_str(after.iter())
+                )),
+                Event::BrokerRegistered { broker, broker_epoch, incarnation, fenced, .. } => {
+                    text = if fenced {
+                        format!(
+                            "The controller registers broker {broker}'s incarnation {incarnation} with broker epoch {broker_epoch}, fenced until it has caught up with the metadata.{text}"
+                        )
+                    } else {
+                        format!(
+                            "Broker {broker}'s incarnation {incarnation} registers in ZooKeeper (its ephemeral node) at once; the controller keeps its place in the ISR and sends it the partition's state.{text}"
+                        )
+                    };
+                }
+                _ => {}
+            }
+        }
+        if text.is_empty() {
+            "The controller answers a registration it already has.".into()
+        } else {
+            text
+        }
+    }
+
+    /// The controller's answer to a registration, at the broker.
+    pub(super) fn registration_response(&self, broker: u32) -> String {
+        for e in self.events {
+            match *e {
+                Event::RegistrationResponseIgnored { .. } => {
+                    return format!("Broker {broker} is already registered; the answer is ignored.")
+                }
+                Event::RegistrationRetries { .. } => {
+                    return format!(
+                        "Broker {broker} is refused (DUPLICATE_BROKER_REGISTRATION); it tries again at its next heartbeat, {} ms on.",
+                        self.config().broker_heartbeat_interval_ms
+                    )
+                }
+                Event::RegistrationAccepted { broker_epoch, .. } => {
+                    return format!(
+                        "Broker {broker} is registered (broker epoch {broker_epoch}) and catches up with the metadata the answer carries (RECOVERY).{} Ready to be unfenced, it heartbeats at once.",
+                        self.metadata_applied()
+                    );
+                }
+                _ => {}
+            }
+        }
+        String::new()
+    }
+
+    /// A heartbeat at the controller (`ReplicationControlManager.processBrokerHeartbeat`).
+    pub(super) fn heartbeat_at_controller(&self) -> String {
+        let mut text = String::new();
+        for e in self.events {
+            match *e {
+                Event::HeartbeatRejected { broker, .. } => {
+                    return format!("The controller rejects a heartbeat from an older incarnation of broker {broker} (STALE_BROKER_EPOCH).")
+                }
+                Event::HeartbeatReceived { broker, session_deadline, unfence } => {
+                    text = format!("The controller hears broker {broker}: its session runs to {session_deadline} ms.");
+                    if unfence {
+                        text.push_str(&format!(" Broker {broker} is fenced and has caught up: the controller unfences it."));
+                    }
+                }
+                Event::LeaderElected { .. } | Event::PartitionOffline { .. } => text.push_str(&self.election()),
+                _ => {}
+            }
+        }
+        text
+    }
+
+    /// The controller's answer to a heartbeat, at the broker.
+    pub(super) fn heartbeat_response(&self, broker: u32) -> String {
+        for e in self.events {
+            match *e {
+                Event::HeartbeatResponseIgnored { .. } => return format!("Broker {broker} ignores a heartbeat answer."),
+                Event::HeartbeatAnswered { fenced, running, caught_up, .. } => {
+                    let mut text = format!("The controller answers broker {broker}'s heartbeat");
+                    text.push_str(if running {
+                        ": it is unfenced, and runs (RUNNING)."
+                    } else if fenced {
+                        ": it is still fenced."
+                    } else {
+                        "."
+                    });
+                    if let Some(offset) = caught_up {
+                        text.push_str(&format!(" The answer brings the metadata it missed (offset {offset}).{}", self.metadata_applied()));
+                    }
+                    return text;
+                }
+                _ => {}
+            }
+        }
+        String::new()
+    }
+
+    /// An AlterPartition sent again after request.timeout.ms without an answer.
+    pub(super) fn alter_partition_retry(&self) -> String {
+        for e in self.events {
+            if let Event::AlterPartitionResent { leader, msg } = *e {
+                return format!(
+                    "Leader {leader}'s AlterPartition has had no answer for request.timeout.ms: the controller channel sends it again.{}",
+                    self.note(Some(msg))
+                );
+            }
+        }
+        String::new()
+    }
+}

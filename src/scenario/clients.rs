@@ -1,0 +1,152 @@
+//! The clients' settings in force: what a producer or consumer object sets, else
+//! Kafka's default for the preset, after the Java client's own cross-field rules
+//! (`ProducerConfig.postProcessAndValidateIdempotenceConfigs`,
+//! `KafkaProducer.configureDeliveryTimeout`). A rule Kafka enforces with a
+//! `ConfigException` is an error naming the field; one it applies silently (idempotence
+//! disabled by acks=1 when not set explicitly) is applied the same way here.
+
+use super::{Acks, ConsumerSpec, OffsetReset, Preset, ProducerSpec, ScenarioError};
+
+/// The Java client's `retries` default (`Integer.MAX_VALUE`).
+pub const MAX_RETRIES: u64 = 2_147_483_647;
+
+/// A producer's settings as the simulation uses them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProducerSettings {
+    pub idempotent: bool,
+    pub retries: u64,
+    pub delivery_timeout_ms: u64,
+    pub request_timeout_ms: u64,
+    pub retry_backoff_ms: u64,
+    /// Equal to `retry_backoff_ms` when backoff does not grow (before 3.7, or when the
+    /// maximum is below the base: a static backoff, as the Java client warns).
+    pub retry_backoff_max_ms: u64,
+    pub metadata_max_age_ms: u64,
+    pub max_in_flight: u64,
+}
+
+/// A consumer's settings as the simulation uses them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConsumerSettings {
+    pub request_timeout_ms: u64,
+    pub metadata_max_age_ms: u64,
+    pub retry_backoff_ms: u64,
+    pub auto_offset_reset: OffsetReset,
+}
+
+/// The defaults that changed between the versions the presets span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientDefaults {
+    /// `enable.idempotence`: true from 3.0 (KIP-679).
+    pub enable_idempotence: bool,
+    /// `retry.backoff.max.ms`: exponential retry backoff from 3.7 (KIP-580); None before.
+    pub retry_backoff_max_ms: Option<u64>,
+}
+
+impl Preset {
+    /// The producer defaults of this preset's Kafka version (`textbook` takes
+    /// today's), from its row of defaults (`defaults.rs`).
+    pub fn client_defaults(self) -> ClientDefaults {
+        let d = self.defaults();
+        ClientDefaults { enable_idempotence: d.enable_idempotence, retry_backoff_max_ms: d.retry_backoff_max_ms }
+    }
+}
+
+impl ProducerSpec {
+    /// A producer with Kafka's defaults.
+    pub fn new(id: &str, acks: Acks) -> ProducerSpec {
+        ProducerSpec {
+            id: id.to_string(),
+            acks,
+            request_timeout_ms: 30_000,
+            enable_idempotence: None,
+            retries: None,
+            delivery_timeout_ms: None,
+            retry_backoff_ms: None,
+            retry_backoff_max_ms: None,
+            metadata_max_age_ms: None,
+            max_in_flight: None,
+        }
+    }
+
+    /// The settings in force under `preset`, or the error Kafka's producer would raise
+    /// (`field` is the producer's path, `producers[0]`).
+    pub fn settings(&self, preset: Preset, field: &str) -> Result<ProducerSettings, ScenarioError> {
+        let defaults = preset.client_defaults();
+        let retries = self.retries.unwrap_or(MAX_RETRIES);
+        let max_in_flight = self.max_in_flight.unwrap_or(5);
+        let mut idempotent = self.enable_idempotence.unwrap_or(defaults.enable_idempotence);
+        if idempotent {
+            let explicit = self.enable_idempotence.is_some();
+            if retries == 0 {
+                if explicit {
+                    return Err(ScenarioError::new(
+                        format!("{field}.retries"),
+                        "must be non-zero when using the idempotent producer (enable.idempotence is true)",
+                    ));
+                }
+                idempotent = false;
+            }
+            if self.acks != Acks::All {
+                if explicit {
+                    return Err(ScenarioError::new(
+                        format!("{field}.enable.idempotence"),
+                        format!(
+                            "is true, so acks must be \"all\", got {} (otherwise Kafka cannot guarantee idempotence)",
+                            self.acks.name()
+                        ),
+                    ));
+                }
+                idempotent = false;
+            }
+            // Checked while idempotence is still on, whether set or by default (as Kafka does).
+            if max_in_flight > 5 {
+                return Err(ScenarioError::new(
+                    format!("{field}.max.in.flight.requests.per.connection"),
+                    format!(
+                        "must be at most 5 to use the idempotent producer, got {max_in_flight} (set enable.idempotence to false for more)"
+                    ),
+                ));
+            }
+        }
+        let request_timeout_ms = self.request_timeout_ms;
+        let delivery_timeout_ms = match self.delivery_timeout_ms {
+            Some(d) if d < request_timeout_ms => {
+                return Err(ScenarioError::new(
+                    format!("{field}.delivery.timeout.ms"),
+                    format!("must be at least linger.ms (0) + request.timeout.ms ({request_timeout_ms}), got {d}"),
+                ))
+            }
+            Some(d) => d,
+            // Kafka raises an unset delivery timeout to linger.ms + request.timeout.ms.
+            None => 120_000.max(request_timeout_ms),
+        };
+        let retry_backoff_ms = self.retry_backoff_ms.unwrap_or(100);
+        let retry_backoff_max_ms = match self.retry_backoff_max_ms.or(defaults.retry_backoff_max_ms) {
+            Some(max) => max,
+            None => retry_backoff_ms,
+        };
+        Ok(ProducerSettings {
+            idempotent,
+            retries,
+            delivery_timeout_ms,
+            request_timeout_ms,
+            retry_backoff_ms: retry_backoff_ms.min(retry_backoff_max_ms),
+            retry_backoff_max_ms,
+            metadata_max_age_ms: self.metadata_max_age_ms.unwrap_or(300_000),
+            max_in_flight,
+        })
+    }
+}
+
+impl ConsumerSpec {
+    /// The settings in force (the same in every preset).
+    pub fn settings(&self) -> ConsumerSettings {
+        ConsumerSettings {
+            request_timeout_ms: self.request_timeout_ms,
+            metadata_max_age_ms: self.metadata_max_age_ms.unwrap_or(300_000),
+            retry_backoff_ms: self.retry_backoff_ms.unwrap_or(100),
+            auto_offset_reset: self.auto_offset_reset.unwrap_or(OffsetReset::Latest),
+        }
+    }
+}

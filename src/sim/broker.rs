@@ -1,0 +1,312 @@
+//! A broker's life: crashing, restarting as a new incarnation that registers with
+//! the controller, heartbeating, learning metadata and taking the role it gives,
+//! and the HW checkpoint a restart starts from.
+//! Kafka (KRaft): `BrokerLifecycleManager`, `ReplicaManager.applyDelta`,
+//! `Partition.makeLeader` / `makeFollower`, `ReplicaManager.checkpointHighWatermarks`.
+
+use super::event::Event;
+use super::msg::{Body, FetchResponse, KafkaError, Metadata, Msg, Node};
+use super::scheduler::Timer;
+use super::state::{ConsumerFetch, FetcherState, Lifecycle, Role};
+use super::vecmap::{BrokerSet, VecSet};
+use super::Sim;
+
+impl Sim {
+    /// `crash`: the process is killed (its kernel resets its connections, so peers
+    /// waiting on it hear at once) or, `silent`, the host vanishes (peers wait for
+    /// their timeouts). Requests on their way to it are lost, its purgatories and
+    /// timers vanish, and `unflushed` records at its tail are lost. The controller
+    /// notices only when its session expires.
+    pub(crate) fn crash(&mut self, id: u32, unflushed: u64, silent: bool) {
+        if !self.broker(id).alive {
+            return self.emit(Event::AlreadyDown { broker: id });
+        }
+        self.roll_hw_checkpoint(id);
+        let waiting = if silent { Vec::new() } else { self.waiting_on(id) };
+        let dropped = self.in_flight.values().filter(|(m, _)| m.to == Node::Broker(id)).count();
+        self.push_command(super::step::Command::DropMessagesTo(Node::Broker(id)));
+        self.clear_fetcher(id);
+        self.drop_leadership(id, None);
+        let b = self.broker_mut(id);
+        let timers: Vec<_> = b.parked_consumers.iter().map(|p| p.timer).chain(b.heartbeat_timer.take()).collect();
+        for t in timers {
+            self.cancel(t);
+        }
+        if !silent {
+            self.reset_connections(id, &waiting);
+        }
+        let leo = self.broker(id).log.leo();
+        let kept = leo.saturating_sub(unflushed);
+        let session = self.scenario.config.broker_session_timeout_ms;
+        let deadline = self.controller.registrations[id as usize].session_deadline.unwrap_or(self.now);
+        let last_heartbeat = deadline.checked_sub(session);
+        self.emit(Event::Crashed { broker: id, unflushed, leo, kept, dropped, silent, resets: waiting.len(), last_heartbeat, deadline });
+    }
+
+    /// The peers with a request outstanding on `id`: followers fetching from it,
+    /// clients with a produce, fetch or metadata request to it.
+    fn waiting_on(&self, id: u32) -> Vec<Node> {
+        let mut peers = Vec::new();
+        for b in &self.brokers {
+            let fetching = matches!(b.fetcher, FetcherState::Fetching { .. } | FetcherState::Truncating { .. });
+            if b.id != id && b.alive && fetching && b.leader == Some(id) {
+                peers.push(Node::Broker(b.id));
+            }
+        }
+        for (i, p) in self.producers.iter().enumerate() {
+            let metadata = p.meta.in_flight.is_some_and(|(_, b, _)| b == id);
+            if metadata || p.requests.values().any(|r| r.broker == id) {
+                peers.push(Node::Producer(i));
+            }
+        }
+        for (i, c) in self.consumers.iter().enumerate() {
+            let metadata = c.meta.in_flight.is_some_and(|(_, b, _)| b == id);
+            let fetch =
+                matches!(c.fetch, Some(ConsumerFetch::InFlight { broker, .. } | ConsumerFetch::Validating { broker, .. }) if broker == id);
+            if metadata || fetch {
+                peers.push(Node::Consumer(i));
+            }
+        }
+        peers
+    }
+
+    /// Ends a broker's leadership: parked fetches and delayed produces are answered
+    /// with NOT_LEADER_OR_FOLLOWER if it is alive (`error`), or simply vanish in a crash.
+    pub(crate) fn drop_leadership(&mut self, id: u32, error: Option<KafkaError>) {
+        let Some(ls) = self.broker_mut(id).lead.take() else {
+            return;
+        };
+        let timers = ls.isr_timer.into_iter().chain(ls.alter.map(|a| a.1));
+        for t in timers.chain(ls.parked_fetches.iter().map(|p| p.timer)).chain(ls.delayed_produces.iter().map(|d| d.timer)) {
+            self.cancel(t);
+        }
+        if let Some(error) = error {
+            let b = self.broker(id);
+            let (hw, leo) = (b.hw, b.log.leo());
+            let current_leader = b.leader.filter(|&l| l != id).map(|l| (l, b.leader_epoch));
+            for p in ls.parked_fetches {
+                let resp = FetchResponse {
+                    request: p.request,
+                    fetch_offset: p.req.fetch_offset,
+                    records: Vec::new(),
+                    hw,
+                    log_start_offset: 0,
+                    leader_leo: leo,
+                    error: Some(error),
+                    diverging_epoch: None,
+                };
+                self.send(Node::Broker(id), Node::Broker(p.follower), Body::FetchResponse(resp));
+            }
+            for d in ls.delayed_produces {
+                let body = Body::ProduceResponse { request: d.request, ids: d.ids, error: Some(error), current_leader, duplicate: false };
+                self.send(Node::Broker(id), Node::Producer(d.producer), body);
+            }
+        }
+        self.broker_mut(id).role = Role::Follower;
+    }
+
+    /// `restart`: a new incarnation of the broker starts with its flushed log and its
+    /// last checkpointed HW, and asks the controller to register it
+    /// (`BrokerLifecycleManager`). It has no role until it is registered and has
+    /// caught up with the metadata.
+    pub(crate) fn restart(&mut self, id: u32) {
+        if self.broker(id).alive {
+            return self.emit(Event::AlreadyRunning { broker: id });
+        }
+        let b = self.broker(id);
+        let (leo, hw_before) = (b.log.leo(), b.hw);
+        let hw = b.hw_checkpoint.1.min(leo);
+        let incarnation = b.incarnation + 1;
+        self.emit(Event::Restarted { broker: id, leo, hw, hw_before, incarnation });
+        self.rebuild_producer_state(id);
+        self.send_registration(id);
+        self.schedule_heartbeat(id);
+    }
+
+    /// The next heartbeat (or registration attempt), on the broker's grid:
+    /// its phase plus a multiple of broker.heartbeat.interval.ms.
+    pub(crate) fn schedule_heartbeat(&mut self, id: u32) {
+        let interval = self.scenario.config.broker_heartbeat_interval_ms;
+        let phase = self.controller.heartbeat_phase[id as usize];
+        let next = if self.now < phase { phase } else { self.now + interval - (self.now - phase) % interval };
+        let timer = self.set_timer(next, Timer::Heartbeat { broker: id });
+        self.broker_mut(id).heartbeat_timer = Some(timer);
+    }
+
+    /// A heartbeat is due (`BrokerLifecycleManager`'s communication event): a broker
+    /// not registered yet tries to register; a registered one heartbeats with the
+    /// metadata offset it has applied.
+    pub(crate) fn heartbeat_due(&mut self, id: u32) {
+        self.broker_mut(id).heartbeat_timer = None;
+        if !self.broker(id).alive {
+            return;
+        }
+        self.schedule_heartbeat(id);
+        match self.broker(id).broker_epoch {
+            None => self.send_registration(id),
+            Some(epoch) => self.send_heartbeat(id, epoch),
+        }
+    }
+
+    fn send_registration(&mut self, id: u32) {
+        let incarnation = self.broker(id).incarnation;
+        let msg = self.send(Node::Broker(id), Node::Controller, Body::BrokerRegistration { incarnation });
+        self.emit(Event::RegistrationSent { broker: id, incarnation, msg });
+    }
+
+    pub(crate) fn send_heartbeat(&mut self, id: u32, broker_epoch: u64) {
+        let metadata_offset = self.broker(id).metadata_offset;
+        let msg = self.send(Node::Broker(id), Node::Controller, Body::BrokerHeartbeat { broker_epoch, metadata_offset });
+        self.emit(Event::HeartbeatSent { broker: id, msg });
+    }
+
+    /// The controller's answer to a registration: refused while the previous
+    /// incarnation's session lasts (DuplicateBrokerRegistrationException; the broker
+    /// tries again at its next heartbeat), or registered fenced with the metadata to
+    /// catch up from. Caught up, the broker takes its role and, ready to be unfenced,
+    /// heartbeats at once (`setReadyToUnfence`).
+    pub(crate) fn handle_registration_response(&mut self, msg: &Msg, broker_epoch: Option<u64>, meta: Option<&Metadata>) {
+        let Node::Broker(id) = msg.to else { return };
+        if self.broker(id).lifecycle != Lifecycle::Starting {
+            return self.emit(Event::RegistrationResponseIgnored { broker: id });
+        }
+        let Some(epoch) = broker_epoch else {
+            return self.emit(Event::RegistrationRetries { broker: id });
+        };
+        let b = self.broker_mut(id);
+        b.broker_epoch = Some(epoch);
+        b.lifecycle = Lifecycle::Recovery;
+        self.emit(Event::RegistrationAccepted { broker: id, broker_epoch: epoch });
+        if let Some(meta) = meta {
+            self.apply_metadata(id, meta);
+        }
+        self.send_heartbeat(id, epoch);
+    }
+
+    /// The controller's answer to a heartbeat: metadata the broker missed (applied),
+    /// and whether it is fenced; a broker in recovery that is unfenced now runs.
+    pub(crate) fn handle_heartbeat_response(&mut self, msg: &Msg, fenced: bool, meta: Option<&Metadata>, error: Option<KafkaError>) {
+        let Node::Broker(id) = msg.to else { return };
+        if error.is_some() || self.broker(id).broker_epoch.is_none() {
+            return self.emit(Event::HeartbeatResponseIgnored { broker: id });
+        }
+        let caught_up = meta.filter(|m| m.offset > self.broker(id).metadata_offset).cloned();
+        let running = !fenced && self.broker(id).lifecycle == Lifecycle::Recovery;
+        if running {
+            self.broker_mut(id).lifecycle = Lifecycle::Running;
+        }
+        self.emit(Event::HeartbeatAnswered { broker: id, fenced, running, caught_up: caught_up.as_ref().map(|m| m.offset) });
+        if let Some(meta) = caught_up {
+            self.apply_metadata(id, &meta);
+        }
+    }
+
+    /// Metadata (a KRaft delta; LeaderAndIsr before) reaches a broker. A broker still
+    /// registering, or one that has applied newer metadata, ignores it.
+    pub(crate) fn handle_leader_and_isr(&mut self, msg: &Msg, meta: &Metadata) {
+        let Node::Broker(id) = msg.to else { return };
+        let b = self.broker(id);
+        if b.lifecycle == Lifecycle::Starting {
+            return self.emit(Event::MetadataWhileStarting { broker: id });
+        }
+        if meta.offset <= b.metadata_offset {
+            return self.emit(Event::MetadataStale { broker: id, epoch: meta.leader_epoch, own_epoch: b.leader_epoch });
+        }
+        self.apply_metadata(id, meta);
+    }
+
+    /// `ReplicaManager.applyDelta`: become leader, become follower, or update the ISR.
+    pub(crate) fn apply_metadata(&mut self, id: u32, meta: &Metadata) {
+        self.broker_mut(id).metadata_offset = self.broker(id).metadata_offset.max(meta.offset);
+        let b = self.broker(id);
+        let same_epoch = b.leader_epoch == meta.leader_epoch;
+        let fenced: VecSet<u32> = meta.fenced.iter().copied().collect();
+        if meta.leader == Some(id) {
+            if same_epoch && b.lead.is_some() {
+                // Same epoch: an ISR change by the controller; follower states are kept
+                // (`testDoNotResetReplicaStateIfLeaderEpochIsNotBumped`).
+                let before = BrokerSet::of(&self.lead(id).isr);
+                self.lead_mut(id).fenced = fenced;
+                let after = BrokerSet::of(&meta.isr);
+                self.emit(Event::LeaderIsrUpdated { broker: id, before, after, partition_epoch: meta.partition_epoch });
+                return self.hw_after_isr_change(id);
+            }
+            let again = b.lead.is_some();
+            self.clear_fetcher(id);
+            let b = self.broker_mut(id);
+            b.leader_epoch = meta.leader_epoch;
+            let hw_before = b.hw;
+            if again {
+                self.make_leader_in_new_epoch(id, meta.isr.clone(), meta.partition_epoch, fenced);
+            } else {
+                self.make_leader(id, meta.isr.clone(), meta.partition_epoch, fenced);
+            }
+            let b = self.broker(id);
+            let (leo, hw) = (b.log.leo(), b.hw);
+            return self.emit(Event::BecameLeader { broker: id, epoch: meta.leader_epoch, leo, hw_before, hw, again });
+        }
+        // Not the leader: a follower of meta.leader.
+        let was_leader = b.lead.is_some();
+        let new_leader = was_leader || self.make_follower_changes_state(id, meta);
+        if !new_leader && !was_leader && !matches!(b.fetcher, FetcherState::Idle) {
+            self.broker_mut(id).leader_epoch = meta.leader_epoch;
+            return self.emit(Event::NothingChanges { broker: id });
+        }
+        // What it answers waiting producers with (KIP-951): the new leader.
+        let b = self.broker_mut(id);
+        b.leader_epoch = meta.leader_epoch;
+        b.leader = meta.leader;
+        if was_leader {
+            self.drop_leadership(id, Some(KafkaError::NotLeaderOrFollower));
+        }
+        self.clear_fetcher(id);
+        self.broker_mut(id).role = Role::Follower;
+        self.emit(Event::BecameFollower { broker: id, leader: meta.leader, stepped_down: was_leader });
+        if meta.leader.is_some() {
+            self.truncate_on_become_follower(id);
+            self.start_fetching(id);
+        }
+    }
+
+    /// `Partition.makeFollower`'s answer: whether the broker must become a follower
+    /// anew (stop its fetcher, truncate as the preset does, fetch again). A new leader
+    /// always; a new epoch from the same leader from 2.1 (KIP-320, with
+    /// `leader_epoch_fencing`: the follower's requests must carry the new epoch), while
+    /// before 2.1 a follower whose leader is unchanged ignores an epoch bump.
+    fn make_follower_changes_state(&self, id: u32, meta: &Metadata) -> bool {
+        let b = self.broker(id);
+        meta.leader != b.leader || (b.leader_epoch != meta.leader_epoch && self.behavior.leader_epoch_fencing)
+    }
+
+    /// `ReplicaManager.checkpointHighWatermarks`, every
+    /// replica.high.watermark.checkpoint.interval.ms from the broker's start: before the
+    /// HW changes (and at a crash), the checkpoint due since the last one records the
+    /// HW in force then, which is the HW before this change.
+    pub(crate) fn roll_hw_checkpoint(&mut self, id: u32) {
+        let interval = self.scenario.config.hw_checkpoint_interval_ms();
+        let now = self.now;
+        let b = self.broker_mut(id);
+        if now < b.hw_checkpoint_phase {
+            return;
+        }
+        let due = now - (now - b.hw_checkpoint_phase) % interval;
+        if due > b.hw_checkpoint.0 || (due == 0 && b.hw_checkpoint.0 == 0) {
+            b.hw_checkpoint = (due, b.hw);
+        }
+    }
+
+    /// The producer state a broker rebuilds from its log (`ProducerStateManager`,
+    /// after a restart or a truncation): each producer's last sequence in the log.
+    pub(crate) fn rebuild_producer_state(&mut self, id: u32) {
+        let mut state: super::vecmap::VecMap<u16, super::state::ProducerEntry> = super::vecmap::VecMap::new();
+        let b = self.broker(id);
+        for (_, e) in b.log.entries_from(0) {
+            let last_n = match state.get(&e.id.producer) {
+                Some(s) if s.epoch >= e.producer_epoch => s.last_n.max(e.id.n),
+                _ => e.id.n,
+            };
+            state.insert(e.id.producer, super::state::ProducerEntry { epoch: e.producer_epoch, last_n });
+        }
+        self.broker_mut(id).producer_state = state;
+    }
+}

@@ -1,0 +1,255 @@
+//! The faults a Kafka engineer tries first (issue 11), as built-ins with golden
+//! assertions: a zombie leader cut off from the controller, a bounce inside the
+//! session (follower, then leader), a retry after a lost answer with and without
+//! idempotence, and retries through a failover. Also the controller's figures
+//! (§11) with heartbeats as messages and the periodic stale-broker check.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::*;
+
+fn builtin(name: &str) -> Trace {
+    Trace::of(hwscope::builtin::json(name).unwrap_or_else(|| panic!("built-in {name}")))
+}
+
+fn role(r: &Value, b: usize) -> &str {
+    replica(r, b)["role"].as_str().unwrap_or("")
+}
+
+fn text(r: &Value) -> &str {
+    r["text"].as_str().unwrap_or("")
+}
+
+/// Zombie leader: the controller elects broker 1 while broker 0, cut off from it,
+/// still leads in its own view and acknowledges acks=1 writes alone; acks=all
+/// cannot complete there; at the heal it learns, truncates and rejoins.
+#[test]
+fn zombie_leader() {
+    let t = builtin("zombie-leader");
+    assert!(t.violations().is_empty(), "nothing Kafka forbids: {:?}", t.violations());
+    let cut = t.find(0, &json!({"type": "partition"}));
+    assert_eq!(t.at(cut)["partition"]["cut_links"], json!([[0, "controller"], ["controller", 0]]));
+    // Fenced 9 s after its last heartbeat that arrived, at a stale-broker check.
+    let elected = t.find(cut, &json!({"type": "leader_election", "timer": "fence-check", "broker": 0, "leader": 1}));
+    let at = time(t.at(elected));
+    // (Its last heartbeat arrived before the cut, at most 2 s before it.)
+    assert!((8_000..=11_200).contains(&at), "fenced at {at} ms");
+    // Two leaders in two views: the controller's (partition.leader) and broker 0's own.
+    let zombie = t.find(elected, &json!({"type": "produce_response", "from": 0, "to": "p1"}));
+    let r = t.at(zombie);
+    assert_eq!(r["partition"]["leader"], 1);
+    assert_eq!((role(r, 0), role(r, 1)), ("leader", "leader"), "{}", line(r));
+    // Its acks=1 acknowledgements are permitted losses, named at their step.
+    let lost = t.allowed();
+    assert!(lost.iter().any(|v| v.0 == zombie as u64 && v.1 == "acked-record-lost" && v.2.contains("acks=1")), "{lost:?}");
+    // acks=all cannot complete on the zombie: p2's write waits until the heal.
+    let p2 = t.find(elected, &json!({"type": "produce_request", "from": "p2", "to": 0, "outcome": "appended"}));
+    assert!(t
+        .all(&json!({"type": "produce_response", "from": 0, "to": "p2"}))
+        .iter()
+        .all(|&i| i < p2 || t.at(i)["event"]["error"].is_string()));
+    // Its AlterPartition (shrinking the ISR to itself) is lost on the cut link.
+    let shrink = t.find(elected, &json!({"type": "timeout", "broker": 0, "timer": "isr-expiration", "outcome": "shrink-proposed"}));
+    assert!(text(t.at(shrink)).contains("AlterPartition"), "{}", text(t.at(shrink)));
+    let heal = t.find(shrink, &json!({"type": "heal"}));
+    assert!(t.all(&json!({"type": "alter_partition", "from": 0})).iter().all(|&i| i < shrink || i > heal), "lost on the cut link");
+    // After the heal, a resent AlterPartition is refused (its leader epoch is stale).
+    let refused = t.all(&json!({"type": "alter_partition", "from": 0, "outcome": "rejected"}));
+    assert!(refused.iter().all(|&i| t.at(i)["event"]["error"] == "FENCED_LEADER_EPOCH"), "{refused:?}");
+    // The heal: the next heartbeat answer brings the metadata; it steps down, truncates, rejoins.
+    let down = t.find(heal, &json!({"type": "leader_and_isr", "to": 0, "outcome": "become-follower"}));
+    assert!(time(t.at(down)) - time(t.at(heal)) <= 2_100, "within a heartbeat interval");
+    let cut_log = t.find(down, &json!({"to": 0, "truncate_to": 12}));
+    assert_eq!(role(t.at(cut_log), 0), "follower");
+    let rejoined = t.find(cut_log, &json!({"type": "alter_partition", "outcome": "committed"}));
+    assert_eq!(isr(t.at(rejoined)), vec![0, 1, 2]);
+    let last = t.last();
+    assert_eq!(log(last, 0), log(last, 1));
+    assert!(strs(&producer(last, "p2")["acked"]).len() == 3, "p2's writes all delivered through the new leader");
+}
+
+/// A bounce inside the session: the new incarnation is refused while the old
+/// session lasts, then registers fenced, catches up, is unfenced and rejoins the
+/// ISR; a bounced leader is replaced at the fence, not at the restart.
+#[test]
+fn bounce_inside_session() {
+    let t = builtin("bounce-inside-session");
+    assert!(t.violations().is_empty(), "{:?}", t.violations());
+    // Part 1: follower 2.
+    let restart = t.find(0, &json!({"type": "restart", "broker": 2}));
+    let refused = t.find(restart, &json!({"type": "broker_registration_response", "to": 2, "outcome": "refused"}));
+    assert_eq!(t.at(refused)["event"]["error"], "DUPLICATE_BROKER_REGISTRATION");
+    assert!(text(t.at(refused)).contains("DUPLICATE_BROKER_REGISTRATION"));
+    assert_eq!(replica(t.at(refused), 2)["state"], "starting");
+    let registered = t.find(refused, &json!({"type": "broker_registration", "from": 2, "outcome": "registered"}));
+    let fence = t.all(&json!({"timer": "fence-check", "broker": 2}));
+    assert!(fence.iter().any(|&f| f < registered), "the old session is fenced first");
+    let unfenced = t.find(registered, &json!({"type": "broker_heartbeat", "from": 2, "outcome": "unfenced"}));
+    let back = t.find(unfenced, &json!({"type": "alter_partition", "outcome": "committed"}));
+    assert_eq!(isr(t.at(back)), vec![0, 1, 2]);
+    // Part 2: leader 0. The controller keeps it as leader until its old session expires.
+    let crash = t.find(back, &json!({"type": "crash", "broker": 0}));
+    let restart0 = t.find(crash, &json!({"type": "restart", "broker": 0}));
+    assert_eq!(t.at(restart0)["partition"]["leader"], 0, "not replaced at the restart");
+    let elected = t.find(restart0, &json!({"type": "leader_election", "timer": "fence-check", "broker": 0, "leader": 1}));
+    let since = time(t.at(elected)) - time(t.at(crash));
+    assert!((7_000..=11_200).contains(&since), "replaced at the fence, {since} ms after the crash");
+    for i in restart0..elected {
+        assert_eq!(t.at(i)["partition"]["leader"], 0, "{}", line(t.at(i)));
+    }
+    let rejoin = t.find(elected, &json!({"type": "alter_partition", "outcome": "committed"}));
+    assert_eq!(isr(t.at(rejoin)), vec![0, 1, 2]);
+    assert_eq!(role(t.last(), 0), "follower");
+    // Writes refused meanwhile were retried and delivered: nothing lost, nothing twice.
+    let p = producer(t.last(), "p1");
+    assert!(p["pending"].as_array().unwrap().len() <= 2 && p["failed"].as_array().unwrap().is_empty(), "{p}");
+    assert!(t.allowed().is_empty(), "{:?}", t.allowed());
+}
+
+/// A lost answer retried: without idempotence the record is appended twice under
+/// its one id (permitted, named); with it the leader answers from its producer
+/// state and appends nothing.
+#[test]
+fn retry_duplicates() {
+    let t = builtin("retry-duplicates");
+    assert!(t.violations().is_empty(), "{:?}", t.violations());
+    let dup = t.find(0, &json!({"type": "produce_request", "from": "p-idem", "outcome": "duplicate"}));
+    assert!(text(t.at(dup)).contains("Nothing is appended"), "{}", text(t.at(dup)));
+    let again = t.find(0, &json!({"type": "produce_request", "from": "p-plain", "records": ["p-plain-2"], "outcome": "appended"}));
+    let again = t.find(again + 1, &json!({"type": "produce_request", "from": "p-plain", "records": ["p-plain-2"], "outcome": "appended"}));
+    let allowed = t.allowed();
+    assert_eq!(allowed.len(), 1, "{allowed:?}");
+    assert_eq!((allowed[0].0, allowed[0].1.as_str()), (again as u64, "duplicate-record"));
+    assert!(allowed[0].2.contains("enable.idempotence"), "{}", allowed[0].2);
+    let ids = log_ids(t.last(), 0);
+    assert_eq!(ids.iter().filter(|id| *id == "p-plain-2").count(), 2, "{ids:?}");
+    assert_eq!(ids.iter().filter(|id| *id == "p-idem-2").count(), 1, "{ids:?}");
+    for b in 1..3 {
+        assert_eq!(log_ids(t.last(), b), ids, "replicated as is");
+    }
+    // Both producers saw a timeout and one retry.
+    for p in ["p-plain", "p-idem"] {
+        assert_eq!(producer(t.last(), p)["retries"], 1, "{p}");
+        assert_eq!(strs(&producer(t.last(), p)["acked"]).len(), 3, "{p}");
+    }
+}
+
+/// Writes sent into a dead leader are retried with backoff and delivered to the
+/// new leader within a few hundred ms of the election, in order, each once.
+#[test]
+fn retry_through_failover() {
+    let t = builtin("retry-through-failover");
+    assert!(t.violations().is_empty() && t.allowed().is_empty(), "{:?} {:?}", t.violations(), t.allowed());
+    let crash = t.find(0, &json!({"type": "crash", "broker": 0}));
+    let refused = t.find(crash, &json!({"type": "connection_reset", "to": "p1"}));
+    assert!(time(t.at(refused)) - time(t.at(crash)) < 50, "a killed broker refuses at once");
+    let backoffs: Vec<u64> =
+        t.all(&json!({"to": "p1", "outcome": "reset"})).iter().filter_map(|&i| t.at(i)["event"]["backoff_ms"].as_u64()).collect();
+    assert!(backoffs.iter().any(|&b| b > 100) && backoffs.iter().all(|&b| b <= 1000), "exponential, capped: {backoffs:?}");
+    let elected = t.find(crash, &json!({"type": "leader_election", "leader": 1}));
+    let first = t.find(elected, &json!({"type": "produce_response", "from": 1, "to": "p1"}));
+    let delay = time(t.at(first)) - time(t.at(elected));
+    assert!(delay <= 400, "delivered {delay} ms after the election");
+    let last = t.last();
+    let acked = strs(&producer(last, "p1")["acked"]);
+    assert_eq!(acked.len(), 26, "{acked:?}");
+    let ids = log_ids(last, 1);
+    let written: Vec<&String> = ids.iter().filter(|id| id.starts_with("p1-")).collect();
+    assert_eq!(written.len(), 26, "each once: {ids:?}");
+    let mut sorted = written.clone();
+    sorted.sort_by_key(|id| id[3..].parse::<u32>().unwrap());
+    assert_eq!(written, sorted, "in order");
+}
+
+/// §11 with heartbeats as messages: a follower isolated from the controller (not
+/// from its leader) leaves the ISR 7–11 s after its last heartbeat, at a
+/// stale-broker check; a stopped follower 7.2–9.1 s after the stop.
+#[test]
+fn isolated_from_the_controller_leaves_the_isr_in_time() {
+    for seed in 0..20u64 {
+        let t = Trace::of_value(&json!({
+            "format": 1, "seed": seed, "replicas": 3,
+            "events": [{"at_ms": 1000, "partition": {"between": [2, "controller"]}}],
+            "stop_at_ms": 14000
+        }));
+        let last_beat = t
+            .all(&json!({"type": "broker_heartbeat", "from": 2}))
+            .into_iter()
+            .filter(|&i| time(t.at(i)) < 1000)
+            .map(|i| time(t.at(i)))
+            .max()
+            .unwrap_or(0);
+        let out = t.find(0, &json!({"timer": "fence-check", "broker": 2}));
+        let after = time(t.at(out)) - last_beat;
+        assert!((7_000..=11_000).contains(&after), "seed {seed}: out {after} ms after its last heartbeat");
+        assert_eq!(isr(t.at(out)), vec![0, 1]);
+        let t = Trace::of_value(&json!({
+            "format": 1, "seed": seed, "replicas": 3,
+            "events": [{"at_ms": 1000, "crash": {"broker": 2}}],
+            "stop_at_ms": 14000
+        }));
+        let out = t.find(0, &json!({"timer": "fence-check", "broker": 2}));
+        let after = time(t.at(out)) - 1000;
+        assert!((7_200..=9_100 + 1_125).contains(&after), "seed {seed}: stopped follower out {after} ms after the stop");
+    }
+}
+
+/// The new fields (client endpoints, producer and consumer settings, `crash.silent`)
+/// survive the share-link codec.
+#[test]
+fn share_links_carry_the_new_fields() {
+    let mut texts: Vec<String> = ["zombie-leader", "bounce-inside-session", "retry-duplicates", "retry-through-failover"]
+        .iter()
+        .map(|n| hwscope::builtin::json(n).unwrap().to_string())
+        .collect();
+    texts.push(
+        json!({
+            "format": 1, "replicas": 3,
+            "producers": [{"id": "p1", "acks": "all", "enable.idempotence": true, "retries": 7, "delivery.timeout.ms": 60000,
+                "retry.backoff.ms": 50, "retry.backoff.max.ms": 800, "metadata.max.age.ms": 10000, "max.in.flight.requests.per.connection": 3}],
+            "consumers": [{"id": "c1", "metadata.max.age.ms": 5000, "retry.backoff.ms": 20, "auto.offset.reset": "earliest"}],
+            "network": {"links": [{"from": "p1", "to": 0, "latency_ms": 30}, {"from": 1, "to": "controller", "latency_ms": 5}]},
+            "config": {"request.timeout.ms": 20000, "replica.high.watermark.checkpoint.interval.ms": 1000},
+            "events": [
+                {"at_ms": 10, "crash": {"broker": 1, "silent": true}},
+                {"at_ms": 20, "partition": {"from": "c1", "to": 2}},
+                {"at_ms": 30, "heal": {"between": [0, "controller"]}}
+            ]
+        })
+        .to_string(),
+    );
+    for text in texts {
+        let scenario = hwscope::Scenario::from_json(&text).unwrap();
+        let link = hwscope::link::decode(&hwscope::link::encode(&scenario, Some(5), None)).unwrap();
+        assert_eq!(link.scenario, scenario);
+    }
+}
+
+/// KIP-320: after an unclean election the new leader's log ends below what a
+/// consumer read; the consumer validates its position (OffsetsForLeaderEpoch),
+/// detects the truncation and moves back to where the logs diverge, instead of
+/// reading on from an offset the new leader fills with other records.
+#[test]
+fn a_consumer_detects_truncation_after_a_leader_change() {
+    let t = Trace::of_value(&json!({
+        "format": 1, "replicas": 2, "initial": {"log_end_offset": 100},
+        "config": {"unclean.leader.election.enable": true, "replica.lag.time.max.ms": 2000},
+        "producers": [{"id": "p1", "acks": 1}], "consumers": [{"id": "c1"}],
+        "events": [
+            {"at_ms": 100, "partition": {"between": [0, 1]}},
+            {"at_ms": 1000, "produce": {"producer": "p1", "records": 3}},
+            {"at_ms": 6000, "crash": {"broker": 0}},
+            {"at_ms": 20000, "produce": {"producer": "p1", "records": 1}}
+        ],
+        "stop_at_ms": 22000
+    }));
+    let read = t.find(0, &json!({"type": "consumer_fetch_response", "to": "c1", "records": ["p1-1", "p1-2", "p1-3"]}));
+    assert_eq!(consumer(t.at(read), "c1")["position"], 103);
+    let elected = t.find(read, &json!({"type": "leader_election", "leader": 1, "clean": false}));
+    let detected = t.find(elected, &json!({"type": "offsets_for_leader_epoch_response", "to": "c1", "outcome": "truncation-detected"}));
+    assert_eq!(consumer(t.at(detected), "c1")["position"], 100, "{}", line(t.at(detected)));
+    assert!(text(t.at(detected)).contains("KIP-320"), "{}", text(t.at(detected)));
+    let next = t.find(detected, &json!({"type": "consumer_fetch_response", "from": 1, "to": "c1", "records": ["p1-4"]}));
+    assert_eq!(t.at(next)["event"]["offset"], 100, "it reads the new leader's record at 100, not past it");
+}
