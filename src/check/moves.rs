@@ -9,7 +9,7 @@
 //! (`Sim::apply_now`, exactly what an intervention does): a counterexample's
 //! faults replay as `at_step` interventions.
 
-use crate::scenario::Action;
+use crate::scenario::{Action, Peer};
 use crate::sim::Sim;
 
 /// One choice. Small and `Copy`: the search stores one per distinct state.
@@ -67,16 +67,16 @@ impl Move {
     /// The scenario action this move performs (None for `Due` and `Scripted`).
     pub fn action(self) -> Option<Action> {
         let link = |from: u8, to: u8, both: bool| {
-            let (a, b) = (from as u32, to as u32);
+            let (a, b) = (Peer::Broker(from as u32), Peer::Broker(to as u32));
             if both {
-                vec![(a, b), (b, a)]
+                vec![(a.clone(), b.clone()), (b, a)]
             } else {
                 vec![(a, b)]
             }
         };
         Some(match self {
             Move::Due(_) | Move::Scripted => return None,
-            Move::Crash { broker, unflushed } => Action::Crash { broker: broker as u32, unflushed: unflushed as u64 },
+            Move::Crash { broker, unflushed } => Action::Crash { broker: broker as u32, unflushed: unflushed as u64, silent: false },
             Move::Restart { broker } => Action::Restart { broker: broker as u32 },
             Move::Cut { from, to, both } => Action::Partition { links: link(from, to, both) },
             Move::Heal { from, to, both } => Action::Heal { links: link(from, to, both) },

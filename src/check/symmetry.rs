@@ -4,11 +4,11 @@
 //!
 //! Broker 0 (the first leader) is never interchangeable. Followers are
 //! interchangeable when nothing in the scenario tells them apart: the same
-//! heartbeat phase (drawn from the seed), no per-link latency, no consumer
-//! reading from them, no scripted event naming them.
+//! heartbeat and HW-checkpoint phases (drawn from the seed), no per-link
+//! latency, no consumer reading from them, no scripted event naming them.
 
 use super::fingerprint::Perm;
-use crate::scenario::Scenario;
+use crate::scenario::{Endpoint, LinkCut, Scenario};
 use crate::sim::Sim;
 
 /// At most this many renamings per state (4 interchangeable followers).
@@ -16,16 +16,22 @@ const MAX_PERMS: usize = 24;
 
 /// Groups of interchangeable followers (each of two or more).
 pub fn groups(s: &Scenario) -> Vec<Vec<u8>> {
-    let phases = Sim::new(s.clone()).controller.heartbeat_phase;
+    let sim = Sim::new(s.clone());
+    let phases: Vec<(u64, u64)> =
+        sim.controller.heartbeat_phase.iter().zip(&sim.brokers).map(|(&h, b)| (h, b.hw_checkpoint_phase)).collect();
+    let names = |c: &LinkCut, b: u32| {
+        let e = Endpoint::Broker(b);
+        c.between.as_ref().is_some_and(|[x, y]| *x == e || *y == e) || c.from.as_ref() == Some(&e) || c.to.as_ref() == Some(&e)
+    };
     let named = |b: u32| {
-        s.network.links.iter().any(|l| l.from == b || l.to == b)
+        s.network.links.iter().any(|l| l.from == Endpoint::Broker(b) || l.to == Endpoint::Broker(b))
             || s.consumers.iter().any(|c| c.fetch_from == Some(b))
             || s.events.iter().any(|e| {
                 e.crash.as_ref().is_some_and(|c| c.broker == b)
                     || e.restart.as_ref().is_some_and(|r| r.broker == b)
                     || [&e.partition, &e.heal]
                         .iter()
-                        .any(|cut| cut.as_ref().is_some_and(|c| c.directions().iter().any(|&(x, y)| x == b || y == b)))
+                        .any(|cut| cut.as_ref().is_some_and(|c| names(c, b)))
                     || e.add_consumer.as_ref().is_some_and(|c| c.fetch_from == Some(b))
             })
     };

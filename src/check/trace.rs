@@ -7,7 +7,7 @@
 use super::moves::Move;
 use super::properties::Failure;
 use super::search::Setup;
-use crate::scenario::{BrokerRef, CrashSpec, EventSpec, LinkCut, Pick, ProduceSpec, Scenario};
+use crate::scenario::{BrokerRef, CrashSpec, Endpoint, EventSpec, LinkCut, Pick, ProduceSpec, Scenario};
 use crate::sim::{Event, Sim};
 use crate::Run;
 
@@ -98,7 +98,7 @@ impl Counterexample {
 /// The scenario event for an injected move, at the step it becomes.
 fn event_spec(base: &Scenario, mv: Move, at_step: u64, at_ms: u64) -> Option<EventSpec> {
     let cut = |from: u8, to: u8, both: bool| {
-        let (a, b) = (from as u32, to as u32);
+        let (a, b) = (Endpoint::Broker(from as u32), Endpoint::Broker(to as u32));
         if both {
             LinkCut { between: Some([a, b]), from: None, to: None }
         } else {
@@ -109,7 +109,7 @@ fn event_spec(base: &Scenario, mv: Move, at_step: u64, at_ms: u64) -> Option<Eve
     Some(match mv {
         Move::Due(_) | Move::Scripted => return None,
         Move::Crash { broker, unflushed } => {
-            EventSpec { crash: Some(CrashSpec { broker: broker as u32, unflushed: unflushed as u64 }), ..spec }
+            EventSpec { crash: Some(CrashSpec { broker: broker as u32, unflushed: unflushed as u64, silent: false }), ..spec }
         }
         Move::Restart { broker } => EventSpec { restart: Some(BrokerRef { broker: broker as u32 }), ..spec },
         Move::Cut { from, to, both } => EventSpec { partition: Some(cut(from, to, both)), ..spec },

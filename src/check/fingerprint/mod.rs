@@ -34,9 +34,10 @@ mod wire;
 use crate::sim::invariants::{Invariants, Watch};
 use crate::sim::log::{Entry, Log, RecordId};
 use crate::sim::msg::Node;
+use crate::sim::network::Conn;
 use crate::sim::state::{
-    Broker, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, LeaderState, ParkedConsumerFetch, ParkedFetch,
-    PendingIsr, Producer, Role,
+    Batch, Broker, ClientMeta, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, LeaderState, Lifecycle,
+    ParkedConsumerFetch, ParkedFetch, PendingIsr, Producer, ProduceRequest, ProducerEntry, Registration, Role,
 };
 use crate::sim::{Due, Key, Sim};
 
@@ -153,6 +154,13 @@ impl Walker<'_> {
         self.word(self.next_msg.wrapping_sub(id));
     }
 
+    fn opt_key(&mut self, key: Option<Key>) {
+        match key {
+            Some(k) => self.key(k),
+            None => self.word(u64::MAX - 3),
+        }
+    }
+
     /// A reference to a scheduled item: its place in the queue (or, gone, its time).
     pub(super) fn key(&mut self, key: Key) {
         let queue = &self.sim.sched.queue;
@@ -166,11 +174,15 @@ impl Walker<'_> {
     }
 
     pub(super) fn node(&mut self, n: Node) {
+        self.word(self.node_word(n));
+    }
+
+    fn node_word(&self, n: Node) -> u64 {
         match n {
-            Node::Broker(b) => self.word(self.perm.to[(b & 7) as usize] as u64),
-            Node::Producer(p) => self.word(1 << 32 | p as u64),
-            Node::Consumer(c) => self.word(2 << 32 | c as u64),
-            Node::Controller => self.word(3 << 32),
+            Node::Broker(b) => self.perm.to[(b & 7) as usize] as u64,
+            Node::Producer(p) => 1 << 32 | p as u64,
+            Node::Consumer(c) => 2 << 32 | c as u64,
+            Node::Controller => 3 << 32,
         }
     }
 
@@ -179,8 +191,11 @@ impl Walker<'_> {
     }
 
     pub(super) fn entry(&mut self, e: &Entry) {
-        let Entry { epoch, id } = *e;
+        let Entry { epoch, id, producer_epoch } = *e;
         self.word((epoch as u32 as u64) << 32 | (id.producer as u64) << 24 | (id.n as u64 & 0xff_ffff));
+        if producer_epoch != 0 {
+            self.word(producer_epoch as u64);
+        }
     }
 
     pub(super) fn records(&mut self, ids: &[RecordId]) {
@@ -229,8 +244,18 @@ impl Walker<'_> {
         for c in consumers {
             self.consumer(c);
         }
-        let cuts = net.cut.iter().fold(0u64, |m, &(a, b)| m | 1 << (self.perm.to[(a & 7) as usize] * 8 + self.perm.to[(b & 7) as usize]));
+        // Cut links and connections not simply open, as sets (a sum of their hashes:
+        // the renaming reorders them).
+        let cuts = net.cut.iter().fold(0u64, |s, &(a, b)| s.wrapping_add(mix(mix(self.node_word(a)) ^ self.node_word(b))));
         self.word(cuts);
+        let conns = net.conns.iter().fold(0u64, |s, (&(a, b), c)| {
+            let state = match *c {
+                Conn::Closed => u64::MAX,
+                Conn::Connecting { since } => since.wrapping_sub(self.now),
+            };
+            s.wrapping_add(mix(mix(mix(self.node_word(a)) ^ self.node_word(b)) ^ state))
+        });
+        self.word(conns);
         self.queue();
         self.invariants(invariants);
     }
@@ -248,9 +273,48 @@ impl Walker<'_> {
     }
 
     fn broker_state(&mut self, b: &Broker) {
-        let Broker { id, alive, log, hw, hw_epoch, leader_epoch, leader, role, lead, fetcher, needs_truncation, parked_consumers } = b;
+        let Broker {
+            id,
+            alive,
+            silently_down,
+            lifecycle,
+            incarnation,
+            broker_epoch,
+            metadata_offset,
+            heartbeat_timer,
+            hw_checkpoint,
+            hw_checkpoint_phase,
+            producer_state,
+            log,
+            hw,
+            hw_epoch,
+            leader_epoch,
+            leader,
+            role,
+            lead,
+            fetcher,
+            needs_truncation,
+            parked_consumers,
+        } = b;
         self.broker(*id);
-        self.word(*alive as u64 | (*needs_truncation as u64) << 1 | (matches!(role, Role::Leader) as u64) << 2);
+        self.word(*alive as u64 | (*needs_truncation as u64) << 1 | (matches!(role, Role::Leader) as u64) << 2 | (*silently_down as u64) << 3);
+        self.word(match lifecycle {
+            Lifecycle::Starting => 0,
+            Lifecycle::Recovery => 1,
+            Lifecycle::Running => 2,
+        });
+        self.word(*incarnation as u64);
+        self.word(broker_epoch.unwrap_or(u64::MAX));
+        self.word(*metadata_offset);
+        self.opt_key(*heartbeat_timer);
+        self.time(hw_checkpoint.0);
+        self.word(hw_checkpoint.1);
+        self.word(*hw_checkpoint_phase);
+        self.word(producer_state.len() as u64);
+        for (p, e) in producer_state.iter() {
+            let ProducerEntry { epoch, last_n } = *e;
+            self.word((*p as u64) << 48 | (epoch as u64) << 32 | last_n as u64);
+        }
         self.log(log);
         self.word(*hw);
         self.word((*hw_epoch as u32 as u64) << 32 | *leader_epoch as u32 as u64);
@@ -302,6 +366,7 @@ impl Walker<'_> {
             parked_fetches,
             delayed_produces,
             isr_timer,
+            alter,
         } = ls;
         self.word(*epoch_start_offset);
         self.brokers(isr);
@@ -343,22 +408,40 @@ impl Walker<'_> {
         }
         self.word(u64::MAX - 2);
         for d in delayed_produces {
-            let DelayedProduce { producer, request, ids, required_offset, expire_ms, timer } = d;
-            self.word(*producer as u64);
+            let DelayedProduce { producer, request, ids, required_offset, expire_ms, timer, duplicate } = d;
+            self.word(*producer as u64 | (*duplicate as u64) << 32);
             self.id(*request);
             self.records(ids);
             self.word(*required_offset);
             self.time(*expire_ms);
             self.key(*timer);
         }
-        match isr_timer {
-            Some(k) => self.key(*k),
-            None => self.word(u64::MAX - 3),
+        self.opt_key(*isr_timer);
+        match alter {
+            Some((request, k)) => {
+                self.id(*request);
+                self.key(*k);
+            }
+            None => self.word(u64::MAX - 4),
         }
     }
 
     fn controller(&mut self, c: &Controller) {
-        let Controller { leader, leader_epoch, isr, partition_epoch, elr, last_known_elr, fenced, session_timers, heartbeat_phase: _ } = c;
+        // The heartbeat phases are drawn from the seed once (the symmetry groups compare them).
+        let Controller {
+            leader,
+            leader_epoch,
+            isr,
+            partition_epoch,
+            elr,
+            last_known_elr,
+            fenced,
+            heartbeat_phase: _,
+            registrations,
+            metadata_offset,
+            check_anchor,
+            check,
+        } = c;
         self.opt_broker(*leader);
         self.word(*leader_epoch as u32 as u64);
         self.brokers(isr);
@@ -366,17 +449,52 @@ impl Walker<'_> {
         self.brokers(last_known_elr);
         self.word(*partition_epoch as u64);
         self.brokers(fenced.iter());
-        for new in 0..8u8 {
-            let old = self.perm.from[new as usize] as u32;
-            if let Some(&k) = session_timers.get(&old) {
-                self.word(new as u64);
-                self.key(k);
+        // Registrations in new-id order.
+        for new in 0..registrations.len() {
+            let Registration { incarnation, broker_epoch, fenced, session_deadline, registered_at } = registrations[self.perm.from[new] as usize];
+            self.word(incarnation as u64 | (fenced as u64) << 32);
+            self.word(broker_epoch);
+            self.opt_time(session_deadline);
+            self.word(registered_at);
+        }
+        self.word(*metadata_offset);
+        self.time(*check_anchor);
+        match check {
+            Some((k, at)) => {
+                self.key(*k);
+                self.time(*at);
             }
+            None => self.word(u64::MAX - 5),
         }
     }
 
+    fn client_meta(&mut self, m: &ClientMeta) {
+        let ClientMeta { leader, leader_epoch, wanted, in_flight, last_sent_ms, attempts, updated_ms, blackout } = m;
+        self.opt_broker(*leader);
+        self.word(*leader_epoch as u32 as u64 | (*wanted as u64) << 32);
+        match in_flight {
+            Some((request, broker, k)) => {
+                self.id(*request);
+                self.broker(*broker);
+                self.key(*k);
+            }
+            None => self.word(u64::MAX),
+        }
+        self.opt_time(*last_sent_ms);
+        self.word(*attempts as u64);
+        self.time(*updated_ms);
+        for new in 0..8u8 {
+            if let Some(&until) = blackout.get(&(self.perm.from[new as usize] as u32)) {
+                self.word(new as u64);
+                self.time(until);
+            }
+        }
+        self.word(u64::MAX - 6);
+    }
+
     fn producer(&mut self, p: &Producer) {
-        let Producer { next_n, acked, failed, pending, requests } = p;
+        // `settings` are the scenario's; `retries` only counts, for the record.
+        let Producer { settings: _, next_n, acked, failed, pending, batches, requests, meta, epoch, wake, retries: _ } = p;
         self.word(*next_n as u64);
         self.word(acked.len() as u64);
         for id in acked.iter() {
@@ -387,16 +505,60 @@ impl Walker<'_> {
             self.record(*id);
         }
         self.records(pending);
-        for (request, (ids, timer)) in requests.iter() {
-            self.id(*request);
+        self.word(batches.len() as u64);
+        for b in batches {
+            let Batch { ids, created_ms, attempts, retry_at, request, epoch, sent_to, last_error } = b;
             self.records(ids);
-            self.key(*timer);
+            self.time(*created_ms);
+            self.word(*attempts as u64 | (*epoch as u64) << 32);
+            self.time(*retry_at);
+            match request {
+                Some(r) => self.id(*r),
+                None => self.word(u64::MAX),
+            }
+            match sent_to {
+                Some((b, e)) => {
+                    self.broker(*b);
+                    self.word(*e as u32 as u64);
+                }
+                None => self.word(u64::MAX),
+            }
+            self.word(last_error.map_or(0, |e| e as u64 + 1));
+        }
+        self.word(requests.len() as u64);
+        for (request, r) in requests.iter() {
+            let ProduceRequest { broker, timeout } = *r;
+            self.id(*request);
+            self.broker(broker);
+            self.key(timeout);
+        }
+        self.client_meta(meta);
+        self.word(*epoch as u64);
+        match wake {
+            Some((k, at)) => {
+                self.key(*k);
+                self.time(*at);
+            }
+            None => self.word(u64::MAX - 5),
         }
     }
 
     fn consumer(&mut self, c: &Consumer) {
-        let Consumer { spec: _, position, records_read, read, fetch, use_leader } = c;
+        let Consumer {
+            spec: _,
+            settings: _,
+            position,
+            position_epoch,
+            records_read,
+            read,
+            fetch,
+            meta,
+            preferred,
+            awaiting_validation,
+            stopped,
+        } = c;
         self.word(*position);
+        self.word(position_epoch.map_or(u64::MAX, |e| e as u32 as u64));
         self.word(*records_read);
         for (o, id) in read.iter() {
             self.word(*o);
@@ -414,8 +576,23 @@ impl Walker<'_> {
                 self.word(2);
                 self.key(timer);
             }
+            Some(ConsumerFetch::Validating { broker, request, timeout }) => {
+                self.word(3);
+                self.broker(broker);
+                self.id(request);
+                self.key(timeout);
+            }
         }
-        self.word(*use_leader as u64);
+        self.client_meta(meta);
+        match preferred {
+            Some((b, until)) => {
+                self.broker(*b);
+                self.time(*until);
+            }
+            None => self.word(u64::MAX),
+        }
+        self.word(*awaiting_validation as u64);
+        self.word(stopped.map_or(0, |e| e as u64 + 1));
     }
 
     /// The scheduler's queue, in order: each item's time (relative), class and what it is.
@@ -456,6 +633,10 @@ impl Walker<'_> {
             leader_verified: _,
             pair_verified: _,
             last_leo: _,
+            appended_alone,
+            unflushed,
+            last_unclean,
+            watched_since,
             replica_digest: _,
             reported,
         } = inv;
@@ -468,11 +649,26 @@ impl Walker<'_> {
         let sum = watched.iter().fold(0u64, |s, &(o, w, id)| {
             let why = match w {
                 Watch::Acked => u64::MAX,
+                Watch::AckedAlone(a) => u64::MAX - 1 - a as u64,
                 Watch::Consumed(c) => c as u64,
             };
             s.wrapping_add(mix(mix(o ^ why.rotate_left(40)) ^ ((id.producer as u64) << 32 | id.n as u64)))
         });
         self.word(sum);
+        // Where acks=0/1 records were appended, and records lost unflushed: what makes a later loss allowed.
+        let alone = appended_alone.iter().fold(0u64, |s, (&(p, n), &o)| s.wrapping_add(mix(mix((p as u64) << 32 | n as u64) ^ o)));
+        self.word(alone);
+        let lost = unflushed.iter().fold(0u64, |s, &(p, n)| s.wrapping_add(mix((p as u64) << 32 | n as u64 ^ 1 << 63)));
+        self.word(lost);
+        // Steps are not hashed: what a rule reads of `last_unclean` and `watched_since` is
+        // whether the last unclean election came at or after a record began to be watched
+        // (later watches begin after it).
+        self.word(last_unclean.is_some() as u64);
+        let since = watched_since.iter().fold(0u64, |s, (&(o, p, n), &step)| {
+            let before = last_unclean.is_some_and(|u| u >= step) as u64;
+            s.wrapping_add(mix(mix(o ^ before << 63) ^ ((p as u64) << 32 | n as u64)))
+        });
+        self.word(since);
         let names = reported.iter().fold(0u64, |s, &(name, _, _)| s.wrapping_add(name_hash(name)));
         self.word(names);
     }

@@ -2,9 +2,9 @@
 //! the scenario's interventions. Broker ids go through the walker's renaming.
 
 use super::Walker;
-use crate::scenario::Action;
+use crate::scenario::{Action, Peer};
 use crate::sim::log::Entry;
-use crate::sim::msg::{Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Metadata, Msg};
+use crate::sim::msg::{Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Hold, Metadata, Msg};
 use crate::sim::Timer;
 
 impl Walker<'_> {
@@ -14,10 +14,11 @@ impl Walker<'_> {
                 self.word(1);
                 self.word((*producer as u64) << 32 | *records as u64);
             }
-            Action::Crash { broker, unflushed } => {
+            Action::Crash { broker, unflushed, silent } => {
                 self.word(2);
                 self.broker(*broker);
                 self.word(*unflushed);
+                self.word(*silent as u64);
             }
             Action::Restart { broker } => {
                 self.word(3);
@@ -25,18 +26,57 @@ impl Walker<'_> {
             }
             Action::Partition { links } | Action::Heal { links } => {
                 self.word(if matches!(a, Action::Partition { .. }) { 4 } else { 5 });
-                for &(x, y) in links {
-                    self.broker(x);
-                    self.broker(y);
+                for (x, y) in links {
+                    self.peer(x);
+                    self.peer(y);
                 }
             }
             Action::AddConsumer(spec) => {
                 self.word(6);
-                self.word(spec.id.len() as u64);
-                for b in spec.id.bytes() {
-                    self.word(b as u64);
-                }
+                self.text(&spec.id);
             }
+        }
+    }
+
+    fn text(&mut self, s: &str) {
+        self.word(s.len() as u64);
+        for b in s.bytes() {
+            self.word(b as u64);
+        }
+    }
+
+    /// A link's end in an intervention.
+    fn peer(&mut self, p: &Peer) {
+        match p {
+            Peer::Broker(b) => {
+                self.word(0);
+                self.broker(*b);
+            }
+            Peer::Controller => self.word(1),
+            Peer::Producer(i) => {
+                self.word(2);
+                self.word(*i as u64);
+            }
+            Peer::Consumer(id) => {
+                self.word(3);
+                self.text(id);
+            }
+        }
+    }
+
+    fn metadata(&mut self, meta: &Metadata) {
+        let Metadata { leader, leader_epoch, isr, partition_epoch, fenced, offset } = meta;
+        self.opt_broker(*leader);
+        self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
+        self.brokers(isr);
+        self.brokers(fenced);
+        self.word(*offset);
+    }
+
+    fn opt_metadata(&mut self, meta: &Option<Metadata>) {
+        match meta {
+            Some(m) => self.metadata(m),
+            None => self.word(u64::MAX),
         }
     }
 
@@ -78,19 +118,40 @@ impl Walker<'_> {
                 self.word(8);
                 self.word(consumer as u64);
             }
-            Timer::SessionExpiry { broker } => {
+            Timer::Heartbeat { broker } => {
                 self.word(9);
                 self.broker(broker);
+            }
+            Timer::FenceCheck => self.word(10),
+            Timer::AlterPartitionRetry { leader } => {
+                self.word(11);
+                self.broker(leader);
+            }
+            Timer::ProducerWake { producer } => {
+                self.word(12);
+                self.word(producer as u64);
+            }
+            Timer::MetadataTimeout { client } => {
+                self.word(13);
+                self.node(client);
             }
         }
     }
 
     pub(super) fn msg(&mut self, m: &Msg) {
-        let Msg { id, from, to, sent_ms: _, arrive_ms, body } = m;
+        // `resent_ms` is drawn (the record's), never read by a rule.
+        let Msg { id, from, to, sent_ms: _, arrive_ms, body, held, resent_ms: _ } = m;
         self.id(*id);
         self.node(*from);
         self.node(*to);
         self.time(*arrive_ms);
+        match held {
+            Some(Hold { since, connect }) => {
+                self.time(*since);
+                self.word(*connect as u64);
+            }
+            None => self.word(u64::MAX - 1),
+        }
         self.body(body);
     }
 
@@ -138,28 +199,39 @@ impl Walker<'_> {
                     None => self.word(u64::MAX),
                 }
             }
-            Body::Produce { ids, acks } => {
+            Body::Produce { ids, acks, producer_epoch } => {
                 self.word(3);
                 self.records(ids);
                 self.word(*acks as u64);
+                self.word(producer_epoch.map_or(u64::MAX, |e| e as u64));
             }
-            Body::ProduceResponse { request, ids, error } => {
+            Body::ProduceResponse { request, ids, error, current_leader, duplicate } => {
                 self.word(4);
                 self.id(*request);
                 self.records(ids);
                 self.word(error.map_or(0, |e| e as u64 + 1));
+                match current_leader {
+                    Some((b, e)) => {
+                        self.broker(*b);
+                        self.word(*e as u32 as u64);
+                    }
+                    None => self.word(u64::MAX),
+                }
+                self.word(*duplicate as u64);
             }
-            Body::ConsumerFetch { offset } => {
+            Body::ConsumerFetch { offset, leader_epoch } => {
                 self.word(5);
                 self.word(*offset);
+                self.word(*leader_epoch as u32 as u64);
             }
             Body::ConsumerFetchResponse(r) => {
-                let ConsumerFetchResponse { request, offset, records, hw, error, preferred } = r;
+                let ConsumerFetchResponse { request, offset, records, hw, log_start, error, preferred } = r;
                 self.word(6);
                 self.id(*request);
                 self.word(*offset);
                 self.offset_records(records);
                 self.word(*hw);
+                self.word(*log_start);
                 self.word(error.map_or(0, |e| e as u64 + 1));
                 self.opt_broker(*preferred);
             }
@@ -175,12 +247,8 @@ impl Walker<'_> {
                 self.word(error.map_or(0, |e| e as u64 + 1));
             }
             Body::LeaderAndIsr(meta) => {
-                let Metadata { leader, leader_epoch, isr, partition_epoch, fenced } = meta;
                 self.word(9);
-                self.opt_broker(*leader);
-                self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
-                self.brokers(isr);
-                self.brokers(fenced);
+                self.metadata(meta);
             }
             Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => {
                 self.word(10);
@@ -199,6 +267,34 @@ impl Walker<'_> {
                 }
                 self.word(error.map_or(0, |e| e as u64 + 1));
             }
+            Body::BrokerRegistration { incarnation } => {
+                self.word(12);
+                self.word(*incarnation as u64);
+            }
+            Body::BrokerRegistrationResponse { broker_epoch, metadata } => {
+                self.word(13);
+                self.word(broker_epoch.unwrap_or(u64::MAX));
+                self.opt_metadata(metadata);
+            }
+            Body::BrokerHeartbeat { broker_epoch, metadata_offset } => {
+                self.word(14);
+                self.word(*broker_epoch);
+                self.word(*metadata_offset);
+            }
+            Body::BrokerHeartbeatResponse { fenced, metadata, error } => {
+                self.word(15);
+                self.word(*fenced as u64);
+                self.opt_metadata(metadata);
+                self.word(error.map_or(0, |e| e as u64 + 1));
+            }
+            Body::MetadataRequest => self.word(16),
+            Body::MetadataResponse { request, leader, leader_epoch } => {
+                self.word(17);
+                self.id(*request);
+                self.opt_broker(*leader);
+                self.word(*leader_epoch as u32 as u64);
+            }
+            Body::Reset => self.word(18),
         }
     }
 }
