@@ -97,7 +97,7 @@ impl Perm {
 /// The fingerprint of `sim` under `perm`, with `extra` (the search's own
 /// counters: faults and records used) folded in.
 pub fn fingerprint(sim: &Sim, perm: &Perm, extra: u64) -> u64 {
-    let mut w = Walker { h: StableHash::default(), sim, perm, now: sim.now, next_msg: sim.next_msg };
+    let mut w = Walker { h: StableHash::default(), sim, perm, now: sim.now, next_msg: sim.next_msg, owner: u32::MAX };
     w.word(extra);
     w.sim();
     w.h.finish()
@@ -109,6 +109,8 @@ pub(super) struct Walker<'a> {
     perm: &'a Perm,
     now: u64,
     next_msg: u64,
+    /// The broker whose message is being hashed (`wire.rs`).
+    owner: u32,
 }
 
 impl Walker<'_> {
@@ -152,6 +154,19 @@ impl Walker<'_> {
     #[inline]
     pub(super) fn id(&mut self, id: u64) {
         self.word(self.next_msg.wrapping_sub(id));
+    }
+
+    /// Broker `owner`'s broker epoch. The engine starts broker b at epoch b and gives
+    /// a new registration the controller's metadata offset + 1, and compares epochs
+    /// only with the same broker's: "its initial epoch" is one token for every broker
+    /// (so renamed followers hash alike), but only once no future registration can be
+    /// given a broker id as its epoch (offset + 1 past every id); before, the value.
+    pub(super) fn broker_epoch(&mut self, owner: u32, epoch: u64) {
+        if epoch == owner as u64 && self.sim.controller.metadata_offset + 1 >= self.sim.brokers.len() as u64 {
+            self.word(u64::MAX - 7);
+        } else {
+            self.word(epoch);
+        }
     }
 
     fn opt_key(&mut self, key: Option<Key>) {
@@ -304,7 +319,10 @@ impl Walker<'_> {
             Lifecycle::Running => 2,
         });
         self.word(*incarnation as u64);
-        self.word(broker_epoch.unwrap_or(u64::MAX));
+        match broker_epoch {
+            Some(e) => self.broker_epoch(*id, *e),
+            None => self.word(u64::MAX),
+        }
         self.word(*metadata_offset);
         self.opt_key(*heartbeat_timer);
         self.time(hw_checkpoint.0);
@@ -451,9 +469,10 @@ impl Walker<'_> {
         self.brokers(fenced.iter());
         // Registrations in new-id order.
         for new in 0..registrations.len() {
-            let Registration { incarnation, broker_epoch, fenced, session_deadline, registered_at } = registrations[self.perm.from[new] as usize];
+            let old = self.perm.from[new] as u32;
+            let Registration { incarnation, broker_epoch, fenced, session_deadline, registered_at } = registrations[old as usize];
             self.word(incarnation as u64 | (fenced as u64) << 32);
-            self.word(broker_epoch);
+            self.broker_epoch(old, broker_epoch);
             self.opt_time(session_deadline);
             self.word(registered_at);
         }

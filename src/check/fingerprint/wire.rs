@@ -145,6 +145,8 @@ impl Walker<'_> {
         self.node(*from);
         self.node(*to);
         self.time(*arrive_ms);
+        // Broker epochs travel between a broker and the controller: the broker's.
+        self.owner = from.broker().or(to.broker()).unwrap_or(u32::MAX);
         match held {
             Some(Hold { since, connect }) => {
                 self.time(*since);
@@ -273,12 +275,15 @@ impl Walker<'_> {
             }
             Body::BrokerRegistrationResponse { broker_epoch, metadata } => {
                 self.word(13);
-                self.word(broker_epoch.unwrap_or(u64::MAX));
+                match broker_epoch {
+                    Some(e) => self.broker_epoch(self.owner, *e),
+                    None => self.word(u64::MAX),
+                }
                 self.opt_metadata(metadata);
             }
             Body::BrokerHeartbeat { broker_epoch, metadata_offset } => {
                 self.word(14);
-                self.word(*broker_epoch);
+                self.broker_epoch(self.owner, *broker_epoch);
                 self.word(*metadata_offset);
             }
             Body::BrokerHeartbeatResponse { fenced, metadata, error } => {
