@@ -141,15 +141,17 @@ fn stateright_agrees_on_kip101_under_every_preset() {
 fn stateright_agrees_on_the_permitted_loss() {
     let text = std::fs::read_to_string(format!("{}/tests/check/one-write-acks1.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let scenario = Scenario::from_json(&text).unwrap();
-    for (allowed, want) in [(true, (true, 6)), (false, (false, 801))] {
-        let (ours, theirs) = both(&scenario, "kafka-4.0", &config(12, 2, "acked-record-lost", allowed));
+    for (allowed, want) in [(true, (true, 20)), (false, (false, 8645))] {
+        let (ours, theirs) = both(&scenario, "kafka-4.0", &config(24, 2, "acked-record-lost", allowed));
         assert_eq!(ours, want);
         assert_eq!(theirs, want, "stateright, allowed={allowed}");
     }
 }
 
 /// KAFKA-7128: four replicas, the leader's crash after the write scripted, one more
-/// crash or restart searched anywhere in 140 steps (tests/check.rs pins the same).
+/// crash or restart searched anywhere in 140 steps. Since issue 11 the loss needs 240
+/// steps (tests/check.rs pins it there); replaying every path that deep is too slow
+/// here, so the witness agrees on the exhausted 140-step space under both presets.
 #[test]
 fn stateright_agrees_on_kafka_7128() {
     let text = std::fs::read_to_string(format!("{}/tests/check/kafka-7128-one-crash.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
@@ -157,7 +159,7 @@ fn stateright_agrees_on_kafka_7128() {
     let mut c = config(140, 1, "acked-record-lost", false);
     c.menu.cut = false;
     c.drop_faults = false;
-    for (preset, want) in [("kafka-2.0", (true, 127)), ("kafka-2.1", (false, 17_275))] {
+    for (preset, want) in [("kafka-2.0", (false, 45_530)), ("kafka-2.1", (false, 46_089))] {
         let (ours, theirs) = both(&scenario, preset, &c);
         assert_eq!(ours, want, "{preset}");
         assert_eq!(theirs, want, "stateright, {preset}");

@@ -160,7 +160,9 @@ pub fn approx_bytes(sim: &Sim) -> u64 {
         }
         n += b.parked_consumers.len() * size_of::<crate::sim::ParkedConsumerFetch>();
     }
-    n += sim.controller.isr.len() * 4 + sim.controller.heartbeat_phase.len() * 8 + sim.controller.registrations.len() * size_of::<crate::sim::state::Registration>();
+    n += sim.controller.isr.len() * 4
+        + sim.controller.heartbeat_phase.len() * 8
+        + sim.controller.registrations.len() * size_of::<crate::sim::state::Registration>();
     for p in &sim.producers {
         n += size_of::<crate::sim::Producer>() + (p.acked.len() + p.failed.len() + p.pending.len()) * 8 + p.requests.len() * 64;
     }

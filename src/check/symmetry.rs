@@ -29,9 +29,7 @@ pub fn groups(s: &Scenario) -> Vec<Vec<u8>> {
             || s.events.iter().any(|e| {
                 e.crash.as_ref().is_some_and(|c| c.broker == b)
                     || e.restart.as_ref().is_some_and(|r| r.broker == b)
-                    || [&e.partition, &e.heal]
-                        .iter()
-                        .any(|cut| cut.as_ref().is_some_and(|c| names(c, b)))
+                    || [&e.partition, &e.heal].iter().any(|cut| cut.as_ref().is_some_and(|c| names(c, b)))
                     || e.add_consumer.as_ref().is_some_and(|c| c.fetch_from == Some(b))
             })
     };

@@ -37,7 +37,7 @@ use crate::sim::msg::Node;
 use crate::sim::network::Conn;
 use crate::sim::state::{
     Batch, Broker, ClientMeta, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, LeaderState, Lifecycle,
-    ParkedConsumerFetch, ParkedFetch, PendingIsr, Producer, ProduceRequest, ProducerEntry, Registration, Role,
+    ParkedConsumerFetch, ParkedFetch, PendingIsr, ProduceRequest, Producer, ProducerEntry, Registration, Role,
 };
 use crate::sim::{Due, Key, Sim};
 
@@ -312,7 +312,9 @@ impl Walker<'_> {
             parked_consumers,
         } = b;
         self.broker(*id);
-        self.word(*alive as u64 | (*needs_truncation as u64) << 1 | (matches!(role, Role::Leader) as u64) << 2 | (*silently_down as u64) << 3);
+        self.word(
+            *alive as u64 | (*needs_truncation as u64) << 1 | (matches!(role, Role::Leader) as u64) << 2 | (*silently_down as u64) << 3,
+        );
         self.word(match lifecycle {
             Lifecycle::Starting => 0,
             Lifecycle::Recovery => 1,
