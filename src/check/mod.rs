@@ -57,7 +57,7 @@ pub struct Bounds {
 impl Default for Bounds {
     fn default() -> Self {
         Bounds {
-            max_depth: 12,
+            max_depth: 28,
             faults: 3,
             records: 0,
             leader_epochs: None,

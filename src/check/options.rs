@@ -1,7 +1,7 @@
 //! A search's setup as JSON, for the page (the CLI reads flags): every key
 //! optional, unknown keys refused, each error naming its field.
 //!
-//! `{"property":"any","allowed":false,"max_depth":12,"faults":3,"records":0,
+//! `{"property":"any","allowed":false,"max_depth":28,"faults":3,"records":0,
 //!   "unflushed":0,"cuts":true,"one_way":false,"epochs":null,"max_time_ms":null,
 //!   "max_states":null,"memory_mb":1024,"drop_faults":true,"symmetry":true}`
 
@@ -14,7 +14,7 @@ json_struct! {
     pub struct Options: Default {
         pub property: String = "property", or("any".to_string(), string), always;
         pub allowed: bool = "allowed", or(false, boolean), always;
-        pub max_depth: u32 = "max_depth", or(12, u32_of), always;
+        pub max_depth: u32 = "max_depth", or(28, u32_of), always;
         pub faults: u32 = "faults", or(3, u32_of), always;
         pub records: u32 = "records", or(0, u32_of), always;
         pub unflushed: u32 = "unflushed", or(0, u32_of), always;

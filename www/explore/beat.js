@@ -67,7 +67,7 @@ export function exploreBeat(def, scenarioText, openLink) {
 
   /** One search with its progress, then its verdict and, for a counterexample, how to open it. */
   function runOne(run, done) {
-    const bar = h("progress", { max: def.options.max_depth ?? 12, value: 0 });
+    const bar = h("progress", { max: def.options.max_depth ?? 28, value: 0 });
     const line = h("small", { class: "muted" }, "Starting…");
     const row = h("div", { class: "row" }, h("span", {}, `${run.preset}: `), bar);
     const slot = h("div", { class: "ex-beat-run", "data-preset": run.preset }, row, line);

@@ -59,7 +59,7 @@ async function create(api) {
   const start = h("select", { name: "start" },
     h("option", { value: "drop" }, "its setup, without its scripted crashes and cuts"),
     h("option", { value: "keep" }, "the scenario as scripted"));
-  const depth = number("max_depth", "Steps", 12, 1, 200, "from the start, the search's own moves included");
+  const depth = number("max_depth", "Steps", 28, 1, 200, "from the start, the search's own moves included");
   const faults = number("faults", "Faults", 3, 0, 20, "crashes, restarts, cuts and heals on one path");
   const records = number("records", "Extra records", 0, 0, 20, "writes the search may add, one record each");
   const unflushed = number("unflushed", "Unflushed", 0, 0, 5, "records a crash may lose from a log's tail");
@@ -118,7 +118,7 @@ async function create(api) {
     return {
       property: property.value,
       allowed: allowed.checked,
-      max_depth: int(depth.input) ?? 12,
+      max_depth: int(depth.input) ?? 28,
       faults: int(faults.input) ?? 3,
       records: int(records.input) ?? 0,
       unflushed: int(unflushed.input) ?? 0,

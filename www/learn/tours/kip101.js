@@ -157,7 +157,7 @@ export const kip101Latest = [
     title: "Fixed for every timing? Predict, then search",
     at: any,
     say: {
-      junior: (c) => `This run shows one timing. Is ${c.sc.preset} safe for every timing of the same faults? The explorer (Explore, at the top) answers by search: starting from this scenario without its scripted crashes (two replicas, one acks=all write), it tries every order of the events due at one instant and every moment for up to 3 crashes, restarts or cuts, within 12 steps, and looks for an acknowledged record lost or replicas diverged.`,
+      junior: (c) => `This run shows one timing. Is ${c.sc.preset} safe for every timing of the same faults? The explorer (Explore, at the top) answers by search: starting from this scenario without its scripted crashes (two replicas, one acks=all write), it tries every order of the events due at one instant and every moment for up to 3 crashes, restarts or cuts, within 28 steps, and looks for an acknowledged record lost or replicas diverged.`,
     },
     explore: {
       ask: "Under kafka-4.0, within those bounds, will the search find a timing that loses the acknowledged record?",
@@ -165,7 +165,7 @@ export const kip101Latest = [
         { preset: "kafka-4.0", label: "" },
         { preset: "kafka-0.10", label: "Now search the same under kafka-0.10" },
       ],
-      options: { property: "any", max_depth: 12, faults: 3, drop_faults: true },
+      options: { property: "any", max_depth: 28, faults: 3, drop_faults: true },
     },
   },
 ];
