@@ -32,6 +32,9 @@ const raw = document.getElementById("raw");
 const rawLog = document.getElementById("raw-log");
 addEventListener("message", (e) => {
   if (e.source !== raw.contentWindow || e.data?.v !== 1) return;
-  if (e.data.type === "hwscope:resize") raw.height = Math.min(4000, e.data.height);
+  if (e.data.type === "hwscope:resize") {
+    raw.height = Math.min(4000, e.data.height);
+    raw.dataset.told = "1";
+  }
   if (e.data.type === "hwscope:hw-changed") rawLog.textContent = `step ${e.data.at}: broker ${e.data.broker}'s HW ${e.data.from} → ${e.data.to}`;
 });

@@ -4,7 +4,16 @@
 // seek within what is computed takes (scrubber input to the step drawn).
 //
 //   node e2e/bench-page.mjs [--scenario steady-load] [--speed 8] [--seconds 8] [--json]
-//                           [--skip-paused] [--skip-seek]
+//                           [--skip-paused] [--skip-seek] [--only-load] [--loads 5]
+//
+// Loading (issue 13): the published build (`npm run dist` into a temporary
+// directory, served as `npm start` serves it: compressed, cacheable) opened in a
+// fresh browser context with the network throttled to 1.6 Mbps / 150 ms (Chrome
+// DevTools Protocol, Network.emulateNetworkConditions), for the page and for an
+// embed: when the first stage is drawn (mark hwscope-first-stage), when the page
+// is interactive (hwscope-interactive: the core loaded, the controls live), and the
+// cumulative layout shift (Chromium's layout-shift entries without recent input).
+// Budgets: first stage 1.0 s, interactive 2.0 s, CLS 0.
 //
 // Needs www/pkg (npm run build). Frame time is the interval between animation
 // frames (what a viewer sees); a frame counts as on time when it comes within
@@ -25,8 +34,79 @@ const { values: opt } = parseArgs({
     json: { type: "boolean", default: false },
     "skip-paused": { type: "boolean", default: false },
     "skip-seek": { type: "boolean", default: false },
+    "only-load": { type: "boolean", default: false },
+    loads: { type: "string", default: "5" },
   },
 });
+
+/** Loads of the published build under a slow network: [{what, first_stage_ms, interactive_ms, cls}] medians. */
+async function throttledLoads(runs) {
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { execFileSync } = await import("node:child_process");
+  const out = mkdtempSync(join(tmpdir(), "hwscope-bench-dist-"));
+  execFileSync(process.execPath, [join(ROOT, "scripts/dist.mjs"), "--out", out], { stdio: "ignore" });
+  const env = await launch({ root: out, viewport: { width: 1280, height: 900 } });
+  const result = [];
+  try {
+    const targets = [
+      ["page", "/"],
+      ["embed", "/?embed=1&scenario=seed-walkthrough#at=4"],
+      ["embed in a docs page (docs/embed.html, its first element)", "/docs/embed.html"],
+    ];
+    for (const [what, path] of targets) {
+      const rows = [];
+      for (let i = 0; i < runs; i++) {
+        const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: env.baseURL });
+        await context.addInitScript(() => {
+          window.__cls = 0;
+          new PerformanceObserver((list) => {
+            for (const e of list.getEntries()) if (!e.hadRecentInput) window.__cls += e.value;
+          }).observe({ type: "layout-shift", buffered: true });
+        });
+        const page = await context.newPage();
+        const cdp = await context.newCDPSession(page);
+        await cdp.send("Network.enable");
+        await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 1.6e6 / 8 });
+        await page.goto(new URL(path, env.baseURL).href);
+        // In a docs page the playground is the first element's iframe.
+        let doc = page;
+        if (path.startsWith("/docs/")) {
+          await page.waitForFunction(() => document.querySelector("hwscope-playground")?.shadowRoot?.querySelector("iframe"));
+          await page.waitForTimeout(100);
+          doc = await (await page.$("hwscope-playground")).evaluateHandle((e) => e.shadowRoot.querySelector("iframe")).then((h) => h.asElement().contentFrame());
+        }
+        await doc.waitForFunction(() => performance.getEntriesByName("hwscope-interactive").length || performance.getEntriesByName("hwscope-first-frame").length, null, { timeout: 60_000 });
+        await page.waitForTimeout(600);
+        const m = await doc.evaluate(() => {
+          const at = (n) => performance.getEntriesByName(n)[0]?.startTime;
+          return { first: at("hwscope-first-stage") ?? at("hwscope-first-frame"), interactive: at("hwscope-interactive") ?? at("hwscope-first-frame"), cls: window.__cls ?? null, nav: performance.timeOrigin };
+        });
+        // A frame's clock starts when the frame does: count from the host page's navigation.
+        const offset = doc === page ? 0 : m.nav - (await page.evaluate(() => performance.timeOrigin));
+        const hostCls = doc === page ? 0 : await page.evaluate(() => window.__cls);
+        rows.push({ first: m.first + offset, interactive: m.interactive + offset, cls: (m.cls ?? 0) + hostCls });
+        await context.close();
+      }
+      const med = (k) => [...rows.map((r) => r[k])].sort((a, b) => a - b)[rows.length >> 1];
+      result.push({ what, path, first_stage_ms: Math.round(med("first")), interactive_ms: Math.round(med("interactive")), cls: +Math.max(...rows.map((r) => r.cls)).toFixed(4), runs: rows.length });
+    }
+  } finally {
+    await env.close();
+    rmSync(out, { recursive: true, force: true });
+  }
+  return result;
+}
+
+if (opt["only-load"]) {
+  const loads = await throttledLoads(Number(opt.loads));
+  if (opt.json) console.log(JSON.stringify({ loads }));
+  else {
+    console.log("published build, 1.6 Mbps / 150 ms, fresh cache (median of runs; CLS: the worst run). Budgets: first stage 1,000 ms, interactive 2,000 ms, CLS 0");
+    for (const r of loads) console.log(`  ${r.what.padEnd(56)} first stage ${String(r.first_stage_ms).padStart(5)} ms  interactive ${String(r.interactive_ms).padStart(5)} ms  CLS ${r.cls}`);
+  }
+  process.exit(0);
+}
 const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
 wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
 const LONG = `/#${wasm.encodeLink(JSON.stringify(LONG_RUN), undefined, undefined)}`;
@@ -151,6 +231,7 @@ try {
     result.seek = { budget_ms: 16, runs: seeks };
   }
 
+  result.loads = await throttledLoads(Number(opt.loads));
   if (opt.json) console.log(JSON.stringify(result));
   else {
     console.log(`first frame: median ${result.first_frame_ms.median} ms (min ${result.first_frame_ms.min}; budget 300 ms)`);
@@ -160,6 +241,8 @@ try {
       console.log("paused, after the first 2 s: main-thread time in 3 s (budget 0.03 s, 1% of a core)");
       for (const r of result.paused.runs) console.log(`  ${r.what.padEnd(52)} ${r.seconds_per_3s.toFixed(4)} s  (${r.core_pct}% of a core; step ${r.step}, ${r.computed.toLocaleString("en")} steps computed)`);
     }
+    console.log("published build, 1.6 Mbps / 150 ms, fresh cache (median of runs; CLS: the worst run). Budgets: first stage 1,000 ms, interactive 2,000 ms, CLS 0");
+    for (const r of result.loads) console.log(`  ${r.what.padEnd(56)} first stage ${String(r.first_stage_ms).padStart(5)} ms  interactive ${String(r.interactive_ms).padStart(5)} ms  CLS ${r.cls}`);
     if (result.seek) {
       console.log("seek within what is computed: scrubber input to the step drawn, 200 random steps (budget 16 ms)");
       for (const [what, r] of Object.entries(result.seek.runs)) console.log(`  ${what.padEnd(12)} ${r.steps_computed.toLocaleString("en")} steps: median ${r.median_ms} ms, p95 ${r.p95_ms} ms, max ${r.max_ms} ms`);

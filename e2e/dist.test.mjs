@@ -52,7 +52,7 @@ test("the docs page's element and sandboxed iframe work from dist/", async () =>
   await page.click('[data-seek="5"]');
   await page.waitForFunction(() => document.getElementById("walk-log").textContent.includes("HW 100 → 105"));
   await page.evaluate(() => document.getElementById("raw").scrollIntoView());
-  await page.waitForFunction(() => document.getElementById("raw").height !== "460");
+  await page.waitForFunction(() => document.getElementById("raw").dataset.told);
   assertNoErrors(page, { requests: true });
   await page.close();
 });

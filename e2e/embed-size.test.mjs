@@ -53,7 +53,8 @@ test("the Share dialog's iframe snippet fits seed-walkthrough at 800 px without 
   await page.click("#share-open");
   await page.waitForSelector("#share[open]");
   const snippet = await page.inputValue("#share-iframe");
-  assert.match(snippet, /height="640"/);
+  // The embed's own height (www/embed/size.js: seed-walkthrough, compact controls, 360 px or 800 px wide).
+  assert.match(snippet, /height="648"/);
   assert.match(snippet, /\?embed=1&amp;fit=1&amp;theme=auto#v=1/);
   await page.close();
   const { page: p2, frame } = await host(snippet.replace(/width="100%"/, 'width="800"'));

@@ -137,8 +137,9 @@ describe("docs/embed.html: a host page", () => {
     await page.waitForFunction(() => document.getElementById("walk-log").textContent.startsWith("ready"));
     walk = page.frames().find((f) => f.url().includes("scenario=seed-walkthrough"));
     await page.evaluate(() => document.getElementById("raw").scrollIntoView());
-    await page.waitForFunction(() => document.getElementById("raw").height !== "460");
+    await page.waitForFunction(() => document.getElementById("raw").dataset.told);
     raw = page.frames().find((f) => f.url().includes("scenario=idle-partition-lag"));
+    await raw.waitForSelector("#status[data-step]");
   });
   afterEach(async () => {
     assertNoErrors(page);
@@ -248,7 +249,7 @@ describe("docs/embed.html: a host page", () => {
   test("the plain sandboxed iframe runs with an opaque origin, no storage, and posts its size", async () => {
     assert.equal(await raw.evaluate(() => origin), "null");
     assert.equal(await raw.evaluate(() => { try { return localStorage.length; } catch (e) { return e.name; } }), "SecurityError");
-    assert.equal(await stepOf(raw), 0);
+    assert.equal(await stepOf(raw), 28, "the range starts just before the write");
     // Its Theme button is hidden, but theme.js must not throw where storage is refused.
     await raw.evaluate(() => document.getElementById("theme").click());
     const inner = await raw.evaluate(() => Math.ceil(document.body.getBoundingClientRect().height));

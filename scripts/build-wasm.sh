@@ -95,3 +95,5 @@ if [[ $opt == 1 ]]; then
   mv "$explore_dir/hwscope_bg.wasm.opt" "$explore_dir/hwscope_bg.wasm"
 fi
 node scripts/check-pkg.mjs "$explore_dir" --explorer
+# The first stage, drawn before the wasm arrives: step 0 of every built-in (www/main.js).
+node scripts/first-frame.mjs "$out_dir"

@@ -9,6 +9,11 @@
 // parallel), and the files those modules name with `new URL(…, import.meta.url)`
 // (the wasm). A dynamic import anywhere else is on demand (Learn, Share, the
 // embed API), and so is whatever it imports.
+//
+// The first stage is the part of the first load the entry imports statically:
+// what draws the stage before the core arrives (issue 13). index.html preloads
+// exactly that, so nothing else shares the network with it; the entry fetches
+// the rest of the first load (the core, app.js) as soon as it runs.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, relative, resolve, sep } from "node:path";
 
@@ -71,6 +76,14 @@ export function pageGraph(root, page = "index.html") {
   const first = new Set([html, ...styles]);
   const later = new Set();
   const lazy = [];
+  // The first stage: the entry scripts and what they import statically.
+  const stage = new Set();
+  const statically = (file) => {
+    if (stage.has(file)) return;
+    stage.add(file);
+    for (const r of references(file, root)) if (r.kind === "static") statically(r.path);
+  };
+  scripts.forEach(statically);
   /** Adds a module and what it imports statically; its dynamic imports wait in `lazy`. */
   function add(file, into) {
     if (into.has(file) || (into === later && first.has(file))) return;
@@ -92,6 +105,7 @@ export function pageGraph(root, page = "index.html") {
     later: [...later].map(rel),
     scripts: scripts.map(rel),
     preloads: preloads.map(rel),
+    stage: [...stage].map(rel),
   };
 }
 
@@ -112,18 +126,14 @@ export function moduleClosure(root, entry) {
   return [...seen].map((p) => relative(root, p).split(sep).join("/"));
 }
 
-/** The preload lines index.html should have: every module of the first load, the entry first, and the wasm. */
+/** The preload lines index.html should have: every module of the first stage, the entry first. */
 export function preloadLines(root, page = "index.html") {
   const g = pageGraph(root, page);
   const from = dirname(resolve(root, page));
   const href = (p) => relative(from, resolve(root, p)).split(sep).join("/");
-  const modules = g.first.filter((p) => /\.m?js$/.test(p));
+  const modules = g.stage.filter((p) => /\.m?js$/.test(p));
   const ordered = [...g.scripts, ...modules.filter((p) => !g.scripts.includes(p)).sort()];
-  const wasm = g.first.filter((p) => p.endsWith(".wasm"));
-  return [
-    ...ordered.map((p) => `<link rel="modulepreload" href="${href(p)}">`),
-    ...wasm.map((p) => `<link rel="preload" href="${href(p)}" as="fetch" type="application/wasm" crossorigin>`),
-  ];
+  return ordered.map((p) => `<link rel="modulepreload" href="${href(p)}">`);
 }
 
 const PRELOAD_LINE = /^<link rel="(?:modulepreload|preload)" href="[^"]+"[^>]*>\n/gm;
@@ -139,7 +149,7 @@ export function withPreloads(html, lines) {
 /** What is wrong with index.html's preloads in `root`: {missing, extra} (both empty when right). */
 export function checkPreloads(root, page = "index.html") {
   const g = pageGraph(root, page);
-  const want = new Set(g.first.filter((p) => /\.(m?js|wasm)$/.test(p)));
+  const want = new Set(g.stage.filter((p) => /\.m?js$/.test(p)));
   const have = new Set(g.preloads);
   return { missing: [...want].filter((p) => !have.has(p)), extra: [...have].filter((p) => !want.has(p)) };
 }

@@ -77,8 +77,8 @@ else
   fi
 fi
 
-# 3. npm dev dependencies (binaryen's wasm-opt, playwright-core, esbuild).
-if [[ -x node_modules/.bin/wasm-opt && -f node_modules/playwright-core/package.json && -f node_modules/esbuild/package.json ]]; then
+# 3. npm dev dependencies (binaryen's wasm-opt, playwright-core, esbuild, axe-core).
+if [[ -x node_modules/.bin/wasm-opt && -f node_modules/playwright-core/package.json && -f node_modules/esbuild/package.json && -f node_modules/axe-core/axe.min.js ]]; then
   say "node_modules present"
 elif [[ -f package-lock.json ]]; then
   say "npm ci"

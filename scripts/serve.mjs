@@ -10,9 +10,15 @@
 // outside the root (also not through symlinks), no dotfiles (.git, .env, ...).
 // Every response carries a strict Content-Security-Policy, the same one the page must
 // work under when it is deployed, and `Access-Control-Allow-Origin: *` (see baseHeaders).
+//
+// Served like the published site: text and wasm compressed (brotli or gzip, as the
+// browser accepts; kept in memory per file version), an ETag on every file (a
+// revalidation is a 304), content-hashed names (`app.3f2a9c01de.js`, npm run dist)
+// cached for a year as immutable, everything else revalidated (`no-cache`).
 import { createServer } from "node:http";
 import { createReadStream } from "node:fs";
-import { realpath, stat } from "node:fs/promises";
+import { readFile, realpath, stat } from "node:fs/promises";
+import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import { dirname, extname, join, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -63,6 +69,33 @@ function baseHeaders(extra = {}) {
     "Cache-Control": "no-store",
     ...extra,
   };
+}
+
+/** Types worth compressing (text, and the wasm, which gzip shrinks to ~40%). */
+const COMPRESSIBLE = /^(text\/|application\/(json|wasm|javascript)|image\/svg)/;
+/** A content-hashed name, as npm run dist writes them: cacheable for ever. */
+const HASHED = /\.[0-9a-f]{10}\.[a-z0-9]+$/;
+/** Compressed bodies by file version: {etag, br, gzip}. */
+const compressed = new Map();
+
+/** The compressed body of a file in the encoding the request accepts, or null. */
+async function encoded(file, etag, accept) {
+  const wants = (e) => new RegExp(`(^|[,\\s])${e}(;q=(?!0(\\.0*)?([,\\s]|$))[\\d.]+)?([,\\s]|$)`).test(accept);
+  const encoding = wants("br") ? "br" : wants("gzip") ? "gzip" : null;
+  if (!encoding) return null;
+  let entry = compressed.get(file);
+  if (entry?.etag !== etag) {
+    entry = { etag };
+    compressed.set(file, entry);
+  }
+  if (!entry[encoding]) {
+    // A precompressed sibling (npm run dist writes the wasm's .br), else levels that
+    // take milliseconds, not seconds, on the wasm.
+    const sibling = encoding === "br" ? await readFile(`${file}.br`).catch(() => null) : null;
+    const data = sibling ? null : await readFile(file);
+    entry[encoding] = sibling ?? (encoding === "br" ? brotliCompressSync(data, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } }) : gzipSync(data, { level: 6 }));
+  }
+  return { encoding, body: entry[encoding] };
 }
 
 function sendText(req, res, status, text, extra = {}) {
@@ -117,7 +150,7 @@ async function locate(root, realRoot, urlPath) {
   // Symlinks must not lead out of the root either.
   const real = await realpath(file).catch(() => null);
   if (real === null || !within(realRoot, real)) return { status: 404 };
-  return { status: 200, file, size: info.size };
+  return { status: 200, file, size: info.size, mtime: info.mtimeMs };
 }
 
 /**
@@ -155,7 +188,20 @@ export async function startServer({ port = 8080, host = "127.0.0.1", root = ROOT
         return done(found.status);
       }
       const type = MIME_TYPES[extname(found.file).toLowerCase()] ?? "application/octet-stream";
-      res.writeHead(200, baseHeaders({ "Content-Type": type, "Content-Length": found.size }));
+      const etag = `"${found.size.toString(36)}-${Math.floor(found.mtime).toString(36)}"`;
+      const cache = { ETag: etag, "Cache-Control": HASHED.test(found.file) ? "public, max-age=31536000, immutable" : "no-cache", Vary: "Accept-Encoding" };
+      if (req.headers["if-none-match"] === etag) {
+        res.writeHead(304, baseHeaders(cache));
+        res.end();
+        return done(304);
+      }
+      const packed = COMPRESSIBLE.test(type) ? await encoded(found.file, etag, String(req.headers["accept-encoding"] ?? "")) : null;
+      if (packed) {
+        res.writeHead(200, baseHeaders({ "Content-Type": type, "Content-Encoding": packed.encoding, "Content-Length": packed.body.length, ...cache }));
+        res.end(req.method === "HEAD" ? undefined : packed.body);
+        return done(200);
+      }
+      res.writeHead(200, baseHeaders({ "Content-Type": type, "Content-Length": found.size, ...cache }));
       if (req.method === "HEAD") {
         res.end();
         return done(200);

@@ -23,6 +23,8 @@
 //! - `check/`     the counterexample explorer: breadth-first search over the engine's
 //!   choices and injected faults for a state where a property fails
 //! - `run`        a run with checkpoints: step, seek back and forth, fork
+//! - `marks`      the run's key moments (HW, ISR, elections, truncations, losses,
+//!   interventions), noted as steps are computed
 //! - `link`       the share-link codec (URL fragment)
 //! - `builtin`    the built-in scenarios (JSON files in `scenarios/`)
 //! - `docblock`   a ```hwscope block in documentation (built-in + options, scenario, or link)
@@ -37,6 +39,7 @@ pub mod check;
 pub mod docblock;
 pub mod json;
 pub mod link;
+pub mod marks;
 pub mod narrate;
 pub mod record;
 pub mod run;

@@ -144,8 +144,17 @@ pub fn decode(fragment: &str) -> Result<Link, LinkError> {
     Ok(Link { scenario, at, hash })
 }
 
-/// FNV-1a (64-bit) of the step record's JSON, without the messages' labels: the state a link points at.
+/// FNV-1a (64-bit) of the step record's JSON, without the messages' labels and
+/// the lists of what was lost (ghosts, losses): the state a link points at.
 pub fn state_hash(record: &StepRecord) -> String {
+    // What was lost is history, read from the state: links made before the record
+    // listed it keep their hash.
+    if !record.lost.is_empty() || record.replicas.iter().any(|r| !r.lost.is_empty()) {
+        let mut bare = record.clone();
+        bare.lost.clear();
+        bare.replicas.iter_mut().for_each(|r| r.lost.clear());
+        return state_hash(&bare);
+    }
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut mix = |text: &[u8]| {
         for &b in text {

@@ -1,9 +1,10 @@
 //! A run: the simulation plus checkpoints, so that the page and the CLI can
 //! step, seek backwards and forwards, and fork the future with an intervention.
 
+use crate::marks::{self, Marks};
 use crate::record::StepRecord;
 use crate::scenario::Action;
-use crate::scenario::{EventSpec, Scenario, ScenarioError};
+use crate::scenario::{AfterStop, EventSpec, Scenario, ScenarioError};
 use crate::sim::vecmap::VecMap;
 use crate::sim::Sim;
 
@@ -36,6 +37,11 @@ pub struct Run {
     picks: VecMap<u64, u32>,
     /// Lists in records keep only their last `log_tail` items (the lighter form).
     log_tail: Option<usize>,
+    /// The run's key moments as far as it is computed (marks.rs).
+    marks: Marks,
+    /// Past the script, the run goes on until its consequences settle (an
+    /// intervention or `settle()` turns it on; `after_stop` in a link).
+    settling: bool,
 }
 
 impl Run {
@@ -49,6 +55,7 @@ impl Run {
             }
         }
         let picks = scenario.schedule.iter().map(|p| (p.at_step, p.pick)).collect();
+        let settling = scenario.after_stop == AfterStop::Settle;
         let sim = Sim::new(scenario);
         Run {
             checkpoints: vec![sim.clone()],
@@ -61,7 +68,37 @@ impl Run {
             intervention_specs,
             picks,
             log_tail: None,
+            marks: Marks::default(),
+            settling,
         }
+    }
+
+    /// Whether the run goes on past its script until it settles.
+    pub fn is_settling(&self) -> bool {
+        self.settling
+    }
+
+    /// Lets the run go on past `stop_at_ms` for as long as its consequences need
+    /// (sim/settle.rs): the steps computed so far stay as they are (the script's
+    /// part is the same either way), the run is open again, and a link carries it.
+    pub fn settle(&mut self) {
+        if self.settling {
+            return;
+        }
+        self.settling = true;
+        self.sim.settle = true;
+        for c in &mut self.checkpoints {
+            c.settle = true;
+        }
+        if let Some(a) = &mut self.ahead {
+            a.settle = true;
+        }
+        self.done = false;
+    }
+
+    /// The run's key moments, as far as it is computed.
+    pub fn marks(&self) -> &Marks {
+        &self.marks
     }
 
     /// Records list only the last `tail` items of each log and list (None: complete records).
@@ -76,6 +113,9 @@ impl Run {
         s.events.retain(|e| e.at_step.is_none());
         s.events.extend(self.intervention_specs.values().cloned());
         s.schedule.retain(|p| self.picks.contains_key(&p.at_step));
+        if self.settling {
+            s.after_stop = AfterStop::Settle;
+        }
         s
     }
 
@@ -107,9 +147,11 @@ impl Run {
         self.done
     }
 
-    fn note(&mut self, sim_step: u64) {
-        if sim_step + 1 > self.known {
-            self.known = sim_step + 1;
+    /// A step computed: it is known, and, the first time, its marks are noted.
+    fn note(known: &mut u64, marks: &mut Marks, interventions: &VecMap<u64, Action>, sim: &Sim) {
+        if sim.step + 1 > *known {
+            *known = sim.step + 1;
+            marks.note(sim.step, marks::kinds_of(sim, interventions.contains_key(&sim.step)));
         }
     }
 
@@ -164,8 +206,7 @@ impl Run {
             &mut self.spacing,
             &Steps { interventions: &self.interventions, picks: &self.picks },
         ) {
-            let s = self.sim.step;
-            self.note(s);
+            Self::note(&mut self.known, &mut self.marks, &self.interventions, &self.sim);
             true
         } else {
             self.done = true;
@@ -199,8 +240,7 @@ impl Run {
                 self.done = true;
                 break;
             }
-            let st = sim.step;
-            self.note(st);
+            Self::note(&mut self.known, &mut self.marks, &self.interventions, &sim);
         }
         self.ahead = Some(sim);
         (self.known, self.done)
@@ -231,8 +271,7 @@ impl Run {
                 // The run ended first: the last step is the answer.
                 return sim;
             }
-            let st = sim.step;
-            self.note(st);
+            Self::note(&mut self.known, &mut self.marks, &self.interventions, &sim);
         }
         sim
     }
@@ -263,6 +302,8 @@ impl Run {
     /// after the cursor is discarded (the future forks).
     pub fn apply(&mut self, event: &EventSpec) -> Result<(), ScenarioError> {
         let action = self.sim.scenario.action("event", event)?;
+        // What the intervention sets in motion plays out past the script.
+        self.settle();
         let keep = (self.sim.step / self.spacing) as usize + 1;
         self.checkpoints.truncate(keep.max(1));
         self.ahead = None;
@@ -274,7 +315,9 @@ impl Run {
         self.picks.retain(|&k, _| k < at);
         self.intervention_specs.insert(at, EventSpec { at_ms: self.sim.now as i64, at_step: Some(at), repeat: None, ..event.clone() });
         self.sim.apply_now(action);
-        self.known = self.sim.step + 1;
+        self.marks.truncate_after(self.sim.step - 1);
+        self.known = self.sim.step;
+        Self::note(&mut self.known, &mut self.marks, &self.interventions, &self.sim);
         let s = self.sim.step;
         if s % self.spacing == 0 && s / self.spacing == self.checkpoints.len() as u64 {
             self.checkpoints.push(self.sim.clone());
@@ -353,6 +396,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Marks are noted once per step as the run is computed, whatever the order of
+    /// steps, seeks and look-ahead, and name what the records show.
+    #[test]
+    fn marks_name_the_key_moments() {
+        use crate::marks::*;
+        let scenario = crate::builtin::load("kip101-data-loss").unwrap();
+        let records: Vec<String> = trace(&mut Run::new(scenario.clone()));
+        let mut stepped = Run::new(scenario.clone());
+        while stepped.step() {}
+        let mut ahead = Run::new(scenario);
+        ahead.extend(3);
+        ahead.seek(9);
+        ahead.seek(2);
+        ahead.extend(1000);
+        for n in 0..records.len() as u64 {
+            assert_eq!(stepped.marks().at(n), ahead.marks().at(n), "step {n}");
+        }
+        let marked = |kind: u8| (0..records.len() as u64).filter(|&n| stepped.marks().at(n) & kind != 0).collect::<Vec<_>>();
+        let with = |needle: &str| (0..records.len() as u64).filter(|&n| records[n as usize].contains(needle)).collect::<Vec<_>>();
+        assert_eq!(marked(TRUNCATION), with("\"truncate_to\""), "truncations");
+        assert_eq!(marked(ELECTION), with("\"type\":\"leader_election\""), "elections");
+        assert_eq!(
+            marked(LOSS),
+            (0..records.len() as u64).filter(|&n| !records[n as usize].contains("\"violations\":[]")).collect::<Vec<_>>(),
+            "losses"
+        );
+        assert!(!marked(HW).is_empty() && !marked(FAULT).is_empty());
+        // An intervention is marked, and the future it forks is marked afresh.
+        let mut run = Run::new(crate::builtin::load("idle-partition-lag").unwrap());
+        run.extend(1000);
+        run.seek(10);
+        run.apply(&Scenario::event_from_json(r#"{"crash":{"broker":1}}"#).unwrap()).unwrap();
+        assert_eq!(run.marks().at(11), INTERVENTION);
+        assert!(run.marks().next(11, u8::MAX, true).is_none(), "nothing after the fork is computed yet");
+        run.extend(1000);
+        assert_eq!(run.marks().next(0, u8::MAX, true), Some(11), "the marks of the old future are gone");
     }
 
     /// An intervention forks the future; seeking back and forth replays it, and the

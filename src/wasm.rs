@@ -145,6 +145,45 @@ impl Playground {
         Ok(link::encode(&run.shared_scenario(), Some(run.current()), Some(&hash)))
     }
 
+    /// The kinds of key moment (marks.rs bits) in each of `buckets` equal spans of
+    /// steps `from..=to`, among the steps computed: what the scrubber draws.
+    #[wasm_bindgen(js_name = markBuckets)]
+    pub fn mark_buckets(&mut self, from: f64, to: f64, buckets: f64) -> Result<Vec<u8>, JsError> {
+        let n = if buckets.is_finite() && buckets > 0.0 { (buckets as usize).min(8192) } else { 0 };
+        Ok(self.run()?.marks().buckets(from.max(0.0) as u64, to.max(0.0) as u64, n))
+    }
+
+    /// The next step after `step` (or the last before it) marked with one of the
+    /// kinds in `mask`, among the steps computed; -1 if none.
+    #[wasm_bindgen(js_name = nextMark)]
+    pub fn next_mark(&mut self, step: f64, mask: u8, forward: bool) -> Result<f64, JsError> {
+        Ok(self.run()?.marks().next(step.max(0.0) as u64, mask, forward).map_or(-1.0, |s| s as f64))
+    }
+
+    /// Lets the run go on past its script until its consequences settle (Play at
+    /// the end does this; an intervention does it too).
+    pub fn settle(&mut self) -> Result<(), JsError> {
+        self.run()?.settle();
+        Ok(())
+    }
+
+    /// How far the run goes and why, at the cursor: `{stop_at_ms, settling,
+    /// pending: [{text, at_ms}], settled_since, ends_at_ms}` (sim/settle.rs).
+    pub fn future(&mut self) -> Result<JsValue, JsError> {
+        let run = self.run()?;
+        let sim = run.sim();
+        let pending: Vec<PendingInfo> =
+            sim.pending().iter().map(|p| PendingInfo { text: crate::narrate::future::pending_text(sim, p), at_ms: p.at_ms() }).collect();
+        let info = Future {
+            stop_at_ms: sim.scenario.stop_at_ms,
+            settling: run.is_settling(),
+            pending,
+            settled_since: sim.settled_since,
+            ends_at_ms: (run.is_settling() && sim.settled_since.is_some()).then(|| sim.run_on_until()),
+        };
+        to_js(&info)
+    }
+
     /// Runs `steps` steps from a fresh start and returns how many ran (for benchmarks).
     #[wasm_bindgen(js_name = runSteps)]
     pub fn run_steps(&mut self, steps: f64) -> Result<f64, JsError> {
@@ -155,6 +194,23 @@ impl Playground {
             n += 1;
         }
         Ok(n as f64)
+    }
+}
+
+json_record! {
+    struct PendingInfo {
+        text: String = "text", always;
+        at_ms: Option<u64> = "at_ms", opt;
+    }
+}
+
+json_record! {
+    struct Future {
+        stop_at_ms: u64 = "stop_at_ms", always;
+        settling: bool = "settling", always;
+        pending: Vec<PendingInfo> = "pending", always;
+        settled_since: Option<u64> = "settled_since", always;
+        ends_at_ms: Option<u64> = "ends_at_ms", always;
     }
 }
 

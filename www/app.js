@@ -6,13 +6,10 @@ import { Sim } from "./core/sim.js";
 import { Player } from "./core/player.js";
 import { Frontier, LOOKAHEAD } from "./core/frontier.js";
 import { createStage } from "./render/stage.js";
-import { createNarration } from "./panels/narration.js";
-import { createInspector } from "./panels/inspector.js";
 import { createControls, applyControls } from "./panels/controls.js";
-import { createInterventions } from "./panels/interventions.js";
-import { createSettings } from "./panels/settings.js";
 import { createStatus } from "./panels/status.js";
-import { createClients } from "./panels/clients.js";
+import { createMarks } from "./panels/marks.js";
+import { renderAbout } from "./panels/about.js";
 import { h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
 import { readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
@@ -26,21 +23,30 @@ const SYNC_MS = 12;
 /** How long a link or an embed's seek may compute its way to a far step. */
 const FAR_MS = 5000;
 
-/** `opts`: the page's options (core/options.js). */
-export function start(wasm, opts) {
+/** In an embed: the step's sentence as the caption (and for screen readers), no other panel. */
+function embedPanels() {
+  const live = $("live");
+  return { show: (rec) => (live.textContent = rec.text), inspect() {}, interventions() {}, openSettings() {}, reset() {} };
+}
+
+/** `opts`: the page's options (core/options.js); `boot`: the stage and status line
+ *  main.js drew the first stage with, taken over as they are, and the full page's
+ *  panels module (panels/page.js; none in an embed, which shows only the stage). */
+export function start(wasm, opts, boot = {}) {
   const sim = new Sim(wasm.Playground);
   const scenarios = wasm.builtinScenarios();
   let selection = null;
   let shown = null;
   let json = "";
 
-  const stage = createStage($("stage"), (sel) => pick(sel));
-  const status = createStatus($("status"), $("violations"));
-  const narration = createNarration($("narration"), $("live"), sim, (n) => {
+  const stage = boot.stage ?? createStage($("stage"), () => {});
+  stage.onPick = (sel) => pick(sel);
+  const status = boot.status ?? createStatus($("status"), $("violations"));
+  const go = (n) => {
     player.pause();
     player.go(n);
-  });
-  const inspect = createInspector($("inspector"), $("insp-close"), (event) => intervene(event));
+  };
+  const panels = boot.pagePanels ? boot.pagePanels.createPagePanels({ sim, wasm, go, intervene: (event) => intervene(event), load: (text) => load(text) }) : embedPanels();
   const player = new Player(sim, show, (t) => {
     stage.frame(t);
     status.time(t);
@@ -51,10 +57,8 @@ export function start(wasm, opts) {
   const frontier = new Frontier(sim, (job) => controls.computing(job));
   const controls = createControls(document, player, sim, frontier, () => load(json));
   sim.listen(() => controls.update());
-  const interventions = createInterventions($("intervene"), (event) => intervene(event));
-  const openSettings = createSettings($("settings"), wasm, (text) => load(text));
+  controls.jumps = createMarks(document, sim, player, { go, find: (test, label) => frontier.find(test, FAR_MS, label) });
   const notice = createNotice($("notice"));
-  const renderClients = createClients($("clients"));
   const verified = h("span", { class: "verified", hidden: "" }, "link reproduced exactly ✓");
   $("status").append(verified);
   Object.assign(player, { from: opts.from, to: opts.to, loop: opts.loop });
@@ -76,13 +80,10 @@ export function start(wasm, opts) {
   let fresh = true;
   function show(rec) {
     shown = rec;
-    stage.step(rec, sim.initialEnd, fresh);
+    stage.step(rec, sim.initialEnd, fresh, fresh ? sim.room : undefined);
     fresh = false;
     status.step(rec);
-    narration.show(rec);
-    inspect(rec, selection);
-    renderClients(rec);
-    interventions(rec);
+    panels.show(rec, selection, player.playing);
     controls.update(rec.step);
     frontier.follow(rec.step, player.to);
     api.step(rec);
@@ -93,7 +94,7 @@ export function start(wasm, opts) {
   function pick(sel) {
     selection = sel;
     stage.select(sel);
-    if (shown) inspect(shown, sel);
+    if (shown) panels.inspect(shown, sel);
   }
   $("insp-close").addEventListener("click", () => pick(null));
 
@@ -139,18 +140,20 @@ export function start(wasm, opts) {
     clearError();
     selection = null;
     stage.select(null);
-    narration.reset();
+    panels.reset();
     fresh = true;
     status.scenario(sim.scenario);
-    // A built-in opened from a link arrives re-serialized: compare canonical forms.
+    // A built-in opened from a link arrives re-serialized, maybe with interventions:
+    // compare canonical forms without them.
     const canonical = (t) => { try { return wasm.encodeLink(t); } catch { return null; } };
-    const meta = scenarios.find((s) => s.json === text) ?? scenarios.find((s) => canonical(s.json) === canonical(text));
+    const own = sim.interventions.length ? JSON.stringify({ ...sim.scenario, events: (sim.scenario.events ?? []).filter((e) => e.at_step == null) }) : text;
+    meta = scenarios.find((s) => s.json === own) ?? scenarios.find((s) => canonical(s.json) === canonical(own));
     $("scenario").value = meta ? meta.name : "";
     // The description is the lesson; on a phone it folds away above the stage.
     const description = sim.scenario.description || meta?.description;
     const name = sim.scenario.title || meta?.title || "Custom scenario";
-    const heading = h("b", {}, name);
-    $("about").replaceChildren(description ? h("details", { open: innerWidth > 640 && !opts.embed ? "" : null }, h("summary", {}, heading), description) : heading);
+    renderAbout($("about"), { title: name, description, embed: opts.embed, extra: modifiedNote });
+    modified();
     document.title = `${name} · hwscope`;
     verified.hidden = true;
     notice("");
@@ -158,12 +161,35 @@ export function start(wasm, opts) {
     player.showRecord(first);
     if (player.from) player.go(player.from);
     if (!performance.getEntriesByName("hwscope-first-frame").length) performance.mark("hwscope-first-frame");
+    if (!performance.getEntriesByName("hwscope-first-stage").length) performance.mark("hwscope-first-stage");
     // Most runs are short: learn their whole length now; the look-ahead goes on
     // in idle time, up to LOOKAHEAD steps past the one shown (core/frontier.js).
     sim.computeUntil(player.from + LOOKAHEAD, 8);
     controls.update();
+    enable();
     return true;
   }
+
+  /** After an intervention the run is no longer the built-in's: the picker and the
+   *  heading say so (Reset drops the interventions). */
+  let meta = null;
+  const modifiedNote = h("span", { class: "modified", hidden: "" });
+  function modified() {
+    const steps = sim.interventions;
+    for (const s of scenarios) {
+      const option = $("scenario").querySelector(`option[value="${s.name}"]`);
+      const text = `${s.title || s.name}${steps.length && s === meta ? " (modified)" : ""}`;
+      if (option && option.textContent !== text) option.textContent = text;
+    }
+    modifiedNote.hidden = !steps.length;
+    modifiedNote.textContent = steps.length ? ` · modified by ${steps.length === 1 ? "an intervention" : `${steps.length} interventions`} at step${steps.length === 1 ? "" : "s"} ${steps.join(", ")} (↺ Reset drops ${steps.length === 1 ? "it" : "them"})` : "";
+  }
+  let described = -1;
+  sim.listen(() => {
+    if (described === sim.revision) return;
+    described = sim.revision;
+    modified();
+  });
 
   const picker = $("scenario");
   picker.replaceChildren(...scenarios.map((s) => h("option", { value: s.name }, s.title || s.name)), h("option", { value: "", disabled: "" }, "Custom (from Settings)"));
@@ -171,16 +197,27 @@ export function start(wasm, opts) {
     const s = scenarios.find((x) => x.name === picker.value);
     if (s) load(s.json);
   });
-  $("settings-open").addEventListener("click", () => openSettings(json));
+  $("settings-open").addEventListener("click", () => panels.openSettings(json));
   $("share-open").addEventListener("click", async () => {
-    share ??= (await import("./panels/share.js")).createShare($("share"), () => ({ fragment: sim.linkAt(player.step), title: title(), step: player.step }));
+    share ??= (await import("./panels/share.js")).createShare($("share"), () => ({
+      fragment: sim.linkAt(player.step),
+      title: title(),
+      step: player.step,
+      dims: { initialEnd: sim.initialEnd, ...sim.room, producers: shown.producers.length, consumersNow: shown.consumers.length },
+    }));
     share();
   });
   $("learn-open").addEventListener("click", () => openLearn());
   // Explore (www/explore/): a search in a Web Worker, loaded on first use.
   learn.explore = () => import("./explore/panel.js").then((m) => m.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) }));
   $("explore-open").addEventListener("click", () => learn.explore());
-  for (const id of ["scenario", "settings-open", "share-open", "learn-open", "explore-open"]) $(id).disabled = false;
+  /** Controls are disabled until the core runs them (index.html): now they do. */
+  function enable() {
+    for (const el of document.querySelectorAll("[data-live]")) el.disabled = false;
+    // What a step allows (Restart only a broker that is down…) is the step's to say.
+    if (shown) panels.interventions(shown);
+    if (!performance.getEntriesByName("hwscope-interactive").length) performance.mark("hwscope-interactive");
+  }
 
   /** The scenario named by ?scenario=, or the default one. */
   function builtin(say) {

@@ -9,7 +9,7 @@
 //! `required(reader)`, `or(default, reader)` or `opt(reader)` (absent is None),
 //! a reader being a [`Reader`] function, `list(reader)` or `nullable(reader)`,
 //! and WRITE is `always`, `opt` (left out when None), `nonempty` (left out when
-//! `is_empty()`), `nonzero` or `nonfalse`. A type declared `struct Name: Default` also gets
+//! `is_empty()`), `nonzero`, `nonfalse` or `nondefault`. A type declared `struct Name: Default` also gets
 //! a `Default` built from the fields' defaults.
 
 use super::value::{lookup, Value};
@@ -215,6 +215,7 @@ macro_rules! json_write {
     (@field $o:ident, $s:ident, $field:ident, $key:literal, nonempty) => { $o.field_if(!$s.$field.is_empty(), $key, &$s.$field) };
     (@field $o:ident, $s:ident, $field:ident, $key:literal, nonzero) => { $o.field_if($s.$field != 0, $key, &$s.$field) };
     (@field $o:ident, $s:ident, $field:ident, $key:literal, nonfalse) => { $o.field_if($s.$field, $key, &$s.$field) };
+    (@field $o:ident, $s:ident, $field:ident, $key:literal, nondefault) => { $o.field_if($s.$field != Default::default(), $key, &$s.$field) };
 }
 
 /// Declares a type that is read and written: the struct, `KEYS`, `read` (an

@@ -10,6 +10,7 @@
 mod clients;
 mod controller;
 mod follower;
+pub mod future;
 mod leader;
 mod lifecycle;
 

@@ -11,26 +11,7 @@ use crate::sim::{Body, Event, Msg, Node, Sim, Timer, Trigger};
 
 /// The wire name of a message's type.
 pub fn body_type(body: &Body) -> &'static str {
-    match body {
-        Body::Fetch(_) => "fetch_request",
-        Body::FetchResponse(_) => "fetch_response",
-        Body::Produce { .. } => "produce_request",
-        Body::ProduceResponse { .. } => "produce_response",
-        Body::ConsumerFetch { .. } => "consumer_fetch_request",
-        Body::ConsumerFetchResponse(_) => "consumer_fetch_response",
-        Body::AlterPartition { .. } => "alter_partition",
-        Body::AlterPartitionResponse { .. } => "alter_partition_response",
-        Body::LeaderAndIsr(_) => "leader_and_isr",
-        Body::OffsetsForLeaderEpoch { .. } => "offsets_for_leader_epoch",
-        Body::OffsetsForLeaderEpochResponse { .. } => "offsets_for_leader_epoch_response",
-        Body::BrokerRegistration { .. } => "broker_registration",
-        Body::BrokerRegistrationResponse { .. } => "broker_registration_response",
-        Body::BrokerHeartbeat { .. } => "broker_heartbeat",
-        Body::BrokerHeartbeatResponse { .. } => "broker_heartbeat_response",
-        Body::MetadataRequest => "metadata_request",
-        Body::MetadataResponse { .. } => "metadata_response",
-        Body::Reset => "connection_reset",
-    }
+    crate::sim::msg::kind_of(body)
 }
 
 /// Record ids as a JSON array of their names.

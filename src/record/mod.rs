@@ -152,6 +152,31 @@ json_record! {
 }
 
 json_record! {
+    /// A record this replica's log lost (truncated, or unflushed at a crash) and
+    /// does not hold again: where it was, and the step that removed it.
+    #[derive(Debug, Clone)]
+    pub struct GhostRecord {
+        pub offset: u64 = "offset", always;
+        pub epoch: i32 = "epoch", always;
+        pub id: String = "id", always;
+        pub step: u64 = "step", always;
+    }
+}
+
+json_record! {
+    /// A record acknowledged or read, then lost: the run's list, from the step it was found.
+    #[derive(Debug, Clone)]
+    pub struct LossRecord {
+        pub step: u64 = "step", always;
+        pub invariant: &'static str = "invariant", always;
+        pub id: String = "id", always;
+        pub offset: u64 = "offset", always;
+        pub text: String = "text", always;
+        pub allowed: bool = "allowed", nonfalse;
+    }
+}
+
+json_record! {
     #[derive(Debug, Clone)]
     pub struct ReplicaRecord {
         pub broker: u32 = "broker", always;
@@ -171,6 +196,7 @@ json_record! {
         pub epoch_cache: Vec<(i32, u64)> = "epoch_cache", always;
         pub followers: Option<Vec<FollowerRecord>> = "followers", opt;
         pub parked: Vec<ParkedRecord> = "parked", nonempty;
+        pub lost: Vec<GhostRecord> = "lost", nonempty;
     }
 }
 
@@ -270,6 +296,8 @@ json_record! {
         pub consumers: Vec<ConsumerRecord> = "consumers", always;
         pub controller: ControllerRecord = "controller", always;
         pub violations: Vec<Violation> = "violations", always;
+        /// Every record lost so far in the run (`violations` says it once, here it stays).
+        pub lost: Vec<LossRecord> = "lost", nonempty;
         /// Set in the lighter form: lists hold only their last `log_tail` items.
         pub log_tail: Option<usize> = "log_tail", opt;
     }

@@ -108,6 +108,19 @@ impl Sim {
                 next_fence_check_ms: c.check.map(|(_, at)| at),
             },
             violations: self.invariants.new_violations.clone(),
+            lost: self
+                .invariants
+                .losses
+                .iter()
+                .map(|l| LossRecord {
+                    step: l.step,
+                    invariant: l.invariant,
+                    id: self.record_name(l.id),
+                    offset: l.offset,
+                    text: l.text.clone(),
+                    allowed: l.allowed,
+                })
+                .collect(),
             log_tail: tail,
         }
     }
@@ -177,6 +190,13 @@ impl Sim {
             epoch_cache: b.log.epochs().to_vec(),
             followers,
             parked,
+            // A ghost stays until the same record stands at its offset again.
+            lost: b
+                .ghosts
+                .iter()
+                .filter(|g| b.log.get(g.offset).map(|e| e.id) != Some(g.id))
+                .map(|g| GhostRecord { offset: g.offset, epoch: g.epoch, id: self.record_name(g.id), step: g.step })
+                .collect(),
         }
     }
 

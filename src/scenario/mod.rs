@@ -51,6 +51,27 @@ json_struct! {
         /// the events due at one instant than the default order's first.
         pub schedule: Vec<Pick> = "schedule", or(Vec::new(), list(Pick::read)), nonempty;
         pub stop_at_ms: u64 = "stop_at_ms", or(60_000, uint), always;
+        pub after_stop: AfterStop = "after_stop", or(AfterStop::Stop, AfterStop::parse), nondefault;
+    }
+}
+
+/// What a run does after `stop_at_ms`, the end of its scripted part (issue 13):
+/// stop there, or go on until the consequences settle (`sim/settle.rs`). An
+/// intervention, or Play at the end of the run, sets `settle`; a link carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AfterStop {
+    #[default]
+    Stop,
+    Settle,
+}
+
+impl Named for AfterStop {
+    const ALL_NAMED: &'static [(&'static str, AfterStop)] = &[("stop", AfterStop::Stop), ("settle", AfterStop::Settle)];
+}
+
+impl ToJson for AfterStop {
+    fn write_json(&self, out: &mut String) {
+        json::write_str(out, self.name());
     }
 }
 

@@ -28,6 +28,7 @@ impl Sim {
                 }
             }
             Event::Truncated { broker, to, .. } => {
+                self.note_ghosts(broker, to);
                 self.roll_hw_checkpoint(broker);
                 let b = self.broker_mut(broker);
                 b.log.truncate_to(to);
@@ -38,6 +39,9 @@ impl Sim {
             }
             Event::LogStartReset { broker, start } => self.broker_mut(broker).log.start_offset = start,
             Event::Crashed { broker, unflushed, kept, silent, .. } => {
+                if unflushed > 0 {
+                    self.note_ghosts(broker, kept);
+                }
                 let lost: Vec<(u16, u32)> = self.broker(broker).log.entries_from(kept).map(|(_, e)| (e.id.producer, e.id.n)).collect();
                 for id in lost {
                     self.invariants.unflushed.insert(id);

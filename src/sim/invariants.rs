@@ -45,10 +45,26 @@ pub(crate) enum Watch {
     Consumed(usize),
 }
 
+/// A record acknowledged or read and then lost (`acked-record-lost`,
+/// `consumed-record-lost`): the run's list of losses, which the record carries
+/// from the step it happened on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loss {
+    pub step: u64,
+    pub invariant: &'static str,
+    pub id: RecordId,
+    pub offset: u64,
+    pub text: String,
+    /// The configuration permits this loss (acks=0/1 at a failover, unflushed records, an unclean election).
+    pub allowed: bool,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Invariants {
     /// The violations that first held in this step.
     pub new_violations: Vec<Violation>,
+    /// Every record lost so far, in the order found.
+    pub losses: Vec<Loss>,
     /// Every violation so far, with the step it appeared in.
     pub history: Vec<(u64, Violation)>,
     /// Per producer, per record (n - 1): the offset at which it was first below a leader's HW.
@@ -83,13 +99,25 @@ impl Invariants {
         self.new_violations.clear();
     }
 
-    fn report(&mut self, invariant: &'static str, key: (u64, u64), text: String) {
-        self.report_as(invariant, key, text, false);
+    fn report(&mut self, invariant: &'static str, key: (u64, u64), text: String) -> bool {
+        self.report_as(invariant, key, text, false)
     }
 
-    fn report_as(&mut self, invariant: &'static str, key: (u64, u64), text: String, allowed: bool) {
+    /// Reports a violation once (by invariant and key); true when it is new.
+    fn report_as(&mut self, invariant: &'static str, key: (u64, u64), text: String, allowed: bool) -> bool {
         if self.reported.insert((invariant, key.0, key.1)) {
             self.new_violations.push(Violation { invariant, text, allowed });
+            return true;
+        }
+        false
+    }
+
+    /// A record acknowledged or read is gone: reported once, and kept in `losses`
+    /// (`allowed` when the configuration permits the loss).
+    #[allow(clippy::too_many_arguments)]
+    fn report_loss(&mut self, step: u64, invariant: &'static str, key: (u64, u64), id: RecordId, offset: u64, text: String, allowed: bool) {
+        if self.report_as(invariant, key, text.clone(), allowed) {
+            self.losses.push(Loss { step, invariant, id, offset, text, allowed });
         }
     }
 
@@ -320,19 +348,27 @@ fn records_kept_by_leader(sim: &mut Sim) {
                 let text = format!(
                     "{name} was acknowledged with acks=all at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.{why}"
                 );
-                sim.invariants.report_as(ACKED_RECORD_LOST, key, text, permit.is_some());
+                sim.invariants.report_loss(sim.step, ACKED_RECORD_LOST, key, id, o, text, permit.is_some());
             }
             Watch::AckedAlone(acks) => {
                 let how = if acks == 0 { "sent with acks=0 and appended" } else { "acknowledged with acks=1" };
                 let text = format!("{name} was {how} at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.{why}");
-                sim.invariants.report_as(ACKED_RECORD_LOST, key, text, true);
+                sim.invariants.report_loss(sim.step, ACKED_RECORD_LOST, key, id, o, text, true);
             }
             Watch::Consumed(c) => {
                 let text = format!(
                     "{} read {name} at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.{why}",
                     sim.consumers[c].spec.id
                 );
-                sim.invariants.report_as(CONSUMED_RECORD_LOST, (key.0, key.1 ^ ((c as u64 + 1) << 48)), text, permit.is_some());
+                sim.invariants.report_loss(
+                    sim.step,
+                    CONSUMED_RECORD_LOST,
+                    (key.0, key.1 ^ ((c as u64 + 1) << 48)),
+                    id,
+                    o,
+                    text,
+                    permit.is_some(),
+                );
             }
         }
     }

@@ -32,6 +32,7 @@ pub mod network;
 mod producer;
 pub mod pvec;
 pub mod scheduler;
+pub mod settle;
 pub mod state;
 pub mod step;
 mod truncation;
@@ -42,8 +43,8 @@ pub use event::Event;
 pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Hold, KafkaError, Metadata, Msg, Node};
 pub use scheduler::{Due, Key, Timer};
 pub use state::{
-    Batch, Broker, ClientMeta, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, LeaderState, Lifecycle,
-    ParkedConsumerFetch, ParkedFetch, PendingIsr, Producer, Registration, Role,
+    Batch, Broker, ClientMeta, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, Ghost, LeaderState,
+    Lifecycle, ParkedConsumerFetch, ParkedFetch, PendingIsr, Producer, Registration, Role, GHOSTS,
 };
 pub use step::{Command, Step, Trigger};
 
@@ -79,6 +80,10 @@ pub struct Sim {
     /// Commands decided in this step, applied at its end (empty between steps).
     pub(crate) commands: Vec<Command>,
     pub done: bool,
+    /// Past `stop_at_ms`, go on until settled (`after_stop: "settle"`, settle.rs).
+    pub settle: bool,
+    /// Since when nothing has been pending, once past the script (settle.rs).
+    pub settled_since: Option<u64>,
 }
 
 impl Sim {
@@ -123,6 +128,7 @@ impl Sim {
                 fetcher: FetcherState::Idle,
                 needs_truncation: false,
                 parked_consumers: Vec::new(),
+                ghosts: Vec::new(),
             })
             .collect();
         let producers = scenario
@@ -177,6 +183,8 @@ impl Sim {
             last: Step::new(),
             commands: Vec::new(),
             done: false,
+            settle: scenario.after_stop == crate::scenario::AfterStop::Settle,
+            settled_since: None,
             scenario: scenario.clone(),
         };
         for (i, e) in scenario.events.iter().enumerate().filter(|(_, e)| e.at_step.is_none()) {
@@ -229,6 +237,7 @@ impl Sim {
 
     /// Runs one event. Returns false when the run is over.
     pub fn step(&mut self) -> bool {
+        self.note_settled();
         match self.next_due() {
             Some(key) => {
                 self.run(key);
@@ -241,10 +250,12 @@ impl Sim {
         }
     }
 
-    /// The next event to run under the default order, if any is due by `stop_at_ms`.
+    /// The next event to run under the default order, if any is due by `stop_at_ms`
+    /// (with `after_stop: "settle"`, by the time the run settles: settle.rs).
     fn next_due(&self) -> Option<Key> {
         let key = self.sched.next_key()?;
-        (key.0 <= self.scenario.stop_at_ms).then_some(key)
+        let end = if self.settle { self.run_on_until() } else { self.scenario.stop_at_ms };
+        (key.0 <= end).then_some(key)
     }
 
     /// Every event due at the earliest instant: the choices an explorer may make.
@@ -447,6 +458,18 @@ impl Sim {
     pub(crate) fn emit(&mut self, event: Event) {
         self.apply_event(&event);
         self.last.events.push(event);
+    }
+
+    /// The records a replica's log is about to lose from `offset` on, kept as ghosts
+    /// (the record says where they were and which step removed them).
+    fn note_ghosts(&mut self, broker: u32, offset: u64) {
+        let step = self.step;
+        let b = self.broker_mut(broker);
+        let gone: Vec<Ghost> = b.log.entries_from(offset).map(|(offset, e)| Ghost { offset, epoch: e.epoch, id: e.id, step }).collect();
+        b.ghosts.retain(|g| g.offset < offset || !gone.iter().any(|x| x.offset == g.offset));
+        b.ghosts.extend(gone);
+        let extra = b.ghosts.len().saturating_sub(GHOSTS);
+        b.ghosts.drain(..extra);
     }
 
     /// A committed ISR on the leader and the controller at once (the ZooKeeper era).

@@ -281,3 +281,27 @@ pub struct Metadata {
     /// The controller's metadata offset when this was written: a broker applies only newer ones.
     pub offset: u64,
 }
+
+/// A message's type as the record names it (`in_flight[].type`).
+pub fn kind_of(body: &Body) -> &'static str {
+    match body {
+        Body::Fetch(_) => "fetch_request",
+        Body::FetchResponse(_) => "fetch_response",
+        Body::Produce { .. } => "produce_request",
+        Body::ProduceResponse { .. } => "produce_response",
+        Body::ConsumerFetch { .. } => "consumer_fetch_request",
+        Body::ConsumerFetchResponse(_) => "consumer_fetch_response",
+        Body::AlterPartition { .. } => "alter_partition",
+        Body::AlterPartitionResponse { .. } => "alter_partition_response",
+        Body::LeaderAndIsr(_) => "leader_and_isr",
+        Body::OffsetsForLeaderEpoch { .. } => "offsets_for_leader_epoch",
+        Body::OffsetsForLeaderEpochResponse { .. } => "offsets_for_leader_epoch_response",
+        Body::BrokerRegistration { .. } => "broker_registration",
+        Body::BrokerRegistrationResponse { .. } => "broker_registration_response",
+        Body::BrokerHeartbeat { .. } => "broker_heartbeat",
+        Body::BrokerHeartbeatResponse { .. } => "broker_heartbeat_response",
+        Body::MetadataRequest => "metadata_request",
+        Body::MetadataResponse { .. } => "metadata_response",
+        Body::Reset => "connection_reset",
+    }
+}

@@ -66,6 +66,11 @@ impl<T> Scheduler<T> {
         self.position(&key).ok().map(|i| self.queue.remove(i).1)
     }
 
+    /// Everything pending, latest first.
+    pub fn iter(&self) -> impl Iterator<Item = &(Key, T)> {
+        self.queue.iter()
+    }
+
     pub fn next_key(&self) -> Option<Key> {
         self.queue.last().map(|(k, _)| *k)
     }

@@ -178,6 +178,9 @@ pub struct Broker {
     /// Set after becoming a follower under epoch truncation until the first round completes.
     pub needs_truncation: bool,
     pub parked_consumers: Vec<ParkedConsumerFetch>,
+    /// Records this replica's log lost (a truncation, unflushed records at a crash),
+    /// newest last, at most `GHOSTS`: what the page draws as ghosts where they were.
+    pub ghosts: Vec<Ghost>,
 }
 
 /// A broker as the controller has it registered (`BrokerRegistration` and its heartbeat tracker entry).
@@ -192,6 +195,18 @@ pub struct Registration {
     /// The metadata offset of its registration: caught up once it has applied that.
     pub registered_at: u64,
 }
+
+/// A record a replica's log no longer holds: where it was and the step that removed it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ghost {
+    pub offset: u64,
+    pub epoch: i32,
+    pub id: RecordId,
+    pub step: u64,
+}
+
+/// Ghosts kept per replica (the oldest go first).
+pub const GHOSTS: usize = 64;
 
 #[derive(Debug, Clone)]
 pub struct Controller {

@@ -1,6 +1,7 @@
 // index.html's modulepreload block against the import graph (scripts/graph.mjs):
-// every module of the first load is preloaded, nothing else is, and the check
-// itself notices a module added to the first load, or a preload left behind.
+// every module of the first stage (what main.js imports statically, to draw the
+// stage before the core arrives) is preloaded, nothing else is, and the check
+// itself notices a module added to the first stage, or a preload left behind.
 // Likewise auto.js's preloads (docs pages) against what a live figure loads.
 //
 // Needs www/pkg (npm run build): the wasm is found through the package's script.
@@ -25,7 +26,7 @@ function copy() {
   return dir;
 }
 
-test("index.html preloads exactly the first load: `npm run preload` rewrites it", () => {
+test("index.html preloads exactly the first stage: `npm run preload` rewrites it", () => {
   assert.deepEqual(checkPreloads(ROOT), { missing: [], extra: [] });
   const html = readFileSync(join(ROOT, "index.html"), "utf8");
   assert.equal(withPreloads(html, preloadLines(ROOT)), html, "the block is as npm run preload writes it");
@@ -41,23 +42,28 @@ test("the first load has the boot, the core and the panels; Learn, Share and the
   assert.ok(!g.first.includes("www/embed/embed.js") && !g.later.includes("www/embed/embed.js"), "the host pages' element is not part of the page");
 });
 
-test("a module added to the first load without a preload is named as missing", () => {
+test("a module added to the first stage without a preload is named as missing; one app.js adds is not", () => {
   const dir = copy();
   writeFileSync(join(dir, "www/core/extra.js"), "export const x = 1;\n");
-  const app = join(dir, "www/app.js");
-  writeFileSync(app, `import { x } from "./core/extra.js";\n${readFileSync(app, "utf8")}`);
+  const main = join(dir, "www/main.js");
+  writeFileSync(main, `import { x } from "./core/extra.js";\n${readFileSync(main, "utf8")}`);
   assert.deepEqual(checkPreloads(dir), { missing: ["www/core/extra.js"], extra: [] });
+  // app.js comes with the core, after the first stage: not preloaded.
+  writeFileSync(join(dir, "www/core/later.js"), "export const y = 1;\n");
+  const app = join(dir, "www/app.js");
+  writeFileSync(app, `import { y } from "./core/later.js";\n${readFileSync(app, "utf8")}`);
+  assert.deepEqual(checkPreloads(dir), { missing: ["www/core/extra.js"], extra: [] });
+  assert.ok(pageGraph(dir).first.includes("www/core/later.js"), "…but it is part of the first load");
 });
 
-test("a preload the first load no longer imports is named as extra; a lazy import is not preloaded", () => {
+test("a preload the first stage no longer imports is named as extra; a lazy import is not preloaded", () => {
   const dir = copy();
-  const app = join(dir, "www/app.js");
-  // Status becomes an on-demand module: still reachable, no longer in the first load.
-  const text = readFileSync(app, "utf8").replace(/^import \{ createStatus \} from "\.\/panels\/status\.js";\n/m, "");
-  assert.notEqual(text, readFileSync(app, "utf8"));
-  writeFileSync(app, `${text}\nexport const later = () => import("./panels/status.js");\n`);
+  const main = join(dir, "www/main.js");
+  // Status becomes an on-demand module of main.js: still in the first load, no longer in the first stage.
+  const text = readFileSync(main, "utf8").replace(/^import \{ createStatus \} from "\.\/panels\/status\.js";\n/m, "");
+  assert.notEqual(text, readFileSync(main, "utf8"));
+  writeFileSync(main, `${text}\nexport const later = () => import("./panels/status.js");\n`);
   assert.deepEqual(checkPreloads(dir), { missing: [], extra: ["www/panels/status.js"] });
-  assert.ok(pageGraph(dir).later.includes("www/panels/status.js"));
 });
 
 /** auto.js's preloads (its `new URL(…, import.meta.url)` list) against what live.js

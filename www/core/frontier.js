@@ -92,6 +92,13 @@ export class Frontier {
     return this.#start({ kind: "reach", target: n, deadline: performance.now() + ms, label });
   }
 
+  /** Computes on, in slices, until `test()` holds or the run ends ("reached"),
+   *  for at most `ms` ("timeout"; "stopped" by stop()). */
+  find(test, ms, label) {
+    if (test() || this.#sim.done) return Promise.resolve("reached");
+    return this.#start({ kind: "reach", target: Infinity, until: test, deadline: performance.now() + ms, label });
+  }
+
   /** Computes further, past what is known, for `ms` more (again while asked);
    *  resolves when it ends ("reached" means the run's end). */
   more(ms = MORE_MS) {
@@ -125,7 +132,8 @@ export class Frontier {
     const job = this.#job;
     if (!job) return;
     const left = job.deadline - performance.now();
-    const reached = this.#sim.computeUntil(job.target, Math.min(SLICE_MS, Math.max(0, left)));
+    let reached = this.#sim.computeUntil(job.target, Math.min(SLICE_MS, Math.max(0, left)));
+    if (job.until) reached = this.#sim.done || job.until();
     if (reached || performance.now() >= job.deadline) return this.#end(job, reached ? "reached" : "timeout");
     this.#onProgress(job);
     this.#timer = setTimeout(this.#slice, 0);

@@ -4,7 +4,7 @@
 // Values that make no sense are named in `problems` and left at their default.
 
 const SETS = { none: [], play: ["play"], compact: ["play", "step", "scrub", "text"] };
-SETS.full = [...SETS.compact, "ends", "speed", "reset"];
+SETS.full = [...SETS.compact, "ends", "speed", "reset", "jumps"];
 
 export function readOptions(search) {
   const q = new URLSearchParams(search);

@@ -75,7 +75,9 @@ export class Player {
 
   play() {
     if (this.playing) return;
-    if (!this.upcoming()) this.go(this.from);
+    // Play at the end of the script: the run goes on while its consequences play out
+    // (an embed locked to a range starts its range over instead).
+    if (!this.upcoming() && !(this.to === Infinity && this.sim.done && !this.sim.settling && this.sim.settle() && this.upcoming())) this.go(this.from);
     this.playing = true;
     this.started = performance.now();
     this.onState(true);

@@ -6,6 +6,8 @@
 // Nothing else holds the Playground: views that read many steps use scan(),
 // which reads lighter records and leaves the cache alone.
 
+import { roomOf } from "./room.js";
+
 const KEEP = 600;
 const TEXTS = 20000;
 /** Log entries and read ids per record the page needs at most (it draws a
@@ -27,6 +29,7 @@ export class Sim {
   #settings = null;
   /** Steps computed per millisecond, as measured (a first guess until then). */
   #rate = 50;
+  #settling = false;
 
   /** `tail`: log entries per cached record (the stage draws 16 offsets). */
   constructor(Playground, { tail = TAIL } = {}) {
@@ -39,6 +42,8 @@ export class Sim {
     this.scenario = null;
     /** Counts the runs: +1 on every load and every intervention. */
     this.revision = 0;
+    /** The steps that are interventions (the user's, or a link's), in order. */
+    this.interventions = [];
   }
 
   /** Calls `fn()` whenever the run changes or grows (revision, known, done). */
@@ -75,6 +80,9 @@ export class Sim {
     // The tail belongs to the run configure() just made.
     this.#p.setLogTail?.(this.tail);
     this.scenario = JSON.parse(json);
+    this.#settling = this.scenario.after_stop === "settle";
+    // A link carries its interventions as events pinned to a step (`at_step`).
+    this.interventions = (this.scenario.events ?? []).filter((e) => e.at_step != null).map((e) => e.at_step).sort((a, b) => a - b);
     this.#settings = null;
     this.records.clear();
     this.texts.clear();
@@ -94,6 +102,11 @@ export class Sim {
 
   get initialEnd() {
     return this.scenario?.initial?.log_end_offset ?? 0;
+  }
+
+  /** What the stage makes room for from the run's first step (core/room.js). */
+  get room() {
+    return roomOf(this.scenario ?? {});
   }
 
   /** Notes that step n exists (and, with `last`, that the run ends there). */
@@ -196,10 +209,34 @@ export class Sim {
     for (const k of [...this.texts.keys()]) if (k > n) this.texts.delete(k);
     this.known = rec.step + 1;
     this.done = false;
+    this.interventions = [...this.interventions.filter((k) => k <= n), rec.step];
+    // An intervention lets the run go on past its script (src/run.rs).
+    this.#settling = true;
     this.revision++;
     this.keep(rec);
     this.changed();
     return rec;
+  }
+
+  /** Whether the run goes on past its script until it settles (after an intervention, or `settle()`). */
+  get settling() {
+    return this.#settling;
+  }
+
+  /** Lets the run go on past its script until its consequences settle (Play at the
+   *  end): what is computed stays; the run is open again. */
+  settle() {
+    if (this.#settling || !this.#p.settle) return false;
+    this.call(() => this.#p.settle());
+    this.#settling = true;
+    this.done = false;
+    this.changed();
+    return true;
+  }
+
+  /** How far the run goes and why, at step n: {stop_at_ms, settling, pending: [{text, at_ms}], settled_since, ends_at_ms}. */
+  futureAt(n) {
+    return this.at(n, (p) => p.future?.() ?? null);
   }
 
   /** Moves the core's cursor to step n (the display keeps its cache). */
@@ -208,6 +245,16 @@ export class Sim {
       if (this.#p.current() !== n) this.#p.seek(n);
       return fn(this.#p);
     });
+  }
+
+  /** The kinds of key moment (src/marks.rs bits) in each of `buckets` spans of steps from..to. */
+  markBuckets(from, to, buckets) {
+    return this.call(() => this.#p.markBuckets?.(from, to, buckets) ?? new Uint8Array(buckets));
+  }
+
+  /** The next step after `step` (forward) or the last before it marked with a kind in `mask`; -1 if none computed. */
+  nextMark(step, mask, forward) {
+    return this.call(() => this.#p.nextMark?.(step, mask, forward) ?? -1);
   }
 
   /** The share-link fragment for step n of this run, interventions included. */

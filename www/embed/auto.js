@@ -114,6 +114,11 @@ const PRELOAD = [
   ["modulepreload", new URL("../render/logs.js", import.meta.url)],
   ["modulepreload", new URL("../render/messages.js", import.meta.url)],
   ["modulepreload", new URL("../render/consumers.js", import.meta.url)],
+  ["modulepreload", new URL("../render/board.js", import.meta.url)],
+  ["modulepreload", new URL("../render/measure.js", import.meta.url)],
+  ["modulepreload", new URL("../render/fit.js", import.meta.url)],
+  ["modulepreload", new URL("../render/isr.js", import.meta.url)],
+  ["modulepreload", new URL("../core/room.js", import.meta.url)],
   ["preload", new URL("../style.css", import.meta.url), "style"],
   ["preload", new URL("./figure.css", import.meta.url), "style"],
 ];

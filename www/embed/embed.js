@@ -13,6 +13,12 @@
 // "hwscope:step", "hwscope:hw-changed"… follow docs/embedding.md.
 
 import { message, nameOf, VERSION } from "./protocol.js";
+import { readOptions } from "../core/options.js";
+import { embedHeight } from "./size.js";
+import SIZES from "../pkg/sizes.js";
+
+/** What a scenario given as a share link (read only by the core) is sized as until it says. */
+const UNKNOWN = { initialEnd: 0, produced: 6, consumers: 0, producers: 1, consumersNow: 0 };
 
 const HOME = new URL("../../", import.meta.url);
 const PASSED = ["from", "to", "controls", "motion"];
@@ -55,9 +61,18 @@ class HwscopePlayground extends HTMLElement {
     frame.title = a("label") || a("title") || "hwscope: Kafka partition replication, interactive";
     frame.loading = "lazy";
     frame.allow = "clipboard-write; fullscreen";
-    // CSSOM, not style attributes: allowed under a host's strict style-src.
-    Object.assign(frame.style, { display: "block", width: "100%", border: "0", height: `${Number(a("height")) || 640}px` });
+    // CSSOM, not style attributes: allowed under a host's strict style-src. The height
+    // is the embed's own from the start (size.js): the host page does not move when
+    // the playground loads (a `height` attribute wins).
     this.style.display = "block";
+    this.controls = readOptions(`?embed=1${a("controls") !== null ? `&controls=${encodeURIComponent(a("controls"))}` : ""}`).controls;
+    this.dims = /(^|&)v=/.test(scenario) ? UNKNOWN : SIZES[scenario || "seed-walkthrough"] ?? UNKNOWN;
+    this.fixed = Number(a("height")) || 0;
+    Object.assign(frame.style, { display: "block", width: "100%", border: "0", height: `${this.fixed || this.sized()}px` });
+    this.onResize = new ResizeObserver(() => {
+      if (!this.fixed && !this.told) frame.style.height = `${this.sized()}px`;
+    });
+    this.onResize.observe(this);
     this.origin = home.origin;
     this.ready = false;
     this.queue = [];
@@ -72,7 +87,13 @@ class HwscopePlayground extends HTMLElement {
     }
   }
 
+  /** The embed's height at the element's width (before the playground says it). */
+  sized() {
+    return embedHeight(this.clientWidth || 800, this.controls, this.dims);
+  }
+
   disconnectedCallback() {
+    this.onResize?.disconnect();
     removeEventListener("message", this.onMessage);
     this.watch?.disconnect();
     this.frame?.remove();
@@ -85,7 +106,10 @@ class HwscopePlayground extends HTMLElement {
     if (e.origin !== this.origin && !(this.sandboxed && e.origin === "null")) return;
     const name = nameOf(e.data);
     if (!name || e.data.v !== VERSION) return;
-    if (name === "resize" && e.data.height > 0) this.frame.style.height = `${Math.min(4000, Math.ceil(e.data.height))}px`;
+    if (name === "resize" && e.data.height > 0) {
+      this.told = true;
+      this.frame.style.height = `${Math.min(4000, Math.ceil(e.data.height))}px`;
+    }
     if (name === "ready") {
       this.ready = true;
       this.queue.splice(0).forEach((m) => this.post(m));

@@ -115,8 +115,12 @@ export function createChart(box, { onPick, height = 240, title = "HW and consume
 
     const marks = el("g", { class: "marks" }, svg);
     trace.hwChanges(from + 1, to).forEach((c, i) => {
-      const dot = el("circle", { class: `mk ${c.leader ? "lead" : `f f${c.broker % 6}`}`, cx: X(c.t), cy: Y(c.to), r: c.leader ? 4.5 : 3.5, "data-step": c.step, "data-broker": c.broker, role: "button", tabindex: i < FOCUSABLE ? 0 : null }, marks);
-      text(el("title", {}, dot), `#${c.step} · ${c.t} ms: ${c.leader ? "leader" : "follower"} ${c.broker} HW ${c.from} → ${c.to} (why?)`);
+      // A 24 px target (WCAG 2.5.8) around a dot that stays small enough to read the lines.
+      const what = `#${c.step} · ${c.t} ms: ${c.leader ? "leader" : "follower"} ${c.broker} HW ${c.from} → ${c.to} (why?)`;
+      const mark = el("g", { class: `mk ${c.leader ? "lead" : `f f${c.broker % 6}`}`, "data-step": c.step, "data-broker": c.broker, role: "button", tabindex: i < FOCUSABLE ? 0 : null, "aria-label": what }, marks);
+      el("circle", { class: "hit", cx: X(c.t), cy: Y(c.to), r: 12 }, mark);
+      el("circle", { class: "dot", cx: X(c.t), cy: Y(c.to), r: c.leader ? 6 : 5 }, mark);
+      text(el("title", {}, mark), what);
     });
 
     cur = el("g", { class: "cur" }, svg);

@@ -8,6 +8,7 @@
 
 import { h } from "../core/dom.js";
 import { createStage } from "../render/stage.js";
+import { isrText } from "../render/isr.js";
 import { Trace } from "./trace.js";
 import { createChart } from "./chart.js";
 import { createGauges } from "./gauges.js";
@@ -151,7 +152,7 @@ export function createCompare(box, hub, preset = {}) {
         r.shown = n;
         const p = rec.partition;
         const elr = p.elr ? ` · ELR {${p.elr.join(", ")}}` : "";
-        r.side.status.textContent = `step ${n} · ${rec.time_ms} ms · leader ${p.leader ?? "none"} · ISR {${p.isr.join(", ")}}${elr}`;
+        r.side.status.textContent = `step ${n} · ${rec.time_ms} ms · leader ${p.leader ?? "none"} · ${isrText(rec)}${elr}`;
         r.side.text.textContent = rec.text;
         r.gauges(r.trace, rec);
       }

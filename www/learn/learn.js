@@ -27,6 +27,8 @@ let hub = null;
 export async function open(api, params = new URLSearchParams()) {
   if (!hub) hub = await createHub(api);
   hub.panel.hidden = false;
+  // Opened from its button: bring it into view (on a phone it sits under the interventions).
+  if (!params.has("tour") && !params.has("view")) hub.panel.scrollIntoView({ block: "nearest" });
   const tour = params.get("tour");
   if (tour) await hub.startTour(tour, { beat: params.get("beat"), level: params.get("level") });
   for (const v of (params.get("view") ?? "").split(",").map((s) => s.trim()).filter(Boolean)) await hub.openView(v);
@@ -72,7 +74,10 @@ async function createHub(api) {
       h("button", { type: "button", class: "link", "aria-label": "Close Learn", onclick: () => (panel.hidden = true) }, "✕")),
     tours,
     h("h3", {}, "Views that explain"), viewBar);
-  document.getElementById("controls").after(panel, viewsBox);
+  // Beside the narration (under the controls on a phone); the views under the
+  // interventions, so opening them never pushes the controls away (index.html's slots).
+  document.getElementById("learn-slot").append(panel);
+  document.getElementById("views-slot").append(viewsBox);
   if (embed) panel.classList.add("in-embed");
 
   function listTours() {
@@ -129,7 +134,7 @@ async function createHub(api) {
       const { createTourPlayer } = await import("./tour-player.js");
       tour?.close();
       tour = createTourPlayer(self, id, { level: LEVELS.includes(opts.level) ? opts.level : undefined, beat: opts.beat });
-      document.getElementById("about").after(tour.card);
+      document.getElementById("tour-slot").append(tour.card);
       tours.open = false;
       listTours();
       tour.start();

@@ -68,7 +68,8 @@ export function createSpacetime(box, { onPick } = {}) {
     rowsG = el("g", { class: "rows" }, svg);
     nowBand = el("rect", { class: "now", x: 0, width, height: ROW }, rowsG);
     rows.forEach((r) => {
-      const g = el("g", { class: "row", "data-step": r.step }, rowsG);
+      // Rows are buttons with one tab stop (the shown step's row): ↑ ↓ move between them.
+      const g = el("g", { class: "row", "data-step": r.step, role: "button", tabindex: -1, "aria-label": `Show step ${r.step}, ${r.t} ms: ${eventLabel(r.ev)}` }, rowsG);
       el("rect", { class: "hit", x: 0, y: y(r.step) - ROW / 2, width, height: ROW }, g);
       text(el("text", { class: "when", x: 4, y: y(r.step) + 4 }, g), LEFT < 80 ? `#${r.step} ${r.t}` : `#${r.step} ${r.t} ms`);
       text(el("title", {}, g), `step ${r.step} at ${r.t} ms: ${eventLabel(r.ev)}`);
@@ -133,6 +134,14 @@ export function createSpacetime(box, { onPick } = {}) {
       g.classList.toggle("live", a <= now && now < b);
     }
     svg.dataset.step = now;
+    // The roving tab stop: the shown step's row, else the first row drawn.
+    const rows = rowsG.children;
+    let stop = null;
+    for (const g of rows) {
+      if (!g.classList.contains("row")) continue;
+      if (Number(g.dataset.step) === now || (!stop && !inside)) stop = g;
+    }
+    for (const g of rows) if (g.classList.contains("row")) set(g, { tabindex: g === stop ? 0 : -1 });
     if (inside) {
       // Keep the row in view inside the diagram's own scroll box.
       const top = TOP + (now - from) * ROW;
@@ -150,8 +159,11 @@ export function createSpacetime(box, { onPick } = {}) {
       const a = Math.max(0, now - WINDOW / 2);
       trace.cover(a, a + WINDOW);
       const start = Math.max(trace.first, Math.min(a, trace.last - WINDOW));
+      const focused = svg.contains(document.activeElement);
       draw(trace, start, Math.min(trace.last, start + WINDOW), now);
       key = `${trace.first}:${trace.done}`;
+      // Redrawn under the keyboard: focus stays on the shown step's row.
+      if (focused) svg.querySelector('.row[tabindex="0"]')?.focus({ preventScroll: true });
       return;
     }
     current(now);
@@ -160,6 +172,24 @@ export function createSpacetime(box, { onPick } = {}) {
   svg.addEventListener("click", (e) => {
     const row = e.target.closest?.(".row");
     if (row && onPick) onPick(Number(row.dataset.step));
+  });
+  svg.addEventListener("keydown", (e) => {
+    const row = e.target.closest?.(".row");
+    if (!row) return;
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      e.stopPropagation();
+      if (onPick) onPick(Number(row.dataset.step));
+    } else if (e.key === "ArrowUp" || e.key === "ArrowDown") {
+      e.preventDefault();
+      let next = e.key === "ArrowUp" ? row.previousElementSibling : row.nextElementSibling;
+      while (next && !next.classList.contains("row")) next = e.key === "ArrowUp" ? next.previousElementSibling : next.nextElementSibling;
+      if (next) {
+        set(row, { tabindex: -1 });
+        set(next, { tabindex: 0 });
+        next.focus();
+      }
+    }
   });
 
   return { svg, step, redraw: () => (drawnFor = null) };

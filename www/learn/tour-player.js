@@ -201,8 +201,38 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
         body.append(slot);
         import("../explore/beat.js").then((m) => slot.replaceWith(m.exploreBeat(b.def.explore, part.json, (f) => (location.hash = f))));
       }
+      if (k === shown.length - 1) body.append(ending());
     }
     card.dataset.state = q && state === "ask" ? "ask" : "show";
+  }
+
+  /** The last beat: say the tour is over, and how to go deeper (a level with more
+   *  beats, else another tour). */
+  function ending() {
+    const next = LEVELS.slice(rank(lvl) + 1).find((l) => {
+      const was = lvl;
+      lvl = l;
+      const more = visible().length > shown.length;
+      lvl = was;
+      return more;
+    });
+    const box = h("div", { class: "tour-end", role: "status" }, h("p", {}, h("b", {}, "End of the tour ✓ "), `You have seen all ${shown.length} beats at the ${lvl} level.`));
+    if (next) {
+      const was = lvl;
+      lvl = next;
+      const deeper = visible();
+      lvl = was;
+      // The first beat this level adds: what the learner has not seen yet.
+      const first = deeper.findIndex((x) => !shown.includes(x));
+      box.append(h("p", {}, h("button", { type: "button", class: "primary", "data-deeper": next, onclick: () => {
+        lvl = next;
+        goBeat(first);
+      } }, `Go deeper: the ${next} level (${deeper.length - shown.length} more beats)`)));
+    } else {
+      const others = TOURS.filter((t) => t.id !== tour.id).slice(0, 2);
+      box.append(h("p", {}, "That is the whole tour. Next: ", ...others.flatMap((t, i) => [i ? " or " : "", h("button", { type: "button", class: "link", onclick: () => hub.startTour(t.id) }, t.title)]), "."));
+    }
+    return box;
   }
 
   const key = (b) => `${b.part}:${b.def.id}`;
@@ -230,7 +260,9 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
       onclick: () => goBeat(j),
     }, String(j + 1)))));
     const p = part.part;
-    partLine.textContent = parts.length > 1 ? `Part ${b.part + 1} of ${parts.length} · ${p.scenario} under ${part.trace.scenario.preset}` : `${p.scenario} · ${part.trace.scenario.preset}`;
+    // Parts this level visits (junior may see only the first).
+    const seen = [...new Set(shown.map((x) => x.part))];
+    partLine.textContent = seen.length > 1 ? `Part ${seen.indexOf(b.part) + 1} of ${seen.length} · ${p.scenario} under ${part.trace.scenario.preset}` : `${p.scenario} · ${part.trace.scenario.preset}`;
     title.textContent = `${k + 1}. ${b.def.title}`;
     card.dataset.scenario = p.scenario;
     card.dataset.preset = part.trace.scenario.preset;
@@ -241,6 +273,7 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
     levelPick.value = lvl;
     prevB.disabled = k === 0;
     nextB.disabled = playB.disabled = k === shown.length - 1;
+    nextB.hidden = playB.hidden = k === shown.length - 1;
     const finish = () => render(b, ask ? "ask" : "show");
     if (play && hub.rec().step < target && loaded.part === part) {
       body.replaceChildren(h("p", { class: "muted" }, `Playing to step ${target}…`));

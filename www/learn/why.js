@@ -94,7 +94,7 @@ export function renderChain(chain, go) {
 function viewLine(trigger, L) {
   const parts = [`leader ${L} LEO ${trigger.leo}`];
   for (const f of trigger.view) parts.push(`follower ${f.broker} at ${f.fetch_offset ?? "?"}${f.in_isr ? "" : " (not in ISR)"}`);
-  return h("small", { class: "view" }, ` What the leader knows now: ${parts.join(", ")}; ISR {${trigger.isr}}${trigger.maximal && trigger.maximal.length !== trigger.isr.length ? `, pending {${trigger.maximal}}` : ""}.`);
+  return h("small", { class: "view" }, ` What the leader knows now: ${parts.join(", ")}; ISR {${trigger.isr}}${trigger.maximal && trigger.maximal.length !== trigger.isr.length ? `, the leader counting {${trigger.maximal}} until the change is applied` : ""}.`);
 }
 
 /** The view: a list of HW changes to pick from and the chain of the picked one. */

@@ -5,18 +5,25 @@ import { h } from "../core/dom.js";
 
 const last = (ids, n = 6) => (ids.length > n ? `…${ids.slice(-n).join(" ")}` : ids.join(" ") || "—");
 
+/** The records of one client that were lost after it was told of them (rec.lost). */
+function lostOf(lost, mine, what) {
+  const ids = lost.filter(mine).map((l) => `${l.id} (step ${l.step})`);
+  return ids.length ? h("small", { class: "lostids", "data-lost": ids.length }, `${what}: ${ids.join(" ")}`) : null;
+}
+
 /** The panel in `box`; returns render(rec), which redraws only what changed. */
 export function createClients(box) {
   let drawn = "";
   return function render(rec) {
     const leader = rec.replicas.find((r) => r.role === "leader" && r.alive);
     // Rebuild only when a figure shown here changed (most steps change none).
-    const key = [leader?.broker, leader?.hw, ...rec.producers.map((p) => `${p.id}:${p.acked.length}/${p.pending.length}/${p.failed.length}`), ...rec.consumers.map((c) => `${c.id}@${c.position}/${c.records_read}/${c.fetch_from}`)].join();
+    const lost = rec.lost ?? [];
+    const key = [leader?.broker, leader?.hw, lost.length, ...rec.producers.map((p) => `${p.id}:${p.acked.length}/${p.pending.length}/${p.failed.length}`), ...rec.consumers.map((c) => `${c.id}@${c.position}/${c.records_read}/${c.fetch_from}`)].join();
     if (key === drawn && box.firstChild) return;
     drawn = key;
     const producers = rec.producers.map((p) =>
       h("tr", {}, h("th", { scope: "row" }, p.id), h("td", {}, `acks=${p.acks}`),
-        h("td", {}, `acked ${p.acked.length}`, h("small", {}, last(p.acked))),
+        h("td", {}, `acked ${p.acked.length}`, h("small", {}, last(p.acked)), lostOf(lost, (l) => l.invariant === "acked-record-lost" && l.id.startsWith(`${p.id}-`), "acknowledged, then lost")),
         h("td", {}, `pending ${p.pending.length}`, p.failed.length ? h("small", { class: "bad" }, `failed ${last(p.failed)}`) : null)));
     const consumers = rec.consumers.map((c) => {
       const from = c.fetch_from ?? leader?.broker;
@@ -25,7 +32,7 @@ export function createClients(box) {
       return h("tr", { "data-consumer": c.id, "data-position": c.position },
         h("th", { scope: "row" }, c.id),
         h("td", {}, `reads ${onFollower ? "follower" : "leader"} ${from ?? "?"}`),
-        h("td", {}, `at ${c.position} · read ${c.records_read}`, h("small", {}, last(c.read))),
+        h("td", {}, `at ${c.position} · read ${c.records_read}`, h("small", {}, last(c.read)), lostOf(lost, (l) => l.invariant === "consumed-record-lost" && (l.consumer ?? l.text.split(" ")[0]) === c.id, "read, then lost")),
         h("td", { class: behind > 0 ? "behind" : "" }, behind > 0 ? `${behind} behind leader HW` : "caught up"));
     });
     box.replaceChildren(

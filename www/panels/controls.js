@@ -5,16 +5,11 @@
 // End goes to the furthest step computed; at that step, End (again, or held)
 // computes further (core/frontier.js), and the stage follows as it goes.
 
-const PARTS = { play: "#play", step: "#back,#fwd", ends: "#first,#end", scrub: ".scrub", speed: ".speed", reset: "#reset" };
-
-/** Hides the controls not asked for (core/options.js); `text` shows the step's sentence as a caption. */
-export function applyControls(doc, controls) {
-  for (const [name, sel] of Object.entries(PARTS)) for (const el of doc.querySelectorAll(sel)) el.classList.toggle("off", !controls.has(name));
-  doc.getElementById("controls").classList.toggle("off", !Object.keys(PARTS).some((c) => controls.has(c)));
-  doc.getElementById("live").classList.toggle("caption", controls.has("text"));
-}
+export { applyControls } from "../core/chrome.js";
 
 const fmt = (n) => n.toLocaleString("en");
+/** What takes Space and Enter for itself when it has focus. */
+const CONTROL = "button, a[href], summary, select, input, textarea, label, [role=button], [role=link], [role=checkbox], [role=radio], [role=option], [role=tab], [contenteditable]";
 /** How often, while End computes further, the stage moves on to the furthest step. */
 const FOLLOW_MS = 250;
 
@@ -102,6 +97,9 @@ export function createControls(doc, player, sim, frontier, reset) {
     if (e.ctrlKey || e.metaKey || e.altKey || doc.querySelector("dialog[open]")) return;
     const tag = e.target.tagName;
     if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+    // Space and Enter belong to the control that has focus (a button, a link, a
+    // summary, a row of the sequence diagram): only elsewhere is Space play/pause.
+    if ((e.key === " " || e.key === "Enter") && e.target.closest?.(CONTROL)) return;
     const actions = {
       " ": toggle,
       ArrowLeft: () => go(player.step - 1),
@@ -118,10 +116,17 @@ export function createControls(doc, player, sim, frontier, reset) {
     if (action && !(e.key === "Escape" && !frontier.job)) {
       e.preventDefault();
       action();
+    } else if (!action && jumps?.key(e)) {
+      e.preventDefault();
     }
   });
 
+  let jumps = null;
   return {
+    /** The key moments' jumps (panels/marks.js) take their keys here. */
+    set jumps(m) {
+      jumps = m;
+    },
     /** Reflects the shown step and how far the run is known (grows as it is computed). */
     update(step = player.step) {
       // A range-locked embed scrubs within its range only.
@@ -146,7 +151,7 @@ export function createControls(doc, player, sim, frontier, reset) {
         shownAt = now;
         player.go(lastStep());
       }
-      const count = `${fmt(sim.known)} steps so far${job.kind === "reach" ? ` (${Math.floor((100 * sim.known) / (job.target + 1))}%)` : ""}`;
+      const count = `${fmt(sim.known)} steps so far${job.kind === "reach" && Number.isFinite(job.target) ? ` (${Math.floor((100 * sim.known) / (job.target + 1))}%)` : ""}`;
       if (computingCount.textContent !== count) computingCount.textContent = count;
     },
     playing(on) {

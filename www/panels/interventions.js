@@ -64,6 +64,13 @@ export function createInterventions(form, act) {
     const broker = rec.replicas.find((r) => String(r.broker) === $("iv-broker").value);
     form.querySelector("[data-iv=crash]").disabled = !broker?.alive;
     form.querySelector("[data-iv=restart]").disabled = !!broker?.alive;
+    // Heal only what is cut, cut only what is not (either would be a step that changes nothing).
+    const a = $("iv-a").value;
+    const b = $("iv-b").value;
+    const cut = (x, y) => (rec.partition.cut_links ?? []).some(([f, t]) => String(f) === x && String(t) === y);
+    const same = a === b;
+    form.querySelector("[data-iv=heal]").disabled = same || !(cut(a, b) || cut(b, a));
+    form.querySelector("[data-iv=partition]").disabled = same || (cut(a, b) && cut(b, a));
   }
 
   return update;

@@ -69,7 +69,10 @@ export function createSettings(dialog, wasm, onRun) {
     const note = h("small", { class: "src", id: `${id}-src` });
     input.setAttribute("aria-describedby", `${id}-err ${id}-src`);
     err.id = `${id}-err`;
-    $("fields").append(h("label", { class: `field ${kind}`, "data-key": path.join(".") }, h("span", {}, label), input, note, err));
+    // Per-link latencies override the default one: say so beside it.
+    const links = path.join(".") === "network.latency_ms" ? h("small", { class: "links-note", id: `${id}-links` }) : null;
+    if (links) input.setAttribute("aria-describedby", `${id}-err ${id}-src ${id}-links`);
+    $("fields").append(h("label", { class: `field ${kind}`, "data-key": path.join(".") }, h("span", {}, label), input, note, links, err));
     input.addEventListener(kind === "preset" || kind === "tristate" ? "change" : "input", () => {
       const raw = input.value.trim();
       const value = raw === "" ? undefined : kind === "number" ? Number(raw) : kind === "tristate" ? raw === "true" : raw;
@@ -87,6 +90,12 @@ export function createSettings(dialog, wasm, onRun) {
   $("fields").after(h("details", { class: "presets-about" }, h("summary", {}, "What changed at each version"), list));
 
   function fill() {
+    const links = read(scenario, ["network", "links"]);
+    const note = $("fields").querySelector(".links-note");
+    if (note) {
+      const end = (e) => (typeof e === "number" ? `broker ${e}` : e);
+      note.textContent = Array.isArray(links) && links.length ? `except ${links.map((l) => `${end(l.from)} → ${end(l.to)}: ${l.latency_ms} ms`).join(", ")} (network.links in the JSON below)` : "";
+    }
     for (const f of inputs) {
       const v = read(scenario, f.path);
       if (f.kind === "tristate") f.input.value = v === undefined ? "" : String(v);

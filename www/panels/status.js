@@ -2,6 +2,7 @@
 // invariants the shown step broke.
 
 import { h } from "../core/dom.js";
+import { isrText } from "../render/isr.js";
 
 export function createStatus(line, violations) {
   const parts = {};
@@ -20,16 +21,19 @@ export function createStatus(line, violations) {
       const s = `t = ${t.toFixed(1)} ms`;
       if (parts.time.textContent !== s) parts.time.textContent = s;
     },
-    step(rec) {
+    /** `live`: the run is the core's (the first stage, drawn before it, is not: tools
+     *  and tests read data-step as "the page is running"). */
+    step(rec, live = true) {
       const p = rec.partition;
-      line.dataset.step = rec.step;
-      line.dataset.time = rec.time_ms;
+      if (live) {
+        line.dataset.step = rec.step;
+        line.dataset.time = rec.time_ms;
+      }
       parts.step.textContent = `step ${rec.step}`;
-      const pending = p.maximal_isr && p.maximal_isr.length !== p.isr.length ? ` (pending {${p.maximal_isr.join(", ")}})` : "";
       const cut = p.cut_links?.length ? ` · cut ${p.cut_links.map(([a, b]) => `${a}→${b}`).join(" ")}` : "";
       // KIP-966 (kafka-4.1): the eligible leader replicas beside the ISR.
       const elr = p.elr ? ` · ELR {${p.elr.join(", ")}}${p.last_known_elr?.length ? ` · last known leader ${p.last_known_elr.join(", ")}` : ""}` : "";
-      parts.part.textContent = `leader ${p.leader ?? "none"} · epoch ${p.leader_epoch} · ISR {${p.isr.join(", ")}}${pending}${elr}${cut}`;
+      parts.part.textContent = `leader ${p.leader ?? "none"} · epoch ${p.leader_epoch} · ${isrText(rec)}${elr}${cut}`;
       violations.replaceChildren(...rec.violations.map((v) => h("li", {}, h("b", {}, v.invariant), ` ${v.text}`)));
     },
   };

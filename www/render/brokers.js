@@ -1,20 +1,25 @@
-// Broker headers: name, role, leader epoch, ISR membership, LEO and HW; with
-// Eligible Leader Replicas on (kafka-4.1) a tag on the members of the ELR, or
-// on the last known leader. The header group carries the values as data-
-// attributes for tests and tools.
+// Broker headers: name, role, leader epoch, ISR membership, LEO and HW, in as
+// many words as the column has room for; with Eligible Leader Replicas on
+// (kafka-4.1) a tag on the members of the ELR, or on the last known leader. The
+// header group carries the values as data- attributes for tests and tools, and
+// says them in full to screen readers.
 
 import { el, set, text, Keyed } from "./svg.js";
+import { isrChanges, membership as memberOf } from "./isr.js";
+import { fit } from "./fit.js";
+import { textWidth } from "./measure.js";
 
-/** The ELR tag in a header's top right corner: a small filled label, or nothing. */
-function drawTag(g, label, right, top, font) {
-  if (g.dataset.label === label) return;
-  g.dataset.label = label;
+const SHORT = { "in ISR": "in ISR", "leaving ISR": "leaving", "joining ISR": "joining", "out of ISR": "out", "in ELR": "ELR", "fenced · ELR": "fenced" };
+
+/** The ELR tag at a header's corner: a small filled label `width` px wide, or nothing. */
+function drawTag(g, label, right, top, size, width) {
+  const key = `${label} ${right} ${top}`;
+  if (g.dataset.key === key) return;
+  g.dataset.key = key;
   g.replaceChildren();
   if (!label) return;
-  const size = Math.max(9, font - 3);
-  const width = label.length * size * 0.62 + 8;
   el("rect", { x: right - width, y: top, width, height: size + 5, rx: 3 }, g);
-  const t = el("text", { x: right - width / 2, y: top + size + 1, "text-anchor": "middle", "font-size": size }, g);
+  const t = el("text", { x: right - width / 2, y: top + size, "text-anchor": "middle", "font-size": size }, g);
   t.textContent = label;
 }
 
@@ -24,22 +29,22 @@ export function createBrokers(layer) {
     return {
       g,
       box: el("rect", { rx: 6 }, g),
-      name: el("text", { class: "name" }, g),
-      line2: el("text", {}, g),
-      line3: el("text", { class: "nums" }, g),
-      line4: el("text", { class: "nums" }, g),
+      lines: [el("text", { class: "name" }, g), el("text", {}, g), el("text", { class: "nums" }, g), el("text", { class: "nums" }, g)],
       tag: el("g", { class: "elr-tag" }, g),
     };
   });
 
-  return function render(rec, L, selected) {
-    const { isr, maximal_isr: maximal = isr, elr = [], last_known_elr: lastKnown = [] } = rec.partition;
+  /** `board` (board.js) takes each header's box: nothing else is drawn over it. */
+  return function render(rec, L, selected, board) {
+    const { isr, elr = [], last_known_elr: lastKnown = [] } = rec.partition;
+    const changes = isrChanges(rec);
     keyed.sync(rec.replicas, (r) => r.broker, (n, r) => {
       const col = L.cols[r.broker];
       const inIsr = isr.includes(r.broker);
-      const inElr = elr.includes(r.broker);
-      const tag = inElr ? "ELR" : lastKnown.includes(r.broker) ? "last leader" : "";
-      const membership = inIsr ? "in ISR" : maximal.includes(r.broker) ? "joining ISR" : inElr ? "in ELR" : "out of ISR";
+      const inElr = (elr ?? []).includes(r.broker);
+      const tag = inElr ? "ELR" : (lastKnown ?? []).includes(r.broker) ? "last leader" : "";
+      const isrMembership = memberOf(rec, r.broker, changes);
+      const membership = isrMembership === "out of ISR" && inElr ? "in ELR" : isrMembership;
       const role = r.alive ? r.role : "offline";
       // A zombie: it leads in its own view, the controller has elected another.
       const zombie = r.alive && r.role === "leader" && rec.partition.leader !== r.broker;
@@ -57,23 +62,35 @@ export function createBrokers(layer) {
         "data-elr": tag || null,
         "data-zombie": zombie || null,
         "data-state": r.state ?? null,
-        "aria-label": `Broker ${r.broker}, ${role}${zombie ? " in its own view (the controller elected another: a zombie)" : ""}${state ? `, ${state}` : ""}, leader epoch ${r.leader_epoch}, ${membership}${tag === "last leader" ? ", last known leader" : ""}, LEO ${r.leo}, HW ${r.hw}`,
       });
       set(n.box, { x, y: L.top, width: w, height: L.headH });
-      const lh = L.font + 4;
-      const tx = x + 6;
-      set(n.name, { x: tx, y: L.top + lh });
-      set(n.line2, { x: tx, y: L.top + 2 * lh });
-      set(n.line3, { x: tx, y: L.top + 3 * lh });
-      set(n.line4, { x: tx, y: L.top + 4 * lh });
-      text(n.name, `${L.small ? "B" : "Broker "}${r.broker} · ${zombie ? (L.small ? "zombie" : "leader? zombie") : role}`);
-      text(n.line2, `e${r.leader_epoch} · ${state || (r.fenced ? (inElr ? "fenced · ELR" : "fenced") : membership)}`);
-      // Top right; in narrow columns bottom right, where LEO and HW leave room.
-      const tagSize = Math.max(9, L.font - 3);
-      drawTag(n.tag, tag, x + w - 4, L.small ? L.top + L.headH - tagSize - 9 : L.top + 4, L.font);
-      // Narrow columns put LEO and HW on lines of their own.
-      text(n.line3, L.small ? `LEO ${r.leo}` : `LEO ${r.leo} · HW ${r.hw}`);
-      text(n.line4, L.small ? `HW ${r.hw}` : "");
+      board?.take({ x0: x, x1: x + w, y0: L.top, y1: L.top + L.headH });
+      const room = w - 10;
+      const f = L.font;
+      // The ELR tag: top right; in narrow columns bottom right, where LEO and HW leave room.
+      const tagW = tag ? textWidth(tag, f, 700) + 8 : 0;
+      const tagTop = L.small ? L.top + L.headH - f - 9 : L.top + 4;
+      drawTag(n.tag, tag, x + w - 4, tagTop, f, tagW);
+      const beside = (i) => (tag && (L.small ? i >= 2 : i === 0) ? tagW + 4 : 0);
+      const shown = state || (r.fenced ? (inElr ? "fenced · ELR" : "fenced") : membership);
+      const lines = [
+        zombie
+          ? fit([`Broker ${r.broker} · leader? zombie`, `B${r.broker} · zombie`, `B${r.broker} zombie`, `B${r.broker}`], room - beside(0), f, 700)
+          : fit([`Broker ${r.broker} · ${role}`, `B${r.broker} · ${role}`, `B${r.broker} ${role}`, `B${r.broker}`], room - beside(0), f, 700),
+        fit([`e${r.leader_epoch} · ${shown}`, `e${r.leader_epoch} · ${SHORT[shown] ?? shown}`, SHORT[shown] ?? shown], room - beside(1), f),
+        // Narrow columns put LEO and HW on lines of their own.
+        L.small ? fit([`LEO ${r.leo}`, `${r.leo}`], room - beside(2), f) : fit([`LEO ${r.leo} · HW ${r.hw}`, `${r.leo} · ${r.hw}`], room - beside(2), f),
+        L.small ? fit([`HW ${r.hw}`, `${r.hw}`], room - beside(3), f) : "",
+      ];
+      // A trailing space keeps the lines apart in the text a screen reader (and axe) reads;
+      // SVG does not draw it.
+      lines.forEach((s, i) => {
+        set(n.lines[i], { x: x + 6, y: L.top + 4 + (i + 1) * L.lh - 4 });
+        text(n.lines[i], i < 3 && s ? `${s} ` : s);
+      });
+      // The accessible name starts with the words drawn (WCAG 2.5.3), then says them in full.
+      const drawn = [...lines.filter(Boolean), tag].filter(Boolean).join(", ");
+      set(n.g, { "aria-label": `${drawn}: broker ${r.broker}, ${role}${zombie ? " in its own view (the controller elected another: a zombie)" : ""}${state ? `, ${state}` : ""}, leader epoch ${r.leader_epoch}, ${r.fenced ? "fenced, " : ""}${membership}${tag === "last leader" ? ", last known leader" : ""}, LEO ${r.leo}, HW ${r.hw}` });
     });
   };
 }

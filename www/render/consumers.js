@@ -1,8 +1,9 @@
 // Clients on the stage: producers and the controller above the brokers,
-// consumers below the replica they read from, each consumer's position
-// marked on that replica's log.
+// consumers below the replica they read from (their pills laid out in
+// layout.js), and each consumer's position marked on that replica's log.
 
 import { el, set, text, Keyed } from "./svg.js";
+import { label } from "./logs.js";
 
 function glyph(layer, cls) {
   return new Keyed(layer, () => {
@@ -11,13 +12,12 @@ function glyph(layer, cls) {
   });
 }
 
-/** A rounded label centred on p, or starting just left of it. */
-function place(n, p, label, font, start) {
-  const w = label.length * font * 0.6 + 12;
-  const x = start ? p.x - 10 : p.x - w / 2;
-  set(n.box, { x, y: p.y - font / 2 - 5, width: w, height: font + 10 });
-  set(n.label, { x: x + w / 2, y: p.y + font / 3 });
-  text(n.label, label);
+/** Draws a pill from layout.js and takes its box on the board. */
+function draw(n, p, font, board) {
+  set(n.box, { x: p.x0.toFixed(1), y: p.y0, width: (p.x1 - p.x0).toFixed(1), height: p.y1 - p.y0 });
+  set(n.label, { x: p.cx.toFixed(1), y: p.cy + font / 3 });
+  text(n.label, p.label);
+  board?.take({ x0: p.x0, x1: p.x1, y0: p.y0, y1: p.y1 });
 }
 
 export function createClients(layer, markLayer) {
@@ -26,37 +26,48 @@ export function createClients(layer, markLayer) {
   const consumers = glyph(layer, "client consumer");
   const marks = new Keyed(markLayer, () => {
     const g = el("g", { class: "cmark" });
-    return { g, tip: el("path", {}, g), label: el("text", {}, g) };
+    return { g, tip: el("path", {}, g), label: el("text", {}, g), title: el("title", {}, g) };
   });
 
-  return function render(rec, L) {
+  /** The pills: fixed, taken on the board before any label is placed. */
+  function render(rec, L, board) {
     producers.sync(rec.producers, (p) => p.id, (n, p) => {
-      const pending = p.pending.length ? ` · ${p.pending.length} pending` : "";
-      // The batch being retried, if any: its attempt and the error that caused it.
-      const retrying = (p.batches ?? []).find((b) => b.attempts > 0);
-      const retry = retrying ? ` · retry ${retrying.attempts}${retrying.error && !L.small ? ` (${retrying.error})` : ""}` : "";
-      place(n, L.producers.get(p.id), `${p.id} acks=${p.acks}${L.small ? "" : pending}${retry}`, L.font, true);
+      draw(n, L.producers.get(p.id), L.font, board);
+      // The batch being retried, if any (its attempt and error are in the pill's words: layout.js).
+      const retrying = (p.batches ?? []).some((b) => b.attempts > 0);
       set(n.g, { class: `client producer${retrying ? " retrying" : ""}`, "data-producer": p.id, "data-retries": p.retries ?? 0 });
     });
-    controller.sync([0], () => 0, (n) => place(n, L.controller, "controller", L.font));
-
+    controller.sync([0], () => 0, (n) => draw(n, L.controller, L.font, board));
     consumers.sync(rec.consumers, (c) => c.id, (n, c) => {
       const p = L.consumers.get(c.id);
-      place(n, p, L.small ? `${c.id} @${c.position}` : `${c.id} · at ${c.position} · read ${c.records_read}`, L.font);
-      set(n.g, { "data-consumer": c.id, "data-position": c.position, tabindex: 0, role: "button", "aria-label": `Consumer ${c.id} at offset ${c.position}, ${c.records_read} read` });
+      draw(n, p, L.font, board);
+      set(n.g, { "data-consumer": c.id, "data-position": c.position, tabindex: 0, role: "button", "aria-label": `${p.label}: consumer ${c.id} at offset ${c.position}, ${c.records_read} read` });
     });
+  }
 
-    // A consumer's position on the log of the replica it reads from; on the
-    // leader, left of the followers' fetch-offset marks.
-    marks.sync(rec.consumers, (c) => c.id, (n, c) => {
+  /** Each consumer's position on the log of the replica it reads from (one mark
+   *  per offset and replica), left of the strip and of the leader's follower marks. */
+  function place(rec, L, board) {
+    const at = new Map();
+    for (const c of rec.consumers) {
       const { col } = L.consumers.get(c.id);
-      const lead = rec.replicas[col];
-      const shift = lead?.role === "leader" ? 13 * (lead.followers?.length ?? 0) + 4 : 0;
-      const x = L.cols[col].sx - 2 - shift;
-      const y = L.y(c.position);
+      const key = `${col}@${c.position}`;
+      at.set(key, { col, position: c.position, ids: [...(at.get(key)?.ids ?? []), c.id] });
+    }
+    marks.sync([...at.values()], (m) => `${m.col}@${m.position}`, (n, m) => {
+      const lead = rec.replicas[m.col];
+      // Left of the leader's marks for its followers at the same offset, if any.
+      const taken = lead?.role === "leader" && lead.followers?.some((f) => f.fetch_offset === m.position);
+      const x = L.cols[m.col].sx - 2 - (taken ? 16 : 0);
+      const y = L.y(m.position);
       set(n.tip, { d: `M${x},${y}l-5,-4v8z` });
-      set(n.label, { x: x - 6, y: y + L.font / 3 });
-      text(n.label, c.id);
+      board?.take({ x0: x - 5, x1: x, y0: y - 4, y1: y + 4 });
+      const words = m.ids.join(",");
+      const right = L.cols[m.col].sx + L.stripW + 4;
+      label(n.label, board, L.font, 400, [[x - 6, y + L.font / 3, "end", words], [x - 6, y - 3, "end", words], [x - 6, y + L.font + 3, "end", words], [right + 2, y + L.font / 3, "start", words]]);
+      text(n.title, `${m.ids.length > 1 ? "Consumers" : "Consumer"} ${m.ids.join(", ")} at offset ${m.position}`);
     });
-  };
+  }
+
+  return { render, place };
 }

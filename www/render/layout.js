@@ -1,38 +1,73 @@
 // Geometry of the stage: one column per broker, one offset ruler shared by
-// every log, and the point each party's messages leave from and arrive at.
+// every log, the clients' pills, and the point each party's messages leave
+// from and arrive at (on the edge of its box, so an arrow head never crosses
+// the words in it). Text is 12 px at every width.
+
+import { textWidth } from "./measure.js";
 
 /** Offsets shown on the ruler at most; older ones scroll off the bottom. */
 export const ROWS = 16;
+/** The stage's text size in px (never smaller: issue 13, phones included). */
+export const FONT = 12;
+/** A pill (producer, controller, consumer) is this high. */
+const PILL = FONT + 10;
 
-/** Rows the ruler needs for this record: it grows with the log up to ROWS. */
-export function rowsFor(rec, initialEnd) {
+/** Rows the ruler needs for this record: it grows with the log up to ROWS. With
+ *  `room` (Sim.room: the records the scenario will produce) it is the run's
+ *  whole need from its first step. */
+export function rowsFor(rec, initialEnd, room = null) {
   let need = 1;
   for (const r of rec.replicas) need = Math.max(need, r.leo + 1);
+  if (room) need = Math.max(need, initialEnd + room.produced + 1);
   return Math.max(8, Math.min(ROWS, need - Math.max(0, initialEnd - 3) + 2));
 }
 
-/** `rows` only grows within a run (see stage.js), so the page does not jump
- *  up and down while it plays. */
-export function layout(width, rec, initialEnd, rows = ROWS) {
-  const small = width < 560;
-  const n = rec.replicas.length;
-  const ruler = small ? 22 : 34;
-  const colW = (width - ruler) / n;
-  const left = small ? 16 : 28;
-  const right = small ? 46 : 64;
-  const stripW = Math.max(24, Math.min(110, colW - left - right - 4));
-  const cell = small ? 16 : 18;
-  const top = small ? 84 : 100;
-  const headH = small ? 56 : 50;
-  const stripTop = top + headH + (small ? 30 : 34);
-  const stripBottom = stripTop + rows * cell;
-  const consumersY = stripBottom + (small ? 44 : 52);
+/** The text in a client's pill. */
+export function pillText(kind, c, small) {
+  if (kind === "producer") {
+    // The batch being retried, if any: its attempt and the error that caused it.
+    const retrying = (c.batches ?? []).find((b) => b.attempts > 0);
+    // (The error it answers is in the producer's panel and the narration: the pill stays short.)
+    const retry = retrying ? ` · retry ${retrying.attempts}` : "";
+    return `${c.id} acks=${c.acks}${!small && c.pending.length ? ` · ${c.pending.length} pending` : ""}${retry}`;
+  }
+  if (kind === "consumer") return small ? `${c.id} @${c.position}` : `${c.id} · at ${c.position} · read ${c.records_read}`;
+  return "controller";
+}
 
-  const cols = rec.replicas.map((_, i) => {
-    const x0 = ruler + i * colW;
-    const sx = x0 + Math.max(left, (colW - stripW - left - right) / 2 + left);
-    return { x0, w: colW, sx, cx: sx + stripW / 2 };
-  });
+/** A pill's box around its text: left at x0 (or centred on cx), centred on y. */
+function pill(label, y, { x0, cx, right }) {
+  const w = textWidth(label, FONT) + 14;
+  const left = x0 ?? (right !== undefined ? right - w : cx - w / 2);
+  return { label, x0: left, x1: left + w, y0: y - PILL / 2, y1: y + PILL / 2, cx: left + w / 2, cy: y };
+}
+
+/** The stage's vertical geometry at a width, with `producers` pills stacked
+ *  above the brokers (shared with www/embed/size.js, which sizes an embed from it). */
+export function geometry(width, producers) {
+  const small = width < 560;
+  const lh = FONT + 4;
+  const clientsBottom = 16 + Math.max(0, producers - 1) * (PILL + 4) + PILL / 2;
+  const top = Math.max(small ? 84 : 100, clientsBottom + 40);
+  const headH = (small ? 4 : 3) * lh + 8;
+  /** Two rows of requests parked at a broker, under its header. */
+  const parkH = FONT + 6;
+  const stripTop = top + headH + 2 * parkH + 10;
+  return { small, lh, top, headH, parkH, stripTop, cell: small ? 16 : 18, consumersGap: small ? 40 : 48 };
+}
+
+/** The stage's height: `stacked` rows of consumer pills under the strips (0: none). */
+export function stageHeight(g, rows, stacked) {
+  const stripBottom = g.stripTop + rows * g.cell;
+  return stacked > 0 ? stripBottom + g.consumersGap + (stacked - 1) * (PILL + 4) + PILL / 2 + 8 : stripBottom + 24;
+}
+
+/** `rows` only grows within a run (see stage.js), so the page does not jump
+ *  up and down while it plays; `room` reserves the consumers the run will add. */
+export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
+  const n = rec.replicas.length;
+  const g = geometry(width, rec.producers.length);
+  const { small, lh, top, headH, parkH, stripTop, cell } = g;
 
   // The window ends one row above the highest offset anything points at; it
   // scrolls in steps of four so the ruler does not shift on every record.
@@ -43,25 +78,65 @@ export function layout(width, rec, initialEnd, rows = ROWS) {
   if (need - lo > rows) lo = Math.ceil((need - rows) / 4) * 4;
   const hi = lo + rows;
 
+  const ruler = Math.max(small ? 20 : 30, Math.ceil(textWidth(String(hi), FONT)) + 8);
+  const colW = (width - ruler) / n;
+  const left = small ? 14 : 28;
+  const right = small ? 54 : 70;
+  const stripW = Math.max(24, Math.min(110, colW - left - right - 4));
+
+  // Producers stack down the left, the controller sits on the right, above the brokers.
+  const producers = new Map(rec.producers.map((p, i) => [p.id, pill(pillText("producer", p, small), 16 + i * (PILL + 4), { x0: 4 })]));
+  const controller = pill("controller", 16, { right: width - 4 });
+  const stripBottom = stripTop + rows * cell;
+  const consumersY = stripBottom + g.consumersGap;
+
+  const cols = rec.replicas.map((_, i) => {
+    const x0 = ruler + i * colW;
+    const sx = x0 + Math.max(left, (colW - stripW - left - right) / 2 + left);
+    return { x0, w: colW, sx, cx: sx + stripW / 2 };
+  });
+
+  // Consumers under the replica they read from, one row per consumer of that
+  // replica; a pill that would touch its neighbour's moves aside, or a row down.
   const stack = new Map();
   const consumers = new Map();
+  const placed = [];
+  const clash = (p) => placed.some((q) => q.cy === p.cy && p.x0 < q.x1 + 4 && q.x0 < p.x1 + 4);
+  let rowsUsed = 1;
   for (const c of rec.consumers) {
     const col = Math.min(n - 1, c.fetch_from ?? rec.partition.leader ?? 0);
-    const k = stack.get(col) ?? 0;
+    let k = stack.get(col) ?? 0;
     stack.set(col, k + 1);
-    consumers.set(c.id, { x: cols[col].cx + (k % 2 ? 1 : -1) * (k ? 4 : 0), y: consumersY + k * 26, col });
+    const label = pillText("consumer", c, small);
+    let p = null;
+    for (let rounds = 0; ; k++, rounds++) {
+      const y = consumersY + k * (PILL + 4);
+      const centred = pill(label, y, { cx: cols[col].cx });
+      // Kept on the stage: a long name under the first or last column moves inwards.
+      const shift = Math.max(0, 4 - centred.x0) - Math.max(0, centred.x1 - (width - 4));
+      const tries = [pill(label, y, { x0: centred.x0 + shift })];
+      for (const q of placed.filter((q) => q.cy === y)) tries.push(pill(label, y, { x0: q.x1 + 6 }), pill(label, y, { right: q.x0 - 6 }));
+      p = tries.find((t) => t.x0 >= 4 && t.x1 <= width - 4 && !clash(t));
+      // A name wider than the stage itself gets a row of its own.
+      if (!p && rounds > 16) p = tries[0];
+      if (p) break;
+    }
+    placed.push(p);
+    rowsUsed = Math.max(rowsUsed, k + 1);
+    consumers.set(c.id, { ...p, col, x: p.cx, y: p.cy });
   }
-  const stacked = Math.max(1, ...stack.values());
-  const producers = new Map(rec.producers.map((p, i) => [p.id, { x: small ? 22 : 30, y: 18 + i * 24 }]));
-  const controller = { x: width - (small ? 40 : 56), y: 18 };
+  const stacked = Math.max(rowsUsed, room?.consumers ?? 0, ...stack.values());
 
+  /** Where a message to or from `name` (talking to `other`) meets its box. */
   function point(name, other) {
     if (typeof name === "number") {
       const c = cols[name] ?? cols[0];
-      return consumers.has(other) ? { x: c.cx, y: stripBottom } : { x: c.cx, y: top };
+      return consumers.has(other) ? { x: c.cx, y: stripBottom + 2 } : { x: c.cx, y: top - 1 };
     }
-    if (name === "controller") return controller;
-    return producers.get(name) ?? consumers.get(name) ?? controller;
+    const p = name === "controller" ? controller : producers.get(name) ?? consumers.get(name) ?? controller;
+    if (consumers.has(name)) return { x: p.cx, y: p.y0 - 2 };
+    // Producers and the controller: the side facing the brokers, under the pill's words.
+    return name === "controller" ? { x: p.x0 + 8, y: p.y1 + 2 } : { x: p.x1 - 8, y: p.y1 + 2 };
   }
 
   /** A quadratic curve from sender to receiver. Broker links arc over the
@@ -84,10 +159,10 @@ export function layout(width, rec, initialEnd, rows = ROWS) {
   }
 
   return {
-    width, small, cell, ruler, cols, stripW, top, headH, stripTop, stripBottom,
+    width, small, cell, ruler, cols, stripW, top, headH, lh, parkH, stripTop, stripBottom,
     consumersY, consumers, producers, controller, lo, hi, rows, initialEnd,
-    height: rec.consumers.length ? consumersY + stacked * 26 + 8 : stripBottom + 24,
-    font: small ? 9 : 11,
+    height: stageHeight(g, rows, rec.consumers.length || room?.consumers ? stacked : 0),
+    font: FONT,
     /** y of the boundary below offset o (clamped to the window). */
     y: (o) => stripBottom - (Math.max(lo, Math.min(hi, o)) - lo) * cell,
     edge,

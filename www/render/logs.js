@@ -1,10 +1,28 @@
 // Log strips on the shared offset ruler: records coloured by leader epoch,
 // solid below the replica's HW and dashed above it; the LEO and HW marks; the
 // band a follower still lags behind the leader's HW; and, on the leader, its
-// view of each follower's fetch offset.
+// view of each follower's fetch offset. Every word goes on the board (board.js):
+// where a label has no room it says less, or nothing (the header says it too).
 
 import { el, set, text, Keyed } from "./svg.js";
 import { ROWS } from "./layout.js";
+import { textBox } from "./measure.js";
+import { fit } from "./fit.js";
+
+/** Places one line of text on the board at the first free candidate [x, y, anchor,
+ *  words]; an empty text when none is free. */
+export function label(node, board, size, weight, candidates) {
+  for (const [x, y, anchor, words] of candidates) {
+    if (!words) continue;
+    const box = textBox(words, x, y, size, { anchor, weight });
+    if (!board || board.fits(box)) {
+      board?.take(box);
+      set(node, { x: x.toFixed(1), y: y.toFixed(1), "text-anchor": anchor });
+      return text(node, words);
+    }
+  }
+  return text(node, "");
+}
 
 export function createLogs(rulerLayer, layer) {
   const rows = [];
@@ -27,6 +45,12 @@ export function createLogs(rulerLayer, layer) {
       hwLabel: el("text", { class: "hwt" }, g),
       lagLabel: el("text", { class: "lagt" }, g),
       leoLabel: el("text", { class: "leot" }, g),
+      // Records this log lost: a dashed ghost where the offset is empty now, a
+      // tag beside the strip where another record stands there.
+      ghosts: new Keyed(el("g", { class: "ghosts" }, g), () => {
+        const c = el("g", {});
+        return { g: c, rect: el("rect", {}, c), label: el("text", {}, c), title: el("title", {}, c) };
+      }),
       marks: new Keyed(el("g", { class: "fmarks" }, g), () => {
         const m = el("g", {});
         return { g: m, tip: el("path", {}, m), label: el("text", {}, m), title: el("title", {}, m) };
@@ -40,17 +64,20 @@ export function createLogs(rulerLayer, layer) {
   let drawn = { step: -2, hw: null };
   let prev = null;
 
-  return function render(rec, L) {
+  /** The strips, records and their numbers (taken on `board` first: they are fixed). */
+  function render(rec, L, board) {
     if (drawn.step !== rec.step) {
       prev = drawn.step === rec.step - 1 ? drawn.hw : null;
       drawn = { step: rec.step, hw: new Map(rec.replicas.map((r) => [r.broker, r.hw])) };
     }
+    const fs = L.font;
     for (let i = 0; i < ROWS; i++) {
-      set(rows[i], { x: L.ruler - 4, y: L.y(L.lo + i) - L.cell / 2 + L.font / 2.8 });
+      const y = L.y(L.lo + i) - L.cell / 2 + fs / 2.8;
+      set(rows[i], { x: L.ruler - 4, y });
       text(rows[i], i < L.rows ? L.lo + i : "");
+      if (i < L.rows) board?.take(textBox(String(L.lo + i), L.ruler - 4, y, fs, { anchor: "end" }));
     }
     const leader = rec.replicas.find((r) => r.role === "leader" && r.alive);
-    const fs = L.font;
     strips.sync(rec.replicas, (r) => r.broker, (n, r) => {
       const { sx } = L.cols[r.broker];
       const w = L.stripW;
@@ -63,8 +90,9 @@ export function createLogs(rulerLayer, layer) {
       const initBottom = Math.max(r.log_start_offset, L.lo);
       const showInit = initTop > initBottom;
       set(n.init, { x: sx, width: w, y: L.y(initTop), height: showInit ? L.y(initBottom) - L.y(initTop) : 0 });
-      set(n.initLabel, { x: sx + w / 2, y: (L.y(initTop) + L.y(initBottom)) / 2 + fs / 3 });
-      text(n.initLabel, showInit && L.y(initBottom) - L.y(initTop) >= fs ? `${r.log_start_offset}–${initTop - 1}` : "");
+      const initWords = showInit && L.y(initBottom) - L.y(initTop) >= fs + 2 ? fit([`${r.log_start_offset}–${initTop - 1}`], w - 4, fs) : "";
+      set(n.initLabel, { x: sx + w / 2, y: (L.y(initTop) + L.y(initBottom)) / 2 + fs / 3, "text-anchor": "middle" });
+      text(n.initLabel, initWords);
 
       // Offsets in a log are consecutive, so the window is a slice, not a scan.
       const base = r.log.length ? r.log[0].offset : 0;
@@ -80,9 +108,41 @@ export function createLogs(rulerLayer, layer) {
         const y = L.y(e.offset + 1);
         set(c.g, { class: `rec ep${e.epoch % 6} ${e.offset < r.hw ? "c" : "u"}${again.has(e.offset) ? " dup" : ""}` });
         set(c.rect, { x: sx + 1, y: y + 1, width: w - 2, height: L.cell - 2, rx: 2 });
-        set(c.label, { x: sx + w / 2, y: y + L.cell / 2 + fs / 3 });
-        text(c.label, again.has(e.offset) ? `${e.id} ×2` : e.id);
+        // A narrow strip shows the record's number only ("p1-12" → "12").
+        set(c.label, { x: sx + w / 2, y: y + L.cell / 2 + fs / 3, "text-anchor": "middle" });
+        text(c.label, again.has(e.offset) ? fit([`${e.id} ×2`, `${e.id.replace(/^.*-/, "")}×2`, "×2"], w - 4, fs) : fit([e.id, e.id.replace(/^.*-/, "")], w - 4, fs));
       });
+
+      // Ghosts in empty offsets are drawn in the strip now; the others get a tag below.
+      const inWindow = (r.lost ?? []).filter((gh) => gh.offset >= L.lo && gh.offset < L.hi);
+      n.ghosts.sync(inWindow, (gh) => gh.offset, (c, gh) => {
+        const y = L.y(gh.offset + 1);
+        const empty = gh.offset >= r.leo;
+        set(c.g, { class: `ghost${empty ? "" : " under"}`, "data-id": gh.id, "data-step": gh.step, "data-offset": gh.offset });
+        set(c.rect, { x: sx + 1, y: y + 1, width: empty ? w - 2 : 0, height: L.cell - 2, rx: 2 });
+        text(c.title, `${gh.id} was at offset ${gh.offset} (epoch ${gh.epoch}) until step ${gh.step} removed it from broker ${r.broker}'s log`);
+        c.empty = empty;
+        c.gh = gh;
+        if (empty) {
+          // In its cell, as long as it fits there and nothing is drawn there yet (a pill,
+          // the ghost of the next offset): else the cell's outline and title say it.
+          const words = fit([`✕ ${gh.id} #${gh.step}`, `✕ ${gh.id}`, `✕${gh.id.replace(/^.*-/, "")}`, "✕"], w - 4, fs);
+          label(c.label, board, fs, 400, [[sx + w / 2, y + L.cell / 2 + fs / 3, "middle", words]]);
+        }
+      });
+    });
+
+    // Nothing is written over a strip and its records (taken before any label is
+    // placed: a strip drawn later would cover a word placed next to it).
+    for (const r of rec.replicas) {
+      const { sx } = L.cols[r.broker];
+      board?.take({ x0: sx, x1: sx + L.stripW, y0: L.stripTop, y1: L.stripBottom });
+    }
+
+    strips.sync(rec.replicas, (r) => r.broker, (n, r) => {
+      const { sx } = L.cols[r.broker];
+      const w = L.stripW;
+      const right = sx + w + 4;
 
       // The lag band: committed on the leader, not yet below this follower's HW.
       const lag = leader && r !== leader && r.alive ? leader.hw - r.hw : 0;
@@ -92,30 +152,46 @@ export function createLogs(rulerLayer, layer) {
       const yLeo = L.y(r.leo);
       set(n.hw, { x1: sx - 4, x2: right, y1: yHw, y2: yHw });
       set(n.leo, { x1: sx - 4, x2: right, y1: yLeo, y2: yLeo });
-      set(n.leoLabel, { x: right + 2, y: yLeo - 3 });
-      set(n.hwLabel, { x: right + 2, y: yHw + fs + 1 });
-      set(n.lagLabel, { x: right + 2, y: yHw + 2 * fs + 3 });
-      text(n.leoLabel, `LEO ${r.leo}`);
       const was = prev?.get(r.broker);
       const moved = was !== undefined && was !== r.hw;
       set(n.hwLabel, { class: moved ? "hwt moved" : "hwt" });
-      text(n.hwLabel, moved ? (L.small ? `HW↑${r.hw}` : `HW ${was}→${r.hw}`) : `HW ${r.hw}`);
-      text(n.lagLabel, lag > 0 ? `lag ${lag}` : "");
-
-      // The leader's view of each follower: where it last asked to fetch from.
-      const followers = r.role === "leader" && r.followers ? r.followers.filter((f) => f.fetch_offset !== null && f.fetch_offset !== undefined) : [];
-      const seen = new Map();
-      n.marks.sync(followers, (f) => f.broker, (m, f) => {
-        const k = seen.get(f.fetch_offset) ?? 0;
-        seen.set(f.fetch_offset, k + 1);
-        const x = sx - 2 - k * 13;
-        const y = L.y(f.fetch_offset);
-        set(m.g, { class: f.in_isr === false ? "fmark out" : "fmark" });
-        set(m.tip, { d: `M${x},${y}l-5,-4v8z` });
-        set(m.label, { x: x - 6, y: y + fs / 3 });
-        text(m.label, f.broker);
-        text(m.title, `Leader's view of follower ${f.broker}: fetch offset ${f.fetch_offset}`);
-      });
+      // HW first: it matters most; then LEO, then the lag.
+      // Right of the strip, else left of it (the last column of a narrow stage).
+      const hwAt = (words) => [[right + 2, yHw + fs + 1, "start", words], [sx - 8, yHw + fs + 1, "end", words]];
+      label(n.hwLabel, board, moved ? fs + 1 : fs, 700, moved ? [...hwAt(`HW ${was}→${r.hw}`), ...hwAt(`HW↑${r.hw}`), ...hwAt(`↑${r.hw}`)] : hwAt(`HW ${r.hw}`));
+      label(n.leoLabel, board, fs, 400, [[right + 2, yLeo - 3, "start", `LEO ${r.leo}`], [sx - 8, yLeo - 3, "end", `LEO ${r.leo}`]]);
+      label(n.lagLabel, board, fs, 700, [[right + 2, yHw + 2 * fs + 5, "start", lag > 0 ? `lag ${lag}` : ""]]);
+      // A record lost where another stands now: "✕ p1-1 #8" beside that row.
+      for (const c of n.ghosts.nodes.values()) {
+        if (c.empty) continue;
+        const { gh } = c;
+        const y = L.y(gh.offset + 1) + L.cell / 2 + fs / 3;
+        label(c.label, board, fs, 600, [[right + 2, y, "start", `✕ ${gh.id} #${gh.step}`], [sx - 8, y, "end", `✕ ${gh.id} #${gh.step}`], [right + 2, y, "start", `✕ ${gh.id}`], [sx - 8, y, "end", `✕ ${gh.id}`]]);
+      }
     });
-  };
+  }
+
+  /** The leader's view of each follower: where it last asked to fetch from (one
+   *  mark per offset, naming every follower there). Placed after the fixed words. */
+  function marks(rec, L, board) {
+    const fs = L.font;
+    for (const r of rec.replicas) {
+      const n = strips.nodes.get(r.broker);
+      const followers = r.role === "leader" && r.followers ? r.followers.filter((f) => f.fetch_offset !== null && f.fetch_offset !== undefined) : [];
+      const at = new Map();
+      for (const f of followers) at.set(f.fetch_offset, [...(at.get(f.fetch_offset) ?? []), f]);
+      const { sx } = L.cols[r.broker];
+      n.marks.sync([...at], ([o]) => o, (m, [o, fs2]) => {
+        const x = sx - 2;
+        const y = L.y(o);
+        set(m.g, { class: fs2.every((f) => f.in_isr === false) ? "fmark out" : "fmark" });
+        set(m.tip, { d: `M${x},${y}l-5,-4v8z` });
+        const names = fs2.map((f) => f.broker).join(",");
+        label(m.label, board, fs, 600, [[x - 6, y + fs / 3, "end", names], [x - 6, y - 4, "end", names], [x - 6, y + fs + 2, "end", names]]);
+        text(m.title, fs2.map((f) => `Leader's view of follower ${f.broker}: fetch offset ${f.fetch_offset}`).join("; "));
+      });
+    }
+  }
+
+  return { render, marks };
 }

@@ -1,14 +1,23 @@
 // The stage: one SVG, layered back to front, sized to its container. It draws
-// a step record (step) and moves what travels between steps (frame).
+// a step record (step) and moves what travels between steps (frame). Every
+// word on it goes through one board (board.js): fixed words first (headers,
+// pills, the ruler, records, HW and LEO), then marks, then, each frame, the
+// labels of the messages in flight; nothing is drawn over anything else.
 
 import { el, set, text, Keyed } from "./svg.js";
 import { layout, rowsFor, along, pathOf } from "./layout.js";
+import { Board } from "./board.js";
+import { textBox } from "./measure.js";
 import { createBrokers } from "./brokers.js";
 import { createLogs } from "./logs.js";
 import { createMessages } from "./messages.js";
 import { createClients } from "./consumers.js";
 
+/** Where along a cut link its cross may go, preferred first. */
+const CUT_MARK_AT = [0.5, 0.4, 0.6, 0.3, 0.7, 0.25, 0.75];
+
 export function createStage(svg, onPick) {
+  let pickHandler = onPick;
   const defs = el("defs", {}, svg);
   const arrow = el("marker", { id: "arrow", viewBox: "0 0 8 8", refX: 7, refY: 4, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" }, defs);
   el("path", { d: "M0,0L8,4L0,8z", class: "arrowhead" }, arrow);
@@ -24,8 +33,8 @@ export function createStage(svg, onPick) {
   const msgLayer = layer("msgs");
 
   const renderBrokers = createBrokers(heads);
-  const renderLogs = createLogs(ruler, logsLayer);
-  const renderClients = createClients(clientsLayer, marks);
+  const logs = createLogs(ruler, logsLayer);
+  const clients = createClients(clientsLayer, marks);
   const messages = createMessages(trails, msgLayer, parkLayer);
   const cuts = new Keyed(cutLayer, () => {
     const g = el("g", { class: "cut" });
@@ -38,26 +47,39 @@ export function createStage(svg, onPick) {
   let width = svg.clientWidth || 600;
   let t = 0;
   let rows = 0;
+  let room = null;
+  let board = null;
 
-  /** Draws a record; `fresh` starts a new run (the ruler may shrink again). */
-  function step(next, initial = initialEnd, fresh = false) {
+  /** Draws a record; `fresh` starts a new run (the ruler may shrink again), whose
+   *  `plan` (Sim.room) says what to make room for from its first step. */
+  function step(next, initial = initialEnd, fresh = false, plan = room) {
     rec = next;
     initialEnd = initial;
-    rows = Math.max(fresh ? 0 : rows, rowsFor(rec, initialEnd));
-    const L = layout(width, rec, initialEnd, rows);
+    if (fresh) room = plan;
+    rows = Math.max(fresh ? 0 : rows, rowsFor(rec, initialEnd, room));
+    const L = layout(width, rec, initialEnd, rows, room);
     set(svg, { viewBox: `0 0 ${width} ${L.height}`, height: L.height, "font-size": L.font });
-    renderLogs(rec, L);
-    renderBrokers(rec, L, selection?.kind === "broker" ? selection.id : null);
-    renderClients(rec, L);
-    messages.step(rec, L, selection?.kind === "msg" ? selection.id : null);
+    board = new Board(width, L.height);
+    renderBrokers(rec, L, selection?.kind === "broker" ? selection.id : null, board);
+    clients.render(rec, L, board);
     // A cut link: its arc in red with a cross where messages are lost.
     cuts.sync(rec.partition.cut_links ?? [], ([a, b]) => `${a}>${b}`, (n, [a, b]) => {
       const edge = L.edge(a, b);
-      const mid = along(edge, 0.5);
+      // The cross at the middle of the arc, or the nearest free point along it (two
+      // cut links can share a middle; a pill can sit on it).
+      const at = (t) => along(edge, t);
+      const box = (p) => textBox("✕", p.x, p.y + 5, 14, { anchor: "middle", weight: 700 });
+      // When no point is free, the red arc alone says it.
+      const mid = CUT_MARK_AT.map(at).find((p) => board.fits(box(p)));
       set(n.path, { d: pathOf(edge) });
-      set(n.mark, { x: mid.x, y: mid.y + 5 });
-      text(n.mark, "✕");
+      if (mid) set(n.mark, { x: mid.x, y: mid.y + 5 });
+      text(n.mark, mid ? "✕" : "");
+      if (mid) board.take(box(mid));
     });
+    messages.step(rec, L, selection?.kind === "msg" ? selection.id : null, board);
+    logs.render(rec, L, board);
+    logs.marks(rec, L, board);
+    clients.place(rec, L, board);
   }
 
   function frame(time) {
@@ -79,7 +101,7 @@ export function createStage(svg, onPick) {
     const target = e.target.closest("[data-msg],[data-broker],[data-consumer]");
     if (!target) return;
     const { msg, broker, consumer } = target.dataset;
-    onPick(msg ? { kind: "msg", id: Number(msg) } : broker ? { kind: "broker", id: Number(broker) } : { kind: "consumer", id: consumer });
+    pickHandler(msg ? { kind: "msg", id: Number(msg) } : broker ? { kind: "broker", id: Number(broker) } : { kind: "consumer", id: consumer });
   }
   svg.addEventListener("click", pick);
   svg.addEventListener("keydown", (e) => {
@@ -93,9 +115,16 @@ export function createStage(svg, onPick) {
   return {
     step,
     frame,
+    /** Who hears a click on a broker, a message or a consumer (app.js, once it runs). */
+    set onPick(fn) {
+      pickHandler = fn;
+    },
     select(sel) {
       selection = sel;
-      if (rec) step(rec);
+      if (rec) {
+        step(rec);
+        frame(t);
+      }
     },
   };
 }

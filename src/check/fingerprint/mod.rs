@@ -238,6 +238,11 @@ impl Walker<'_> {
             last: _,
             commands: _,
             done,
+            // Not hashed: the search runs within the script (`moves::due_count` stops at
+            // `stop_at_ms` whatever `after_stop` says), where neither changes what is due,
+            // and only `Sim::step` past the script writes `settled_since`.
+            settle: _,
+            settled_since: _,
         } = self.sim;
         // Absolute time: the horizon (`stop_at_ms`: nothing runs or strikes after it)
         // leaves a state at t and the same state at a later t different futures, and
@@ -316,6 +321,8 @@ impl Walker<'_> {
     fn invariants(&mut self, inv: &Invariants) {
         let Invariants {
             new_violations: _,
+            // Drawn only (the record's list of losses); the search stops at a violation.
+            losses: _,
             history: _,
             committed,
             watched,

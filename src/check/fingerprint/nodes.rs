@@ -32,6 +32,8 @@ impl Walker<'_> {
             fetcher,
             needs_truncation,
             parked_consumers,
+            // Drawn only: records this replica truncated or lost, kept for the page.
+            ghosts: _,
         } = b;
         self.broker(*id);
         self.word(

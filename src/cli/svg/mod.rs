@@ -4,40 +4,47 @@
 //! labelled dots where they are at the step's time. For print, RSS, docs and
 //! readers without JavaScript (`hwscope svg`). Every text is escaped.
 
+mod board;
 mod layout;
+mod parts;
 
-use crate::record::{InFlightRecord, NodeName, ReplicaRecord, StepRecord};
+use crate::record::{InFlightRecord, NodeName, StepRecord};
+use board::{text_box, text_width, Anchor, Board, Rect};
 use layout::{along, Layout, Point};
+use parts::{broker, consumer_marks, follower_marks, log_strip, pill, strip_labels};
 use std::fmt::Write;
 
 const WIDTH: f64 = 800.0;
 /// Offsets shown at most, as on the page (`layout.js`).
 const ROWS: u64 = 16;
-const CELL: f64 = 18.0;
-const FONT: f64 = 11.0;
+pub(super) const CELL: f64 = 18.0;
+/// Text size, as on the page: 12 px.
+pub(super) const FONT: f64 = 12.0;
 /// Height of the title and status lines above the stage.
 const HEAD: f64 = 44.0;
 /// The page's stage top: broker-to-broker arcs rise into the space above it.
 const STAGE_TOP: f64 = 100.0;
-const TOP: f64 = HEAD + STAGE_TOP;
-const HEAD_H: f64 = 50.0;
-const STRIP_TOP: f64 = TOP + HEAD_H + 34.0;
+pub(super) const TOP: f64 = HEAD + STAGE_TOP;
+pub(super) const LINE: f64 = FONT + 4.0;
+pub(super) const HEAD_H: f64 = 3.0 * LINE + 8.0;
+pub(super) const STRIP_TOP: f64 = TOP + HEAD_H + 34.0;
 
 /// Colours and shapes, light and dark, with the page's names.
-const STYLE: &str = "svg{--bg:#fbfbfa;--fg:#1d232b;--muted:#5d6673;--panel:#fff;--line:#d5d9de;--accent:#1f5fbf;--hw:#0b7a4b;--leo:#7a4bc2;--lag:#d48806;--bad:#c62828;--strip:#eef0f2;--init:#c7ced6;--produce:#c2410c;--ctrl:#6b7280}\
-@media (prefers-color-scheme:dark){svg{--bg:#12161c;--fg:#e4e8ee;--muted:#9aa4b1;--panel:#1a2029;--line:#323b47;--accent:#6ea8ff;--hw:#3ddc97;--leo:#c4a3ff;--lag:#f0b43c;--bad:#ff6b6b;--strip:#202833;--init:#3a4452;--produce:#ff9a5c;--ctrl:#a0a8b4}}\
-text{fill:var(--fg);font:11px system-ui,-apple-system,'Segoe UI',sans-serif}.bg{fill:var(--bg)}.title{font-size:15px;font-weight:700}.muted,.ofs,.initl{fill:var(--muted)}.ofs{text-anchor:end}.initl,.rec text,.client text{text-anchor:middle}\
+const STYLE: &str = "svg{--bg:#fbfbfa;--fg:#1d232b;--muted:#5d6673;--panel:#fff;--line:#d5d9de;--accent:#1f5fbf;--hw:#0b7a4b;--leo:#7a4bc2;--lag:#d48806;--warn:#8a5300;--bad:#c62828;--strip:#eef0f2;--init:#c7ced6;--produce:#c2410c;--ctrl:#6b7280}\
+@media (prefers-color-scheme:dark){svg{--bg:#12161c;--fg:#e4e8ee;--muted:#9aa4b1;--panel:#1a2029;--line:#323b47;--accent:#6ea8ff;--hw:#3ddc97;--leo:#c4a3ff;--lag:#f0b43c;--warn:#f0b43c;--bad:#ff6b6b;--strip:#202833;--init:#3a4452;--produce:#ff9a5c;--ctrl:#a0a8b4}}\
+text{fill:var(--fg);font:12px system-ui,-apple-system,'Segoe UI',sans-serif}.bg{fill:var(--bg)}.title{font-size:15px;font-weight:700}.muted,.ofs,.initl{fill:var(--muted)}\
 .broker rect{fill:var(--panel);stroke:var(--line);stroke-width:1.5}.broker.leader rect{stroke:var(--accent);stroke-width:2.5}.broker.leader .name{fill:var(--accent)}.broker .name{font-weight:700}.broker.out rect{stroke-dasharray:4 3}.down{opacity:.42}\
 .strip{fill:var(--strip)}.init{fill:var(--init)}.rec rect{stroke-width:1.2}.rec.c text{fill:#fff}.rec.u rect{fill-opacity:.25;stroke-dasharray:3 2}\
+.ghost rect{fill:none;stroke:var(--bad);stroke-width:1.2;stroke-dasharray:3 2}.ghost text{fill:var(--bad);font-weight:600}\
 .lag{fill:var(--lag);fill-opacity:.3;stroke:var(--lag);stroke-width:1.5;stroke-dasharray:5 3}.hwl{stroke:var(--hw);stroke-width:3}.leol{stroke:var(--leo);stroke-width:1.5;stroke-dasharray:4 2}\
-.hwt{fill:var(--hw);font-weight:700}.leot{fill:var(--leo)}.lagt{fill:var(--lag);font-weight:700}.fmark{fill:var(--accent);font-weight:600;text-anchor:end}.cmark{fill:var(--leo);text-anchor:end}\
+.hwt{fill:var(--hw);font-weight:700}.leot{fill:var(--leo)}.lagt{fill:var(--warn);font-weight:700}.fmark{fill:var(--accent);font-weight:600}.cmark{fill:var(--leo)}\
 .client rect{fill:var(--panel);stroke:var(--line)}.client.producer rect{stroke:var(--produce)}.client.consumer rect{stroke:var(--leo)}\
-.trail{fill:none;stroke:var(--line);stroke-width:1.5;stroke-dasharray:3 3}.cut{fill:none;stroke:var(--bad);stroke-width:2;stroke-dasharray:6 4}.cutx{fill:var(--bad);font-size:14px;font-weight:700;text-anchor:middle}\
-.msg{--mc:var(--ctrl)}.msg circle{fill:var(--mc);stroke:var(--bg);stroke-width:1.5}.msg text{fill:var(--mc);font-weight:600;text-anchor:middle;paint-order:stroke;stroke:var(--bg);stroke-width:3px;stroke-linejoin:round}\
+.trail{fill:none;stroke:var(--line);stroke-width:1.5;stroke-dasharray:3 3}.cut{fill:none;stroke:var(--bad);stroke-width:2;stroke-dasharray:6 4}.cutx{fill:var(--bad);font-size:14px;font-weight:700}\
+.msg{--mc:var(--ctrl)}.msg circle{fill:var(--mc);stroke:var(--bg);stroke-width:1.5}.msg text{fill:var(--mc);font-weight:600;paint-order:stroke;stroke:var(--bg);stroke-width:3px;stroke-linejoin:round}\
 .fetch{--mc:var(--accent)}.resp{--mc:var(--hw)}.produce{--mc:var(--produce)}.consume{--mc:var(--leo)}.err{--mc:var(--bad)}.bad{fill:var(--bad)}";
 
 /// Leader epochs' colours (the page's `--e0`…`--e5`).
-const EPOCH: [&str; 6] = ["#4f86c6", "#d9822b", "#3aa17e", "#b85fb1", "#c9a227", "#6b7fd6"];
+pub(super) const EPOCH: [&str; 6] = ["#4f86c6", "#d9822b", "#3aa17e", "#b85fb1", "#c9a227", "#6b7fd6"];
 
 /// Text as it may appear inside an element or an attribute value.
 pub fn escape(text: &str) -> String {
@@ -77,12 +84,12 @@ fn name(n: &NodeName) -> String {
     }
 }
 
-/// Words into lines of at most `width` characters.
-fn wrap(text: &str, width: usize) -> Vec<String> {
+/// Words into lines at most `width` px wide.
+fn wrap(text: &str, width: f64) -> Vec<String> {
     let mut lines = vec![String::new()];
     for word in text.split_whitespace() {
         let line = lines.last_mut().expect("never empty");
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+        if !line.is_empty() && text_width(&format!("{line} {word}"), FONT, false) > width {
             lines.push(word.to_string());
         } else {
             if !line.is_empty() {
@@ -94,152 +101,37 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-fn label_box(out: &mut String, class: &str, p: Point, label: &str, start: bool) {
-    let w = label.chars().count() as f64 * FONT * 0.6 + 12.0;
-    let x = if start { p.x - 10.0 } else { p.x - w / 2.0 };
-    let _ = write!(
-        out,
-        r#"<g class="client {class}"><rect x="{x:.1}" y="{:.1}" width="{w:.1}" height="{}" rx="9"/><text x="{:.1}" y="{:.1}">{}</text></g>"#,
-        p.y - FONT / 2.0 - 5.0,
-        FONT + 10.0,
-        x + w / 2.0,
-        p.y + FONT / 3.0,
-        escape(label)
-    );
-}
-
-fn broker(out: &mut String, rec: &StepRecord, r: &ReplicaRecord, l: &Layout) {
-    let col = r.broker as usize;
-    let in_isr = rec.partition.isr.contains(&r.broker);
-    let in_elr = rec.partition.elr.as_ref().is_some_and(|e| e.contains(&r.broker));
-    let membership = if in_isr {
-        "in ISR"
-    } else if rec.partition.maximal_isr.contains(&r.broker) {
-        "joining ISR"
-    } else if in_elr {
-        "in ELR"
-    } else {
-        "out of ISR"
+/// A text element at a placed spot; its box is noted on the board's list of texts.
+pub(super) fn text(out: &mut String, board: &mut Board, class: &str, (x, y, a): (f64, f64, Anchor), words: &str, bold: bool) {
+    if words.is_empty() {
+        return;
+    }
+    let size = match class {
+        "title" => 15.0,
+        "cutx" => 14.0,
+        _ => FONT,
     };
-    let role = if r.alive { r.role } else { "offline" };
-    let class = format!("broker {role}{}{}", if in_isr { "" } else { " out" }, if r.alive { "" } else { " down" });
-    let (x, tx) = (l.x0(col) + 3.0, l.x0(col) + 9.0);
-    let lh = FONT + 4.0;
-    let _ = write!(
-        out,
-        r#"<g class="{class}" data-broker="{b}" data-leo="{leo}" data-hw="{hw}"><title>Broker {b}, {role}, leader epoch {e}, {membership}, LEO {leo}, HW {hw}</title><rect x="{x:.1}" y="{TOP}" width="{w:.1}" height="{HEAD_H}" rx="6"/><text class="name" x="{tx:.1}" y="{y1}">Broker {b} · {role}</text><text x="{tx:.1}" y="{y2}">e{e} · {m2}</text><text x="{tx:.1}" y="{y3}">LEO {leo} · HW {hw}</text></g>"#,
-        b = r.broker,
-        leo = r.leo,
-        hw = r.hw,
-        e = r.leader_epoch,
-        w = l.col_w - 6.0,
-        m2 = if r.fenced { "fenced" } else { membership },
-        y1 = TOP + lh,
-        y2 = TOP + 2.0 * lh,
-        y3 = TOP + 3.0 * lh,
-    );
-}
-
-fn log_strip(out: &mut String, r: &ReplicaRecord, leader: Option<&ReplicaRecord>, l: &Layout) {
-    let col = r.broker as usize;
-    let (sx, w) = (l.sx(col), l.strip_w);
-    let right = sx + w + 4.0;
-    let _ = write!(
-        out,
-        r#"<g class="log{}" data-broker="{}"><rect class="strip" x="{sx:.1}" y="{STRIP_TOP}" width="{w:.1}" height="{:.1}"/>"#,
-        if r.alive { "" } else { " down" },
-        r.broker,
-        l.strip_bottom - STRIP_TOP
-    );
-    let init_top = l.initial_end.min(r.leo);
-    let init_bottom = r.log_start_offset.max(l.lo);
-    if init_top > init_bottom {
-        let (yt, yb) = (l.y(init_top), l.y(init_bottom));
-        let _ = write!(out, r#"<rect class="init" x="{sx:.1}" y="{yt:.1}" width="{w:.1}" height="{:.1}"/>"#, yb - yt);
-        if yb - yt >= FONT {
-            let _ = write!(
-                out,
-                r#"<text class="initl" x="{:.1}" y="{:.1}">{}–{}</text>"#,
-                sx + w / 2.0,
-                (yt + yb) / 2.0 + FONT / 3.0,
-                r.log_start_offset,
-                init_top - 1
-            );
-        }
-    }
-    for e in r.log.iter().filter(|e| e.offset >= l.lo && e.offset < l.hi) {
-        let y = l.y(e.offset + 1);
-        let colour = EPOCH[e.epoch.rem_euclid(6) as usize];
-        let committed = e.offset < r.hw;
-        let _ = write!(
-            out,
-            r#"<g class="rec {}"><rect x="{:.1}" y="{:.1}" width="{:.1}" height="{}" rx="2" fill="{colour}" stroke="{colour}"/><text x="{:.1}" y="{:.1}">{}</text></g>"#,
-            if committed { "c" } else { "u" },
-            sx + 1.0,
-            y + 1.0,
-            w - 2.0,
-            CELL - 2.0,
-            sx + w / 2.0,
-            y + CELL / 2.0 + FONT / 3.0,
-            escape(&e.id)
-        );
-    }
-    // The lag band: committed on the leader, not yet below this follower's HW.
-    let lag = match leader {
-        Some(ld) if ld.broker != r.broker && r.alive => ld.hw.saturating_sub(r.hw),
-        _ => 0,
-    };
-    if let (true, Some(ld)) = (lag > 0, leader) {
-        let _ = write!(
-            out,
-            r#"<rect class="lag" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"/>"#,
-            sx - 4.0,
-            l.y(ld.hw),
-            w + 8.0,
-            l.y(r.hw) - l.y(ld.hw)
-        );
-    }
-    let (y_hw, y_leo) = (l.y(r.hw), l.y(r.leo));
-    let _ = write!(
-        out,
-        r#"<line class="hwl" x1="{:.1}" x2="{right:.1}" y1="{y_hw:.1}" y2="{y_hw:.1}"/><line class="leol" x1="{:.1}" x2="{right:.1}" y1="{y_leo:.1}" y2="{y_leo:.1}"/><text class="leot" x="{:.1}" y="{:.1}">LEO {}</text><text class="hwt" x="{:.1}" y="{:.1}">HW {}</text>"#,
-        sx - 4.0,
-        sx - 4.0,
-        right + 2.0,
-        y_leo - 3.0,
-        r.leo,
-        right + 2.0,
-        y_hw + FONT + 1.0,
-        r.hw
-    );
-    if lag > 0 {
-        let _ = write!(out, r#"<text class="lagt" x="{:.1}" y="{:.1}">lag {lag}</text>"#, right + 2.0, y_hw + 2.0 * FONT + 3.0);
-    }
-    // The leader's view of each follower: the offset it last asked to fetch from.
-    let mut seen: Vec<u64> = Vec::new();
-    for f in r.followers.iter().flatten() {
-        let Some(o) = f.fetch_offset else { continue };
-        let k = seen.iter().filter(|&&s| s == o).count() as f64;
-        seen.push(o);
-        let (x, y) = (sx - 2.0 - k * 13.0, l.y(o));
-        let _ = write!(
-            out,
-            r#"<g class="fmark"{}><title>Leader's view of follower {b}: fetch offset {o}</title><path d="M{x:.1},{y:.1}l-5,-4v8z"/><text class="fmark" x="{:.1}" y="{:.1}">{b}</text></g>"#,
-            if f.in_isr { "" } else { r#" opacity=".5""# },
-            x - 6.0,
-            y + FONT / 3.0,
-            b = f.broker
-        );
-    }
-    out.push_str("</g>");
+    board.texts.push((words.to_string(), text_box(words, x, y, size, a, bold)));
+    let class = if class.is_empty() { String::new() } else { format!(r#" class="{class}""#) };
+    let _ = write!(out, r#"<text{class} x="{x:.1}" y="{y:.1}" text-anchor="{}">{}</text>"#, a.name(), escape(words));
 }
 
 /// The state at one step as a standalone SVG document.
 pub fn render(rec: &StepRecord, title: &str) -> String {
+    draw(rec, title).0
+}
+
+/// Every line of text the SVG for `rec` draws, with its box (none may overlap).
+pub fn text_boxes(rec: &StepRecord, title: &str) -> Vec<(String, Rect)> {
+    draw(rec, title).1
+}
+
+fn draw(rec: &StepRecord, title: &str) -> (String, Vec<(String, Rect)>) {
     let l = Layout::new(rec);
-    let text_lines = wrap(&rec.text, 118);
-    let violations: Vec<String> = rec.violations.iter().map(|v| format!("✗ {}: {}", v.invariant, v.text)).collect();
-    let height = l.height + 8.0 + (text_lines.len() + violations.len()) as f64 * (FONT + 5.0);
+    let text_lines = wrap(&rec.text, WIDTH - 24.0);
+    let violations: Vec<String> =
+        rec.violations.iter().flat_map(|v| wrap(&format!("✗ {}: {}", v.invariant, v.text), WIDTH - 24.0)).collect();
+    let height = l.height + 8.0 + (text_lines.len() + violations.len()) as f64 * (FONT + 6.0);
     let p = &rec.partition;
     let status = format!(
         "step {} · t = {} ms · leader {} · epoch {} · ISR {{{}}}",
@@ -258,93 +150,86 @@ pub fn render(rec: &StepRecord, title: &str) -> String {
     };
     let label = format!("{title}, {status}. {}", rec.text);
     let mut out = String::with_capacity(16 * 1024);
+    let mut board = Board::new(WIDTH, height);
     let _ = write!(
         out,
         r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height:.0}" width="{WIDTH}" height="{height:.0}" role="img" aria-label="{}"><title>{}</title><style>{STYLE}</style><rect class="bg" width="100%" height="100%"/>"#,
         escape(&label),
         escape(&label)
     );
-    // One line of title; the whole of it is in <title> and the label.
-    let shown: String = if title.chars().count() > 86 { title.chars().take(85).chain(['…']).collect() } else { title.to_string() };
-    let _ = write!(
-        out,
-        r#"<text class="title" x="12" y="20">{}</text><text class="muted" x="12" y="37">{}</text>"#,
-        escape(&shown),
-        escape(&status)
-    );
+    // One line of title (the whole of it is in <title> and the label) and the status.
+    let mut shown: String = title.to_string();
+    while text_width(&shown, 15.0, true) > WIDTH - 24.0 {
+        shown = shown.chars().take(shown.chars().count().saturating_sub(2)).chain(['…']).collect();
+    }
+    board.take(text_box(&shown, 12.0, 20.0, 15.0, Anchor::Start, true));
+    board.take(text_box(&status, 12.0, 37.0, FONT, Anchor::Start, false));
+    text(&mut out, &mut board, "title", (12.0, 20.0, Anchor::Start), &shown, true);
+    text(&mut out, &mut board, "muted", (12.0, 37.0, Anchor::Start), &status, false);
 
     for i in 0..(l.hi - l.lo) {
-        let _ = write!(out, r#"<text class="ofs" x="30" y="{:.1}">{}</text>"#, l.y(l.lo + i) - CELL / 2.0 + FONT / 2.8, l.lo + i);
+        let at = (l.ruler - 4.0, l.y(l.lo + i) - CELL / 2.0 + FONT / 2.8, Anchor::End);
+        board.take(text_box(&(l.lo + i).to_string(), at.0, at.1, FONT, Anchor::End, false));
+        text(&mut out, &mut board, "ofs", at, &(l.lo + i).to_string(), false);
     }
     let leader = rec.replicas.iter().find(|r| r.role == "leader" && r.alive);
     for r in &rec.replicas {
-        log_strip(&mut out, r, leader, &l);
+        log_strip(&mut out, &mut board, r, leader, &l);
     }
     for r in &rec.replicas {
-        broker(&mut out, rec, r, &l);
+        broker(&mut out, &mut board, rec, r, &l);
     }
-
-    for (p, (id, at)) in rec.producers.iter().zip(&l.producers) {
-        let pending = if p.pending.is_empty() { String::new() } else { format!(" · {} pending", p.pending.len()) };
-        label_box(&mut out, "producer", *at, &format!("{id} acks={}{pending}", p.acks.name()), true);
+    for pr in &l.producers {
+        pill(&mut out, &mut board, "producer", pr);
     }
-    label_box(&mut out, "controller", l.controller, "controller", false);
-    for (c, (_, at, col)) in rec.consumers.iter().zip(&l.consumers) {
-        label_box(&mut out, "consumer", *at, &format!("{} · at {} · read {}", c.id, c.position, c.records_read), false);
-        // On the leader, left of its marks for the followers' fetch offsets.
-        let lead = rec.replicas.get(*col).filter(|r| r.role == "leader");
-        let shift = lead.map_or(0.0, |r| 13.0 * r.followers.as_ref().map_or(0, Vec::len) as f64 + 4.0);
-        let x = l.sx(*col) - 2.0 - shift;
-        let y = l.y(c.position);
-        let _ = write!(
-            out,
-            r#"<g class="cmark"><path d="M{x:.1},{y:.1}l-5,-4v8z"/><text class="cmark" x="{:.1}" y="{:.1}">{}</text></g>"#,
-            x - 6.0,
-            y + FONT / 3.0,
-            escape(&c.id)
-        );
+    pill(&mut out, &mut board, "controller", &l.controller);
+    for c in &l.consumers {
+        pill(&mut out, &mut board, "consumer", &c.pill);
     }
-
     for (a, b) in &p.cut_links {
         let e = l.edge(a, b);
-        let mid = along(e, 0.5);
+        // The cross at the middle of the arc, or the nearest free point along it (as the page does).
+        let mark = |p: Point| text_box("✕", p.x, p.y + 5.0, 14.0, Anchor::Middle, true);
+        let mid = [0.5, 0.4, 0.6, 0.3, 0.7, 0.25, 0.75]
+            .iter()
+            .map(|&t| along(e, t))
+            .find(|&p| board.fits(&mark(p)))
+            .unwrap_or_else(|| along(e, 0.5));
         let [s, c, t] = e;
-        let _ = write!(
-            out,
-            r#"<path class="cut" d="M{:.1},{:.1}Q{:.1},{:.1} {:.1},{:.1}"/><text class="cutx" x="{:.1}" y="{:.1}">✕</text>"#,
-            s.x,
-            s.y,
-            c.x,
-            c.y,
-            t.x,
-            t.y,
-            mid.x,
-            mid.y + 5.0
-        );
+        board.take(mark(mid));
+        let _ = write!(out, r#"<path class="cut" d="M{:.1},{:.1}Q{:.1},{:.1} {:.1},{:.1}"/>"#, s.x, s.y, c.x, c.y, t.x, t.y);
+        text(&mut out, &mut board, "cutx", (mid.x, mid.y + 5.0, Anchor::Middle), "✕", true);
     }
-    // Messages at the step's time: (t - sent) / (arrive - sent) along their edge.
+    for r in &rec.replicas {
+        strip_labels(&mut out, &mut board, r, leader, &l);
+    }
+    follower_marks(&mut out, &mut board, rec, &l);
+    consumer_marks(&mut out, &mut board, rec, &l);
+
+    // Messages at the step's time, (t - sent) / (arrive - sent) along their edge,
+    // each label at the first free place around its dot.
     let t = rec.time_ms as f64;
-    let mut placed: Vec<(f64, f64, f64)> = Vec::new();
     for m in &rec.in_flight {
         let e = l.edge(&m.from, &m.to);
         let (s, a) = (m.sent_ms as f64, m.arrive_ms as f64);
         let f = if a > s { ((t - s) / (a - s)).clamp(0.0, 1.0) } else { 1.0 };
         let pos = along(e, f);
         let [p0, c, p1] = e;
-        let label = &m.label;
-        let half = label.chars().count() as f64 * FONT * 0.3 + 2.0;
-        let lx = pos.x.clamp(half, WIDTH - half);
-        let mut ly = if pos.y < 24.0 + HEAD { pos.y + 16.0 } else { pos.y - 8.0 };
-        for _ in 0..4 {
-            if !placed.iter().any(|q| (q.0 - lx).abs() < q.2 + half && (q.1 - ly).abs() < FONT + 2.0) {
-                break;
-            }
-            ly -= FONT + 3.0;
+        let beside = (p1.x - p0.x).abs() < (p1.y - p0.y).abs();
+        let (above, below) = ((pos.x, pos.y - 8.0, Anchor::Middle), (pos.x, pos.y + FONT + 6.0, Anchor::Middle));
+        let (right, left) = ((pos.x + 9.0, pos.y + FONT / 3.0, Anchor::Start), (pos.x - 9.0, pos.y + FONT / 3.0, Anchor::End));
+        let order = if beside { [right, left, above, below] } else { [above, below, right, left] };
+        let mut candidates: Vec<(f64, f64, Anchor)> = order.to_vec();
+        candidates.push((pos.x, pos.y - 8.0 - (FONT + 3.0), Anchor::Middle));
+        candidates.push((pos.x, pos.y + FONT + 6.0 + FONT + 3.0, Anchor::Middle));
+        // Kept on the picture: a label near an edge slides inwards.
+        let half = text_width(&m.label, FONT, true) / 2.0;
+        for cand in candidates.iter_mut().filter(|c| c.2 == Anchor::Middle) {
+            cand.0 = cand.0.clamp(half + 1.0, WIDTH - half - 1.0);
         }
-        placed.push((lx, ly, half));
         let _ = write!(
             out,
-            r#"<path class="trail" d="M{:.1},{:.1}Q{:.1},{:.1} {:.1},{:.1}"/><g class="msg {}" data-msg="{}"><title>{} from {} to {}: {}</title><circle cx="{:.1}" cy="{:.1}" r="5"/><text x="{lx:.1}" y="{ly:.1}">{}</text></g>"#,
+            r#"<path class="trail" d="M{:.1},{:.1}Q{:.1},{:.1} {:.1},{:.1}"/><g class="msg {}" data-msg="{}"><title>{} from {} to {}: {}</title><circle cx="{:.1}" cy="{:.1}" r="5"/>"#,
             p0.x,
             p0.y,
             c.x,
@@ -356,24 +241,27 @@ pub fn render(rec: &StepRecord, title: &str) -> String {
             m.kind.replace('_', " "),
             escape(&name(&m.from)),
             escape(&name(&m.to)),
-            escape(label),
+            escape(&m.label),
             pos.x,
             pos.y,
-            escape(label)
         );
+        if let Some(at) = board.place(&m.label, FONT, true, &candidates) {
+            text(&mut out, &mut board, "", at, &m.label, true);
+        }
+        out.push_str("</g>");
     }
 
     let mut y = l.height + 4.0;
     for line in &text_lines {
-        y += FONT + 5.0;
-        let _ = write!(out, r#"<text x="12" y="{y:.0}">{}</text>"#, escape(line));
+        y += FONT + 6.0;
+        text(&mut out, &mut board, "", (12.0, y, Anchor::Start), line, false);
     }
     for v in &violations {
-        y += FONT + 5.0;
-        let _ = write!(out, r#"<text class="bad" x="12" y="{y:.0}">{}</text>"#, escape(v));
+        y += FONT + 6.0;
+        text(&mut out, &mut board, "bad", (12.0, y, Anchor::Start), v, false);
     }
     out.push_str("</svg>\n");
-    out
+    (out, board.texts)
 }
 
 #[cfg(test)]

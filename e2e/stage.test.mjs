@@ -1,0 +1,143 @@
+// The stage never overprints (issue 13, problem 5): in every step of every
+// built-in scenario, at 1280 px and at 360 px, no two pieces of text drawn on the
+// stage overlap, none leaves the stage, and none is smaller than 12 px. What is
+// measured is what Chromium drew (each <text>'s box on screen), at the step's
+// own instant. steady-load (170,024 steps, the benchmark) is checked on its
+// first 2,000 steps and every 97th step of the 50,000 the page looks ahead.
+// The same for `hwscope svg` (src/cli/svg/), as Chromium draws its SVGs: every
+// step of every built-in (steady-load: its first 300).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { execFileSync, spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
+
+const wasm = await import(join(ROOT, "www/pkg/hwscope.js"));
+wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
+const BUILTINS = wasm.builtinScenarios().map((s) => s.name);
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(async () => {
+  await env?.close();
+});
+
+/** Walks the page through `steps` (scrubber input, as a user would) and returns
+ *  every overlap, text outside the stage and text under 12 px it finds. */
+function check(steps) {
+  const scrub = document.getElementById("scrub");
+  const svg = document.getElementById("stage");
+  const problems = [];
+  for (const n of steps) {
+    if (n > Number(scrub.max)) break;
+    scrub.value = String(n);
+    scrub.dispatchEvent(new Event("input", { bubbles: true }));
+    const frame = svg.getBoundingClientRect();
+    const boxes = [];
+    for (const t of svg.querySelectorAll("text")) {
+      const words = t.textContent.trim();
+      if (!words || t.closest("[visibility=hidden]")) continue;
+      const r = t.getBoundingClientRect();
+      if (!r.width) continue;
+      boxes.push({ words, r, size: parseFloat(getComputedStyle(t).fontSize) });
+    }
+    for (const b of boxes) {
+      if (b.size < 12) problems.push(`step ${n}: "${b.words}" is ${b.size} px`);
+      if (b.r.left < frame.left - 0.5 || b.r.right > frame.right + 0.5 || b.r.top < frame.top - 0.5 || b.r.bottom > frame.bottom + 0.5) problems.push(`step ${n}: "${b.words}" leaves the stage`);
+    }
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i].r;
+        const b = boxes[j].r;
+        const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (x > 0.5 && y > 0.5) problems.push(`step ${n}: "${boxes[i].words}" overlaps "${boxes[j].words}" (${x.toFixed(1)}×${y.toFixed(1)} px)`);
+      }
+    }
+    if (problems.length > 20) break;
+  }
+  return problems;
+}
+
+describe("problem 5: no two words on the stage overlap, in any step of any built-in", () => {
+  for (const width of [1280, 360]) {
+    test(`at ${width} px`, async () => {
+      const page = await env.newPage();
+      await page.setViewportSize({ width, height: 900 });
+      const found = [];
+      for (const name of BUILTINS) {
+        await page.goto(new URL(`/?scenario=${name}`, env.baseURL).href);
+        await page.waitForSelector("#status[data-step]");
+        const total = wasm.builtinScenarios().find((s) => s.name === name);
+        // The whole run, as the look-ahead computes it (steady-load: its first 50,000 steps).
+        await page.waitForFunction(() => !/so far/.test(document.getElementById("scrub-out").textContent) || Number(document.getElementById("scrub").max) >= 49_999, null, { timeout: 60_000 });
+        const max = await page.$eval("#scrub", (s) => Number(s.max));
+        const last = max;
+        const steps = [];
+        for (let n = 0; n <= Math.min(max, last); n++) if (name !== "steady-load" || n < 2000 || n % 97 === 0) steps.push(n);
+        assert.ok(total && steps.length > 10, `${name}: steps to check`);
+        // In batches, so one evaluate does not run for minutes.
+        for (let i = 0; i < steps.length && found.length < 40; i += 1500) {
+          for (const p of await page.evaluate(check, steps.slice(i, i + 1500))) found.push(`${name} at ${width} px, ${p}`);
+        }
+      }
+      assert.deepEqual(found, []);
+      assertNoErrors(page);
+      await page.close();
+    });
+  }
+});
+
+const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
+let bin = process.env.HWSCOPE_BIN;
+function cli(args) {
+  if (!bin) {
+    execFileSync("cargo", ["build", "--quiet", "--release", "--bin", "hwscope"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+    bin = join(TARGET_DIR, "release", "hwscope");
+  }
+  const r = spawnSync(bin, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 28 });
+  assert.equal(r.status, 0, `hwscope ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Overlaps among the texts of each SVG, as the page lays them out. */
+function measure(svgs) {
+  const box = document.createElement("div");
+  document.body.append(box);
+  const problems = [];
+  for (const [at, svg] of svgs) {
+    box.innerHTML = svg;
+    const frame = box.firstElementChild.getBoundingClientRect();
+    const boxes = [...box.querySelectorAll("text")].filter((t) => t.textContent.trim()).map((t) => ({ words: t.textContent, r: t.getBoundingClientRect() }));
+    for (const b of boxes) if (b.r.left < frame.left - 0.5 || b.r.right > frame.right + 0.5) problems.push(`step ${at}: "${b.words}" leaves the picture`);
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i].r;
+        const b = boxes[j].r;
+        const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (x > 0.5 && y > 0.5) problems.push(`step ${at}: "${boxes[i].words}" overlaps "${boxes[j].words}" (${x.toFixed(1)}×${y.toFixed(1)} px)`);
+      }
+    }
+  }
+  box.remove();
+  return problems;
+}
+
+test("problem 5: hwscope svg never overprints either, as Chromium draws it", async () => {
+  const page = await env.newPage();
+  await page.setContent("<!doctype html><body style='margin:0'></body>");
+  const found = [];
+  for (const name of BUILTINS) {
+    const steps = name === "steady-load" ? 300 : cli(["run", "--builtin", name, "--log-tail", "1"]).trim().split("\n").length;
+    const svgs = [];
+    for (let n = 0; n < steps; n++) svgs.push([n, cli(["svg", "--builtin", name, "--at", String(n)])]);
+    for (const p of await page.evaluate(measure, svgs)) found.push(`${name}: ${p}`);
+  }
+  assert.deepEqual(found.slice(0, 40), []);
+  await page.close();
+});

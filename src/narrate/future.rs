@@ -1,0 +1,50 @@
+//! What keeps a run going past its script, in words (`sim/settle.rs` decides it):
+//! the page says how far the run goes and why.
+
+use crate::sim::msg::Node;
+use crate::sim::settle::Pending;
+use crate::sim::Sim;
+
+fn node(sim: &Sim, n: Node) -> String {
+    match n {
+        Node::Broker(b) => format!("broker {b}"),
+        Node::Producer(p) => sim.scenario.producers.get(p).map_or_else(|| "a producer".into(), |s| s.id.clone()),
+        Node::Consumer(c) => sim.consumers.get(c).map_or_else(|| "a consumer".into(), |s| s.spec.id.clone()),
+        Node::Controller => "the controller".into(),
+    }
+}
+
+/// One pending consequence, as a phrase: "the controller fences broker 0 at 9,000 ms".
+pub fn pending_text(sim: &Sim, p: &Pending) -> String {
+    let leader = sim.controller.leader.map_or_else(|| "the leader".to_string(), |l| format!("leader {l}"));
+    let producer = |i: usize| sim.scenario.producers.get(i).map_or("a producer", |s| s.id.as_str());
+    let consumer = |i: usize| sim.consumers.get(i).map_or("a consumer", |s| s.spec.id.as_str());
+    match *p {
+        Pending::SessionExpiry { broker, at_ms } => {
+            format!("the controller fences broker {broker} at {at_ms} ms (broker.session.timeout.ms after its last heartbeat)")
+        }
+        Pending::ProduceTimeout { producer: i, at_ms } => {
+            format!("{}'s unanswered write times out at {at_ms} ms (request.timeout.ms)", producer(i))
+        }
+        Pending::DelayedProduce { leader, at_ms } => {
+            format!("an acks=all write waits at leader {leader} for the ISR, until {at_ms} ms at most")
+        }
+        Pending::LostFetch { follower, at_ms } => {
+            format!(
+                "follower {follower}'s lost Fetch times out at {at_ms} ms (replica.socket.timeout.ms), then it backs off and fetches again"
+            )
+        }
+        Pending::LostConsumerFetch { consumer: i, at_ms } => {
+            format!("{}'s lost fetch times out at {at_ms} ms and is sent again", consumer(i))
+        }
+        Pending::Message { kind, from, to, at_ms } => {
+            format!("{} from {} reaches {} at {at_ms} ms", kind.replace('_', " "), node(sim, from), node(sim, to))
+        }
+        Pending::CatchingUp { follower } => format!("follower {follower} catches up with {leader}"),
+        Pending::ShrinkDue { follower } => {
+            format!("{leader} drops follower {follower}, which cannot reach it, from the ISR (after replica.lag.time.max.ms)")
+        }
+        Pending::Rejoining { follower } => format!("follower {follower} catches up with {leader} and rejoins the ISR"),
+        Pending::ConsumerBehind { consumer: i } => format!("{} reads up to the HW of the replica it reads from", consumer(i)),
+    }
+}

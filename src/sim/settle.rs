@@ -1,0 +1,235 @@
+//! When a run is settled (issue 13, docs/extensions.md "A run has a future").
+//!
+//! `stop_at_ms` ends a scenario's scripted part. With `after_stop: "settle"` (an
+//! intervention or a Play at the end sets it) the run goes on past it for as long
+//! as something is *pending*: a one-shot timer or a message that will change what
+//! the record shows, or a replica or consumer the protocol is still bringing up to
+//! date. It ends `replica.fetch.wait.max.ms` after the first instant nothing is
+//! pending (one long-poll round of the settled state), or at once when nothing was
+//! pending when the script ended; and at the latest a day after `stop_at_ms`.
+//!
+//! Not pending, because they repeat for ever in a steady partition: a follower's
+//! Fetch and its answer, a consumer's fetch and its answer, a parked fetch's
+//! expiry, the leader's periodic ISR check, a fetcher's idle poll (`textbook`), and
+//! the request timeouts that ride with every outstanding fetch, and brokers'
+//! heartbeats to the controller and their answers.
+
+use super::msg::{Body, Node};
+use super::scheduler::{Due, Timer};
+use super::{Role, Sim};
+
+/// Past the script, a run goes on at most this long (a day of simulated time).
+pub const MAX_RUN_ON_MS: u64 = 86_400_000;
+
+/// Something that keeps a run going after its script, and when it is due (if a
+/// time is known).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pending {
+    /// The controller fences a broker whose heartbeats stopped (`broker.session.timeout.ms`).
+    SessionExpiry { broker: u32, at_ms: u64 },
+    /// A producer gives up on an unanswered request (`request.timeout.ms`).
+    ProduceTimeout { producer: usize, at_ms: u64 },
+    /// An acks=all write waits for the ISR at the leader (`DelayedProduce`).
+    DelayedProduce { leader: u32, at_ms: u64 },
+    /// A follower's Fetch was lost: it times out (`replica.socket.timeout.ms`), then backs off.
+    LostFetch { follower: u32, at_ms: u64 },
+    /// A consumer's fetch was lost: it times out and is sent again.
+    LostConsumerFetch { consumer: usize, at_ms: u64 },
+    /// A message that changes state is on the wire (a write, its answer, an
+    /// AlterPartition, metadata, an epoch query).
+    Message { kind: &'static str, from: Node, to: Node, at_ms: u64 },
+    /// A live follower that can reach the leader is behind it (log, HW or epoch).
+    CatchingUp { follower: u32 },
+    /// An ISR member that cannot keep up: the leader's ISR check will drop it
+    /// (`replica.lag.time.max.ms`).
+    ShrinkDue { follower: u32 },
+    /// A live follower out of the ISR that can reach the leader: it will rejoin.
+    Rejoining { follower: u32 },
+    /// A consumer below the HW of the replica it reads from.
+    ConsumerBehind { consumer: usize },
+}
+
+impl Pending {
+    /// When it is due, if a time is known.
+    pub fn at_ms(&self) -> Option<u64> {
+        match *self {
+            Pending::SessionExpiry { at_ms, .. }
+            | Pending::ProduceTimeout { at_ms, .. }
+            | Pending::DelayedProduce { at_ms, .. }
+            | Pending::LostFetch { at_ms, .. }
+            | Pending::LostConsumerFetch { at_ms, .. }
+            | Pending::Message { at_ms, .. } => Some(at_ms),
+            _ => None,
+        }
+    }
+}
+
+impl Sim {
+    /// What keeps the run going now (empty: settled): what replicas and consumers
+    /// still have to do first, then what is due, soonest first.
+    pub fn pending(&self) -> Vec<Pending> {
+        let mut out = Vec::new();
+        self.pending_replicas(&mut out);
+        self.pending_consumers(&mut out);
+        let mut timed = Vec::new();
+        self.pending_timers_and_messages(&mut timed);
+        timed.sort_by_key(|p| p.at_ms());
+        out.extend(timed);
+        out
+    }
+
+    /// Whether nothing is pending (cheaper than `pending()` when something is).
+    pub fn settled(&self) -> bool {
+        self.pending().is_empty()
+    }
+
+    fn pending_timers_and_messages(&self, out: &mut Vec<Pending>) {
+        for &(key, ref due) in self.sched.iter() {
+            let at_ms = key.0;
+            match due {
+                // Always scheduled (at the grid slot after the earliest session deadline);
+                // it will fence only a broker whose heartbeats stopped arriving: one that is
+                // down or cut off from the controller.
+                Due::Timer(Timer::FenceCheck) => {
+                    for (broker, r) in self.controller.registrations.iter().enumerate() {
+                        let b = broker as u32;
+                        let silent = !self.broker(b).alive || self.net.is_cut(Node::Broker(b), Node::Controller);
+                        if !r.fenced && r.session_deadline.is_some() && silent {
+                            out.push(Pending::SessionExpiry { broker: b, at_ms });
+                        }
+                    }
+                }
+                Due::Timer(Timer::AlterPartitionRetry { leader }) => {
+                    out.push(Pending::Message { kind: "alter_partition", from: Node::Broker(*leader), to: Node::Controller, at_ms })
+                }
+                // A sender with batches to deliver (a retry backoff, a delivery timeout);
+                // its periodic metadata refresh alone is steady.
+                Due::Timer(Timer::ProducerWake { producer }) if !self.producers[*producer].batches.is_empty() => {
+                    out.push(Pending::ProduceTimeout { producer: *producer, at_ms })
+                }
+                Due::Timer(Timer::ProduceRequestTimeout { producer, .. }) => {
+                    out.push(Pending::ProduceTimeout { producer: *producer, at_ms })
+                }
+                Due::Timer(Timer::ProduceExpiry { leader, .. }) => out.push(Pending::DelayedProduce { leader: *leader, at_ms }),
+                // A fetch's own timeout counts only when the fetch is gone (lost in a cut).
+                Due::Timer(Timer::FetchRequestTimeout { follower }) => {
+                    let me = Node::Broker(*follower);
+                    if !self.talking(me) && !self.is_parked_fetch(*follower) {
+                        out.push(Pending::LostFetch { follower: *follower, at_ms });
+                    }
+                }
+                Due::Timer(Timer::ConsumerRequestTimeout { consumer }) => {
+                    let parked = self.brokers.iter().any(|b| b.parked_consumers.iter().any(|p| p.consumer == *consumer));
+                    if !self.talking(Node::Consumer(*consumer)) && !parked {
+                        out.push(Pending::LostConsumerFetch { consumer: *consumer, at_ms });
+                    }
+                }
+                Due::Scenario { .. } | Due::Intervention(_) => {}
+                Due::Deliver(id) => {
+                    let Some((msg, _)) = self.in_flight.get(id) else { continue };
+                    let steady = matches!(
+                        msg.body,
+                        Body::Fetch(_)
+                            | Body::FetchResponse(_)
+                            | Body::ConsumerFetch { .. }
+                            | Body::ConsumerFetchResponse(_)
+                            | Body::BrokerHeartbeat { .. }
+                            | Body::BrokerHeartbeatResponse { .. }
+                    );
+                    if !steady {
+                        out.push(Pending::Message { kind: crate::sim::msg::kind_of(&msg.body), from: msg.from, to: msg.to, at_ms });
+                    }
+                }
+                Due::Timer(_) => {}
+            }
+        }
+    }
+
+    /// Whether a fetch (or an epoch query) from or to `node` is on the wire.
+    fn talking(&self, node: Node) -> bool {
+        self.in_flight.values().any(|(m, _)| {
+            (m.from == node || m.to == node)
+                && matches!(
+                    m.body,
+                    Body::Fetch(_)
+                        | Body::FetchResponse(_)
+                        | Body::ConsumerFetch { .. }
+                        | Body::ConsumerFetchResponse(_)
+                        | Body::OffsetsForLeaderEpoch { .. }
+                        | Body::OffsetsForLeaderEpochResponse { .. }
+                )
+        })
+    }
+
+    fn is_parked_fetch(&self, follower: u32) -> bool {
+        self.brokers.iter().any(|b| b.lead.as_ref().is_some_and(|ls| ls.parked_fetches.iter().any(|p| p.follower == follower)))
+    }
+
+    /// Whether two brokers can talk both ways.
+    fn reachable(&self, a: u32, b: u32) -> bool {
+        !self.net.is_cut(Node::Broker(a), Node::Broker(b)) && !self.net.is_cut(Node::Broker(b), Node::Broker(a))
+    }
+
+    fn pending_replicas(&self, out: &mut Vec<Pending>) {
+        let c = &self.controller;
+        let Some(l) = c.leader else { return };
+        let leader = self.broker(l);
+        // Metadata on its way (a message in flight) or the leader down: timers and messages say it.
+        let Some(ls) =
+            leader.lead.as_ref().filter(|_| leader.alive && leader.role == Role::Leader && leader.leader_epoch == c.leader_epoch)
+        else {
+            return;
+        };
+        for f in self.brokers.iter().filter(|b| b.id != l && b.alive) {
+            let reachable = self.reachable(f.id, l);
+            let in_isr = c.isr.contains(&f.id);
+            let caught = f.leader_epoch == c.leader_epoch && f.log.leo() == leader.log.leo() && f.hw == leader.hw && ls.isr.contains(&f.id);
+            if reachable && !caught {
+                out.push(if in_isr || c.fenced.contains(&f.id) {
+                    Pending::CatchingUp { follower: f.id }
+                } else {
+                    Pending::Rejoining { follower: f.id }
+                });
+            } else if !reachable && in_isr && ls.isr.len() > 1 {
+                out.push(Pending::ShrinkDue { follower: f.id });
+            }
+        }
+    }
+
+    fn pending_consumers(&self, out: &mut Vec<Pending>) {
+        for (i, c) in self.consumers.iter().enumerate() {
+            // The replica the leader named (KIP-392) while it lasts, else the leader.
+            let from = c.preferred.map(|(b, _)| b).or(self.controller.leader);
+            let Some(b) = from.map(|b| self.broker(b)) else { continue };
+            if b.alive && c.position < b.hw {
+                out.push(Pending::ConsumerBehind { consumer: i });
+            }
+        }
+    }
+
+    /// Before each step, with `after_stop: "settle"`: once the next event lies past
+    /// the script, note since when nothing has been pending.
+    pub(crate) fn note_settled(&mut self) {
+        if !self.settle {
+            return;
+        }
+        let beyond = self.sched.next_key().is_some_and(|k| k.0 > self.scenario.stop_at_ms);
+        if !beyond {
+            self.settled_since = None;
+            return;
+        }
+        self.settled_since = if self.settled() { self.settled_since.or(Some(self.now)) } else { None };
+    }
+
+    /// When the run ends past its script, as far as is known now: at the script's
+    /// end if nothing was pending then, one long-poll round after it settled, or a
+    /// day after the script at the latest.
+    pub fn run_on_until(&self) -> u64 {
+        let stop = self.scenario.stop_at_ms;
+        match self.settled_since {
+            Some(t) if t <= stop => stop,
+            Some(t) => t + self.scenario.config.replica_fetch_wait_max_ms,
+            None => stop.saturating_add(MAX_RUN_ON_MS),
+        }
+    }
+}

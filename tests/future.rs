@@ -1,0 +1,117 @@
+//! A run has a future (issue 13): `stop_at_ms` ends the scripted part; an
+//! intervention, or `settle()` (Play at the end), lets the run go on until the
+//! consequences Kafka's timers imply have played out (sim/settle.rs), and a share
+//! link replays that exactly.
+
+mod support;
+
+use hwscope::link;
+use hwscope::{Run, Scenario};
+use serde_json::Value;
+
+fn records(run: &mut Run) -> Vec<String> {
+    let mut out = Vec::new();
+    run.for_each_record(|r| out.push(r.to_json()));
+    out
+}
+
+fn value(json: &str) -> Value {
+    serde_json::from_str(json).unwrap()
+}
+
+fn builtin(name: &str) -> Scenario {
+    hwscope::builtin::load(name).unwrap()
+}
+
+/// The issue's own case: the leader crashes at step 2 of the default scenario.
+/// The run used to end at step 3; now it goes on to the controller fencing
+/// broker 0 (broker.session.timeout.ms) and electing broker 1, and the producer,
+/// whose connection the crash reset, delivering its write to the new leader; it
+/// ends one long-poll round after nothing is pending.
+#[test]
+fn crashing_the_leader_plays_out_fencing_election_and_timeout() {
+    let mut run = Run::new(builtin("seed-walkthrough"));
+    run.seek(2);
+    run.apply(&Scenario::event_from_json(r#"{"crash":{"broker":0}}"#).unwrap()).unwrap();
+    assert!(run.is_settling());
+    let mut recs = vec![run.record().to_json()];
+    while run.step() {
+        recs.push(run.record().to_json());
+    }
+    let stop = builtin("seed-walkthrough").stop_at_ms;
+    let last = value(recs.last().unwrap());
+    assert!(last["time_ms"].as_u64().unwrap() > stop, "the run goes past its script ({stop} ms)");
+    let election = recs.iter().map(|r| value(r)).find(|r| r["event"]["type"] == "leader_election").expect("an election");
+    assert!(election["time_ms"].as_u64().unwrap() >= 9000, "the controller fences the leader after broker.session.timeout.ms");
+    assert_eq!(last["partition"]["leader"], 1);
+    let delivered = recs.iter().map(|r| value(r)).any(|r| {
+        r["event"]["type"] == "produce_response"
+            && r["event"]["from"] == 1
+            && r["time_ms"].as_u64().unwrap() > election["time_ms"].as_u64().unwrap()
+    });
+    assert!(delivered, "the producer retries its write and the new leader answers it");
+    assert!(run.sim().settled(), "nothing is pending at the end");
+    let since = run.sim().settled_since.expect("settled");
+    assert!(last["time_ms"].as_u64().unwrap() <= since + 500, "the run ends one replica.fetch.wait.max.ms after it settled");
+}
+
+/// Every built-in is settled where its script ends: letting it go on changes
+/// nothing (a steady long-poll cycle, heartbeats and metadata refreshes alone never
+/// extend a run).
+#[test]
+fn built_ins_are_settled_when_their_script_ends() {
+    for (name, _) in hwscope::builtin::BUILTINS.iter().filter(|(n, _)| *n != "steady-load") {
+        let plain = records(&mut Run::new(builtin(name)));
+        let mut s = builtin(name);
+        s.after_stop = hwscope::scenario::AfterStop::Settle;
+        let settled = records(&mut Run::new(s));
+        assert_eq!(settled, plain, "{name}");
+    }
+}
+
+/// Play at the end: `settle()` on a finished run continues it exactly as a run made
+/// with `after_stop: "settle"` from the start, and its link replays it.
+#[test]
+fn settling_at_the_end_is_the_same_run_as_settling_from_the_start_and_links_replay_it() {
+    // A follower cut off near the script's end: past it, the leader shrinks the ISR.
+    let json = r#"{"format":1,"replicas":3,"config":{"replica.lag.time.max.ms":4000},
+        "events":[{"at_ms":0,"produce":{"producer":"p1","records":2}},
+                  {"at_ms":900,"partition":{"between":[0,2]}},
+                  {"at_ms":950,"produce":{"producer":"p1","records":1}}],"stop_at_ms":1000}"#;
+    let mut late = Run::new(Scenario::from_json(json).unwrap());
+    while late.step() {}
+    let scripted = late.known_steps();
+    late.settle();
+    late.extend(1_000_000);
+    assert!(late.known_steps() > scripted, "the run goes on past its script");
+    let mut early = Scenario::from_json(json).unwrap();
+    early.after_stop = hwscope::scenario::AfterStop::Settle;
+    let from_start = records(&mut Run::new(early));
+    assert_eq!(late.known_steps() as usize, from_start.len());
+    let last = late.known_steps() - 1;
+    late.seek(last);
+    assert_eq!(late.record().to_json(), from_start[last as usize]);
+    let end = value(&from_start[last as usize]);
+    assert_eq!(end["partition"]["isr"], serde_json::json!([0, 1]), "the cut-off follower left the ISR");
+
+    // The link carries the extension: it reproduces the same run, hash and all.
+    let fragment = link::encode(&late.shared_scenario(), Some(last), Some(&link::state_hash(&late.record())));
+    let l = link::decode(&fragment).unwrap();
+    assert!(l.scenario.to_json().contains("\"after_stop\":\"settle\""));
+    let mut replay = Run::new(l.scenario);
+    replay.seek(last);
+    assert_eq!(link::state_hash(&replay.record()), l.hash.unwrap());
+    assert!(!replay.step(), "and ends where it ended");
+}
+
+/// What keeps a run going is said, with its time where one is known.
+#[test]
+fn the_pending_consequences_are_named() {
+    let mut run = Run::new(builtin("seed-walkthrough"));
+    run.seek(2);
+    run.apply(&Scenario::event_from_json(r#"{"crash":{"broker":0}}"#).unwrap()).unwrap();
+    let sim = run.sim();
+    let texts: Vec<String> = sim.pending().iter().map(|p| hwscope::narrate::future::pending_text(sim, p)).collect();
+    assert!(texts.iter().any(|t| t.starts_with("the controller fences broker 0 at ")), "{texts:?}");
+    assert!(texts.iter().any(|t| t.contains("times out") && t.contains("request.timeout.ms")), "{texts:?}");
+}
