@@ -73,7 +73,7 @@ fn kip101_data_loss_is_found_before_the_fix_and_not_after() {
         if let Some(c) = c {
             // The shortest schedule: both brokers crash after the acknowledgement, the
             // old leader comes back and truncates to the stale HW of its checkpoint.
-            let injected: Vec<Move> = c.moves.iter().copied().filter(|m| m.action().is_some()).collect();
+            let injected: Vec<Move> = c.moves.iter().copied().filter(|m| m.words().is_some()).collect();
             assert_eq!(
                 injected,
                 [Move::Crash { broker: 1, unflushed: 0 }, Move::Crash { broker: 0, unflushed: 0 }, Move::Restart { broker: 0 }],
@@ -132,7 +132,7 @@ fn kafka_7128_is_found_before_2_1_and_not_after() {
         let (got, c) = search(&scenario, name, &config);
         assert_eq!(got, want, "{name}");
         if let Some(c) = c {
-            let injected: Vec<Move> = c.moves.iter().copied().filter(|m| m.action().is_some()).collect();
+            let injected: Vec<Move> = c.moves.iter().copied().filter(|m| m.words().is_some()).collect();
             assert_eq!(injected, [Move::Crash { broker: 2, unflushed: 0 }], "{name}");
             assert!(c.failure.text.contains("p1-3 was acknowledged with acks=all"), "{}", c.failure.text);
             // The chain reaches the cause: broker 1 rejoined the ISR at the stale HW.

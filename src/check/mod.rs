@@ -95,6 +95,8 @@ impl Config {
             s.events.retain(|e| e.crash.is_none() && e.restart.is_none() && e.partition.is_none() && e.heal.is_none());
         }
         s.schedule.clear();
+        // The search stays within the script (moves::due_count): no settling past it.
+        s.after_stop = crate::scenario::AfterStop::Stop;
         if let Some(t) = self.bounds.max_time_ms {
             s.stop_at_ms = s.stop_at_ms.min(t).min(MAX_TIME_MS);
         }

@@ -2,7 +2,8 @@
 //! optional, unknown keys refused, each error naming its field.
 //!
 //! `{"property":"any","allowed":false,"max_depth":28,"faults":3,"records":0,
-//!   "unflushed":0,"cuts":true,"one_way":false,"epochs":null,"max_time_ms":null,
+//!   "unflushed":0,"cuts":true,"one_way":false,
+//!   "controller_cuts":false,"client_cuts":false,"catch":0,"epochs":null,"max_time_ms":null,
 //!   "max_states":null,"memory_mb":1024,"drop_faults":true,"symmetry":true}`
 
 use super::{Bounds, Config, FaultMenu, Target};
@@ -20,6 +21,9 @@ json_struct! {
         pub unflushed: u32 = "unflushed", or(0, u32_of), always;
         pub cuts: bool = "cuts", or(true, boolean), always;
         pub one_way: bool = "one_way", or(false, boolean), always;
+        pub controller_cuts: bool = "controller_cuts", or(false, boolean), always;
+        pub client_cuts: bool = "client_cuts", or(false, boolean), always;
+        pub catch: u32 = "catch", or(0, u32_of), always;
         pub epochs: Option<u32> = "epochs", or(None, nullable(u32_of)), opt;
         pub max_time_ms: Option<u64> = "max_time_ms", or(None, nullable(uint)), opt;
         pub max_states: Option<u64> = "max_states", or(None, nullable(uint)), opt;
@@ -72,6 +76,9 @@ impl Options {
                 restart: true,
                 cut: self.cuts,
                 one_way: self.one_way,
+                controller: self.controller_cuts,
+                clients: self.client_cuts,
+                catch: small("options.catch", self.catch, 4)?,
                 unflushed: small("options.unflushed", self.unflushed, 20)?,
             },
             target: Target { properties, allowed: self.allowed },

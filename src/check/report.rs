@@ -122,8 +122,20 @@ pub fn describe_bounds(config: &Config, scenario: &Scenario) -> String {
     if m.restart {
         kinds.push("restart".to_string());
     }
+    let mut ends = Vec::new();
     if m.cut {
-        kinds.push(if m.one_way { "cut and heal, both ways or one".to_string() } else { "cut and heal both ways".to_string() });
+        ends.push("between brokers");
+    }
+    if m.controller {
+        ends.push("controller–broker");
+    }
+    if m.clients {
+        ends.push("client–broker");
+    }
+    if !ends.is_empty() {
+        let ways = if m.one_way { "both ways or one" } else { "both ways" };
+        let caught = if m.catch > 0 { format!(", catching up to {} messages on the wire", m.catch) } else { String::new() };
+        kinds.push(format!("cut and heal {} {ways}{caught}", ends.join(", ")));
     }
     let base = config.base_scenario(scenario);
     let mut parts = vec![

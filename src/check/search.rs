@@ -5,7 +5,7 @@
 //! order, and a state reached twice keeps its first path. The native parallel
 //! driver (`cli/check.rs`) reproduces this order exactly.
 
-use super::fingerprint::{fingerprint, Perm};
+use super::fingerprint::{fingerprint_with, Perm};
 use super::moves::{apply, moves, Move, Used};
 use super::properties::{failure, Failure};
 use super::{approx_bytes, Config, Outcome, Progress, StopReason};
@@ -79,7 +79,8 @@ impl Setup {
     pub fn fingerprint(&self, sim: &Sim, used: Used) -> u64 {
         let ahead = self.scripted.iter().any(|(&step, _)| step > sim.step);
         let extra = if ahead { used.word() ^ super::fingerprint::mix(sim.step + 1) } else { used.word() };
-        self.perms.iter().map(|p| fingerprint(sim, p, extra)).min().unwrap_or(0)
+        let sent = self.config.menu.catch > 0;
+        self.perms.iter().map(|p| fingerprint_with(sim, p, extra, sent)).min().unwrap_or(0)
     }
 
     /// The moves from a state (into `out`).

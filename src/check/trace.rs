@@ -4,10 +4,10 @@
 //! replay to the same violation at the same step; and the "why" chain: the
 //! steps that led there (elections, truncations, crashes, cuts), newest first.
 
-use super::moves::Move;
+use super::moves::{End, Move};
 use super::properties::Failure;
 use super::search::Setup;
-use crate::scenario::{BrokerRef, CrashSpec, Endpoint, EventSpec, LinkCut, Pick, ProduceSpec, Scenario};
+use crate::scenario::{BrokerRef, CrashSpec, EventSpec, LinkCut, Pick, ProduceSpec, Scenario};
 use crate::sim::{Event, Sim};
 use crate::Run;
 
@@ -41,7 +41,7 @@ impl Counterexample {
         let mut scenario = base.clone();
         let mut sim = Sim::new(base.clone());
         let mut why = Vec::new();
-        let injected_count = moves.iter().filter(|m| m.action().is_some()).count();
+        let injected_count = moves.iter().filter(|m| m.words().is_some()).count();
         scenario.title = format!("Counterexample: {} under {}", failure.property, crate::json::Named::name(base.preset));
         let injected: Vec<String> = moves.iter().filter_map(|m| m.words()).collect();
         scenario.description =
@@ -52,12 +52,12 @@ impl Counterexample {
                 Move::Due(k) if k > 0 => scenario.schedule.push(Pick { at_step, pick: k as u32 }),
                 _ => {}
             }
-            if let Some(spec) = event_spec(base, mv, at_step, sim.now) {
+            if let Some(spec) = event_spec(&sim, mv, at_step) {
                 scenario.events.push(spec);
             }
             setup.apply(&mut sim, mv);
             if let Some(text) = why_text(&sim) {
-                why.push(WhyStep { step: sim.step, time_ms: sim.now, text, injected: mv.action().is_some() });
+                why.push(WhyStep { step: sim.step, time_ms: sim.now, text, injected: mv.words().is_some() });
             }
         }
         let step = sim.step;
@@ -91,27 +91,29 @@ impl Counterexample {
     }
 }
 
-/// The scenario event for an injected move, at the step it becomes.
-fn event_spec(base: &Scenario, mv: Move, at_step: u64, at_ms: u64) -> Option<EventSpec> {
-    let cut = |from: u8, to: u8, both: bool| {
-        let (a, b) = (Endpoint::Broker(from as u32), Endpoint::Broker(to as u32));
+/// The scenario event for an injected move in `sim`, at the step it becomes.
+fn event_spec(sim: &Sim, mv: Move, at_step: u64) -> Option<EventSpec> {
+    let cut = |from: End, to: End, both: bool, catch: Vec<u64>| {
+        let (a, b) = (from.endpoint(sim), to.endpoint(sim));
         if both {
-            LinkCut { between: Some([a, b]), from: None, to: None }
+            LinkCut { between: Some([a, b]), from: None, to: None, catch }
         } else {
-            LinkCut { between: None, from: Some(a), to: Some(b) }
+            LinkCut { between: None, from: Some(a), to: Some(b), catch }
         }
     };
-    let spec = EventSpec { at_ms: at_ms as i64, at_step: Some(at_step), ..EventSpec::default() };
+    let spec = EventSpec { at_ms: sim.now as i64, at_step: Some(at_step), ..EventSpec::default() };
     Some(match mv {
         Move::Due(_) | Move::Scripted => return None,
         Move::Crash { broker, unflushed } => {
             EventSpec { crash: Some(CrashSpec { broker: broker as u32, unflushed: unflushed as u64, silent: false }), ..spec }
         }
         Move::Restart { broker } => EventSpec { restart: Some(BrokerRef { broker: broker as u32 }), ..spec },
-        Move::Cut { from, to, both } => EventSpec { partition: Some(cut(from, to, both)), ..spec },
-        Move::Heal { from, to, both } => EventSpec { heal: Some(cut(from, to, both)), ..spec },
+        Move::Cut { from, to, both, catch } => {
+            EventSpec { partition: Some(cut(from, to, both, super::moves::caught(sim, from, to, both, catch))), ..spec }
+        }
+        Move::Heal { from, to, both } => EventSpec { heal: Some(cut(from, to, both, Vec::new())), ..spec },
         Move::Produce { producer } => {
-            EventSpec { produce: Some(ProduceSpec { producer: base.producers.get(producer as usize)?.id.clone(), records: 1 }), ..spec }
+            EventSpec { produce: Some(ProduceSpec { producer: sim.scenario.producers.get(producer as usize)?.id.clone(), records: 1 }), ..spec }
         }
     })
 }

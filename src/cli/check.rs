@@ -12,7 +12,8 @@ use std::time::Instant;
 
 pub const USAGE: &str = "  hwscope check SCENARIO.json|--builtin NAME [--max-depth N] [--faults K] [--threads T]
               [--property any|acked-record-lost|replicas-diverged|consumed-record-lost] [--allowed]
-              [--records R] [--unflushed U] [--one-way] [--no-cuts] [--epochs E] [--max-time MS]
+              [--records R] [--unflushed U] [--one-way] [--no-cuts] [--cut-controller] [--cut-clients]
+              [--catch C] [--epochs E] [--max-time MS]
               [--max-states N] [--memory MIB] [--keep-faults] [--no-symmetry] [--preset NAME]
               [--out FILE] [--json]
                                    search every schedule and up to K faults for a counterexample";
@@ -64,6 +65,9 @@ fn parse(args: &[String]) -> Result<(Args, crate::Scenario), Fail> {
             "--allowed" => target.allowed = true,
             "--one-way" => menu.one_way = true,
             "--no-cuts" => menu.cut = false,
+            "--cut-controller" => menu.controller = true,
+            "--cut-clients" => menu.clients = true,
+            "--catch" => menu.catch = number(args, &mut i, "--catch", "a number from 0 to 4")?,
             "--keep-faults" => config.drop_faults = false,
             "--no-symmetry" => config.symmetry = false,
             "--out" => out = Some(value(args, &mut i, "--out")?.to_string()),

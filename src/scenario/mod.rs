@@ -347,6 +347,11 @@ json_struct! {
         pub between: Option<[Endpoint; 2]> = "between", opt(two_endpoints), opt;
         pub from: Option<Endpoint> = "from", opt(Endpoint::read), opt;
         pub to: Option<Endpoint> = "to", opt(Endpoint::read), opt;
+        /// A partition only: messages already on the wire across it that it catches
+        /// (by the record's `in_flight[].id`), instead of letting them arrive. Written
+        /// by the explorer; TCP resends a caught data message after the heal, a caught
+        /// controller message is lost.
+        pub catch: Vec<u64> = "catch", or(Vec::new(), list(uint)), nonempty;
     }
 }
 
@@ -382,9 +387,11 @@ pub enum Action {
     Restart {
         broker: u32,
     },
-    /// Directed links, both ways for `between`.
+    /// Directed links, both ways for `between`; `catch`: ids of messages on the
+    /// wire across them that the cut catches.
     Partition {
         links: Vec<(Peer, Peer)>,
+        catch: Vec<u64>,
     },
     Heal {
         links: Vec<(Peer, Peer)>,

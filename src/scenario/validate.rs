@@ -199,9 +199,12 @@ impl Scenario {
             return Ok(Action::Restart { broker: r.broker });
         }
         if let Some(cut) = &a.partition {
-            return Ok(Action::Partition { links: self.link_cut(&format!("{field}.partition"), cut)? });
+            return Ok(Action::Partition { links: self.link_cut(&format!("{field}.partition"), cut)?, catch: cut.catch.clone() });
         }
         if let Some(cut) = &a.heal {
+            if !cut.catch.is_empty() {
+                return Err(ScenarioError::new(format!("{field}.heal.catch"), "only a partition catches messages on the wire"));
+            }
             return Ok(Action::Heal { links: self.link_cut(&format!("{field}.heal"), cut)? });
         }
         if let Some(c) = &a.add_consumer {

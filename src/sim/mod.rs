@@ -328,7 +328,10 @@ impl Sim {
             Action::Produce { producer, records } => self.produce(*producer, *records),
             Action::Crash { broker, unflushed, silent } => self.crash(*broker, *unflushed, *silent),
             Action::Restart { broker } => self.restart(*broker),
-            Action::Partition { links } => self.cut(links),
+            Action::Partition { links, catch } => {
+                self.cut(links);
+                self.catch_in_flight(catch);
+            }
             Action::Heal { links } => self.heal(links),
             Action::AddConsumer(spec) => {
                 if self.consumers.iter().any(|c| c.spec.id == spec.id) {

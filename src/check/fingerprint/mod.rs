@@ -16,8 +16,9 @@
 //!   hashed in order (that order is what the scheduler's sequence numbers
 //!   decide), without the sequence numbers themselves.
 //! - **Left out:** the step number (unless one of the scenario's `at_step`
-//!   interventions is still ahead: `Setup::fingerprint`), `sent_ms` of messages in flight (drawn,
-//!   never read by a rule), the last step's events (the record's, already
+//!   interventions is still ahead: `Setup::fingerprint`), `sent_ms` of messages in flight (drawn;
+//!   read only by a cut that catches the message, so hashed when the menu's
+//!   `catch` is on: `fingerprint_with`), the last step's events (the record's, already
 //!   checked), and the invariants' caches (verified prefixes, the replica
 //!   digest), which only save work. The violations already reported are
 //!   hashed by property name, not by the record they name.
@@ -95,7 +96,13 @@ impl Perm {
 /// The fingerprint of `sim` under `perm`, with `extra` (the search's own
 /// counters: faults and records used) folded in.
 pub fn fingerprint(sim: &Sim, perm: &Perm, extra: u64) -> u64 {
-    let mut w = Walker { h: StableHash::default(), sim, perm, now: sim.now, next_msg: sim.next_msg, owner: u32::MAX };
+    fingerprint_with(sim, perm, extra, false)
+}
+
+/// The fingerprint, with messages' send times hashed when `sent` (a search whose
+/// cuts may catch messages on the wire: TCP resends a caught one from its send time).
+pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
+    let mut w = Walker { h: StableHash::default(), sim, perm, now: sim.now, next_msg: sim.next_msg, owner: u32::MAX, sent };
     w.word(extra);
     w.sim();
     w.h.finish()
@@ -109,6 +116,8 @@ pub(super) struct Walker<'a> {
     next_msg: u64,
     /// The broker whose message is being hashed (`wire.rs`).
     owner: u32,
+    /// Whether messages' send times are state (`fingerprint_with`).
+    sent: bool,
 }
 
 impl Walker<'_> {

@@ -24,17 +24,29 @@ impl Walker<'_> {
                 self.word(3);
                 self.broker(*broker);
             }
-            Action::Partition { links } | Action::Heal { links } => {
-                self.word(if matches!(a, Action::Partition { .. }) { 4 } else { 5 });
-                for (x, y) in links {
-                    self.peer(x);
-                    self.peer(y);
+            Action::Partition { links, catch } => {
+                self.word(4);
+                self.links(links);
+                self.word(catch.len() as u64);
+                for &id in catch {
+                    self.id(id);
                 }
+            }
+            Action::Heal { links } => {
+                self.word(5);
+                self.links(links);
             }
             Action::AddConsumer(spec) => {
                 self.word(6);
                 self.text(&spec.id);
             }
+        }
+    }
+
+    fn links(&mut self, links: &[(Peer, Peer)]) {
+        for (x, y) in links {
+            self.peer(x);
+            self.peer(y);
         }
     }
 
@@ -139,11 +151,15 @@ impl Walker<'_> {
     }
 
     pub(super) fn msg(&mut self, m: &Msg) {
-        // `resent_ms` is drawn (the record's), never read by a rule.
-        let Msg { id, from, to, sent_ms: _, arrive_ms, body, held, resent_ms: _ } = m;
+        // `resent_ms` is drawn (the record's), never read by a rule; `sent_ms` is read
+        // when a cut catches the message (TCP resends from it: `Sim::catch_in_flight`).
+        let Msg { id, from, to, sent_ms, arrive_ms, body, held, resent_ms: _ } = m;
         self.id(*id);
         self.node(*from);
         self.node(*to);
+        if self.sent {
+            self.time(*sent_ms);
+        }
         self.time(*arrive_ms);
         // Broker epochs travel between a broker and the controller: the broker's.
         self.owner = from.broker().or(to.broker()).unwrap_or(u32::MAX);
