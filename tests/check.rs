@@ -284,3 +284,51 @@ fn threads_give_the_single_threaded_answer() {
         }
     }
 }
+
+/// Cuts between the controller and a broker and between a client and a broker
+/// are moves (the generic endpoint set: every pair with a broker at one end), and
+/// so is which of the messages on the wire a cut catches. Alone (no crash,
+/// restart or broker–broker cut) they lose nothing in the KIP-101 setup within
+/// these bounds, before the fix or after; the counts pin the moves they add.
+#[test]
+fn controller_and_client_cuts_and_caught_messages_are_moves() {
+    let scenario = builtin::load("kip101-data-loss").expect("built-in");
+    let mut c = config(28, 2, 0, false, "any", false);
+    c.menu = FaultMenu { crash: false, restart: false, cut: false, controller: true, clients: true, catch: 1, ..FaultMenu::default() };
+    for (name, want) in [("kafka-0.10", row("none", 0, 883, 1793)), ("kafka-4.0", row("none", 0, 883, 1793))] {
+        assert_eq!(search(&scenario, name, &c).0, want, "{name}");
+    }
+    // Each kind of link is offered: the search's first level has them all.
+    let setup = check::search::Setup::new(c.clone(), &scenario);
+    let sim = hwscope::sim::Sim::new(setup.base.clone());
+    let mut moves = Vec::new();
+    setup.moves(&sim, check::Used::default(), &mut moves);
+    let words: Vec<String> = moves.iter().filter_map(|m| m.words()).collect();
+    assert_eq!(words, ["cut 0↔controller", "cut 1↔controller", "cut 0↔producer 0", "cut 1↔producer 0"]);
+}
+
+/// A cut that catches a message on the wire: a data message is held (TCP resends
+/// it after the heal), a controller message is lost; the scenario field `catch`
+/// replays it, and a heal refuses one.
+#[test]
+fn a_cut_catches_messages_on_the_wire() {
+    use hwscope::sim::{Node, Sim};
+    let mut scenario = builtin::load("kip101-data-loss").expect("built-in");
+    scenario.events.retain(|e| e.produce.is_some());
+    let mut sim = Sim::new(scenario.clone());
+    let across = |sim: &Sim| {
+        sim.in_flight.values().find(|(m, _)| m.held.is_none() && m.from == Node::Broker(0) && m.to == Node::Broker(1)).map(|(m, _)| m.id)
+    };
+    while across(&sim).is_none() {
+        assert!(sim.step(), "a message from broker 0 to broker 1");
+    }
+    let id = across(&sim).unwrap();
+    let cut = Scenario::event_from_json(&format!(r#"{{"partition":{{"between":[0,1],"catch":[{id}]}}}}"#)).unwrap();
+    sim.apply_now(scenario.action("event", &cut).unwrap());
+    assert!(sim.in_flight.get(&id).is_some_and(|(m, _)| m.held.is_some()), "held, not arriving");
+    let heal = Scenario::event_from_json(r#"{"heal":{"between":[0,1]}}"#).unwrap();
+    sim.apply_now(scenario.action("event", &heal).unwrap());
+    assert!(sim.in_flight.get(&id).is_some_and(|(m, _)| m.held.is_none()), "released at the heal");
+    let bad = Scenario::event_from_json(r#"{"heal":{"between":[0,1],"catch":[3]}}"#).unwrap();
+    assert_eq!(scenario.action("events[0]", &bad).unwrap_err().to_string(), "events[0].heal.catch: only a partition catches messages on the wire");
+}

@@ -12,7 +12,8 @@ use std::time::Instant;
 
 pub const USAGE: &str = "  hwscope check SCENARIO.json|--builtin NAME [--max-depth N] [--faults K] [--threads T]
               [--property any|acked-record-lost|replicas-diverged|consumed-record-lost] [--allowed]
-              [--records R] [--unflushed U] [--one-way] [--no-cuts] [--cut-controller] [--cut-clients]
+              [--records R] [--unflushed U] [--one-way] [--no-cuts] [--no-crash] [--no-restart]
+              [--cut-controller] [--cut-clients]
               [--catch C] [--epochs E] [--max-time MS]
               [--max-states N] [--memory MIB] [--keep-faults] [--no-symmetry] [--preset NAME]
               [--out FILE] [--json]
@@ -65,6 +66,8 @@ fn parse(args: &[String]) -> Result<(Args, crate::Scenario), Fail> {
             "--allowed" => target.allowed = true,
             "--one-way" => menu.one_way = true,
             "--no-cuts" => menu.cut = false,
+            "--no-crash" => menu.crash = false,
+            "--no-restart" => menu.restart = false,
             "--cut-controller" => menu.controller = true,
             "--cut-clients" => menu.clients = true,
             "--catch" => menu.catch = number(args, &mut i, "--catch", "a number from 0 to 4")?,
