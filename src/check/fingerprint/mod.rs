@@ -163,13 +163,20 @@ impl Walker<'_> {
         self.word(self.next_msg.wrapping_sub(id));
     }
 
-    /// Broker `owner`'s broker epoch. The engine starts broker b at epoch b and gives
-    /// a new registration the controller's metadata offset + 1, and compares epochs
-    /// only with the same broker's: "its initial epoch" is one token for every broker
-    /// (so renamed followers hash alike), but only once no future registration can be
-    /// given a broker id as its epoch (offset + 1 past every id); before, the value.
+    /// Broker `owner`'s broker epoch. The engine compares epochs only with the same
+    /// broker's, so "its initial epoch" (the engine starts broker b at epoch b) is one
+    /// token for every broker, and renamed followers hash alike.
+    ///
+    /// Deliberately coarser than the engine in one corner: a new registration gets the
+    /// controller's metadata offset + 1, which the engine's initial offset (0) lets
+    /// equal a broker's initial epoch (broker b re-registering at offset b - 1), where
+    /// Kafka never reuses a broker epoch (it is the registration record's offset, and
+    /// the initial registrations are records 0..n-1). Only a stale heartbeat of the
+    /// first incarnation arriving after such a re-registration could tell the difference;
+    /// hashing the value until the offset passed every id (as before) kept followers
+    /// apart for the whole of a short search. docs/explorer.md, "Symmetry".
     pub(super) fn broker_epoch(&mut self, owner: u32, epoch: u64) {
-        if epoch == owner as u64 && self.sim.controller.metadata_offset + 1 >= self.sim.brokers.len() as u64 {
+        if epoch == owner as u64 {
             self.word(u64::MAX - 7);
         } else {
             self.word(epoch);
