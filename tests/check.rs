@@ -161,12 +161,14 @@ fn divergence_is_found_in_0_10_and_0_11_and_not_after_kip_279() {
 /// client retries were messages, issue 11). Under kafka-2.0 it crashes broker 2 right after it
 /// leads, and broker 1, back in the ISR at the stale HW without p1-3 and p1-4, is
 /// elected; from 2.1 (a follower must reach the epoch's start to rejoin) nothing is lost.
+/// (341,893 / 342,014 states until a leader ignored metadata whose partition was
+/// unchanged, `Sim::local_changes_include`.)
 #[test]
 fn kafka_7128_is_found_before_2_1_and_not_after() {
     let scenario = file("kafka-7128-one-crash.json");
     let mut config = config(240, 1, 0, false, "acked-record-lost", false);
     config.drop_faults = false;
-    let expected = [("kafka-2.0", row("acked-record-lost", 240, 341_893, 681_037)), ("kafka-2.1", row("none", 0, 342_014, 680_764))];
+    let expected = [("kafka-2.0", row("acked-record-lost", 240, 341_167, 679_945)), ("kafka-2.1", row("none", 0, 341_833, 680_521))];
     for (name, want) in expected {
         let (got, c) = search(&scenario, name, &config);
         assert_eq!(got, want, "{name}");
@@ -254,13 +256,13 @@ fn fingerprints_are_stable() {
     assert_eq!(
         prints,
         [
-            2891651179659422461,
-            9538991040811938320,
-            15488659229045792607,
-            13830243418190831904,
-            11713815724334088398,
-            8829570726180861804,
-            8463436187832990221
+            8354336332113132761,
+            10954060600995118666,
+            16101268963574224503,
+            11405795729902910534,
+            5888685207781301719,
+            2672079563986185127,
+            11801855605126499809
         ]
     );
 }

@@ -25,6 +25,8 @@ pub mod search;
 pub mod symmetry;
 pub mod trace;
 
+mod engine_rules;
+
 pub use moves::{FaultMenu, Move, Used};
 pub use options::Options;
 pub use properties::{Failure, Target, PROPERTIES};
@@ -176,6 +178,19 @@ pub fn approx_bytes(sim: &Sim) -> u64 {
     n += inv.committed.iter().map(|c| c.len() * 8 + 32).sum::<usize>();
     n += inv.history.len() * 64;
     n as u64
+}
+
+/// Drops from a state what only the record draws before it is queued (the last
+/// step's events and lists, the run's losses and violation history, each replica's
+/// ghosts): no rule reads them and the fingerprint leaves them out, and copying them
+/// for every move was a share of the search's time.
+pub fn shed(sim: &mut Sim) {
+    sim.last = crate::sim::Step::new();
+    sim.invariants.losses = Vec::new();
+    sim.invariants.history = Vec::new();
+    for b in &mut sim.brokers {
+        b.ghosts = Vec::new();
+    }
 }
 
 /// Runs a search to its end (tests and small bounds; the CLI and the page drive `Search::run` themselves).

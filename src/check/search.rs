@@ -11,7 +11,7 @@ use super::properties::{failure, Failure};
 use super::{approx_bytes, Config, Outcome, Progress, StopReason};
 use crate::scenario::{Action, Scenario};
 use crate::sim::vecmap::VecMap;
-use crate::sim::{Sim, Step};
+use crate::sim::Sim;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -248,7 +248,7 @@ impl Search {
             return false;
         }
         if self.depth + 1 < self.setup.config.bounds.max_depth {
-            sim.last = Step::new();
+            super::shed(&mut sim);
             self.frontier_bytes += approx_bytes(&sim);
             self.next.push(Queued { node: id, sim, used });
         }

@@ -14,7 +14,7 @@
 
 use crate::check::search::{path, Node, PassThrough, Setup};
 use crate::check::{Config, Counterexample, Failure, Finished, Move, Outcome, Progress, Search, StopReason, Used};
-use crate::sim::{Sim, Step};
+use crate::sim::Sim;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::{Barrier, Mutex, RwLock};
@@ -204,7 +204,7 @@ fn worker(shared: &Shared, t: usize) {
                 };
                 setup.apply(&mut child, mv);
                 let failure = crate::check::properties::failure(&child, &setup.config.target);
-                child.last = Step::new();
+                crate::check::shed(&mut child);
                 let child_used = used.after(mv);
                 let fp = setup.fingerprint(&child, child_used);
                 let key = (id as u64) << 8 | i as u64;
@@ -266,7 +266,7 @@ fn worker(shared: &Shared, t: usize) {
                     setup.apply(&mut sim, mv);
                     used = used.after(mv);
                 }
-                sim.last = Step::new();
+                crate::check::shed(&mut sim);
                 frontier.push((id, sim, used));
             }
         }

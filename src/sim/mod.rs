@@ -113,6 +113,7 @@ impl Sim {
                 lifecycle: Lifecycle::Running,
                 incarnation: 0,
                 broker_epoch: Some(u64::from(id)),
+                image_partition_epoch: Some(0),
                 metadata_offset: 0,
                 heartbeat_timer: None,
                 hw_checkpoint: (0, leo),

@@ -67,6 +67,9 @@ async function create(api) {
   const memory = number("memory_mb", "Memory (MiB)", 1024, 16, 3072, "the search stops, with a message, past this");
   const cuts = h("input", { type: "checkbox", name: "cuts", checked: "" });
   const oneWay = h("input", { type: "checkbox", name: "one_way" });
+  const controllerCuts = h("input", { type: "checkbox", name: "controller_cuts" });
+  const clientCuts = h("input", { type: "checkbox", name: "client_cuts" });
+  const caught = number("catch", "Caught", 0, 0, 4, "messages on the wire a cut may catch (of the first 16)");
   const runB = h("button", { type: "submit", class: "primary" }, "Run");
   const stopB = h("button", { type: "button", disabled: "" }, "Stop");
   const bar = h("progress", { max: 12, value: 0, "aria-label": "Search progress (levels)" });
@@ -80,8 +83,10 @@ async function create(api) {
       h("label", { class: "ex-field wide" }, h("span", {}, "Scenario"), start),
       h("label", { class: "ex-field wide" }, h("span", {}, "Preset"), preset)),
     h("fieldset", { class: "ex-bounds" }, h("legend", {}, "Bounds"),
-      depth.row, faults.row, records.row, unflushed.row, time.row, memory.row,
+      depth.row, faults.row, records.row, unflushed.row, caught.row, time.row, memory.row,
       h("label", { class: "ex-check" }, cuts, " cuts and heals between brokers"),
+      h("label", { class: "ex-check" }, controllerCuts, " … between the controller and a broker"),
+      h("label", { class: "ex-check" }, clientCuts, " … between a client and a broker"),
       h("label", { class: "ex-check" }, oneWay, " one-way cuts too")),
     h("div", { class: "ex-run" }, runB, stopB, bar),
     line);
@@ -124,6 +129,9 @@ async function create(api) {
       unflushed: int(unflushed.input) ?? 0,
       cuts: cuts.checked,
       one_way: oneWay.checked,
+      controller_cuts: controllerCuts.checked,
+      client_cuts: clientCuts.checked,
+      catch: int(caught.input) ?? 0,
       max_time_ms: int(time.input),
       memory_mb: int(memory.input) ?? 1024,
       drop_faults: start.value === "drop",
@@ -237,11 +245,13 @@ async function create(api) {
     /** Sets fields for a caller (the tour, tests): {property, allowed, max_depth, faults, records, preset, start}. */
     set(values) {
       fillPresets();
-      const fields = { property, preset, start, max_depth: depth.input, faults: faults.input, records: records.input, unflushed: unflushed.input, max_time_ms: time.input, memory_mb: memory.input };
+      const fields = { property, preset, start, max_depth: depth.input, faults: faults.input, records: records.input, unflushed: unflushed.input, catch: caught.input, max_time_ms: time.input, memory_mb: memory.input };
       for (const [k, v] of Object.entries(values)) {
         if (k === "allowed") allowed.checked = !!v;
         else if (k === "cuts") cuts.checked = !!v;
         else if (k === "one_way") oneWay.checked = !!v;
+        else if (k === "controller_cuts") controllerCuts.checked = !!v;
+        else if (k === "client_cuts") clientCuts.checked = !!v;
         else if (fields[k]) fields[k].value = String(v);
       }
     },

@@ -34,7 +34,9 @@ impl Walker<'_> {
             parked_consumers,
             // Drawn only: records this replica truncated or lost, kept for the page.
             ghosts: _,
+            image_partition_epoch,
         } = b;
+        self.word(image_partition_epoch.map_or(u64::MAX, u64::from));
         self.broker(*id);
         self.word(
             *alive as u64 | (*needs_truncation as u64) << 1 | (matches!(role, Role::Leader) as u64) << 2 | (*silently_down as u64) << 3,
