@@ -370,5 +370,8 @@ fn a_cut_catches_messages_on_the_wire() {
     sim.apply_now(scenario.action("event", &heal).unwrap());
     assert!(sim.in_flight.get(&id).is_some_and(|(m, _)| m.held.is_none()), "released at the heal");
     let bad = Scenario::event_from_json(r#"{"heal":{"between":[0,1],"catch":[3]}}"#).unwrap();
-    assert_eq!(scenario.action("events[0]", &bad).unwrap_err().to_string(), "events[0].heal.catch: only a partition catches messages on the wire");
+    assert_eq!(
+        scenario.action("events[0]", &bad).unwrap_err().to_string(),
+        "events[0].heal.catch: only a partition catches messages on the wire"
+    );
 }

@@ -251,7 +251,8 @@ fn links(sim: &Sim, menu: &FaultMenu) -> Vec<(End, End)> {
 /// Both directions of each link: between brokers every ordered pair by its first
 /// end, then each other link's two directions.
 fn directed(links: &[(End, End)]) -> Vec<(End, End)> {
-    let brokers: Vec<u8> = links.iter().filter_map(|l| if let (End::Broker(a), End::Broker(b)) = *l { Some([a, b]) } else { None }).flatten().collect();
+    let brokers: Vec<u8> =
+        links.iter().filter_map(|l| if let (End::Broker(a), End::Broker(b)) = *l { Some([a, b]) } else { None }).flatten().collect();
     let n = brokers.iter().max().map_or(0, |m| m + 1);
     let mut out = Vec::new();
     for a in 0..n {

@@ -112,9 +112,10 @@ fn event_spec(sim: &Sim, mv: Move, at_step: u64) -> Option<EventSpec> {
             EventSpec { partition: Some(cut(from, to, both, super::moves::caught(sim, from, to, both, catch))), ..spec }
         }
         Move::Heal { from, to, both } => EventSpec { heal: Some(cut(from, to, both, Vec::new())), ..spec },
-        Move::Produce { producer } => {
-            EventSpec { produce: Some(ProduceSpec { producer: sim.scenario.producers.get(producer as usize)?.id.clone(), records: 1 }), ..spec }
-        }
+        Move::Produce { producer } => EventSpec {
+            produce: Some(ProduceSpec { producer: sim.scenario.producers.get(producer as usize)?.id.clone(), records: 1 }),
+            ..spec
+        },
     })
 }
 

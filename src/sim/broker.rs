@@ -332,4 +332,3 @@ impl Sim {
         self.broker_mut(id).producer_state = state;
     }
 }
-
