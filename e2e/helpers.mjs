@@ -12,8 +12,9 @@
 // The static server (scripts/serve.mjs, with its strict CSP) runs on a free port, so the
 // page is tested under the same Content-Security-Policy it is deployed with.
 import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startServer } from "../scripts/serve.mjs";
@@ -213,4 +214,31 @@ export async function mainThreadTasks(browser, page, during) {
 export async function close(env) {
   if (env) return env.close();
   await Promise.all([...launched].map((e) => e.close()));
+}
+
+let hwscopeBin = process.env.HWSCOPE_BIN;
+
+/** Runs the CLI and returns what it printed, failing the test if it exits non-zero.
+ *  The release binary is built once per test process unless HWSCOPE_BIN names one. */
+export function hwscope(args) {
+  if (!hwscopeBin) {
+    execFileSync("cargo", ["build", "--quiet", "--release", "--bin", "hwscope"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+    hwscopeBin = join(resolve(ROOT, process.env.CARGO_TARGET_DIR || "target"), "release", "hwscope");
+  }
+  const r = spawnSync(hwscopeBin, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 30 });
+  assert.equal(r.status, 0, `hwscope ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout;
+}
+
+const traces = new Map();
+
+/** The CLI's trace, one record per step: `hwscope run SOURCE... --format jsonl`
+ *  (e.g. `["--builtin", "kip101-data-loss"]`, a file, `--preset`), kept per test process. */
+export function cliTrace(source) {
+  const key = JSON.stringify(source);
+  if (!traces.has(key)) {
+    const out = hwscope(["run", ...source, "--format", "jsonl"]);
+    traces.set(key, out.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)));
+  }
+  return traces.get(key);
 }

@@ -7,33 +7,18 @@
 // Needs www/pkg (npm run build). Uses HWSCOPE_BIN when set, else builds the
 // native CLI once (cargo build --release --bin hwscope, a no-op when fresh).
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
-import { assertNoErrors, countAnimationFrames, launch, ROOT } from "./helpers.mjs";
+import { assertNoErrors, cliTrace, countAnimationFrames, launch, ROOT } from "./helpers.mjs";
 
-const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
 const LEVELS = ["junior", "middle", "senior", "principal"];
 const TOURS = ["hw-lag", "long-poll", "slow-follower", "follower-fetch", "kip101"];
-let bin = process.env.HWSCOPE_BIN;
-const traces = new Map();
 
 /** The CLI's trace, one record per step: a built-in (optionally under a preset) or a file. */
 function trace({ builtin, preset, file }) {
-  const key = JSON.stringify({ builtin, preset, file });
-  if (!traces.has(key)) {
-    if (!bin) {
-      execFileSync("cargo", ["build", "--quiet", "--release", "--bin", "hwscope"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
-      bin = join(TARGET_DIR, "release", "hwscope");
-    }
-    const args = ["run", ...(file ? [file] : ["--builtin", builtin]), ...(preset ? ["--preset", preset] : []), "--format", "jsonl"];
-    const r = spawnSync(bin, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 30 });
-    assert.equal(r.status, 0, `hwscope ${args.join(" ")}: ${r.stderr}`);
-    traces.set(key, r.stdout.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)));
-  }
-  return traces.get(key);
+  return cliTrace([...(file ? [file] : ["--builtin", builtin]), ...(preset ? ["--preset", preset] : [])]);
 }
 
 const replica = (rec, b) => rec.replicas.find((r) => r.broker === b);

@@ -5,28 +5,11 @@
 // Needs www/pkg (npm run build). Uses HWSCOPE_BIN when set, else builds the
 // native CLI once (cargo build --release --bin hwscope, a no-op when fresh).
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { join, resolve } from "node:path";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
-import { assertNoErrors, countAnimationFrames, launch, ROOT } from "./helpers.mjs";
-
-const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
-let bin = process.env.HWSCOPE_BIN;
-const traces = new Map();
+import { assertNoErrors, cliTrace, countAnimationFrames, launch } from "./helpers.mjs";
 
 /** The CLI's trace of a built-in scenario, one record per step. */
-function trace(name) {
-  if (!traces.has(name)) {
-    if (!bin) {
-      execFileSync("cargo", ["build", "--quiet", "--release", "--bin", "hwscope"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
-      bin = join(TARGET_DIR, "release", "hwscope");
-    }
-    const r = spawnSync(bin, ["run", "--builtin", name, "--format", "jsonl"], { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 30 });
-    assert.equal(r.status, 0, `hwscope run --builtin ${name}: ${r.stderr}`);
-    traces.set(name, r.stdout.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)));
-  }
-  return traces.get(name);
-}
+const trace = (name) => cliTrace(["--builtin", name]);
 
 /** What the page shows: the step, its time, each broker's LEO and HW, the
  *  messages in flight and each consumer's position. */

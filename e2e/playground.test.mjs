@@ -3,33 +3,17 @@
 // before the fix; see docs/page.md). Needs www/pkg (npm run build). Uses
 // HWSCOPE_BIN when set, else builds the native CLI once.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { assertNoErrors, launch, ROOT, watch } from "./helpers.mjs";
+import { assertNoErrors, cliTrace, launch, ROOT, watch } from "./helpers.mjs";
 
 const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
 wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
 
-const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
-let bin = process.env.HWSCOPE_BIN;
-const traces = new Map();
-
 /** The CLI's trace of a built-in scenario, one record per step. */
-export function trace(name) {
-  if (!traces.has(name)) {
-    if (!bin) {
-      execFileSync("cargo", ["build", "--quiet", "--release", "--bin", "hwscope"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
-      bin = join(TARGET_DIR, "release", "hwscope");
-    }
-    const r = spawnSync(bin, ["run", "--builtin", name, "--format", "jsonl"], { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 30 });
-    assert.equal(r.status, 0, `hwscope run --builtin ${name}: ${r.stderr}`);
-    traces.set(name, r.stdout.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)));
-  }
-  return traces.get(name);
-}
+export const trace = (name) => cliTrace(["--builtin", name]);
 
 const stepOf = (page) => page.$eval("#status", (s) => Number(s.dataset.step));
 

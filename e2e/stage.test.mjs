@@ -10,9 +10,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { execFileSync, spawnSync } from "node:child_process";
-import { resolve } from "node:path";
-import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
+import { assertNoErrors, hwscope, launch, ROOT } from "./helpers.mjs";
 
 const wasm = await import(join(ROOT, "www/pkg/hwscope.js"));
 wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
@@ -92,17 +90,6 @@ describe("problem 5: no two words on the stage overlap, in any step of any built
   }
 });
 
-const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
-let bin = process.env.HWSCOPE_BIN;
-function cli(args) {
-  if (!bin) {
-    execFileSync("cargo", ["build", "--quiet", "--release", "--bin", "hwscope"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
-    bin = join(TARGET_DIR, "release", "hwscope");
-  }
-  const r = spawnSync(bin, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 28 });
-  assert.equal(r.status, 0, `hwscope ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout;
-}
 
 /** Overlaps among the texts of each SVG, as the page lays them out. */
 function measure(svgs) {
@@ -133,9 +120,9 @@ test("problem 5: hwscope svg never overprints either, as Chromium draws it", asy
   await page.setContent("<!doctype html><body style='margin:0'></body>");
   const found = [];
   for (const name of BUILTINS) {
-    const steps = name === "steady-load" ? 300 : cli(["run", "--builtin", name, "--log-tail", "1"]).trim().split("\n").length;
+    const steps = name === "steady-load" ? 300 : hwscope(["run", "--builtin", name, "--log-tail", "1"]).trim().split("\n").length;
     const svgs = [];
-    for (let n = 0; n < steps; n++) svgs.push([n, cli(["svg", "--builtin", name, "--at", String(n)])]);
+    for (let n = 0; n < steps; n++) svgs.push([n, hwscope(["svg", "--builtin", name, "--at", String(n)])]);
     for (const p of await page.evaluate(measure, svgs)) found.push(`${name}: ${p}`);
   }
   assert.deepEqual(found.slice(0, 40), []);

@@ -6,23 +6,9 @@
 // Needs www/pkg (npm run build). Uses HWSCOPE_BIN when set, else builds the
 // native CLI once (cargo build --release --bin hwscope, a no-op when fresh).
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
-import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
+import { assertNoErrors, hwscope, launch } from "./helpers.mjs";
 
-const TARGET_DIR = resolve(ROOT, process.env.CARGO_TARGET_DIR || "target");
-let bin = process.env.HWSCOPE_BIN;
-
-function hwscope(args) {
-  if (!bin) {
-    execFileSync("cargo", ["build", "--quiet", "--release", "--bin", "hwscope"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
-    bin = join(TARGET_DIR, "release", "hwscope");
-  }
-  const r = spawnSync(bin, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 28 });
-  assert.equal(r.status, 0, `hwscope ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout;
-}
 
 async function ready(page) {
   await page.waitForSelector("#status[data-step]");

@@ -29,20 +29,11 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Every preset `--preset` accepts, but `latest` (an alias of `kafka-4.0`).
-const PRESETS: [&str; 11] = [
-    "textbook",
-    "kafka-0.10",
-    "kafka-0.11",
-    "kafka-2.0",
-    "kafka-2.1",
-    "kafka-2.4",
-    "kafka-2.8",
-    "kafka-3.7",
-    "kafka-3.8",
-    "kafka-4.0",
-    "kafka-4.1",
-];
+/// Every preset `--preset` accepts but the alias `latest`: the core's own table,
+/// so a new preset gets its frozen traces (or a failure asking to bless them).
+fn presets() -> impl Iterator<Item = &'static str> {
+    hwscope::scenario::PRESETS.iter().map(|p| p.name)
+}
 
 /// Built-ins small enough to keep whole (under their own preset, JSON Lines).
 const KEPT_WHOLE: [&str; 7] =
@@ -228,7 +219,7 @@ fn hwscope_digest(args: &[&str]) -> Digest {
 fn freeze_builtin(name: &str) {
     let mut f = Frozen::new(name);
     let steady = name == "steady-load";
-    let presets = std::iter::once(None).chain(PRESETS.iter().map(|p| Some(*p)));
+    let presets = std::iter::once(None).chain(presets().map(Some));
     for preset in presets {
         let mut base = vec!["run", "--builtin", name];
         if let Some(p) = preset {

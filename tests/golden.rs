@@ -572,27 +572,6 @@ fn g13() -> Value {
     })
 }
 
-/// Follower 1 is cut off, leaves the ISR, and the consumer that prefers it reads
-/// from the leader (its preferred replica expires after metadata.max.age.ms and
-/// the leader does not name a replica outside the ISR). Records arrive every 20
-/// ms. After the heal follower 1 catches up and rejoins the ISR; the leader names
-/// it again while its HW still trails the leader's: the consumer asks it for an
-/// offset above its HW.
-fn g13_above_hw() -> Value {
-    json!({
-        "format": 1, "replicas": 3, "initial": {"log_end_offset": 100},
-        "config": {"replica.lag.time.max.ms": 1000},
-        "producers": [{"id": "p1", "acks": 1}],
-        "consumers": [{"id": "c-f", "fetch_from": 1, "metadata.max.age.ms": 500}],
-        "events": [
-            {"at_ms": 0, "partition": {"between": [0, 1]}},
-            {"at_ms": 1000, "produce": {"producer": "p1", "records": 1}, "repeat": {"count": 250, "every_ms": 20}},
-            {"at_ms": 3000, "heal": {"between": [0, 1]}}
-        ],
-        "stop_at_ms": 6500
-    })
-}
-
 #[test]
 fn g13_fetch_from_follower() {
     let t = Trace::of_value(&g13());
@@ -609,7 +588,7 @@ fn g13_fetch_from_follower() {
     assert_eq!(consumer(t.last(), "c-f")["read"], json!(["p1-1"]));
     assert!(t.violations().is_empty(), "{:?}", t.violations());
 
-    let t = Trace::of_value(&g13_above_hw());
+    let t = Trace::of_value(&g13_above_hw_scenario());
     // The fetch above F's HW (not above its LEO) is answered at once with no records
     // (DelayedFetch Case F, §11), so the consumer asks again and again.
     let above = (0..t.len())
@@ -639,7 +618,7 @@ fn g13_fetch_from_follower() {
 /// fetch.max.wait.ms, and an HW move on the follower does not release it.
 #[test]
 fn g13_before_kafka_3_4_a_fetch_above_the_hw_parks() {
-    let t = Trace::of(&with_preset(&g13_above_hw(), "kafka-2.8"));
+    let t = Trace::of(&with_preset(&g13_above_hw_scenario(), "kafka-2.8"));
     let above = (0..t.len())
         .find(|&i| {
             let r = t.at(i);

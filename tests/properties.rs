@@ -19,20 +19,10 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use support::*;
 
-const PRESETS: [&str; 12] = [
-    "textbook",
-    "kafka-0.10",
-    "kafka-0.11",
-    "kafka-2.0",
-    "kafka-2.1",
-    "kafka-2.4",
-    "kafka-2.8",
-    "kafka-3.7",
-    "kafka-3.8",
-    "kafka-4.0",
-    "kafka-4.1",
-    "latest",
-];
+/// Every name `preset` accepts, aliases included (the core's own list).
+fn presets() -> Vec<&'static str> {
+    <hwscope::scenario::Preset as hwscope::scenario::Named>::ALL_NAMED.iter().map(|(name, _)| *name).collect()
+}
 
 // ---------------------------------------------------------------------------
 // Random scenarios.
@@ -65,7 +55,7 @@ struct Gen {
 fn arb_gen(leader_may_fail: bool) -> impl Strategy<Value = Gen> {
     (
         (
-            0..PRESETS.len(),
+            prop::sample::select(presets()),
             any::<u64>(),
             1u32..=5,
             0u64..200,
@@ -97,7 +87,7 @@ fn arb_gen(leader_may_fail: bool) -> impl Strategy<Value = Gen> {
                 (producers, consumers),
                 (events, stop),
             )| Gen {
-                preset: PRESETS[p],
+                preset: p,
                 seed,
                 replicas,
                 initial,

@@ -20,29 +20,10 @@ fn under(v: &Value, preset: &str) -> Trace {
 // consumer_fetch_above_hw: kafka-3.7 parks, kafka-3.8 answers at once (KAFKA-16452).
 // ---------------------------------------------------------------------------
 
-/// A consumer on follower 1 asks for an offset the follower has but its HW has not
-/// reached yet (it learns HWs one fetch late): follower 1 is cut off, leaves the
-/// ISR, catches up after the heal and is named again by the leader while records
-/// arrive every 20 ms (golden G13's second scenario).
-fn above_hw() -> Value {
-    json!({
-        "format": 1, "replicas": 3, "initial": {"log_end_offset": 100},
-        "config": {"replica.lag.time.max.ms": 1000},
-        "producers": [{"id": "p1", "acks": 1}],
-        "consumers": [{"id": "c-f", "fetch_from": 1, "metadata.max.age.ms": 500}],
-        "events": [
-            {"at_ms": 0, "partition": {"between": [0, 1]}},
-            {"at_ms": 1000, "produce": {"producer": "p1", "records": 1}, "repeat": {"count": 250, "every_ms": 20}},
-            {"at_ms": 3000, "heal": {"between": [0, 1]}}
-        ],
-        "stop_at_ms": 6500
-    })
-}
-
 #[test]
 fn kafka_3_7_parks_a_consumer_fetch_above_the_hw_and_3_8_answers_it() {
     for (preset, outcome) in [("kafka-3.7", "parked"), ("kafka-3.8", "answered")] {
-        let t = under(&above_hw(), preset);
+        let t = under(&g13_above_hw_scenario(), preset);
         let above = (0..t.len())
             .find(|&i| {
                 let r = t.at(i);

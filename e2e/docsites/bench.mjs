@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS } from "../helpers.mjs";
-import { buildSite, missing, removeSite, serveSite } from "./site.mjs";
+import { eachBuiltSite } from "./site.mjs";
 
 const LINK = { offline: false, latency: 150, downloadThroughput: (1.6e6 / 8) | 0, uploadThroughput: (1.6e6 / 8) | 0 };
 const names = process.argv.slice(2).length ? process.argv.slice(2) : ["mdbook", "mkdocs", "mkdocs-material", "hugo", "docusaurus"];
@@ -59,19 +59,7 @@ async function visit(browser, url, { throttle, engage }) {
 }
 
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-for (const name of names) {
-  const tool = name.startsWith("mkdocs") ? "mkdocs" : name;
-  const why = missing(tool);
-  if (why) {
-    console.log(`${name}: skipped (${why})`);
-    continue;
-  }
-  const site = buildSite(tool, { onError: "show", material: name === "mkdocs-material" });
-  if (site.status !== 0) {
-    console.log(`${name}: build failed\n${site.log}`);
-    continue;
-  }
-  const srv = await serveSite(site.out);
+for await (const { name, site, srv } of eachBuiltSite(names)) {
   const url = `${srv.url}/${site.page}`;
   const htmlFile = join(site.out, site.page.endsWith(".html") ? site.page : join(site.page, "index.html"));
   const figures = figureBytes(readFileSync(htmlFile, "utf8"));
@@ -86,7 +74,5 @@ for (const name of names) {
   console.log(`  before the reader does anything, hwscope adds ${kb(figures + scripts)} gzipped: static figures ${kb(figures)}, scripts ${kb(scripts)} (budget 30 KB); the whole page loads ${kb(pageTotal)}`);
   console.log(`  the live figure then loads ${kb(liveBytes)} (WebAssembly core, modules, styles)`);
   console.log(`  1.6 Mbps / 150 ms, cold: first live figure ${slowAfter.fromEngage.toFixed(0)} ms after the reader's first scroll; ${slowAtOnce.fromNavigation.toFixed(0)} ms from navigation when the reader scrolls as soon as auto.js runs (budget 2000 ms)`);
-  await srv.close();
-  removeSite(site);
 }
 await browser.close();

@@ -6,26 +6,14 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, ROOT } from "../helpers.mjs";
-import { buildSite, missing, removeSite, serveSite } from "./site.mjs";
+import { eachBuiltSite } from "./site.mjs";
 import { darkMode } from "./modes.mjs";
 
 const OUT = join(ROOT, "e2e/out/docsites");
 mkdirSync(OUT, { recursive: true });
 const tools = process.argv.slice(2).length ? process.argv.slice(2) : ["mdbook", "mkdocs", "mkdocs-material", "hugo", "docusaurus"];
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-for (const name of tools) {
-  const tool = name.startsWith("mkdocs") ? "mkdocs" : name;
-  const why = missing(tool);
-  if (why) {
-    console.log(`${name}: skipped (${why})`);
-    continue;
-  }
-  const site = buildSite(tool, { onError: "show", material: name === "mkdocs-material" });
-  if (site.status !== 0) {
-    console.log(`${name}: build failed\n${site.log}`);
-    continue;
-  }
-  const srv = await serveSite(site.out);
+for await (const { name, site, srv } of eachBuiltSite(tools)) {
   for (const [w, hgt] of [[1280, 900], [360, 740]]) {
     for (const mode of ["light", "dark"]) {
       for (const js of [false, true]) {
@@ -49,7 +37,5 @@ for (const name of tools) {
       }
     }
   }
-  await srv.close();
-  removeSite(site);
 }
 await browser.close();

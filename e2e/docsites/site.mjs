@@ -163,4 +163,31 @@ export function removeSite(site) {
   if (site?.dir?.startsWith(tmpdir())) rmSync(site.dir, { recursive: true, force: true });
 }
 
+/// Each named fixture site (mdbook, mkdocs, mkdocs-material, hugo, docusaurus),
+/// built and served in turn for a script that looks at or measures it: a tool
+/// that is not installed or fails to build is reported and passed over; the
+/// server and the build are removed once the caller has done with it.
+export async function* eachBuiltSite(names) {
+  for (const name of names) {
+    const tool = name.startsWith("mkdocs") ? "mkdocs" : name;
+    const why = missing(tool);
+    if (why) {
+      console.log(`${name}: skipped (${why})`);
+      continue;
+    }
+    const site = buildSite(tool, { onError: "show", material: name === "mkdocs-material" });
+    if (site.status !== 0) {
+      console.log(`${name}: build failed\n${site.log}`);
+      continue;
+    }
+    const srv = await serveSite(site.out);
+    try {
+      yield { name, site, srv };
+    } finally {
+      await srv.close();
+      removeSite(site);
+    }
+  }
+}
+
 export { execFileSync };

@@ -257,3 +257,25 @@ impl Events {
         out
     }
 }
+
+/// Follower 1 is cut off, leaves the ISR, and the consumer that prefers it reads
+/// from the leader (its preferred replica expires after metadata.max.age.ms and
+/// the leader does not name a replica outside the ISR). Records arrive every 20
+/// ms. After the heal follower 1 catches up and rejoins the ISR; the leader names
+/// it again while its HW still trails the leader's: the consumer asks it for an
+/// offset above its HW (golden G13's second scenario; tests/versions.rs runs it
+/// under kafka-3.7 and 3.8 for KAFKA-16452).
+pub fn g13_above_hw_scenario() -> Value {
+    serde_json::json!({
+        "format": 1, "replicas": 3, "initial": {"log_end_offset": 100},
+        "config": {"replica.lag.time.max.ms": 1000},
+        "producers": [{"id": "p1", "acks": 1}],
+        "consumers": [{"id": "c-f", "fetch_from": 1, "metadata.max.age.ms": 500}],
+        "events": [
+            {"at_ms": 0, "partition": {"between": [0, 1]}},
+            {"at_ms": 1000, "produce": {"producer": "p1", "records": 1}, "repeat": {"count": 250, "every_ms": 20}},
+            {"at_ms": 3000, "heal": {"between": [0, 1]}}
+        ],
+        "stop_at_ms": 6500
+    })
+}

@@ -13,7 +13,7 @@ import { createLogs } from "./logs.js";
 import { createMessages } from "./messages.js";
 import { createClients } from "./consumers.js";
 
-/** Where along a cut link its cross may go, preferred first. */
+/** Where along a cut link its cross may go, preferred first (hwscope svg uses the same: src/cli/svg/mod.rs). */
 const CUT_MARK_AT = [0.5, 0.4, 0.6, 0.3, 0.7, 0.25, 0.75];
 
 export function createStage(svg, onPick) {

@@ -17,6 +17,9 @@ use std::fmt::Write;
 const WIDTH: f64 = 800.0;
 /// Offsets shown at most, as on the page (`layout.js`).
 const ROWS: u64 = 16;
+/// Where along a cut link's arc its cross may go, in order of preference (the
+/// page's `CUT_MARK_AT` in www/render/stage.js).
+const CUT_MARK_AT: [f64; 7] = [0.5, 0.4, 0.6, 0.3, 0.7, 0.25, 0.75];
 pub(super) const CELL: f64 = 18.0;
 /// Text size, as on the page: 12 px.
 pub(super) const FONT: f64 = 12.0;
@@ -188,17 +191,16 @@ fn draw(rec: &StepRecord, title: &str) -> (String, Vec<(String, Rect)>) {
     }
     for (a, b) in &p.cut_links {
         let e = l.edge(a, b);
-        // The cross at the middle of the arc, or the nearest free point along it (as the page does).
+        // The cross at the middle of the arc, or the nearest free point along it; when
+        // no point is free the red arc alone says it (as the page does).
         let mark = |p: Point| text_box("✕", p.x, p.y + 5.0, 14.0, Anchor::Middle, true);
-        let mid = [0.5, 0.4, 0.6, 0.3, 0.7, 0.25, 0.75]
-            .iter()
-            .map(|&t| along(e, t))
-            .find(|&p| board.fits(&mark(p)))
-            .unwrap_or_else(|| along(e, 0.5));
+        let mid = CUT_MARK_AT.iter().map(|&t| along(e, t)).find(|&p| board.fits(&mark(p)));
         let [s, c, t] = e;
-        board.take(mark(mid));
         let _ = write!(out, r#"<path class="cut" d="M{:.1},{:.1}Q{:.1},{:.1} {:.1},{:.1}"/>"#, s.x, s.y, c.x, c.y, t.x, t.y);
-        text(&mut out, &mut board, "cutx", (mid.x, mid.y + 5.0, Anchor::Middle), "✕", true);
+        if let Some(mid) = mid {
+            board.take(mark(mid));
+            text(&mut out, &mut board, "cutx", (mid.x, mid.y + 5.0, Anchor::Middle), "✕", true);
+        }
     }
     for r in &rec.replicas {
         strip_labels(&mut out, &mut board, r, leader, &l);
