@@ -82,6 +82,19 @@ fi
 # Fail the build here, not in the browser, if the package does not instantiate.
 node scripts/check-pkg.mjs "$out_dir"
 
+# The explorer's package (feature `explore`): the page's Web Worker for Explore
+# loads it on demand (www/explore/worker.js); the page itself never does.
+explore_dir="www/pkg-explore"
+echo "build-wasm: cargo build --lib --features explore (the explorer's worker package)"
+CARGO_PROFILE_RELEASE_OPT_LEVEL="${WASM_OPT_LEVEL:-2}" CARGO_PROFILE_RELEASE_STRIP=false cargo build --lib --target wasm32-unknown-unknown --release --features explore
+rm -rf "$explore_dir"
+wasm-bindgen --target web --out-dir "$explore_dir" --out-name hwscope "$wasm_in"
+if [[ $opt == 1 ]]; then
+  node_modules/.bin/wasm-opt "$explore_dir/hwscope_bg.wasm" -o "$explore_dir/hwscope_bg.wasm.opt" "${docs_only[@]}" -O2 "${wasm_features[@]}" \
+    --strip-debug --strip-producers
+  mv "$explore_dir/hwscope_bg.wasm.opt" "$explore_dir/hwscope_bg.wasm"
+fi
+node scripts/check-pkg.mjs "$explore_dir" --explorer
 # The first stage, drawn before the wasm arrives: step 0 of every built-in (www/main.js).
 node scripts/first-frame.mjs "$out_dir"
 

@@ -1,5 +1,7 @@
 // Check that the built wasm package instantiates under Node (as the tests load it):
 //   node scripts/check-pkg.mjs [www/pkg]
+//   node scripts/check-pkg.mjs www/pkg-explore --explorer   (the explorer's worker package:
+//     one core, hwscope_bg.wasm, which must export the Explorer)
 // Both cores load with the one hwscope.js: hwscope_bg.wasm (the page) and
 // hwscope_docs_bg.wasm (documentation figures, which alone export parseDocBlock).
 // Exits non-zero, with the loader's error, when either does not.
@@ -7,7 +9,8 @@ import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const dir = resolve(process.argv[2] ?? "www/pkg");
+const explorer = process.argv.includes("--explorer");
+const dir = resolve(process.argv.slice(2).find((a) => !a.startsWith("--")) ?? "www/pkg");
 const js = resolve(dir, "hwscope.js");
 const DOCS_ONLY = ["parseDocBlock"];
 
@@ -27,6 +30,11 @@ async function check(file) {
 }
 
 try {
+  if (explorer) {
+    const core = await check("hwscope_bg.wasm");
+    if (typeof core.pkg.Explorer !== "function") throw new Error("hwscope_bg.wasm does not export Explorer (build with --features explore)");
+    process.exit(0);
+  }
   const page = await check("hwscope_bg.wasm");
   const docs = await check("hwscope_docs_bg.wasm");
   const exports = Object.keys(page.pkg).filter((k) => k !== "default" && k !== "initSync").sort();

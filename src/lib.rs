@@ -20,6 +20,8 @@
 //! - `record/`    the step record: types and JSON, built from state + events; labels
 //! - `narrate/`   the step's sentence: typed events + the state after → words
 //! - `json/`      value, parser, writer and field lists (in place of serde_json: a smaller page)
+//! - `check/`     the counterexample explorer: breadth-first search over the engine's
+//!   choices and injected faults for a state where a property fails
 //! - `run`        a run with checkpoints: step, seek back and forth, fork
 //! - `marks`      the run's key moments (HW, ISR, elections, truncations, losses,
 //!   interventions), noted as steps are computed
@@ -29,9 +31,11 @@
 //! - `cli/`       the command line, `svg` (a step as a standalone SVG), `format`
 //!   (table, markdown) and `docfigure` (a docs block as a static figure, finding
 //!   blocks in Markdown and HTML); not compiled for wasm32
-//! - `wasm`       the browser facade (wasm32 only)
+//! - `wasm`       the browser facade (wasm32 only); `wasm_explore`: the explorer's
+//!   worker facade (wasm32, feature `explore`)
 
 pub mod builtin;
+pub mod check;
 pub mod docblock;
 pub mod json;
 pub mod link;
@@ -49,6 +53,10 @@ pub mod cli;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+/// The explorer's facade for the page's Web Worker (wasm32, feature `explore`: a
+/// second package, so that the page's own WebAssembly does not carry the search).
+#[cfg(all(target_arch = "wasm32", feature = "explore"))]
+pub mod wasm_explore;
 
 pub use record::StepRecord;
 pub use run::Run;

@@ -11,6 +11,12 @@ use crate::sim::Sim;
 /// At most this many checkpoints are kept; their spacing doubles as a run grows.
 const MAX_CHECKPOINTS: usize = 256;
 
+/// What a replay must repeat at given steps: interventions, and the schedule's picks.
+struct Steps<'a> {
+    interventions: &'a VecMap<u64, Action>,
+    picks: &'a VecMap<u64, u32>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Run {
     /// The simulation at the cursor.
@@ -27,6 +33,8 @@ pub struct Run {
     interventions: VecMap<u64, Action>,
     /// The same interventions as the user gave them, with their time, for share links.
     intervention_specs: VecMap<u64, EventSpec>,
+    /// The scenario's `schedule`: step → which of the events due at its instant runs.
+    picks: VecMap<u64, u32>,
     /// Lists in records keep only their last `log_tail` items (the lighter form).
     log_tail: Option<usize>,
     /// The run's key moments as far as it is computed (marks.rs).
@@ -46,6 +54,7 @@ impl Run {
                 intervention_specs.insert(step, e.clone());
             }
         }
+        let picks = scenario.schedule.iter().map(|p| (p.at_step, p.pick)).collect();
         let settling = scenario.after_stop == AfterStop::Settle;
         let sim = Sim::new(scenario);
         Run {
@@ -57,6 +66,7 @@ impl Run {
             done: false,
             interventions,
             intervention_specs,
+            picks,
             log_tail: None,
             marks: Marks::default(),
             settling,
@@ -102,6 +112,7 @@ impl Run {
         let mut s = (*self.sim.scenario).clone();
         s.events.retain(|e| e.at_step.is_none());
         s.events.extend(self.intervention_specs.values().cloned());
+        s.schedule.retain(|p| self.picks.contains_key(&p.at_step));
         if self.settling {
             s.after_stop = AfterStop::Settle;
         }
@@ -144,12 +155,21 @@ impl Run {
         }
     }
 
-    /// Runs one step (or the intervention recorded for it). Nothing is narrated:
-    /// the record of a step, sentence included, is built when it is asked for.
-    fn advance(sim: &mut Sim, checkpoints: &mut Vec<Sim>, spacing: &mut u64, interventions: &VecMap<u64, Action>) -> bool {
-        match interventions.get(&(sim.step + 1)) {
-            Some(action) => sim.apply_now(action.clone()),
-            None => {
+    /// Runs one step (or the intervention recorded for it, or the event the
+    /// schedule picks). Nothing is narrated: the record of a step, sentence
+    /// included, is built when it is asked for.
+    fn advance(sim: &mut Sim, checkpoints: &mut Vec<Sim>, spacing: &mut u64, steps: &Steps) -> bool {
+        let next = sim.step + 1;
+        match (steps.interventions.get(&next), steps.picks.get(&next)) {
+            (Some(action), _) => sim.apply_now(action.clone()),
+            (None, Some(&pick)) if pick > 0 => {
+                // A pick past the events due runs the default's (a schedule made by another model).
+                let key = sim.choices().get(pick as usize).copied();
+                if !key.is_some_and(|k| sim.step_choice(k)) && !sim.step() {
+                    return false;
+                }
+            }
+            _ => {
                 if !sim.step() {
                     return false;
                 }
@@ -180,7 +200,12 @@ impl Run {
             }
             self.ahead = None;
         }
-        if Self::advance(&mut self.sim, &mut self.checkpoints, &mut self.spacing, &self.interventions) {
+        if Self::advance(
+            &mut self.sim,
+            &mut self.checkpoints,
+            &mut self.spacing,
+            &Steps { interventions: &self.interventions, picks: &self.picks },
+        ) {
             Self::note(&mut self.known, &mut self.marks, &self.interventions, &self.sim);
             true
         } else {
@@ -206,7 +231,12 @@ impl Run {
             }
         };
         for _ in 0..budget {
-            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions) {
+            if !Self::advance(
+                &mut sim,
+                &mut self.checkpoints,
+                &mut self.spacing,
+                &Steps { interventions: &self.interventions, picks: &self.picks },
+            ) {
                 self.done = true;
                 break;
             }
@@ -231,7 +261,12 @@ impl Run {
             }
         }
         while sim.step < step {
-            if !Self::advance(&mut sim, &mut self.checkpoints, &mut self.spacing, &self.interventions) {
+            if !Self::advance(
+                &mut sim,
+                &mut self.checkpoints,
+                &mut self.spacing,
+                &Steps { interventions: &self.interventions, picks: &self.picks },
+            ) {
                 self.done = true;
                 // The run ended first: the last step is the answer.
                 return sim;
@@ -277,6 +312,7 @@ impl Run {
         self.interventions.retain(|&k, _| k < at);
         self.interventions.insert(at, action.clone());
         self.intervention_specs.retain(|&k, _| k < at);
+        self.picks.retain(|&k, _| k < at);
         self.intervention_specs.insert(at, EventSpec { at_ms: self.sim.now as i64, at_step: Some(at), repeat: None, ..event.clone() });
         self.sim.apply_now(action);
         self.marks.truncate_after(self.sim.step - 1);

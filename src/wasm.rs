@@ -19,12 +19,12 @@ fn to_js(value: &dyn ToJson) -> Result<JsValue, JsError> {
     text_to_js(&json::to_string(value))
 }
 
-fn text_to_js(text: &str) -> Result<JsValue, JsError> {
+pub(crate) fn text_to_js(text: &str) -> Result<JsValue, JsError> {
     js_sys::JSON::parse(text).map_err(|_| JsError::new("JSON.parse failed"))
 }
 
 /// A scenario given as a JS object or a JSON string, as JSON text.
-fn json_text(input: &JsValue) -> Result<String, JsError> {
+pub(crate) fn json_text(input: &JsValue) -> Result<String, JsError> {
     if let Some(s) = input.as_string() {
         return Ok(s);
     }

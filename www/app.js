@@ -208,6 +208,9 @@ export function start(wasm, opts, boot = {}) {
     share();
   });
   $("learn-open").addEventListener("click", () => openLearn());
+  // Explore (www/explore/): a search in a Web Worker, loaded on first use.
+  learn.explore = () => import("./explore/panel.js").then((m) => m.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) }));
+  $("explore-open").addEventListener("click", () => learn.explore());
   /** Controls are disabled until the core runs them (index.html): now they do. */
   function enable() {
     for (const el of document.querySelectorAll("[data-live]")) el.disabled = false;

@@ -25,7 +25,8 @@ const USAGE: &str = "usage:
                                    the Kafka defaults that differ between them
   hwscope figure [BLOCK_FILE]      a ```hwscope block's text (stdin without a file) as a static HTML figure
   hwscope render-docs DIR... [--allow-errors]   draw the hwscope blocks of built HTML pages as static figures
-  hwscope bench [--seconds S] [--only NAME] [--json]   simulated events per second per built-in scenario";
+  hwscope bench [--seconds S] [--only NAME] [--json]   simulated events per second per built-in scenario
+";
 
 /// Prints a line to stdout; a closed pipe (`hwscope … | head`) ends quietly, not in a panic.
 macro_rules! out {
@@ -37,8 +38,11 @@ macro_rules! out {
     }};
 }
 
+pub mod check;
+pub mod parallel;
+
 /// A usage or input error: exit status 2, one line on stderr.
-struct Fail(String);
+pub(crate) struct Fail(pub(crate) String);
 
 impl From<ScenarioError> for Fail {
     fn from(e: ScenarioError) -> Fail {
@@ -73,29 +77,30 @@ fn run(args: &[String]) -> Result<(), Fail> {
         Some("bench") => cmd_bench(&args[1..]),
         Some("link") => cmd_link(&args[1..]),
         Some("svg") => cmd_svg(&args[1..]),
+        Some("check") => check::cmd_check(&args[1..]),
         Some("figure") => cmd_figure(&args[1..]),
         Some("render-docs") => cmd_render_docs(&args[1..]),
         Some("-h" | "--help" | "help") => {
-            out!("{USAGE}");
+            out!("{USAGE}{}", check::USAGE);
             Ok(())
         }
-        _ => Err(Fail(format!("expected a command\n{USAGE}"))),
+        _ => Err(Fail(format!("expected a command\n{USAGE}{}", check::USAGE))),
     }
 }
 
 /// The number after a flag, or an error naming the flag and what it wants.
-fn number<T: std::str::FromStr>(args: &[String], i: &mut usize, flag: &str, what: &str) -> Result<T, Fail> {
+pub(crate) fn number<T: std::str::FromStr>(args: &[String], i: &mut usize, flag: &str, what: &str) -> Result<T, Fail> {
     let v = value(args, i, flag)?;
     v.parse::<T>().map_err(|_| Fail(format!("{flag}: must be {what}, got {v:?}")))
 }
 
-fn value<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result<&'a str, Fail> {
+pub(crate) fn value<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result<&'a str, Fail> {
     *i += 1;
     args.get(*i).map(String::as_str).ok_or_else(|| Fail(format!("{flag} needs a value")))
 }
 
 /// Loads the scenario named by a file argument or `--builtin NAME`.
-fn load_scenario(file: Option<String>, builtin_name: Option<String>) -> Result<Scenario, Fail> {
+pub(crate) fn load_scenario(file: Option<String>, builtin_name: Option<String>) -> Result<Scenario, Fail> {
     match (file, builtin_name) {
         (Some(path), None) => {
             let text = std::fs::read_to_string(&path).map_err(|e| Fail(format!("{path}: {e}")))?;

@@ -47,6 +47,9 @@ json_struct! {
         pub producers: Vec<ProducerSpec> = "producers", or(default_producers(), list(ProducerSpec::read)), always;
         pub consumers: Vec<ConsumerSpec> = "consumers", or(Vec::new(), list(ConsumerSpec::read)), always;
         pub events: Vec<EventSpec> = "events", or(Vec::new(), list(EventSpec::read)), always;
+        /// Written by the explorer (`hwscope check`): where a run takes another of
+        /// the events due at one instant than the default order's first.
+        pub schedule: Vec<Pick> = "schedule", or(Vec::new(), list(Pick::read)), nonempty;
         pub stop_at_ms: u64 = "stop_at_ms", or(60_000, uint), always;
         pub after_stop: AfterStop = "after_stop", or(AfterStop::Stop, AfterStop::parse), nondefault;
     }
@@ -294,6 +297,16 @@ json_struct! {
 }
 
 json_struct! {
+    /// Step `at_step` runs the event at index `pick` among those due at that
+    /// instant, in the default order (0 is the default's own choice).
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub struct Pick {
+        pub at_step: u64 = "at_step", required(uint), always;
+        pub pick: u32 = "pick", required(u32_of), always;
+    }
+}
+
+json_struct! {
     #[derive(Debug, Clone, Copy, PartialEq)]
     pub struct Repeat {
         pub count: u32 = "count", required(u32_of), always;
@@ -334,6 +347,11 @@ json_struct! {
         pub between: Option<[Endpoint; 2]> = "between", opt(two_endpoints), opt;
         pub from: Option<Endpoint> = "from", opt(Endpoint::read), opt;
         pub to: Option<Endpoint> = "to", opt(Endpoint::read), opt;
+        /// A partition only: messages already on the wire across it that it catches
+        /// (by the record's `in_flight[].id`), instead of letting them arrive. Written
+        /// by the explorer; TCP resends a caught data message after the heal, a caught
+        /// controller message is lost.
+        pub catch: Vec<u64> = "catch", or(Vec::new(), list(uint)), nonempty;
     }
 }
 
@@ -369,9 +387,11 @@ pub enum Action {
     Restart {
         broker: u32,
     },
-    /// Directed links, both ways for `between`.
+    /// Directed links, both ways for `between`; `catch`: ids of messages on the
+    /// wire across them that the cut catches.
     Partition {
         links: Vec<(Peer, Peer)>,
+        catch: Vec<u64>,
     },
     Heal {
         links: Vec<(Peer, Peer)>,

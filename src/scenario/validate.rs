@@ -72,6 +72,13 @@ impl Scenario {
                 in_range(&format!("{field}.repeat.every_ms"), r.every_ms, 1, MAX_TIME_MS)?;
             }
         }
+        for (i, p) in self.schedule.iter().enumerate() {
+            in_range(&format!("schedule[{i}].at_step"), p.at_step, 1, u32::MAX as u64)?;
+            in_range(&format!("schedule[{i}].pick"), p.pick as u64, 0, 10_000)?;
+            if self.schedule[..i].iter().any(|q| q.at_step == p.at_step) {
+                return Err(ScenarioError::new(format!("schedule[{i}].at_step"), format!("step {} is picked twice", p.at_step)));
+            }
+        }
         Ok(())
     }
 
@@ -192,9 +199,12 @@ impl Scenario {
             return Ok(Action::Restart { broker: r.broker });
         }
         if let Some(cut) = &a.partition {
-            return Ok(Action::Partition { links: self.link_cut(&format!("{field}.partition"), cut)? });
+            return Ok(Action::Partition { links: self.link_cut(&format!("{field}.partition"), cut)?, catch: cut.catch.clone() });
         }
         if let Some(cut) = &a.heal {
+            if !cut.catch.is_empty() {
+                return Err(ScenarioError::new(format!("{field}.heal.catch"), "only a partition catches messages on the wire"));
+            }
             return Ok(Action::Heal { links: self.link_cut(&format!("{field}.heal"), cut)? });
         }
         if let Some(c) = &a.add_consumer {

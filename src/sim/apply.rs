@@ -65,6 +65,7 @@ impl Sim {
                 b.lifecycle = Lifecycle::Starting;
                 b.incarnation = incarnation;
                 b.broker_epoch = None;
+                b.image_partition_epoch = None;
                 b.role = Role::Follower;
                 b.leader = None;
                 b.hw = hw;

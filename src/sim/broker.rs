@@ -223,6 +223,15 @@ impl Sim {
         let fenced: VecSet<u32> = meta.fenced.iter().copied().collect();
         if meta.leader == Some(id) {
             if same_epoch && b.lead.is_some() {
+                if !self.local_changes_include(id, meta) {
+                    // The partition did not change (metadata resent for another reason, a
+                    // registration): its state, a pending ISR change included, stays; which
+                    // brokers are fenced is the cluster's part of the delta.
+                    self.lead_mut(id).fenced = fenced;
+                    self.emit(Event::NothingChanges { broker: id });
+                    return self.hw_after_isr_change(id);
+                }
+                self.broker_mut(id).image_partition_epoch = Some(meta.partition_epoch);
                 // Same epoch: an ISR change by the controller; follower states are kept
                 // (`testDoNotResetReplicaStateIfLeaderEpochIsNotBumped`).
                 let before = BrokerSet::of(&self.lead(id).isr);
@@ -232,6 +241,7 @@ impl Sim {
                 return self.hw_after_isr_change(id);
             }
             let again = b.lead.is_some();
+            self.broker_mut(id).image_partition_epoch = Some(meta.partition_epoch);
             self.clear_fetcher(id);
             let b = self.broker_mut(id);
             b.leader_epoch = meta.leader_epoch;
@@ -246,6 +256,8 @@ impl Sim {
             return self.emit(Event::BecameLeader { broker: id, epoch: meta.leader_epoch, leo, hw_before, hw, again });
         }
         // Not the leader: a follower of meta.leader.
+        self.broker_mut(id).image_partition_epoch = Some(meta.partition_epoch);
+        let b = self.broker(id);
         let was_leader = b.lead.is_some();
         let new_leader = was_leader || self.make_follower_changes_state(id, meta);
         if !new_leader && !was_leader && !matches!(b.fetcher, FetcherState::Idle) {
@@ -266,6 +278,16 @@ impl Sim {
             self.truncate_on_become_follower(id);
             self.start_fetching(id);
         }
+    }
+
+    /// `TopicDelta.localChanges` (KRaft, 3.x–4.x; a leader's same-epoch LeaderAndIsr was
+    /// ignored before): a metadata delta changes a leader's partition only when the
+    /// partition's epoch differs from the one in the broker's image, so metadata resent
+    /// without a partition change (a broker's registration) leaves the leader's state,
+    /// a pending AlterPartition included, as it is. After a restart the image is empty
+    /// and the first load applies everything.
+    fn local_changes_include(&self, id: u32, meta: &Metadata) -> bool {
+        self.broker(id).image_partition_epoch != Some(meta.partition_epoch)
     }
 
     /// `Partition.makeFollower`'s answer: whether the broker must become a follower

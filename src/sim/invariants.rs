@@ -35,8 +35,9 @@ pub struct Violation {
     pub allowed: bool,
 }
 
+/// Why a record must stay on the leader (read by the explorer's fingerprint, `crate::check`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Watch {
+pub(crate) enum Watch {
     /// Acknowledged with acks=all.
     Acked,
     /// Acknowledged by the leader alone (acks=1), or appended for an acks=0 producer.
@@ -67,30 +68,30 @@ pub struct Invariants {
     /// Every violation so far, with the step it appeared in.
     pub history: Vec<(u64, Violation)>,
     /// Per producer, per record (n - 1): the offset at which it was first below a leader's HW.
-    committed: Vec<PVec<u64>>,
+    pub(crate) committed: Vec<PVec<u64>>,
     /// Records that must stay on the leader: (offset, why, record).
-    watched: PVec<(u64, Watch, RecordId)>,
+    pub(crate) watched: PVec<(u64, Watch, RecordId)>,
     /// Newly watched records not yet checked against the leader.
-    fresh: Vec<(u64, Watch, RecordId)>,
+    pub(crate) fresh: Vec<(u64, Watch, RecordId)>,
     /// (leader, leader epoch, offset below which the watched records were verified).
-    leader_verified: Option<(u32, i32, u64)>,
+    pub(crate) leader_verified: Option<(u32, i32, u64)>,
     /// Per pair of replicas (a * 8 + b), the offset below which their logs were verified equal.
-    pair_verified: Vec<u64>,
+    pub(crate) pair_verified: Vec<u64>,
     /// Each broker's LEO after the previous step: a drop is a truncation (or lost
     /// unflushed records), below which its pairs must be verified again.
-    last_leo: Vec<u64>,
+    pub(crate) last_leo: Vec<u64>,
     /// Where each acks=0/1 record was last appended by a leader (producer, n) → offset.
-    appended_alone: crate::sim::vecmap::VecMap<(u16, u32), u64>,
+    pub(crate) appended_alone: crate::sim::vecmap::VecMap<(u16, u32), u64>,
     /// Records lost from a crashed broker's unflushed tail (noted where the crash is applied).
     pub(crate) unflushed: crate::sim::vecmap::VecSet<(u16, u32)>,
     /// The step of the last unclean leader election.
-    last_unclean: Option<u64>,
+    pub(crate) last_unclean: Option<u64>,
     /// The step each watched record began to be watched, by (offset, producer, n).
-    watched_since: crate::sim::vecmap::VecMap<(u64, u16, u32), u64>,
+    pub(crate) watched_since: crate::sim::vecmap::VecMap<(u64, u16, u32), u64>,
     /// A digest of every replica's liveness, LEO, HW and epochs after the last check:
     /// the replica properties need a look only when it changes.
-    replica_digest: u64,
-    reported: VecSet<(&'static str, u64, u64)>,
+    pub(crate) replica_digest: u64,
+    pub(crate) reported: VecSet<(&'static str, u64, u64)>,
 }
 
 impl Invariants {
@@ -404,8 +405,9 @@ fn permitted_loss(sim: &Sim, offset: u64, w: Watch, id: RecordId) -> Option<&'st
 /// epoch, which its first truncation may still correct.
 fn replicas_diverged(sim: &mut Sim) {
     let n = sim.brokers.len() as u32;
-    if sim.invariants.pair_verified.len() < 64 {
-        sim.invariants.pair_verified.resize(64, 0);
+    // Pairs are a * 8 + b for a < b < n: n * 8 entries suffice (a state copy stays small).
+    if sim.invariants.pair_verified.len() < n as usize * 8 {
+        sim.invariants.pair_verified.resize(n as usize * 8, 0);
     }
     // Any truncation, even of a replica not checked this step, reopens its pairs.
     for x in 0..n as usize {
@@ -415,7 +417,7 @@ fn replicas_diverged(sim: &mut Sim) {
             inv.last_leo.push(leo);
         }
         if leo < inv.last_leo[x] {
-            for y in 0..8 {
+            for y in 0..n as usize {
                 let (a, b) = if x < y { (x, y) } else { (y, x) };
                 let pair = a * 8 + b;
                 inv.pair_verified[pair] = inv.pair_verified[pair].min(leo);

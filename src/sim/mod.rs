@@ -77,8 +77,8 @@ pub struct Sim {
     pub invariants: Invariants,
     /// What the last step did.
     pub last: Step,
-    /// Commands decided in this step, applied at its end.
-    commands: Vec<Command>,
+    /// Commands decided in this step, applied at its end (empty between steps).
+    pub(crate) commands: Vec<Command>,
     pub done: bool,
     /// Past `stop_at_ms`, go on until settled (`after_stop: "settle"`, settle.rs).
     pub settle: bool,
@@ -113,6 +113,7 @@ impl Sim {
                 lifecycle: Lifecycle::Running,
                 incarnation: 0,
                 broker_epoch: Some(u64::from(id)),
+                image_partition_epoch: Some(0),
                 metadata_offset: 0,
                 heartbeat_timer: None,
                 hw_checkpoint: (0, leo),
@@ -328,7 +329,10 @@ impl Sim {
             Action::Produce { producer, records } => self.produce(*producer, *records),
             Action::Crash { broker, unflushed, silent } => self.crash(*broker, *unflushed, *silent),
             Action::Restart { broker } => self.restart(*broker),
-            Action::Partition { links } => self.cut(links),
+            Action::Partition { links, catch } => {
+                self.cut(links);
+                self.catch_in_flight(catch);
+            }
             Action::Heal { links } => self.heal(links),
             Action::AddConsumer(spec) => {
                 if self.consumers.iter().any(|c| c.spec.id == spec.id) {

@@ -45,9 +45,11 @@ pub struct Network {
     latency_ms: u64,
     jitter_ms: u64,
     overrides: VecMap<(Node, Node), u64>,
-    cut: VecSet<(Node, Node)>,
+    /// Read by the explorer's fingerprint (`crate::check`).
+    pub(crate) cut: VecSet<(Node, Node)>,
     /// (client, server) → state, for connections not simply open.
-    conns: VecMap<(Node, Node), Conn>,
+    /// Read by the explorer's fingerprint (`crate::check`).
+    pub(crate) conns: VecMap<(Node, Node), Conn>,
 }
 
 impl Network {
@@ -332,6 +334,35 @@ impl Sim {
             return self.emit(Event::LinkEndpointMissing);
         };
         self.emit(Event::LinksCut { from, to, both_ways: links.len() == 2 });
+    }
+
+    /// A cut strikes while messages are on the wire across it: those named (by id)
+    /// are caught instead of arriving. A caught data message is resent by TCP (it is
+    /// held as if sent into the cut when it was sent, `tcp_retransmit_timer`); a
+    /// caught controller message is lost (its sender's own timers resend).
+    /// Ids that are not on the wire across a cut link are ignored.
+    pub(crate) fn catch_in_flight(&mut self, ids: &[u64]) {
+        for &id in ids {
+            let Some((m, key)) = self.in_flight.get(&id) else { continue };
+            if m.held.is_some() || !self.net.is_cut(m.from, m.to) {
+                continue;
+            }
+            let (key, from, to, sent_ms) = (*key, m.from, m.to, m.sent_ms);
+            self.sched.cancel(key);
+            if from == Node::Controller || to == Node::Controller || matches!(m.body, Body::Reset) {
+                self.in_flight.remove(&id);
+                self.last.lost.push(id);
+                continue;
+            }
+            let hold = Hold { since: sent_ms, connect: false };
+            let arrive_ms = retransmission_at(sent_ms, false, self.now + 1) + self.net.latency(from, to);
+            if let Some((m, k)) = self.in_flight.get_mut(&id) {
+                m.held = Some(hold);
+                m.arrive_ms = arrive_ms;
+                *k = (NEVER, PROTOCOL, id);
+            }
+            self.last.held.push(id);
+        }
     }
 
     /// A heal: messages cross again; what TCP held goes out at its next retransmission.

@@ -21,7 +21,8 @@ pub type Key = (u64, u8, u64);
 /// events), so a sorted vector beats a tree and is cheap to checkpoint.
 #[derive(Debug, Clone)]
 pub struct Scheduler<T> {
-    queue: Vec<(Key, T)>,
+    /// Read by the explorer's fingerprint (`crate::check`), which hashes the queue in order.
+    pub(crate) queue: Vec<(Key, T)>,
     seq: u64,
 }
 
@@ -174,7 +175,7 @@ pub enum Timer {
 
 /// A small, portable, seeded generator (SplitMix64): the same numbers on every platform.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub struct Rng(pub(crate) u64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {

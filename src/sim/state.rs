@@ -178,6 +178,11 @@ pub struct Broker {
     /// Set after becoming a follower under epoch truncation until the first round completes.
     pub needs_truncation: bool,
     pub parked_consumers: Vec<ParkedConsumerFetch>,
+    /// The partition epoch of the partition state this broker last applied from
+    /// metadata (its metadata image); None after a restart, whose first load applies
+    /// everything. A later delta applies the partition only when it changed
+    /// (`Sim::local_changes_include`).
+    pub image_partition_epoch: Option<u32>,
     /// Records this replica's log lost (a truncation, unflushed records at a crash),
     /// newest last, at most `GHOSTS`: what the page draws as ghosts where they were.
     pub ghosts: Vec<Ghost>,

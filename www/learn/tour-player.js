@@ -195,6 +195,12 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
     } else {
       if (q) body.append(renderResult(q, c, answers.get(key(b)) ?? null));
       body.append(...say(b, c));
+      // Predict, then let the explorer search every timing (www/explore/beat.js).
+      if (b.def.explore) {
+        const slot = h("div");
+        body.append(slot);
+        import("../explore/beat.js").then((m) => slot.replaceWith(m.exploreBeat(b.def.explore, part.json, (f) => (location.hash = f))));
+      }
       if (k === shown.length - 1) body.append(ending());
     }
     card.dataset.state = q && state === "ask" ? "ask" : "show";

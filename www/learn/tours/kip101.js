@@ -151,4 +151,21 @@ export const kip101Latest = [
       principal: (c) => `Broker ${c.L} leads epoch ${c.rec.partition.leader_epoch} with LEO ${c.lead.leo}; HW ${c.was(c.L).hw} → ${c.lead.hw}. A follower's HW lags the leader's by design (one Fetch later, or replica.fetch.wait.max.ms on an idle partition), so it cannot mark the end of committed data. Leader epochs record where each leader's writes begin, and truncation is decided from them. KIP-101 scenario 2 (kip101-divergence) shows the same fix for diverged logs.`,
     },
   },
+  {
+    id: "every-timing",
+    level: "junior",
+    title: "Fixed for every timing? Predict, then search",
+    at: any,
+    say: {
+      junior: (c) => `This run shows one timing. Is ${c.sc.preset} safe for every timing of the same faults? The explorer (Explore, at the top) answers by search: starting from this scenario without its scripted crashes (two replicas, one acks=all write), it tries every order of the events due at one instant and every moment for up to 3 crashes, restarts or cuts, within 28 steps, and looks for an acknowledged record lost or replicas diverged.`,
+    },
+    explore: {
+      ask: "Under kafka-4.0, within those bounds, will the search find a timing that loses the acknowledged record?",
+      runs: [
+        { preset: "kafka-4.0", label: "" },
+        { preset: "kafka-0.10", label: "Now search the same under kafka-0.10" },
+      ],
+      options: { property: "any", max_depth: 28, faults: 3, drop_faults: true },
+    },
+  },
 ];

@@ -1,0 +1,151 @@
+//! `hwscope check`: the counterexample explorer on the command line. Parses
+//! the bounds, runs the search (on all cores by default: `parallel.rs`),
+//! prints the verdict, the counts, the counterexample as a scenario and its
+//! share link, or says precisely which bounds held no counterexample.
+
+use super::parallel::{self, Report};
+use super::{load_scenario, number, value, Fail};
+use crate::check::{describe_bounds, Bounds, Config, FaultMenu, Target};
+use crate::json::Named;
+use crate::scenario::Preset;
+use std::time::Instant;
+
+pub const USAGE: &str = "  hwscope check SCENARIO.json|--builtin NAME [--max-depth N] [--faults K] [--threads T]
+              [--property any|acked-record-lost|replicas-diverged|consumed-record-lost] [--allowed]
+              [--records R] [--unflushed U] [--one-way] [--no-cuts] [--no-crash] [--no-restart]
+              [--cut-controller] [--cut-clients]
+              [--catch C] [--epochs E] [--max-time MS]
+              [--max-states N] [--memory MIB] [--keep-faults] [--no-symmetry] [--preset NAME]
+              [--out FILE] [--json]
+                                   search every schedule and up to K faults for a counterexample";
+
+/// What the command was asked.
+struct Args {
+    config: Config,
+    threads: usize,
+    out: Option<String>,
+    json: bool,
+    quiet: bool,
+}
+
+fn parse(args: &[String]) -> Result<(Args, crate::Scenario), Fail> {
+    let (mut file, mut builtin_name, mut preset) = (None, None, None);
+    let mut bounds = Bounds::default();
+    let mut menu = FaultMenu::default();
+    let mut target = Target::default();
+    let mut config = Config::default();
+    let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (mut out, mut json, mut quiet) = (None, false, false);
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--builtin" => builtin_name = Some(value(args, &mut i, "--builtin")?.to_string()),
+            "--preset" => preset = Some(value(args, &mut i, "--preset")?.to_string()),
+            "--max-depth" => bounds.max_depth = number(args, &mut i, "--max-depth", "a number of steps")?,
+            "--faults" => bounds.faults = number(args, &mut i, "--faults", "a number from 0 to 255")?,
+            "--records" => bounds.records = number(args, &mut i, "--records", "a number from 0 to 255")?,
+            "--unflushed" => menu.unflushed = number(args, &mut i, "--unflushed", "a number from 0 to 255")?,
+            "--epochs" => bounds.leader_epochs = Some(number(args, &mut i, "--epochs", "a leader epoch")?),
+            "--max-time" => bounds.max_time_ms = Some(number(args, &mut i, "--max-time", "a number of milliseconds")?),
+            "--max-states" => bounds.max_states = Some(number(args, &mut i, "--max-states", "a number of states")?),
+            "--memory" => {
+                let mib: u64 = number(args, &mut i, "--memory", "a number of MiB")?;
+                bounds.memory_bytes = Some(mib << 20);
+            }
+            "--threads" => {
+                threads = number(args, &mut i, "--threads", "a number of threads")?;
+                if threads == 0 {
+                    return Err(Fail("--threads: must be 1 or more, got 0".into()));
+                }
+            }
+            "--property" => {
+                let name = value(args, &mut i, "--property")?;
+                target.properties = Target::parse(name)
+                    .ok_or_else(|| Fail(format!("--property: must be any, {}, got {name:?}", crate::check::PROPERTIES.join(", "))))?;
+            }
+            "--allowed" => target.allowed = true,
+            "--one-way" => menu.one_way = true,
+            "--no-cuts" => menu.cut = false,
+            "--no-crash" => menu.crash = false,
+            "--no-restart" => menu.restart = false,
+            "--cut-controller" => menu.controller = true,
+            "--cut-clients" => menu.clients = true,
+            "--catch" => menu.catch = number(args, &mut i, "--catch", "a number from 0 to 4")?,
+            "--keep-faults" => config.drop_faults = false,
+            "--no-symmetry" => config.symmetry = false,
+            "--out" => out = Some(value(args, &mut i, "--out")?.to_string()),
+            "--json" => json = true,
+            "--quiet" => quiet = true,
+            a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\nusage:\n{USAGE}"))),
+            a => file = Some(a.to_string()),
+        }
+        i += 1;
+    }
+    let mut scenario = load_scenario(file, builtin_name)?;
+    if let Some(p) = preset {
+        scenario.preset = Preset::parse("--preset", &crate::json::Value::String(p))?;
+    }
+    config.bounds = bounds;
+    config.menu = menu;
+    config.target = target;
+    Ok((Args { config, threads, out, json, quiet }, scenario))
+}
+
+pub(crate) fn cmd_check(args: &[String]) -> Result<(), Fail> {
+    let (args, scenario) = parse(args)?;
+    let start = Instant::now();
+    let report = parallel::search(&args.config, &scenario, args.threads, start, args.quiet || args.json);
+    if let (Some(path), Some(c)) = (&args.out, &report.finished.counterexample) {
+        std::fs::write(path, crate::link::minimal_json(&c.scenario) + "\n").map_err(|e| Fail(format!("{path}: {e}")))?;
+    }
+    if args.json {
+        let rate = report.finished.progress.distinct as f64 / report.seconds.max(1e-9);
+        let extra: [(&str, &dyn crate::json::ToJson); 3] =
+            [("seconds", &report.seconds), ("threads", &report.threads), ("distinct_per_second", &rate)];
+        out!("{}", report.finished.to_json(&args.config, &scenario, &extra));
+    } else {
+        print_report(&args.config, &scenario, &report);
+    }
+    Ok(())
+}
+
+fn print_report(config: &Config, scenario: &crate::Scenario, r: &Report) {
+    let f = &r.finished;
+    let p = &f.progress;
+    out!("hwscope check: {} — {}", scenario.title, config.target.describe());
+    out!("bounds: {}", describe_bounds(config, scenario));
+    let mut extra = Vec::new();
+    if p.pruned > 0 {
+        extra.push(format!("{} past the epoch bound, not expanded", p.pruned));
+    }
+    if p.replayed > 0 {
+        extra.push(format!("{} rebuilt by replay to balance threads", p.replayed));
+    }
+    let counts = format!(
+        "{} distinct states, {} transitions, {} levels{}; {:.2} s, {:.0} distinct states/s on {} thread{}; ~{} bytes per distinct state at the peak (estimated)",
+        p.distinct,
+        p.explored,
+        p.depth,
+        extra.iter().map(|e| format!(", {e}")).collect::<String>(),
+        r.seconds,
+        p.distinct as f64 / r.seconds.max(1e-9),
+        r.threads,
+        if r.threads == 1 { "" } else { "s" },
+        p.peak_bytes / p.distinct.max(1)
+    );
+    out!("verdict: {}", f.sentence(config));
+    out!("counts: {counts}");
+    if let Some(c) = &f.counterexample {
+        out!("why (newest first; * = injected by the search):");
+        for w in &c.why {
+            out!("  {}step {:>3} t={:>6} ms  {}", if w.injected { "*" } else { " " }, w.step, w.time_ms, w.text);
+        }
+        let replays = if c.replays() { "✓ replays to the same violation" } else { "✗ DOES NOT REPLAY (a bug: please report it)" };
+        out!("scenario ({replays} with `hwscope run`):");
+        out!("{}", crate::link::minimal_json(&c.scenario));
+        out!("link: #{}", c.link());
+    }
+    if let Some(text) = &f.allowed_seen {
+        out!("note: a loss the configuration permits was seen (not a counterexample; --allowed makes it one): {text}");
+    }
+}

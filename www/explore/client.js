@@ -1,0 +1,41 @@
+// Runs one search in a fresh Web Worker (www/explore/worker.js) and reports
+// what it posts. `stop()` terminates the worker at once: whatever the search
+// was doing, the page gets its thread and its memory back.
+
+/** Starts a search: `on(message)` gets every message (bounds, progress, done,
+ *  stopped, error); returns {stop}. */
+export function search(scenario, options, on, { memoryBytes = 1024 * 2 ** 20 } = {}) {
+  const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+  let over = false;
+  const end = () => {
+    over = true;
+    worker.terminate();
+  };
+  worker.onmessage = (e) => {
+    if (over) return;
+    const m = e.data;
+    if (m.type === "done" || m.type === "stopped" || m.type === "error") end();
+    on(m);
+  };
+  worker.onerror = (e) => {
+    if (over) return;
+    end();
+    on({ type: "error", message: e.message || "the explorer's worker failed to start" });
+  };
+  worker.postMessage({ type: "start", scenario, options, memoryBytes });
+  return {
+    stop() {
+      if (over) return false;
+      end();
+      return true;
+    },
+  };
+}
+
+const fmt = (n) => Math.round(n).toLocaleString("en");
+
+/** One line of progress: level, states, rate, memory. */
+export function progressLine(p, ms, wasmBytes, maxDepth) {
+  const rate = ms > 0 ? (p.distinct * 1000) / ms : 0;
+  return `level ${p.depth + 1} of ${maxDepth} · ${fmt(p.distinct)} distinct states · ${fmt(p.queued)} queued · ${fmt(rate)} states/s · ${fmt(wasmBytes / 2 ** 20)} MiB`;
+}

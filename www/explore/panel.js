@@ -1,0 +1,261 @@
+// Explore: can this configuration lose an acknowledged record, or let its
+// replicas diverge, under some timing of crashes, restarts and cuts? A
+// bounded breadth-first search over every choice the engine exposes (the core's
+// src/check/), run in a Web Worker (worker.js) so the page never waits. The
+// shortest counterexample opens as a normal run at its violation, with the
+// chain of steps that caused it; nothing found is stated with its exact
+// bounds and counts, never as a proof.
+//
+// app.js hands over {wasm, sim, scenarioText, go, openLink}; loaded on first use.
+
+import { h } from "../core/dom.js";
+import { search, progressLine } from "./client.js";
+
+let panel = null;
+
+export async function open(api) {
+  panel ??= await create(api);
+  panel.section.hidden = false;
+  panel.section.scrollIntoView({ block: "nearest" });
+  panel.focus();
+  return panel;
+}
+
+export function loadCss() {
+  if (document.querySelector("link[data-explore]")) return Promise.resolve();
+  const link = h("link", { rel: "stylesheet", href: new URL("./explore.css", import.meta.url).href, "data-explore": "" });
+  const done = new Promise((resolve) => {
+    link.addEventListener("load", resolve);
+    link.addEventListener("error", resolve);
+  });
+  document.head.append(link);
+  return done;
+}
+
+const PROPERTIES = [
+  ["any", "any of the three"],
+  ["acked-record-lost", "an acknowledged record lost (acked-record-lost)"],
+  ["replicas-diverged", "replicas diverged (replicas-diverged)"],
+  ["consumed-record-lost", "a consumed record lost (consumed-record-lost)"],
+];
+
+const fmt = (n) => Math.round(Number(n)).toLocaleString("en");
+
+/** A number field: label, input, hint. */
+function number(name, label, value, min, max, hint) {
+  const input = h("input", { type: "number", name, value, min, max, step: 1, inputmode: "numeric" });
+  return { input, row: h("label", { class: "ex-field" }, h("span", {}, label), input, hint ? h("small", {}, hint) : null) };
+}
+
+/** The fragment of a counterexample's link at another step (no state hash: that is the violation's). */
+export const linkAt = (fragment, step) => fragment.replace(/(^|&)at=\d+/, `$1at=${step}`).replace(/&h=[^&]*/, "");
+
+async function create(api) {
+  await loadCss();
+  const presets = api.wasm.presets();
+  const property = h("select", { name: "property" }, PROPERTIES.map(([v, t]) => h("option", { value: v }, t)));
+  const allowed = h("input", { type: "checkbox", name: "allowed" });
+  const preset = h("select", { name: "preset" });
+  const start = h("select", { name: "start" },
+    h("option", { value: "drop" }, "its setup, without its scripted crashes and cuts"),
+    h("option", { value: "keep" }, "the scenario as scripted"));
+  const depth = number("max_depth", "Steps", 28, 1, 200, "from the start, the search's own moves included");
+  const faults = number("faults", "Faults", 3, 0, 20, "crashes, restarts, cuts and heals on one path");
+  const records = number("records", "Extra records", 0, 0, 20, "writes the search may add, one record each");
+  const unflushed = number("unflushed", "Unflushed", 0, 0, 5, "records a crash may lose from a log's tail");
+  const time = number("max_time_ms", "Time (ms)", "", 0, 86400000, "simulated; empty: the scenario's end");
+  const memory = number("memory_mb", "Memory (MiB)", 1024, 16, 3072, "the search stops, with a message, past this");
+  const cuts = h("input", { type: "checkbox", name: "cuts", checked: "" });
+  const oneWay = h("input", { type: "checkbox", name: "one_way" });
+  const controllerCuts = h("input", { type: "checkbox", name: "controller_cuts" });
+  const clientCuts = h("input", { type: "checkbox", name: "client_cuts" });
+  const caught = number("catch", "Caught", 0, 0, 4, "messages on the wire a cut may catch (of the first 16)");
+  const runB = h("button", { type: "submit", class: "primary" }, "Run");
+  const stopB = h("button", { type: "button", disabled: "" }, "Stop");
+  const bar = h("progress", { max: 12, value: 0, "aria-label": "Search progress (levels)" });
+  const line = h("p", { class: "ex-progress muted", "aria-live": "off" }, "");
+  const verdict = h("div", { class: "ex-verdict", role: "status", "aria-live": "polite" });
+  const form = h("form", { class: "ex-form" },
+    h("fieldset", {}, h("legend", {}, "Look for"),
+      h("label", { class: "ex-field wide" }, h("span", {}, "Property"), property),
+      h("label", { class: "ex-check" }, allowed, " also losses the configuration permits (acks=0/1…)")),
+    h("fieldset", {}, h("legend", {}, "Start from"),
+      h("label", { class: "ex-field wide" }, h("span", {}, "Scenario"), start),
+      h("label", { class: "ex-field wide" }, h("span", {}, "Preset"), preset)),
+    h("fieldset", { class: "ex-bounds" }, h("legend", {}, "Bounds"),
+      depth.row, faults.row, records.row, unflushed.row, caught.row, time.row, memory.row,
+      h("label", { class: "ex-check" }, cuts, " cuts and heals between brokers"),
+      h("label", { class: "ex-check" }, controllerCuts, " … between the controller and a broker"),
+      h("label", { class: "ex-check" }, clientCuts, " … between a client and a broker"),
+      h("label", { class: "ex-check" }, oneWay, " one-way cuts too")),
+    h("div", { class: "ex-run" }, runB, stopB, bar),
+    line);
+  const section = h("section", { class: "explore panel", id: "explore", "aria-labelledby": "explore-h", tabindex: -1 },
+    h("div", { class: "ex-head" },
+      h("h2", { id: "explore-h" }, "Explore: can this lose data?"),
+      h("button", { type: "button", class: "link", "aria-label": "Close Explore", onclick: () => (section.hidden = true) }, "✕")),
+    h("p", { class: "ex-intro" }, "Searches every timing: which due event runs first, and when a fault from the budget strikes. Breadth-first, so a counterexample is a shortest one. It runs in the background; the page stays yours."),
+    form, verdict);
+  document.getElementById("controls").after(section);
+
+  function fillPresets() {
+    let own = "";
+    try {
+      own = JSON.parse(api.scenarioText()).preset ?? "kafka-4.0";
+    } catch {
+      /* no scenario yet */
+    }
+    const was = preset.value;
+    preset.replaceChildren(h("option", { value: "" }, `as the scenario says (${own})`), ...presets.map((p) => h("option", { value: p.name }, `${p.name}${p.name === own ? " (the scenario's)" : ""}`)));
+    if (presets.some((p) => p.name === was)) preset.value = was;
+  }
+  fillPresets();
+
+  let running = null;
+  const setRunning = (on) => {
+    runB.disabled = on;
+    stopB.disabled = !on;
+    section.dataset.state = on ? "running" : section.dataset.state === "running" ? "idle" : section.dataset.state ?? "idle";
+  };
+
+  function options() {
+    const int = (i) => (i.value === "" ? null : Math.max(Number(i.min), Math.min(Number(i.max), Math.round(Number(i.value)))));
+    return {
+      property: property.value,
+      allowed: allowed.checked,
+      max_depth: int(depth.input) ?? 28,
+      faults: int(faults.input) ?? 3,
+      records: int(records.input) ?? 0,
+      unflushed: int(unflushed.input) ?? 0,
+      cuts: cuts.checked,
+      one_way: oneWay.checked,
+      controller_cuts: controllerCuts.checked,
+      client_cuts: clientCuts.checked,
+      catch: int(caught.input) ?? 0,
+      max_time_ms: int(time.input),
+      memory_mb: int(memory.input) ?? 1024,
+      drop_faults: start.value === "drop",
+    };
+  }
+
+  function scenario() {
+    const obj = JSON.parse(api.scenarioText());
+    if (preset.value) obj.preset = preset.value;
+    return JSON.stringify(obj);
+  }
+
+  function showResult(m) {
+    const r = m.result;
+    section.dataset.state = r.verdict;
+    const secs = (m.ms / 1000).toFixed(m.ms < 10000 ? 2 : 1);
+    const head = r.verdict === "counterexample" ? (r.allowed ? "Found a loss the configuration permits" : "Counterexample found") : r.verdict === "none-within-bounds" ? "No counterexample within these bounds" : "Stopped before the end";
+    const parts = [
+      h("h3", {}, head),
+      h("p", { class: "ex-sentence" }, r.sentence),
+      h("p", { class: "muted ex-bounds-said" }, `Bounds: ${r.bounds}. ${fmt(r.distinct)} distinct states in ${secs} s (${fmt((r.distinct * 1000) / Math.max(1, m.ms))} states/s), about ${fmt(r.bytes_per_state)} bytes each at the peak.`),
+    ];
+    if (r.allowed_seen) parts.push(h("p", { class: "muted" }, `Seen on the way, permitted by the configuration (not a counterexample): ${r.allowed_seen}`));
+    if (r.verdict === "counterexample") {
+      const openB = h("button", { type: "button", class: "primary", onclick: () => api.openLink(r.link) }, `Open it as a run (step ${r.step})`);
+      const copyB = h("button", { type: "button", onclick: () => copy(`${location.href.replace(/[?#].*$/s, "")}#${r.link}`, copyB) }, "Share: copy its link");
+      parts.push(h("div", { class: "ex-actions" }, openB, copyB));
+      parts.push(h("h4", {}, "Why: the steps that led there, newest first"));
+      parts.push(h("ol", { class: "ex-why", reversed: "" }, r.why.map((w) => h("li", { class: w.injected ? "injected" : null },
+        h("button", { type: "button", class: "link", onclick: () => api.openLink(linkAt(r.link, w.step)), title: `Show step ${w.step}` }, `step ${w.step}`),
+        h("span", { class: "t" }, ` ${fmt(w.time_ms)} ms `),
+        w.injected ? h("span", { class: "tag" }, "injected") : null,
+        " ", w.text))));
+      if (!r.replays) parts.push(h("p", { class: "warn" }, "This counterexample did not replay to the same violation: a bug in hwscope; please report it with its link."));
+    }
+    verdict.replaceChildren(...parts);
+  }
+
+  async function copy(text, button) {
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = "Copied ✓";
+    } catch {
+      prompt("Copy this link:", text);
+    }
+  }
+
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    if (running) return;
+    const opts = options();
+    let text;
+    try {
+      text = scenario();
+    } catch {
+      verdict.replaceChildren(h("p", { class: "warn" }, "No scenario to explore yet."));
+      return;
+    }
+    bar.max = opts.max_depth;
+    bar.value = 0;
+    line.textContent = "Starting the search…";
+    verdict.replaceChildren();
+    setRunning(true);
+    let frame = 0;
+    let latest = null;
+    const paint = () => {
+      frame = 0;
+      if (!latest) return;
+      bar.value = Math.min(opts.max_depth, latest.progress.depth);
+      line.textContent = progressLine(latest.progress, latest.ms, latest.wasmBytes, opts.max_depth);
+    };
+    running = search(text, opts, (m) => {
+      if (m.type === "progress") {
+        latest = m;
+        frame ||= requestAnimationFrame(paint);
+        return;
+      }
+      if (m.type === "bounds") return;
+      cancelAnimationFrame(frame);
+      running = null;
+      setRunning(false);
+      if (m.type === "error") {
+        section.dataset.state = "error";
+        line.textContent = "";
+        verdict.replaceChildren(h("p", { class: "warn" }, `The search could not start: ${m.message}`));
+      } else if (m.type === "stopped") {
+        latest = m;
+        paint();
+        section.dataset.state = "stopped-memory";
+        verdict.replaceChildren(h("h3", {}, "Stopped: the memory bound"), h("p", {}, `The search used ${fmt(m.wasmBytes / 2 ** 20)} MiB, over the ${fmt(opts.memory_mb)} MiB bound, after ${fmt(m.progress.distinct)} distinct states, before it was done: no counterexample among those, but the bounds were not exhausted. Tighten the bounds (fewer steps or faults) or raise the memory bound.`));
+      } else {
+        bar.value = opts.max_depth;
+        line.textContent = progressLine(m.progress, m.ms, m.wasmBytes, opts.max_depth);
+        showResult(m);
+      }
+    }, { memoryBytes: opts.memory_mb * 2 ** 20 });
+  });
+
+  stopB.addEventListener("click", () => {
+    if (!running?.stop()) return;
+    running = null;
+    setRunning(false);
+    section.dataset.state = "cancelled";
+    verdict.replaceChildren(h("p", {}, `Stopped by you: ${line.textContent || "before any progress"}. Nothing found so far; that says nothing about the states not explored.`));
+  });
+
+  return {
+    section,
+    form,
+    focus: () => section.focus({ preventScroll: true }),
+    /** Sets fields for a caller (the tour, tests): {property, allowed, max_depth, faults, records, preset, start}. */
+    set(values) {
+      fillPresets();
+      const fields = { property, preset, start, max_depth: depth.input, faults: faults.input, records: records.input, unflushed: unflushed.input, catch: caught.input, max_time_ms: time.input, memory_mb: memory.input };
+      for (const [k, v] of Object.entries(values)) {
+        if (k === "allowed") allowed.checked = !!v;
+        else if (k === "cuts") cuts.checked = !!v;
+        else if (k === "one_way") oneWay.checked = !!v;
+        else if (k === "controller_cuts") controllerCuts.checked = !!v;
+        else if (k === "client_cuts") clientCuts.checked = !!v;
+        else if (fields[k]) fields[k].value = String(v);
+      }
+    },
+    run: () => form.requestSubmit(),
+    refresh: fillPresets,
+  };
+}

@@ -1,0 +1,48 @@
+// The explorer's Web Worker: loads the explorer's own wasm package
+// (www/pkg-explore/, built with the `explore` feature; the page never loads
+// it) and runs the search in slices of about 50 ms, posting progress after
+// each. The page never waits for it; Stop terminates the worker.
+//
+// in:  {type:"start", scenario: JSON text, options: {...}, memoryBytes}
+// out: {type:"bounds", bounds} · {type:"progress", progress, ms, wasmBytes}
+//      {type:"done", result, ms, wasmBytes} · {type:"stopped", reason, progress, ms, wasmBytes}
+//      {type:"error", message}
+
+import init, { Explorer } from "../pkg-explore/hwscope.js";
+
+const SLICE_MS = 50;
+
+onmessage = async (e) => {
+  const msg = e.data;
+  if (msg?.type !== "start") return;
+  let wasm;
+  let explorer;
+  try {
+    wasm = await init();
+    explorer = new Explorer(msg.scenario, msg.options ?? {});
+  } catch (err) {
+    postMessage({ type: "error", message: err?.message ?? String(err) });
+    return;
+  }
+  postMessage({ type: "bounds", bounds: explorer.bounds() });
+  const t0 = performance.now();
+  let budget = 500;
+  let progress;
+  for (;;) {
+    const s0 = performance.now();
+    progress = explorer.run(budget);
+    const dt = performance.now() - s0;
+    budget = Math.max(50, Math.min(2_000_000, Math.round((budget * SLICE_MS) / Math.max(1, dt))));
+    const wasmBytes = wasm.memory.buffer.byteLength;
+    if (progress.done) break;
+    postMessage({ type: "progress", progress, ms: performance.now() - t0, wasmBytes });
+    // The true footprint (the wasm memory never shrinks): stop before the tab is in trouble.
+    if (wasmBytes > msg.memoryBytes) {
+      postMessage({ type: "stopped", reason: "memory", progress, ms: performance.now() - t0, wasmBytes });
+      return;
+    }
+  }
+  const result = explorer.result();
+  postMessage({ type: "done", result, progress, ms: performance.now() - t0, wasmBytes: wasm.memory.buffer.byteLength });
+  explorer.free();
+};
