@@ -16,7 +16,14 @@ export function setTheme(mode, button, persist = true) {
   if (!MODES.includes(mode)) mode = "auto";
   if (mode === "auto") delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = mode;
-  if (button) button.textContent = `Theme: ${mode}`;
+  if (button) {
+    // A phone's header leaves the word "Theme:" out (style.css); the accessible name keeps it.
+    const word = document.createElement("span");
+    word.className = "theme-word";
+    word.textContent = "Theme: ";
+    button.replaceChildren(word, mode);
+    button.setAttribute("aria-label", `Theme: ${mode}`);
+  }
   if (persist) {
     try {
       localStorage.setItem("hwscope-theme", mode);
