@@ -17,7 +17,7 @@ import { dirname, join, resolve, basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RESTART_ALLOWANCE_MS, runOnKafka, defaultWorkRoot } from "./lib/cluster.mjs";
 import { compare, overload, realObservations, runNoise, simObservations, verdictOf, NOISE_MS, NOISE_MEDIAN_MS } from "./lib/compare.mjs";
-import { Unrunnable, compileHarness, resolveKafka } from "./lib/kafka.mjs";
+import { Unrunnable, compileHarness, fenceCheckPhase, resolveKafka } from "./lib/kafka.mjs";
 import { nftAvailable } from "./lib/netfilter.mjs";
 import { cleanupAll, installExitHandlers, runSync } from "./lib/procs.mjs";
 import { planFor } from "./lib/scenario.mjs";
@@ -161,13 +161,15 @@ async function main() {
     });
     // Restarts: the simulator's broker is back at once, a real one when its new JVM asks to
     // register. Move the simulator's restart to that moment (and both runs' end by as much).
-    let cmpPlan = plan;
-    let cmpSim = simObs;
+    // And the controller's stale-broker check runs on a grid whose phase the real cluster
+    // drew: pin the simulator's grid to it (phases.fence_check_ms), so a fence lands at the
+    // same check on both sides (F1).
+    const derived = structuredClone(raw);
+    let changed = false;
     let restartShift = null;
     let lateRestart = null;
     if (real.restarts.length) {
       if (real.restarts.every((r) => r.up_t !== null)) {
-        const derived = structuredClone(raw);
         let shift = 0;
         for (const ev of derived.events ?? []) {
           if (!ev.restart) continue;
@@ -179,27 +181,38 @@ async function main() {
         }
         derived.stop_at_ms = plan.scenario.stop_at_ms + shift;
         restartShift = { restarts: real.restarts, stop_at_ms: derived.stop_at_ms };
-        cmpPlan = planFor(derived, { kafkaOverride: o.kafka ? plan.kafkaLine : null });
-        if (sim.ok) {
-          const dir = mkdtempSync(join(tmpdir(), "hwscope-oracle-"));
-          const f = join(dir, basename(file));
-          writeFileSync(f, JSON.stringify(derived, null, 1));
-          const sim2 = await runSimulator(root, f, { preset: simPreset, logTail });
-          rmSync(dir, { recursive: true, force: true });
-          if (!sim2.ok) throw new Error(`the simulator refused the scenario with restarts moved: ${sim2.error}`);
-          cmpSim = { ...simObservations(sim2.obs), fullLogs };
-        }
+        changed = true;
         log(`restarts moved to when the real brokers asked to register: ${real.restarts.map((r) => `b${r.broker} ${r.at_ms} → ${Math.ceil(r.up_t)} ms`).join(", ")}`);
       } else {
         lateRestart = real.restarts.filter((r) => r.up_t === null);
         log(`a restarted broker's JVM did not ask to register within ${RESTART_ALLOWANCE_MS / 1000} s of the scripted end: inconclusive`);
       }
     }
+    const checkPhase = sim.ok ? fenceCheckPhase(real.fence_checks, plan.scenario.config) : null;
+    if (checkPhase && derived.phases?.fence_check_ms === undefined) {
+      derived.phases = { ...derived.phases, fence_check_ms: checkPhase.phase_ms };
+      changed = true;
+      log(`the simulator's stale-broker check lined up with the real controller's: a check at ${checkPhase.from_t} ms, every ${checkPhase.period_ms} ms (phases.fence_check_ms ${checkPhase.phase_ms})`);
+    }
+    let cmpPlan = plan;
+    let cmpSim = simObs;
+    if (changed) {
+      cmpPlan = planFor(derived, { kafkaOverride: o.kafka ? plan.kafkaLine : null });
+      if (sim.ok) {
+        const dir = mkdtempSync(join(tmpdir(), "hwscope-oracle-"));
+        const f = join(dir, basename(file));
+        writeFileSync(f, JSON.stringify(derived, null, 1));
+        const sim2 = await runSimulator(root, f, { preset: simPreset, logTail });
+        rmSync(dir, { recursive: true, force: true });
+        if (!sim2.ok) throw new Error(`the simulator refused the scenario lined up with the real run: ${sim2.error}`);
+        cmpSim = { ...simObservations(sim2.obs), fullLogs };
+      }
+    }
     const noise = runNoise(real.warmup_ack_ms);
     const realObs = realObservations(real, cmpPlan);
     const rows = compare(cmpPlan, realObs, cmpSim, noise);
     const over = overload(rows) ?? (lateRestart ? { late_restart: lateRestart } : null);
-    runs.push({ real, realObs, rows, noise, restartShift, overload: over, verdict: !sim.ok ? "not modelled yet" : over ? "inconclusive" : verdictOf(rows, sim.ok), wall_s: Math.round((Date.now() - started) / 100) / 10 });
+    runs.push({ real, realObs, rows, noise, restartShift, checkPhase, overload: over, verdict: !sim.ok ? "not modelled yet" : over ? "inconclusive" : verdictOf(rows, sim.ok), wall_s: Math.round((Date.now() - started) / 100) / 10 });
   }
 
   const result = {
@@ -213,7 +226,7 @@ async function main() {
     noise_ms: NOISE_MS,
     noise_median_ms: NOISE_MEDIAN_MS,
     sim: sim.ok ? { steps: sim.obs.steps } : { not_modelled: sim.error },
-    runs: runs.map((r) => ({ verdict: r.verdict, overload: r.overload, rows: r.rows, noise: r.noise, restart_shift: r.restartShift, warmup_ack_ms: r.real.warmup_ack_ms, faults: r.real.faults, timings: r.real.timings, wall_s: r.wall_s, follower_reads: r.real.follower_reads, admin: r.real.admin, metadata_brokers: r.realObs.brokers })),
+    runs: runs.map((r) => ({ verdict: r.verdict, overload: r.overload, rows: r.rows, noise: r.noise, restart_shift: r.restartShift, fence_check_phase: r.checkPhase, warmup_ack_ms: r.real.warmup_ack_ms, faults: r.real.faults, timings: r.real.timings, wall_s: r.wall_s, follower_reads: r.real.follower_reads, admin: r.real.admin, metadata_brokers: r.realObs.brokers })),
   };
   process.stdout.write(renderReport(result, plan));
   if (o.json) writeFileSync(o.json, JSON.stringify(result, null, 1) + "\n");

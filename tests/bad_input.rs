@@ -175,6 +175,8 @@ fn initial_and_config() {
     for (key, value, fragment) in cases {
         rejected(&with(&format!("config/{key}"), value.clone()).to_string(), &format!("config.{key}"), fragment);
     }
+    rejected(&with("phases/fence_check_ms", json!(1125)).to_string(), "phases.fence_check_ms", "between 0 and 1124, got 1125");
+    rejected(&with("phases/fence_check_ms", json!(-1)).to_string(), "phases.fence_check_ms", "got");
     rejected(
         &with("config/replica.fetch.wait.ms", json!(5)).to_string(),
         "config.replica.fetch.wait.ms",

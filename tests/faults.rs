@@ -195,6 +195,31 @@ fn isolated_from_the_controller_leaves_the_isr_in_time() {
     }
 }
 
+/// `phases.fence_check_ms` (written by the oracle) pins the controller's
+/// stale-broker check grid: the zombie's fence moves to the first check of that
+/// grid after its deadline, and nothing else the seed drew moves.
+#[test]
+fn a_pinned_fence_check_phase_moves_the_fence_to_its_grid() {
+    let base: Value = serde_json::from_str(hwscope::builtin::json("zombie-leader").unwrap_or("{}")).unwrap_or_default();
+    let fence = |t: &Trace| time(t.at(t.find(0, &json!({"timer": "fence-check", "broker": 0}))));
+    let drawn = fence(&Trace::of_value(&base));
+    let mut firsts = Vec::new();
+    for phase in [0u64, 400, 1_124] {
+        let mut s = base.clone();
+        s["phases"] = json!({"fence_check_ms": phase});
+        let t = Trace::of_value(&s);
+        let at = fence(&t);
+        assert_eq!(at % 1_125, phase, "fenced at {at} ms, on the grid from {phase}");
+        firsts.push(at);
+        // The heartbeats (the fence's deadline) are where the seed put them.
+        let beat = |t: &Trace| time(t.at(t.find(0, &json!({"type": "broker_heartbeat", "from": 0, "to": "controller"}))));
+        assert_eq!(beat(&t), beat(&Trace::of_value(&base)));
+    }
+    // One check period spans every phase: the fences lie within it, the drawn one too.
+    let (lo, hi) = (*firsts.iter().min().unwrap_or(&0), *firsts.iter().max().unwrap_or(&0));
+    assert!(hi - lo < 1_125 && (lo..=lo + 1_125).contains(&drawn), "{firsts:?}, drawn {drawn}");
+}
+
 /// The new fields (client endpoints, producer and consumer settings, `crash.silent`)
 /// survive the share-link codec.
 #[test]
@@ -211,6 +236,7 @@ fn share_links_carry_the_new_fields() {
             "consumers": [{"id": "c1", "metadata.max.age.ms": 5000, "retry.backoff.ms": 20, "auto.offset.reset": "earliest"}],
             "network": {"links": [{"from": "p1", "to": 0, "latency_ms": 30}, {"from": 1, "to": "controller", "latency_ms": 5}]},
             "config": {"request.timeout.ms": 20000, "replica.high.watermark.checkpoint.interval.ms": 1000},
+            "phases": {"fence_check_ms": 321},
             "events": [
                 {"at_ms": 10, "crash": {"broker": 1, "silent": true}},
                 {"at_ms": 20, "partition": {"from": "c1", "to": 2}},

@@ -114,6 +114,11 @@ export function renderReport(result, plan) {
     if (result.runs.length > 1) lines.push(`run ${i + 1}/${result.runs.length}`);
     const faults = run.faults.map((f) => `${f.kind}${f.broker !== undefined ? ` b${f.broker}` : ""}${f.dirs ? ` ${f.dirs.map((d) => d.join("→")).join(" ")}` : ""} @${f.at_ms} (applied ${f.t}–${f.done_t})${f.note ? ` ${f.note}` : ""}`);
     if (faults.length) lines.push(`faults: ${faults.join("; ")}`);
+    if (run.fence_check_phase)
+      lines.push(
+        `stale-broker checks: the real controller checked at ${run.fence_check_phase.from_t} ms (every ${run.fence_check_phase.period_ms} ms)` +
+          ` — the simulator's grid pinned there (phases.fence_check_ms ${run.fence_check_phase.phase_ms})`,
+      );
     if (run.restart_shift)
       lines.push(
         `restarts: ${run.restart_shift.restarts.map((r) => `b${r.broker} scripted @${r.at_ms}, its new JVM asked to register @${r.up_t}`).join("; ")}` +

@@ -50,6 +50,8 @@ json_struct! {
         /// Written by the explorer (`hwscope check`): where a run takes another of
         /// the events due at one instant than the default order's first.
         pub schedule: Vec<Pick> = "schedule", or(Vec::new(), list(Pick::read)), nonempty;
+        /// Written by the oracle: timer phases lined up with a real cluster's.
+        pub phases: Phases = "phases", or(Phases::default(), Phases::read), nondefault;
         pub stop_at_ms: u64 = "stop_at_ms", or(60_000, uint), always;
         pub after_stop: AfterStop = "after_stop", or(AfterStop::Stop, AfterStop::parse), nondefault;
     }
@@ -72,6 +74,17 @@ impl Named for AfterStop {
 impl ToJson for AfterStop {
     fn write_json(&self, out: &mut String) {
         json::write_str(out, self.name());
+    }
+}
+
+json_struct! {
+    /// Timer phases the seed would otherwise draw, pinned so that a run lines up with a
+    /// real cluster's (the oracle measures them there and writes them here).
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub struct Phases: Default {
+        /// Where the controller's stale-broker check grid sits: a check runs at this time
+        /// and every `broker.session.timeout.ms / 8` after (KRaft presets).
+        pub fence_check_ms: Option<u64> = "fence_check_ms", opt(uint), opt;
     }
 }
 

@@ -113,6 +113,10 @@ impl Scenario {
         if let Some(t) = c.replica_high_watermark_checkpoint_interval_ms {
             in_range("config.replica.high.watermark.checkpoint.interval.ms", t, 1, MAX_TIME_MS)?;
         }
+        if let Some(phase) = self.phases.fence_check_ms {
+            let period = (c.broker_session_timeout_ms / 8).max(1);
+            in_range("phases.fence_check_ms", phase, 0, period - 1)?;
+        }
         Ok(())
     }
 

@@ -100,7 +100,8 @@ impl Sim {
         let (interval, session) = controller::liveness_timing(&scenario.config, behavior.broker_liveness, settings);
         let heartbeat_phase: Vec<u64> = (0..n).map(|_| rng.upto(interval - 1)).collect();
         // Drawn after the heartbeat phases, which keep the values they always had.
-        let check_anchor = rng.upto((session / 8).max(1) - 1);
+        let drawn_check = rng.upto((session / 8).max(1) - 1);
+        let check_anchor = scenario.phases.fence_check_ms.unwrap_or(drawn_check);
         let checkpoint = scenario.config.hw_checkpoint_interval_ms();
         let checkpoint_phase: Vec<u64> = (0..n).map(|_| rng.upto(checkpoint - 1)).collect();
         let registrations = Sim::initial_registrations(n, &heartbeat_phase, interval, session);

@@ -8,6 +8,7 @@ import { compare, realObservations, verdictOf } from "../../oracle/lib/compare.m
 import {
   Unrunnable,
   parseDataDump,
+  fenceCheckPhase,
   parseFenceChecks,
   parseHeartbeats,
   parseKafkaVersion,
@@ -158,6 +159,24 @@ test("the controller's request log: heartbeat arrival times, registrations, fenc
     { epoch_ms: 1796283331733, fenced: null },
     { epoch_ms: 1796283335113, fenced: 2 },
   ]);
+});
+
+test("the real stale-broker check grid becomes phases.fence_check_ms: the last check before the first fence", () => {
+  const checks = [
+    { t: -500, fenced: null },
+    { t: 640.2, fenced: null },
+    { t: 1765.9, fenced: null },
+    { t: 2891.4, fenced: null },
+    { t: 3301, fenced: 2 },
+    { t: 3311, fenced: null },
+  ];
+  // 2891.4 → 2891, period 9000 / 8 = 1125: phase 641.
+  assert.deepEqual(fenceCheckPhase(checks, {}), { phase_ms: 641, period_ms: 1125, from_t: 2891.4 });
+  assert.equal(fenceCheckPhase(checks, { "broker.session.timeout.ms": 18000 }).phase_ms, 2891 % 2250);
+  // No fence: the last check; no checks: nothing to pin.
+  assert.equal(fenceCheckPhase(checks.slice(0, 3), {}).from_t, 1765.9);
+  assert.equal(fenceCheckPhase([], {}), null);
+  assert.equal(fenceCheckPhase(undefined, {}), null);
 });
 
 // A small run on both sides, built by hand.
