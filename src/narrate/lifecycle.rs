@@ -99,20 +99,19 @@ impl Narrator<'_> {
                         format!("Broker {broker}'s process is killed.")
                     };
                     if unflushed > 0 {
-                        text.push_str(&format!(
-                            " The last {} record{} of its log were not flushed to disk and are lost: LEO {leo} → {kept}.",
-                            leo - kept,
-                            plural((leo - kept) as usize)
-                        ));
+                        text.push_str(&match leo - kept {
+                            1 => format!(" The last record of its log was not flushed to disk and is lost: LEO {leo} → {kept}."),
+                            n => format!(" The last {n} records of its log were not flushed to disk and are lost: LEO {leo} → {kept}."),
+                        });
                     }
                     if dropped > 0 {
                         text.push_str(&format!(" {dropped} message{} on the way to it will never be read.", plural(dropped)));
                     }
                     if resets > 0 {
-                        text.push_str(&format!(
-                            " Its kernel resets its connections: the {resets} peer{} waiting on it hear at once.",
-                            plural(resets)
-                        ));
+                        text.push_str(&match resets {
+                            1 => " Its kernel resets its connections: the peer waiting on it hears at once.".to_string(),
+                            n => format!(" Its kernel resets its connections: the {n} peers waiting on it hear at once."),
+                        });
                     }
                     let heard = last_heartbeat.map_or("before the start".to_string(), |t| format!("at {t} ms"));
                     text.push_str(&if self.zookeeper() {
