@@ -10,13 +10,15 @@
 // the references rewritten, so those files can be cached forever. Entry points
 // keep their names: index.html, docs/embed.html, www/embed/embed.js and
 // www/embed.js (the element documentation sites load, at its new and its first
-// address), and www/embed/auto.js (the docs sites' one module script). index.html's modulepreload block is written from the import graph
-// (scripts/graph.mjs, as `npm run preload` does). It also writes _headers (cache and security
-// headers for hosts that read it) and .nojekyll, and puts the page's CSP in a
-// <meta> tag for hosts that cannot send headers (GitHub Pages). Scripts and
-// style sheets are minified one file at a time (esbuild's transform: the module
-// graph, its names and its lazy imports stay as in www/); comments are dropped
-// from the HTML.
+// address), and www/embed/auto.js (the docs sites' one module script). The page's
+// first load is bundled first (scripts/bundle-page.mjs: main.js, app.js and
+// panels/page.js with what each imports statically, three files in www/pkg/page/
+// instead of forty modules), and index.html loads that entry. It also writes
+// _headers (cache and security headers for hosts that read it) and .nojekyll, and
+// puts the page's CSP in a <meta> tag for hosts that cannot send headers (GitHub
+// Pages). Other scripts and style sheets are minified one file at a time
+// (esbuild's transform: what loads on demand keeps its module graph, names and
+// lazy imports as in www/); comments are dropped from the HTML.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -24,7 +26,8 @@ import { basename, dirname, extname, join, relative, resolve, sep } from "node:p
 import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
 import { brotliCompressSync, constants as zlib } from "node:zlib";
-import { preloadLines, referencePatterns, target, withPreloads } from "./graph.mjs";
+import { referencePatterns, target, withPreloads } from "./graph.mjs";
+import { bundlePage } from "./bundle-page.mjs";
 import { CONTENT_SECURITY_POLICY } from "./serve.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -69,8 +72,9 @@ function emit(path) {
   let data = readFileSync(path);
   if (TEXT.has(extname(path))) {
     let text = data.toString("utf8");
-    // The preload block as the import graph says, whatever the checkout's says.
-    if (rel(path) === "index.html") text = withPreloads(text, preloadLines(ROOT));
+    // The page's modules bundled (scripts/bundle-page.mjs): the entry is one file, with
+    // nothing else to preload; the checkout's preload block goes.
+    if (rel(path) === "index.html") text = withPreloads(text.replace('src="www/main.js"', `src="${pageBundle.entry}"`), [`<link rel="modulepreload" href="${pageBundle.entry}">`]);
     text = rewrite(path, text, emit);
     if (rel(path) === "index.html") text = withCsp(text);
     data = Buffer.from(minify(path, text));
@@ -95,7 +99,7 @@ function minify(path, text) {
     case ".js":
     case ".mjs":
       // The classic bundle is minified when it is built (scripts/standalone.mjs).
-      if (path.endsWith("/www/pkg/standalone.js")) return text;
+      if (path.endsWith("/www/pkg/standalone.js") || rel(path).startsWith("www/pkg/page/")) return text;
       return transformSync(text, { loader: "js", format: "esm", minify: true, target: "es2020", legalComments: "none" }).code;
     case ".css":
       return transformSync(text, { loader: "css", minify: true }).code;
@@ -119,6 +123,8 @@ if (!isFile(join(ROOT, "www/pkg/hwscope_bg.wasm"))) {
 // The classic bundle from the modules as they are now (a second or two), not as the
 // last `npm run build` left it: it must be the same page as the modules beside it.
 execFileSync(process.execPath, [join(ROOT, "scripts/standalone.mjs")], { stdio: "ignore" });
+// The first load as three modules instead of forty (HTTP/1.1: six at a time).
+const pageBundle = await bundlePage(ROOT);
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 for (const e of ENTRIES) emit(join(ROOT, e));
