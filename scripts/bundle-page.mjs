@@ -1,6 +1,7 @@
-// The page's first load as three files for `npm run dist` (the first figure on a
+// The page's first load as four files for `npm run dist` (the first figure on a
 // slow link): www/main.js with every module it imports statically (what draws the
-// first stage), and the two modules it then loads with the core, www/app.js and
+// first stage), www/prefetch.js (index.html's other module script, a few hundred
+// bytes), and the two modules main.js loads with the core, www/app.js and
 // www/panels/page.js, each with its own static imports, bundled by esbuild into
 // www/pkg/page/. On HTTP/1.1 a browser opens 6 connections to a host, so the 20
 // modules of the first stage took four round trips (~600 ms at 150 ms) and app.js's
@@ -15,14 +16,14 @@
 // dist.mjs then gives every file its hashed name as it does for any reference.
 //
 //   import { bundlePage } from "./bundle-page.mjs";
-//   const { entry } = await bundlePage(ROOT);   // "www/pkg/page/main.js", relative to ROOT
+//   const { entry, prefetch } = await bundlePage(ROOT);   // "www/pkg/page/main.js", …, relative to ROOT
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build } from "esbuild";
 
 export const BUNDLE_DIR = "www/pkg/page";
 /** Source module -> its bundle in BUNDLE_DIR. */
-const BUNDLES = { "www/main.js": "main.js", "www/app.js": "app.js", "www/panels/page.js": "page.js" };
+const BUNDLES = { "www/main.js": "main.js", "www/prefetch.js": "prefetch.js", "www/app.js": "app.js", "www/panels/page.js": "page.js" };
 
 export async function bundlePage(root) {
   const out = join(root, BUNDLE_DIR);
@@ -66,5 +67,5 @@ export async function bundlePage(root) {
       logLevel: "error",
     });
   }
-  return { entry: `${BUNDLE_DIR}/main.js` };
+  return { entry: `${BUNDLE_DIR}/main.js`, prefetch: `${BUNDLE_DIR}/prefetch.js` };
 }

@@ -74,7 +74,7 @@ function emit(path) {
     let text = data.toString("utf8");
     // The page's modules bundled (scripts/bundle-page.mjs): the entry is one file, with
     // nothing else to preload; the checkout's preload block goes.
-    if (rel(path) === "index.html") text = withPreloads(text.replace('src="www/main.js"', `src="${pageBundle.entry}"`), [`<link rel="modulepreload" href="${pageBundle.entry}">`]);
+    if (rel(path) === "index.html") text = withPreloads(text.replace('src="www/main.js"', `src="${pageBundle.entry}"`).replace('src="www/prefetch.js"', `src="${pageBundle.prefetch}"`), [`<link rel="modulepreload" href="${pageBundle.entry}">`]);
     text = rewrite(path, text, emit);
     if (rel(path) === "index.html") text = withCsp(text);
     data = Buffer.from(minify(path, text));

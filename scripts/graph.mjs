@@ -8,7 +8,8 @@
 // dynamically (main.js starts the core and app.js at once, so they load in
 // parallel), and the files those modules name with `new URL(…, import.meta.url)`
 // (the wasm). A dynamic import anywhere else is on demand (Learn, Share, the
-// embed API), and so is whatever it imports.
+// embed API), and so is whatever it imports; so is data named that way (.json:
+// a built-in's steps, fetched when the address asks for a later step).
 //
 // The first stage is the part of the first load the entry imports statically:
 // what draws the stage before the core arrives (issue 13). index.html preloads
@@ -92,14 +93,18 @@ export function pageGraph(root, page = "index.html") {
     if (into.has(file) || (into === later && first.has(file))) return;
     into.add(file);
     for (const r of references(file, root)) {
-      if (r.kind === "dynamic") lazy.push(r.path);
+      // Data a module names (www/pkg/steps/*.json) is fetched when the address asks for it.
+      if (r.kind === "dynamic" || (r.kind === "asset" && r.path.endsWith(".json"))) lazy.push(r.path);
       else add(r.path, into);
     }
   }
   for (const s of scripts) {
     first.add(s);
     // The entry's own dynamic imports start at once: they belong to the first load.
-    for (const r of references(s, root)) add(r.path, first);
+    for (const r of references(s, root)) {
+      if (r.kind === "asset" && r.path.endsWith(".json")) lazy.push(r.path);
+      else add(r.path, first);
+    }
   }
   for (let i = 0; i < lazy.length; i++) add(lazy[i], later);
   for (const f of first) later.delete(f);

@@ -59,7 +59,8 @@ export function start(wasm, opts, boot = {}) {
   sim.listen(() => controls.update());
   controls.jumps = createMarks(document, sim, player, { go, find: (test, label) => frontier.find(test, FAR_MS, label) });
   const notice = createNotice($("notice"));
-  const verified = h("span", { class: "verified", hidden: "" }, "link reproduced exactly ✓");
+  // main.js may have made room for it on the first stage (class pending: not shown yet).
+  const verified = $("status").querySelector(".verified") ?? h("span", { class: "verified", hidden: "" }, "link reproduced exactly ✓");
   $("status").append(verified);
   Object.assign(player, { from: opts.from, to: opts.to, loop: opts.loop });
   applyControls(document, opts.controls);
@@ -252,6 +253,7 @@ export function start(wasm, opts, boot = {}) {
       const r = checkLink(link, sim, outcome);
       if (r.message) say.push(r.message);
       verified.hidden = !r.ok;
+      verified.classList.remove("pending");
       // Short of the link's step: show the furthest reached and compute no further unasked.
       if (r.step === sim.known - 1 && !sim.done) frontier.hold();
       player.go(r.step);

@@ -215,6 +215,8 @@
       var t = e.target;
       if (t && (t.tagName === "SCRIPT" || t.tagName === "LINK")) {
         if (t.tagName === "LINK" && !/preload/.test(t.rel)) return;
+        // What only speeds the start up (www/prefetch.js): the page runs without it.
+        if (t.hasAttribute("data-optional")) return;
         // In an opaque origin the module copy is expected to fail: the bundle runs instead.
         if (opaque && t !== bundle) return;
         fail("script", null, t.src || t.href);

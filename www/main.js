@@ -14,15 +14,20 @@
 // (www/embed/inline-core.js) and loads no .wasm.
 
 import { showError, catchAll } from "./core/errors.js";
+import { h } from "./core/dom.js";
 import { readOptions } from "./core/options.js";
 import { initTheme } from "./core/theme.js";
 import { applyControls } from "./core/chrome.js";
 import { createStage } from "./render/stage.js";
 import { createStatus } from "./panels/status.js";
 import { renderAbout } from "./panels/about.js";
+import { fetchSteps, firstView } from "./core/first-view.js";
 import FIRST, { DEFAULT } from "./pkg/first.js";
+import { LINKS, STEPS } from "./pkg/steps.js";
 
 const inline = globalThis.hwscopeInlineCore;
+/** How long the page stays unshown while a later step's steps file is on its way. */
+const HOLD_MS = 1500;
 run();
 
 function run() {
@@ -34,6 +39,13 @@ function run() {
   document.documentElement.classList.toggle("fit", opts.fit);
   initTheme(document.getElementById("theme"), opts);
   applyControls(document, opts.controls);
+
+  // The built-in and step this address opens with, when the page can tell without the
+  // core (core/first-view.js): step 0 is in first.js; a later step (a share link, #at=,
+  // ?from=) is in the built-in's steps file, asked for before anything else (by
+  // www/prefetch.js, as a rule, which arrives first).
+  const view = firstView(opts, location.hash, LINKS, DEFAULT);
+  const stepsFile = view && !inline ? fetchSteps(view, STEPS) : null;
 
   // The core and the page's modules start loading now, in parallel with drawing;
   // the wasm itself too, while its glue module is on its way.
@@ -61,27 +73,48 @@ function run() {
   // The full page's panels; an embed shows only the stage and loads none of them.
   const pagePanels = opts.embed ? Promise.resolve(null) : import("./panels/page.js");
 
-  /** The built-in this address opens with, if the page can draw it before the core: a
-   *  share link (`#v=…`) carries a scenario only the core can read. */
-  function firstBuiltin() {
-    if (/(^#|&)v=/.test(location.hash)) return null;
-    return FIRST[opts.scenario] ?? (opts.scenario ? null : FIRST[DEFAULT]);
-  }
-
+  // The stage sees the records the live page will show, in the same order (step 0,
+  // ?from=, the step asked for), so what it draws is what stays.
   const boot = { stage: createStage(document.getElementById("stage"), () => {}), status: createStatus(document.getElementById("status"), document.getElementById("violations")) };
-  const first = firstBuiltin();
-  if (first) {
+  let taken = false;
+  function draw(first, later = []) {
+    if (taken) return;
     renderAbout(document.getElementById("about"), { title: first.title, description: first.description, embed: opts.embed });
     boot.status.scenario({ seed: first.seed, preset: first.preset });
-    boot.status.step(first.record, false);
-    boot.status.time(first.record.time_ms);
     boot.stage.step(first.record, first.initialEnd, true, first.room);
-    boot.stage.frame(first.record.time_ms);
-    document.getElementById("live").textContent = first.record.text;
+    for (const rec of later) boot.stage.step(rec);
+    const shown = later.at(-1) ?? first.record;
+    boot.status.step(shown, false);
+    boot.status.time(shown.time_ms);
+    boot.stage.frame(shown.time_ms);
+    document.getElementById("live").textContent = shown.text;
+    // Room for what the live page will say of a link with a state hash (app.js takes this
+    // span over), so the status line does not wrap under the stage when it comes.
+    if (view.hash) document.getElementById("status").append(h("span", { class: "verified pending" }, "link reproduced exactly ✓"));
     performance.mark("hwscope-first-stage");
+    document.documentElement.dataset.boot = "drawn";
   }
-
-  document.documentElement.dataset.boot = first ? "drawn" : "started";
+  document.documentElement.dataset.boot = "started";
+  if (view && !view.steps.length) draw(FIRST[view.name]);
+  if (stepsFile) {
+    // Meanwhile the page is not shown (style.css: data-boot="waiting"), so the stage is
+    // not drawn into a page already on screen: nothing moves when it comes.
+    document.documentElement.dataset.boot = "waiting";
+    const show = () => {
+      if (document.documentElement.dataset.boot === "waiting") document.documentElement.dataset.boot = "started";
+    };
+    setTimeout(show, HOLD_MS);
+    stepsFile
+      .then((file) => {
+        if (!file || (view.s && file.s !== view.s)) return;
+        const last = file.records.length - 1;
+        // Past a short run's end the live page shows its last step; past the file's, only the core knows.
+        const later = view.steps.map((n) => (n <= last ? file.records[n] : file.end ? file.records[last] : null));
+        if (!later.includes(null)) draw(FIRST[view.name], later);
+      })
+      .catch(() => {})
+      .finally(show);
+  }
 
   // The core, or a module of the page, that does not load: boot.js shows what failed,
   // the likely cause and the fix in the page (with a picture of the step asked for);
@@ -96,7 +129,10 @@ function run() {
   };
   core.then(
     (wasm) => Promise.all([app, pagePanels]).then(
-      ([m, panels]) => m.start(wasm, opts, { ...boot, pagePanels: panels }),
+      ([m, panels]) => {
+        taken = true;
+        m.start(wasm, opts, { ...boot, pagePanels: panels });
+      },
       failed("module"),
     ),
     failed("core"),

@@ -1,0 +1,68 @@
+// What the first stage shows, read from the address before the core has loaded:
+// the built-in and the step the live page will show there (app.js: open, load), or
+// null when only the core can tell (a scenario of a link that is not a built-in
+// unchanged, a damaged link, an unknown ?scenario=). The step is #at=N, a share
+// link's at=, or ?from=, held inside ?from=..?to= as the player holds it.
+
+/** A short key for a share link's `s=` part (FNV-1a, 32 bits, hex): first.js keeps
+ *  each built-in's, so a link to one is known without decoding it. */
+export function linkKey(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0");
+}
+
+const STEP = /^\d{1,15}$/;
+
+/** `opts` from core/options.js, `fragment` location.hash, `links` each built-in's
+ *  link key (pkg/steps.js LINKS), `fallback` the default built-in:
+ *  {name, steps: [from?, step]} (the steps the live page shows after step 0, in
+ *  order), or null. `s` is the link's scenario part, when there is one; `hash`,
+ *  whether it carries a state hash (the live page then says "link reproduced exactly"). */
+export function firstView(opts, fragment, links, fallback) {
+  const raw = fragment.replace(/^#/, "");
+  let name = opts.scenario ?? fallback;
+  if (!links[name]) return null;
+  let at = null;
+  let s = null;
+  let hash = false;
+  // As permalink.js readLink reads it: nothing, an anchor, `at=N` alone, or a link.
+  if (raw && !(raw.length <= 64 && !raw.includes("="))) {
+    const parts = new URLSearchParams(raw);
+    if (raw.length < 99 && !/(^|&)[vs]=/.test(raw) && parts.get("at")) {
+      if (!STEP.test(parts.get("at"))) return null;
+      at = Number(parts.get("at"));
+    } else {
+      s = parts.get("s");
+      if (parts.get("v") !== "1" || !s) return null;
+      const key = linkKey(s);
+      name = Object.keys(links).find((n) => links[n] === key);
+      if (!name) return null;
+      hash = parts.has("h");
+      if (parts.has("at")) {
+        if (!STEP.test(parts.get("at"))) return null;
+        at = Number(parts.get("at"));
+      }
+    }
+  }
+  const clamp = (n) => Math.max(opts.from, Math.min(opts.to, n));
+  const steps = [];
+  if (opts.from) steps.push(opts.from);
+  if (at != null && clamp(at) !== opts.from) steps.push(clamp(at));
+  return { name, steps, s, hash };
+}
+
+/** The built-in's steps file when the view needs a step past 0: a promise of
+ *  {s, end, records} or null. Fetched once, by whichever of www/prefetch.js and
+ *  main.js runs first; `urls` is pkg/steps.js STEPS. */
+export function fetchSteps(view, urls) {
+  if (!view?.steps.length) return null;
+  const url = String(urls[view.name]());
+  const held = globalThis.hwscopeSteps;
+  if (held?.url === url) return held.file;
+  const file = fetch(url)
+    .then((r) => (r.ok ? r.json() : null))
+    .catch(() => null);
+  globalThis.hwscopeSteps = { url, file };
+  return file;
+}

@@ -1,0 +1,10 @@
+// The first thing the page fetches after its entry: the steps file a share link,
+// an embed's #at= or ?from= asks for (core/first-view.js), started here because
+// this module is small and arrives before main.js, which draws that step from it.
+// index.html loads it async; when it cannot load (a sandboxed frame on a host
+// without CORS), main.js fetches the file itself, and www/boot.js takes no notice.
+import { readOptions } from "./core/options.js";
+import { fetchSteps, firstView } from "./core/first-view.js";
+import { DEFAULT, LINKS, STEPS } from "./pkg/steps.js";
+
+if (!globalThis.hwscopeInlineCore) fetchSteps(firstView(readOptions(location.search), location.hash, LINKS, DEFAULT), STEPS);
