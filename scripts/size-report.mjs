@@ -77,14 +77,19 @@ if (isMain) {
   } else {
     const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
     const src = new Map(source.files.map((f) => [f.path, f]));
-    const w = Math.max(5, ...report.files.map((f) => f.path.length));
+    const w = Math.max(5, ...report.files.map((f) => f.path.length), ...source.files.map((f) => f.path.length));
     const cols = (a, b) => `${kib(a).padStart(10)}  ${kib(b).padStart(10)}`;
     console.log(`${"".padEnd(w)}  ${"source (npm start)".padStart(22)}  ${"published (npm run dist)".padStart(22)}`);
     console.log(`${"file".padEnd(w)}  ${"raw".padStart(10)}  ${"gzip -9".padStart(10)}  ${"raw".padStart(10)}  ${"gzip -9".padStart(10)}`);
-    for (const f of report.files) {
-      const s = src.get(f.path) ?? { raw: 0, gzip: 0 };
-      const tag = f.on_demand ? "  (on demand)" : "";
-      console.log(`${f.path.padEnd(w)}  ${cols(s.raw, s.gzip)}  ${cols(f.raw, f.gzip)}${tag}`);
+    // The published site bundles the first load (scripts/bundle-page.mjs): its files and
+    // the source's modules have different names; each side shows 0 for the other's.
+    const pub = new Map(report.files.map((f) => [f.path, f]));
+    for (const path of [...new Set([...pub.keys(), ...src.keys()])].sort()) {
+      const none = { raw: 0, gzip: 0 };
+      const s = src.get(path) ?? none;
+      const f = pub.get(path) ?? none;
+      const tag = (pub.get(path) ?? s).on_demand ? "  (on demand)" : "";
+      console.log(`${path.padEnd(w)}  ${cols(s.raw, s.gzip)}  ${cols(f.raw, f.gzip)}${tag}`);
     }
     console.log(`${"first load".padEnd(w)}  ${cols(source.total.raw, source.total.gzip)}  ${cols(report.total.raw, report.total.gzip)}`);
     console.log(`${"on demand".padEnd(w)}  ${cols(source.on_demand.raw, source.on_demand.gzip)}  ${cols(report.on_demand.raw, report.on_demand.gzip)}`);

@@ -51,7 +51,9 @@ function run() {
   // the wasm itself too, while its glue module is on its way.
   const wasmUrl = inline ? null : new URL("./pkg/hwscope_bg.wasm", import.meta.url);
   // A status other than 200 is named (boot.js says which file and what to fix).
-  const bytes = inline ? null : fetch(wasmUrl).then((r) => {
+  // www/prefetch.js may have asked for it already.
+  const early = globalThis.hwscopeCore?.url === wasmUrl?.href ? globalThis.hwscopeCore.response : null;
+  const bytes = inline ? null : (early ?? fetch(wasmUrl)).then((r) => {
     if (!r.ok) throw Object.assign(new Error(`${r.status} ${r.statusText} for ${r.url}`), { name: "HttpError", status: r.status, url: r.url });
     return r;
   });
