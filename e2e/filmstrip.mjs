@@ -4,7 +4,7 @@
 // frame's time and the page's marks.
 //
 //   node e2e/filmstrip.mjs [--path /] [--width 1280] [--height 800] [--theme light|dark]
-//                          [--dist DIR] [--out e2e/out/filmstrip.png] [--every 100]
+//                          [--dist DIR] [--out e2e/out/filmstrip.png] [--every 100] [--frames DIR]
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +21,8 @@ const { values: opt } = parseArgs({
     dist: { type: "string" },
     out: { type: "string", default: join(ROOT, "e2e/out/filmstrip.png") },
     every: { type: "string", default: "100" },
+    // --frames DIR: also each distinct screenshot at full size, named by its time.
+    frames: { type: "string" },
   },
 });
 let dist = opt.dist;
@@ -48,6 +50,17 @@ try {
   // Navigation start: the trace's navigationStart of the page's URL (its clock is the trace's).
   const nav = events.filter((e) => e.name === "navigationStart" && String(e.args?.data?.documentLoaderURL ?? "").startsWith(env.baseURL)).map((e) => e.ts).sort((a, b) => a - b)[0];
   const shots = events.filter((e) => e.name === "Screenshot" && e.args?.snapshot).map((e) => ({ t: (e.ts - nav) / 1000, src: `data:image/jpeg;base64,${e.args.snapshot}` })).filter((s) => s.t >= -50).sort((a, b) => a.t - b.t);
+  if (opt.frames) {
+    // As PNGs (the trace's screenshots are JPEGs): each drawn into a page of its size.
+    mkdirSync(opt.frames, { recursive: true });
+    const one = await env.browser.newPage({ viewport: { width, height } });
+    for (const s of shots) {
+      await one.setContent(`<body style="margin:0"><img src="${s.src}" style="display:block;width:${width}px">`);
+      await one.waitForFunction(() => document.images[0].complete);
+      await one.screenshot({ path: join(opt.frames, `${String(Math.max(0, Math.round(s.t))).padStart(5, "0")}ms.png`) });
+    }
+    await one.close();
+  }
   const end = Math.max(marks["hwscope-interactive"] + 200, 600);
   const every = Number(opt.every);
   const frames = [];
