@@ -7,9 +7,9 @@
 //   wrong-mime   .wasm as application/octet-stream (hosts that do not know the type)
 //   no-wasm      every .wasm answers 404 (an upload that left it out)
 //   csp          Content-Security-Policy: script-src 'self' (no 'wasm-unsafe-eval') on every file
-//   no-main      www/main.*.js and www/pkg/standalone.*.js answer 404 (the page's scripts missing)
+//   no-main      www/pkg/page/main.*.js (the published entry) and www/pkg/standalone.*.js answer 404 (the page's scripts missing)
 //   no-scripts   every .js answers 404 (not even the boot guard or the element's script)
-//   throws       www/main.*.js and www/pkg/standalone.*.js throw when they run (a broken upload)
+//   throws       www/pkg/page/main.*.js and www/pkg/standalone.*.js throw when they run (a broken upload)
 //
 //   const host = await startStaticHost({ root, mode: "csp" });   // host.url, await host.close()
 //   node e2e/static-host.mjs DIR [MODE] [PORT]                    # the same, by hand
@@ -20,7 +20,7 @@ import { pathToFileURL } from "node:url";
 import { MIME_TYPES } from "../scripts/serve.mjs";
 
 export const MODES = ["plain", "wrong-mime", "no-wasm", "csp", "no-main", "no-scripts", "throws"];
-const MAIN = /\/www\/main\.[0-9a-f]{10}\.js$|\/www\/pkg\/standalone\.[0-9a-f]{10}\.js$/;
+const MAIN = /\/www\/(pkg\/page\/)?main\.[0-9a-f]{10}\.js$|\/www\/pkg\/standalone\.[0-9a-f]{10}\.js$/;
 
 /** Does this mode make `path` (URL path below the root) a 404? */
 function gone(mode, path) {

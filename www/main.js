@@ -52,7 +52,7 @@ function run() {
   const wasmUrl = inline ? null : new URL("./pkg/hwscope_bg.wasm", import.meta.url);
   // A status other than 200 is named (boot.js says which file and what to fix).
   // www/prefetch.js may have asked for it already.
-  const early = globalThis.hwscopeCore?.url === wasmUrl?.href ? globalThis.hwscopeCore.response : null;
+  const early = wasmUrl && globalThis.hwscopeCore?.url === wasmUrl.href ? globalThis.hwscopeCore.response : null;
   const bytes = inline ? null : (early ?? fetch(wasmUrl)).then((r) => {
     if (!r.ok) throw Object.assign(new Error(`${r.status} ${r.statusText} for ${r.url}`), { name: "HttpError", status: r.status, url: r.url });
     return r;
