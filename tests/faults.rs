@@ -220,6 +220,23 @@ fn a_pinned_fence_check_phase_moves_the_fence_to_its_grid() {
     assert!(hi - lo < 1_125 && (lo..=lo + 1_125).contains(&drawn), "{firsts:?}, drawn {drawn}");
 }
 
+/// `phases.heartbeat_ms` pins when each broker heartbeats (the oracle writes the
+/// real cluster's): the zombie's last heartbeat before the cut, and so its fence,
+/// move with its phase.
+#[test]
+fn pinned_heartbeat_phases_move_the_heartbeats_and_the_fence() {
+    let base: Value = serde_json::from_str(hwscope::builtin::json("zombie-leader").unwrap_or("{}")).unwrap_or_default();
+    for (phase0, fenced) in [(100u64, 10_125u64), (900, 10_125), (1_900, 9_000)] {
+        let mut s = base.clone();
+        s["phases"] = json!({"heartbeat_ms": [phase0, 10, 20], "fence_check_ms": 0});
+        let t = Trace::of_value(&s);
+        let beats: Vec<u64> = t.all(&json!({"type": "broker_heartbeat", "from": 0, "to": "controller"})).iter().map(|&i| time(t.at(i))).collect();
+        assert_eq!(beats.first().map(|b| (b - 1) % 2_000), Some(phase0), "{beats:?}");
+        let fence = time(t.at(t.find(0, &json!({"timer": "fence-check", "broker": 0}))));
+        assert_eq!(fence, fenced, "phase {phase0}");
+    }
+}
+
 /// The new fields (client endpoints, producer and consumer settings, `crash.silent`)
 /// survive the share-link codec.
 #[test]
