@@ -83,8 +83,15 @@ fn bounce_inside_session() {
     assert!(text(t.at(refused)).contains("DUPLICATE_BROKER_REGISTRATION"));
     assert_eq!(replica(t.at(refused), 2)["state"], "starting");
     let registered = t.find(refused, &json!({"type": "broker_registration", "from": 2, "outcome": "registered"}));
-    let fence = t.all(&json!({"timer": "fence-check", "broker": 2}));
-    assert!(fence.iter().any(|&f| f < registered), "the old session is fenced first");
+    // Only once the old session has expired (9 s after its last heartbeat, at most one
+    // interval before the crash): a stale-broker check fenced it first, or this
+    // registration cleans up its unclean shutdown. Each refusal is retried one heartbeat
+    // interval after it arrives (4.0.2, measured).
+    let crash2 = time(t.at(t.find(0, &json!({"type": "crash", "broker": 2}))));
+    assert!(time(t.at(registered)) > crash2 + 9_000 - 2_000, "registered at {}", time(t.at(registered)));
+    let answers: Vec<u64> = t.all(&json!({"type": "broker_registration_response", "to": 2})).iter().map(|&i| time(t.at(i))).collect();
+    let asks: Vec<u64> = t.all(&json!({"type": "broker_registration", "from": 2})).iter().map(|&i| time(t.at(i))).collect();
+    assert!(asks.len() >= 3 && asks.windows(2).zip(&answers).all(|(w, &a)| w[1] == a + 2_000 + 1), "asks {asks:?}, answers {answers:?}");
     let unfenced = t.find(registered, &json!({"type": "broker_heartbeat", "from": 2, "outcome": "unfenced"}));
     let back = t.find(unfenced, &json!({"type": "alter_partition", "outcome": "committed"}));
     assert_eq!(isr(t.at(back)), vec![0, 1, 2]);
