@@ -17,7 +17,8 @@ import { dirname, join, resolve, basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RESTART_ALLOWANCE_MS, runOnKafka, defaultWorkRoot } from "./lib/cluster.mjs";
 import { compare, overload, realObservations, runNoise, simObservations, verdictOf, NOISE_MS, NOISE_MEDIAN_MS } from "./lib/compare.mjs";
-import { Unrunnable, compileHarness, fenceCheckPhase, resolveKafka } from "./lib/kafka.mjs";
+import { Unrunnable, compileHarness, resolveKafka } from "./lib/kafka.mjs";
+import { fenceCheckPhase, heartbeatPhases } from "./lib/phases.mjs";
 import { nftAvailable } from "./lib/netfilter.mjs";
 import { cleanupAll, installExitHandlers, runSync } from "./lib/procs.mjs";
 import { planFor } from "./lib/scenario.mjs";
@@ -194,6 +195,12 @@ async function main() {
       changed = true;
       log(`the simulator's stale-broker check lined up with the real controller's: a check at ${checkPhase.from_t} ms, every ${checkPhase.period_ms} ms (phases.fence_check_ms ${checkPhase.phase_ms})`);
     }
+    const beats = sim.ok ? heartbeatPhases(real.heartbeats, plan) : null;
+    if (beats && derived.phases?.heartbeat_ms === undefined) {
+      derived.phases = { ...derived.phases, heartbeat_ms: beats.heartbeat_ms };
+      changed = true;
+      log(`every broker's heartbeats lined up with the real ones: phases.heartbeat_ms [${beats.heartbeat_ms.join(", ")}] (every ${beats.interval_ms} ms)`);
+    }
     let cmpPlan = plan;
     let cmpSim = simObs;
     if (changed) {
@@ -212,7 +219,7 @@ async function main() {
     const realObs = realObservations(real, cmpPlan);
     const rows = compare(cmpPlan, realObs, cmpSim, noise);
     const over = overload(rows) ?? (lateRestart ? { late_restart: lateRestart } : null);
-    runs.push({ real, realObs, rows, noise, restartShift, checkPhase, overload: over, verdict: !sim.ok ? "not modelled yet" : over ? "inconclusive" : verdictOf(rows, sim.ok), wall_s: Math.round((Date.now() - started) / 100) / 10 });
+    runs.push({ real, realObs, rows, noise, restartShift, checkPhase, beats, overload: over, verdict: !sim.ok ? "not modelled yet" : over ? "inconclusive" : verdictOf(rows, sim.ok), wall_s: Math.round((Date.now() - started) / 100) / 10 });
   }
 
   const result = {
@@ -226,7 +233,7 @@ async function main() {
     noise_ms: NOISE_MS,
     noise_median_ms: NOISE_MEDIAN_MS,
     sim: sim.ok ? { steps: sim.obs.steps } : { not_modelled: sim.error },
-    runs: runs.map((r) => ({ verdict: r.verdict, overload: r.overload, rows: r.rows, noise: r.noise, restart_shift: r.restartShift, fence_check_phase: r.checkPhase, warmup_ack_ms: r.real.warmup_ack_ms, faults: r.real.faults, timings: r.real.timings, wall_s: r.wall_s, follower_reads: r.real.follower_reads, admin: r.real.admin, metadata_brokers: r.realObs.brokers })),
+    runs: runs.map((r) => ({ verdict: r.verdict, overload: r.overload, rows: r.rows, noise: r.noise, restart_shift: r.restartShift, fence_check_phase: r.checkPhase, heartbeat_phases: r.beats, warmup_ack_ms: r.real.warmup_ack_ms, faults: r.real.faults, timings: r.real.timings, wall_s: r.wall_s, follower_reads: r.real.follower_reads, admin: r.real.admin, metadata_brokers: r.realObs.brokers })),
   };
   process.stdout.write(renderReport(result, plan));
   if (o.json) writeFileSync(o.json, JSON.stringify(result, null, 1) + "\n");

@@ -177,6 +177,11 @@ fn initial_and_config() {
     }
     rejected(&with("phases/fence_check_ms", json!(1125)).to_string(), "phases.fence_check_ms", "between 0 and 1124, got 1125");
     rejected(&with("phases/fence_check_ms", json!(-1)).to_string(), "phases.fence_check_ms", "got");
+    rejected(&with("phases/heartbeat_ms", json!([1, 2])).to_string(), "phases.heartbeat_ms", "one phase per broker: 3 replicas, got 2");
+    rejected(&with("phases/heartbeat_ms", json!([1, 2, 2000])).to_string(), "phases.heartbeat_ms[2]", "between 0 and 1999, got 2000");
+    let mut zk = with("phases/heartbeat_ms", json!([1, 2, 3]));
+    zk["preset"] = json!("kafka-2.0");
+    rejected(&zk.to_string(), "phases.heartbeat_ms", "KRaft presets only");
     rejected(
         &with("config/replica.fetch.wait.ms", json!(5)).to_string(),
         "config.replica.fetch.wait.ms",

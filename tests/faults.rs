@@ -83,8 +83,15 @@ fn bounce_inside_session() {
     assert!(text(t.at(refused)).contains("DUPLICATE_BROKER_REGISTRATION"));
     assert_eq!(replica(t.at(refused), 2)["state"], "starting");
     let registered = t.find(refused, &json!({"type": "broker_registration", "from": 2, "outcome": "registered"}));
-    let fence = t.all(&json!({"timer": "fence-check", "broker": 2}));
-    assert!(fence.iter().any(|&f| f < registered), "the old session is fenced first");
+    // Only once the old session has expired (9 s after its last heartbeat, at most one
+    // interval before the crash): a stale-broker check fenced it first, or this
+    // registration cleans up its unclean shutdown. Each refusal is retried one heartbeat
+    // interval after it arrives (4.0.2, measured).
+    let crash2 = time(t.at(t.find(0, &json!({"type": "crash", "broker": 2}))));
+    assert!(time(t.at(registered)) > crash2 + 9_000 - 2_000, "registered at {}", time(t.at(registered)));
+    let answers: Vec<u64> = t.all(&json!({"type": "broker_registration_response", "to": 2})).iter().map(|&i| time(t.at(i))).collect();
+    let asks: Vec<u64> = t.all(&json!({"type": "broker_registration", "from": 2})).iter().map(|&i| time(t.at(i))).collect();
+    assert!(asks.len() >= 3 && asks.windows(2).zip(&answers).all(|(w, &a)| w[1] == a + 2_000 + 1), "asks {asks:?}, answers {answers:?}");
     let unfenced = t.find(registered, &json!({"type": "broker_heartbeat", "from": 2, "outcome": "unfenced"}));
     let back = t.find(unfenced, &json!({"type": "alter_partition", "outcome": "committed"}));
     assert_eq!(isr(t.at(back)), vec![0, 1, 2]);
@@ -218,6 +225,23 @@ fn a_pinned_fence_check_phase_moves_the_fence_to_its_grid() {
     // One check period spans every phase: the fences lie within it, the drawn one too.
     let (lo, hi) = (*firsts.iter().min().unwrap_or(&0), *firsts.iter().max().unwrap_or(&0));
     assert!(hi - lo < 1_125 && (lo..=lo + 1_125).contains(&drawn), "{firsts:?}, drawn {drawn}");
+}
+
+/// `phases.heartbeat_ms` pins when each broker heartbeats (the oracle writes the
+/// real cluster's): the zombie's last heartbeat before the cut, and so its fence,
+/// move with its phase.
+#[test]
+fn pinned_heartbeat_phases_move_the_heartbeats_and_the_fence() {
+    let base: Value = serde_json::from_str(hwscope::builtin::json("zombie-leader").unwrap_or("{}")).unwrap_or_default();
+    for (phase0, fenced) in [(100u64, 10_125u64), (900, 10_125), (1_900, 9_000)] {
+        let mut s = base.clone();
+        s["phases"] = json!({"heartbeat_ms": [phase0, 10, 20], "fence_check_ms": 0});
+        let t = Trace::of_value(&s);
+        let beats: Vec<u64> = t.all(&json!({"type": "broker_heartbeat", "from": 0, "to": "controller"})).iter().map(|&i| time(t.at(i))).collect();
+        assert_eq!(beats.first().map(|b| (b - 1) % 2_000), Some(phase0), "{beats:?}");
+        let fence = time(t.at(t.find(0, &json!({"timer": "fence-check", "broker": 0}))));
+        assert_eq!(fence, fenced, "phase {phase0}");
+    }
 }
 
 /// The new fields (client endpoints, producer and consumer settings, `crash.silent`)

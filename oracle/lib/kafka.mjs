@@ -284,26 +284,6 @@ export function parseFenceChecks(text) {
 }
 
 /**
- * The phase of the real controller's stale-broker check grid (QuorumController's
- * maybeFenceStaleBroker task, every broker.session.timeout.ms / 8) as the simulator's
- * `phases.fence_check_ms`, from the checks parseFenceChecks read (with `t` from time zero):
- * the last periodic check before the first fence (the grid restarts after a fence, in Kafka
- * as in the simulator), the last one when nothing was fenced. None when the controller's
- * log had no checks.
- */
-export function fenceCheckPhase(fenceChecks, config) {
-  const period = Math.max(1, Math.floor((config["broker.session.timeout.ms"] ?? 9000) / 8));
-  const checks = (fenceChecks ?? []).filter((c) => c.t >= 0);
-  if (!checks.length) return null;
-  const firstFence = checks.find((c) => c.fenced !== null)?.t ?? Infinity;
-  const periodic = checks.filter((c) => c.fenced === null);
-  const from = periodic.filter((c) => c.t < firstFence).at(-1) ?? periodic[0];
-  if (!from) return null;
-  const at = Math.round(from.t);
-  return { phase_ms: ((at % period) + period) % period, period_ms: period, from_t: from.t };
-}
-
-/**
  * Heartbeats the controller received, from its request log (kafka.request.logger at
  * DEBUG, one line per completed request): [{ broker, epoch_ms }] where epoch_ms is when
  * the request arrived (completion time minus totalTimeMs).

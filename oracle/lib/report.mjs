@@ -119,6 +119,8 @@ export function renderReport(result, plan) {
         `stale-broker checks: the real controller checked at ${run.fence_check_phase.from_t} ms (every ${run.fence_check_phase.period_ms} ms)` +
           ` — the simulator's grid pinned there (phases.fence_check_ms ${run.fence_check_phase.phase_ms})`,
       );
+    if (run.heartbeat_phases)
+      lines.push(`heartbeats: every broker's lined up with the real ones (phases.heartbeat_ms [${run.heartbeat_phases.heartbeat_ms.join(", ")}])`);
     if (run.restart_shift)
       lines.push(
         `restarts: ${run.restart_shift.restarts.map((r) => `b${r.broker} scripted @${r.at_ms}, its new JVM asked to register @${r.up_t}`).join("; ")}` +

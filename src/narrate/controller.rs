@@ -84,9 +84,9 @@ impl Narrator<'_> {
                 Event::RegistrationResponseIgnored { .. } => {
                     return format!("Broker {broker} is already registered; the answer is ignored.")
                 }
-                Event::RegistrationRetries { .. } => {
+                Event::RegistrationRetries { at, .. } => {
                     return format!(
-                        "Broker {broker} is refused (DUPLICATE_BROKER_REGISTRATION); it tries again at its next heartbeat, {} ms on.",
+                        "Broker {broker} is refused (DUPLICATE_BROKER_REGISTRATION): its previous incarnation's session is still valid. It tries again one heartbeat interval ({} ms) later, at {at} ms.",
                         self.config().broker_heartbeat_interval_ms
                     )
                 }

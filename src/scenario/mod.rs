@@ -80,11 +80,14 @@ impl ToJson for AfterStop {
 json_struct! {
     /// Timer phases the seed would otherwise draw, pinned so that a run lines up with a
     /// real cluster's (the oracle measures them there and writes them here).
-    #[derive(Debug, Clone, Copy, PartialEq)]
+    #[derive(Debug, Clone, PartialEq)]
     pub struct Phases: Default {
         /// Where the controller's stale-broker check grid sits: a check runs at this time
         /// and every `broker.session.timeout.ms / 8` after (KRaft presets).
         pub fence_check_ms: Option<u64> = "fence_check_ms", opt(uint), opt;
+        /// When each broker sends its heartbeats (KRaft presets): broker i at
+        /// `heartbeat_ms[i]` and every `broker.heartbeat.interval.ms` after.
+        pub heartbeat_ms: Vec<u64> = "heartbeat_ms", or(Vec::new(), list(uint)), nonempty;
     }
 }
 

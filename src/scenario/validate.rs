@@ -117,6 +117,24 @@ impl Scenario {
             let period = (c.broker_session_timeout_ms / 8).max(1);
             in_range("phases.fence_check_ms", phase, 0, period - 1)?;
         }
+        let beats = &self.phases.heartbeat_ms;
+        if !beats.is_empty() {
+            if beats.len() != self.replicas as usize {
+                return Err(ScenarioError::new(
+                    "phases.heartbeat_ms",
+                    format!("one phase per broker: {} replicas, got {}", self.replicas, beats.len()),
+                ));
+            }
+            if self.behavior().broker_liveness != BrokerLiveness::BrokerHeartbeat {
+                return Err(ScenarioError::new(
+                    "phases.heartbeat_ms",
+                    "brokers heartbeat in the KRaft presets only (the ZooKeeper-era presets ping ZooKeeper on their own grid)",
+                ));
+            }
+            for (i, &phase) in beats.iter().enumerate() {
+                in_range(&format!("phases.heartbeat_ms[{i}]"), phase, 0, c.broker_heartbeat_interval_ms - 1)?;
+            }
+        }
         Ok(())
     }
 

@@ -123,6 +123,20 @@ impl Sim {
         self.schedule_heartbeat(id);
     }
 
+    /// `BrokerLifecycleManager` after DUPLICATE_BROKER_REGISTRATION (4.0.2, measured by
+    /// the oracle: refusals 2005–2038 ms apart with the default 2 s interval): the next
+    /// attempt is broker.heartbeat.interval.ms after the refusal arrives, not on the
+    /// heartbeat grid.
+    fn retry_refused_registration(&mut self, id: u32) {
+        if let Some(key) = self.broker_mut(id).heartbeat_timer.take() {
+            self.cancel(key);
+        }
+        let at = self.now + self.scenario.config.broker_heartbeat_interval_ms;
+        let timer = self.set_timer(at, Timer::Heartbeat { broker: id });
+        self.broker_mut(id).heartbeat_timer = Some(timer);
+        self.emit(Event::RegistrationRetries { broker: id, at });
+    }
+
     /// The next heartbeat (or registration attempt), on the broker's grid:
     /// its phase plus a multiple of broker.heartbeat.interval.ms.
     pub(crate) fn schedule_heartbeat(&mut self, id: u32) {
@@ -162,8 +176,8 @@ impl Sim {
 
     /// The controller's answer to a registration: refused while the previous
     /// incarnation's session lasts (DuplicateBrokerRegistrationException; the broker
-    /// tries again at its next heartbeat), or registered fenced with the metadata to
-    /// catch up from. Caught up, the broker takes its role and, ready to be unfenced,
+    /// tries again `retry_refused_registration`), or registered fenced with the metadata
+    /// to catch up from. Caught up, the broker takes its role and, ready to be unfenced,
     /// heartbeats at once (`setReadyToUnfence`).
     pub(crate) fn handle_registration_response(&mut self, msg: &Msg, broker_epoch: Option<u64>, meta: Option<&Metadata>) {
         let Node::Broker(id) = msg.to else { return };
@@ -171,7 +185,7 @@ impl Sim {
             return self.emit(Event::RegistrationResponseIgnored { broker: id });
         }
         let Some(epoch) = broker_epoch else {
-            return self.emit(Event::RegistrationRetries { broker: id });
+            return self.retry_refused_registration(id);
         };
         let b = self.broker_mut(id);
         b.broker_epoch = Some(epoch);

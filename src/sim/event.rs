@@ -146,7 +146,7 @@ pub enum Event {
     HeartbeatSent { broker: u32, msg: u64 },
     RegistrationResponseIgnored { broker: u32 },
     /// Refused (DUPLICATE_BROKER_REGISTRATION): it tries again at its next heartbeat.
-    RegistrationRetries { broker: u32 },
+    RegistrationRetries { broker: u32, at: u64 },
     RegistrationAccepted { broker: u32, broker_epoch: u64 },
     HeartbeatResponseIgnored { broker: u32 },
     /// `running`: Unfenced now: RECOVERY → RUNNING.

@@ -98,7 +98,8 @@ impl Sim {
         let leo = scenario.initial.log_end_offset;
         let all: Vec<u32> = (0..n).collect();
         let (interval, session) = controller::liveness_timing(&scenario.config, behavior.broker_liveness, settings);
-        let heartbeat_phase: Vec<u64> = (0..n).map(|_| rng.upto(interval - 1)).collect();
+        let drawn_beats: Vec<u64> = (0..n).map(|_| rng.upto(interval - 1)).collect();
+        let heartbeat_phase = if scenario.phases.heartbeat_ms.is_empty() { drawn_beats } else { scenario.phases.heartbeat_ms.clone() };
         // Drawn after the heartbeat phases, which keep the values they always had.
         let drawn_check = rng.upto((session / 8).max(1) - 1);
         let check_anchor = scenario.phases.fence_check_ms.unwrap_or(drawn_check);

@@ -8,7 +8,6 @@ import { compare, realObservations, verdictOf } from "../../oracle/lib/compare.m
 import {
   Unrunnable,
   parseDataDump,
-  fenceCheckPhase,
   parseFenceChecks,
   parseHeartbeats,
   parseKafkaVersion,
@@ -16,6 +15,7 @@ import {
   splitDumpByFile,
 } from "../../oracle/lib/kafka.mjs";
 import { Netfilter } from "../../oracle/lib/netfilter.mjs";
+import { fenceCheckPhase, heartbeatPhases } from "../../oracle/lib/phases.mjs";
 import { kafkaLineForPreset, planFor } from "../../oracle/lib/scenario.mjs";
 import { judge } from "../../scripts/oracle-suite.mjs";
 
@@ -177,6 +177,24 @@ test("the real stale-broker check grid becomes phases.fence_check_ms: the last c
   assert.equal(fenceCheckPhase(checks.slice(0, 3), {}).from_t, 1765.9);
   assert.equal(fenceCheckPhase([], {}), null);
   assert.equal(fenceCheckPhase(undefined, {}), null);
+});
+
+test("every broker's real heartbeats become phases.heartbeat_ms, read before the fault that stops each", () => {
+  const plan = planFor({
+    format: 1,
+    replicas: 3,
+    events: [
+      { at_ms: 3000, crash: { broker: 1 } },
+      { at_ms: 5000, partition: { between: [2, "controller"] } },
+    ],
+    stop_at_ms: 9000,
+  });
+  // Arrivals drift a few ms per beat; each broker is read at its own fault (b0: the first fault).
+  const hb = (broker, ...ts) => ts.map((t) => ({ broker, t }));
+  const heartbeats = [...hb(0, -1500, 501, 2504, 4508), ...hb(1, -700.4, 1302, 3306), ...hb(2, -90, 1913, 3917, 5921)];
+  assert.deepEqual(heartbeatPhases(heartbeats, plan), { heartbeat_ms: [503, 1301, 1916], interval_ms: 2000 });
+  // A broker never heard: nothing to pin.
+  assert.equal(heartbeatPhases(hb(0, 501), plan), null);
 });
 
 // A small run on both sides, built by hand.

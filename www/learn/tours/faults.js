@@ -206,9 +206,17 @@ export const bounce = [
     id: "fenced",
     level: "middle",
     title: "The old session runs out",
-    at: ev("isr_change", { outcome: "fenced" }),
+    // Whichever comes first once the session has expired: the controller's stale-broker
+    // check, or the new incarnation's next try (its registration then removes the old one).
+    at: (r) => ev("isr_change", { outcome: "fenced" })(r) || ev("broker_registration", { outcome: "registered", incarnation: (i) => i > 0 })(r),
     say: {
-      middle: (c) => `At ${c.t} ms the controller's stale-broker check fences the old incarnation of broker ${c.e.broker}, ${since(c, (e) => e.type === "crash" && e.broker === c.e.broker)} ms after it was killed. ISR ${set(c.e.isr)}.`,
+      middle: (c) => {
+        const b = c.e.broker ?? c.e.from;
+        const since0 = since(c, (e) => e.type === "crash" && e.broker === b);
+        return c.e.type === "isr_change"
+          ? `At ${c.t} ms the controller's stale-broker check fences the old incarnation of broker ${b}, ${since0} ms after it was killed. ISR ${set(c.e.isr)}.`
+          : `At ${c.t} ms, ${since0} ms after broker ${b} was killed, its old session has run out and no stale-broker check has fenced it yet: the new incarnation's next try is registered, and the registration itself removes the old one (BrokerUncleanShutdownHandler: out of the ISR, replaced where it led). ISR ${set(c.rec.partition.isr)}.`;
+      },
     },
   },
   {
@@ -221,7 +229,7 @@ export const bounce = [
         const b = c.e.isr.find((x) => !c.prev.partition.isr.includes(x));
         return `The new incarnation registered once the old session was gone (registered fenced, unfenced at its next heartbeat), caught up to LEO ${c.rep(b).leo}: ISR ${set(c.prev.partition.isr)} → ${set(c.e.isr)} at ${c.t} ms, ${since(c, (e) => e.type === "restart")} ms after the restart.`;
       },
-      senior: () => "KRaft in order: registerBroker (refused while the old session lasts) → the old incarnation fenced (handleBrokerFenced) → registered fenced → unfenced at a heartbeat once it has caught up with the metadata (handleBrokerUnfenced) → fetching → in the ISR again by the leader's AlterPartition. Under the ZooKeeper-era presets a restart registers at once and keeps its ISR place.",
+      senior: () => "KRaft in order: registerBroker (refused while the old session lasts; the broker tries again one heartbeat interval after each refusal) → once the session has expired, the old incarnation removed: fenced by a stale-broker check (handleBrokerFenced), or by the registration itself if it comes first (BrokerUncleanShutdownHandler) → registered fenced → unfenced at a heartbeat once it has caught up with the metadata (handleBrokerUnfenced) → fetching → in the ISR again by the leader's AlterPartition. Under the ZooKeeper-era presets a restart registers at once and keeps its ISR place.",
     },
   },
   {
