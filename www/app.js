@@ -10,14 +10,13 @@ import { createControls, applyControls } from "./panels/controls.js";
 import { createStatus } from "./panels/status.js";
 import { createMarks } from "./panels/marks.js";
 import { renderAbout } from "./panels/about.js";
-import { h } from "./core/dom.js";
+import { fmt, h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
 import { readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
 import { createNotice } from "./panels/notice.js";
 import { setTheme } from "./core/theme.js";
 
 const $ = (id) => document.getElementById(id);
-const fmt = (n) => n.toLocaleString("en");
 /** Computing that may hold up a frame before it goes on in slices (core/frontier.js). */
 const SYNC_MS = 12;
 /** How long a link or an embed's seek may compute its way to a far step. */

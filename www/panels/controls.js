@@ -7,7 +7,7 @@
 
 export { applyControls } from "../core/chrome.js";
 
-const fmt = (n) => n.toLocaleString("en");
+import { fmt } from "../core/dom.js";
 /** What takes Space and Enter for itself when it has focus. */
 const CONTROL = "button, a[href], summary, select, input, textarea, label, [role=button], [role=link], [role=checkbox], [role=radio], [role=option], [role=tab], [contenteditable]";
 /** How often, while End computes further, the stage moves on to the furthest step. */

@@ -3,7 +3,8 @@
 // timers imply is pending (src/sim/settle.rs), and ends once nothing is. This
 // line says which, at the step shown (its full text is its title).
 
-const fmt = (n) => n.toLocaleString("en");
+import { fmt } from "../core/dom.js";
+
 /** While playing, the line is rewritten at most this often. */
 const EVERY_MS = 300;
 

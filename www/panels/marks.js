@@ -6,6 +6,8 @@
 // ] and [, or the kind's letter; Shift goes back). A jump past what is computed
 // computes on, in slices, until one is found or the run ends.
 
+import { fmt } from "../core/dom.js";
+
 const KINDS = { hw: 1, isr: 2, election: 4, truncation: 8, loss: 16, intervention: 32, fault: 64 };
 /** Drawn last wins: the rarer, the more important. */
 const ORDER = ["hw", "fault", "intervention", "isr", "truncation", "election", "loss"];
@@ -14,7 +16,6 @@ const WORDS = { hw: "HW move", isr: "ISR change", election: "election", truncati
 const NS = "http://www.w3.org/2000/svg";
 /** The range input's thumb: ticks line up with where the thumb's centre would be. */
 const THUMB = 16;
-const fmt = (n) => n.toLocaleString("en");
 
 /** `go(n)` shows step n; `find(test, label)` computes on until test() holds
  *  (resolves "reached", "timeout" or "stopped"). */
