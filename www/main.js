@@ -1,5 +1,6 @@
-// Boot. First the stage: step 0 of the built-in the page opens with, as the
-// core computed it at build time (www/pkg/first.js), drawn by the page's own
+// Boot. First the stage: the step of the built-in the page opens with, as the
+// core computed it at build time (step 0 in www/pkg/first.js, a later one, for a
+// share link or #at=, in www/pkg/steps/NAME.json), drawn by the page's own
 // renderer before any WebAssembly has arrived (index.html holds the first paint
 // for this script and what it imports, and nothing else). Then the core and
 // the rest of the page, fetched together; app.js takes over the same stage and
@@ -108,7 +109,8 @@ function run() {
     setTimeout(show, HOLD_MS);
     stepsFile
       .then((file) => {
-        if (!file || (view.s && file.s !== view.s)) return;
+        // Once the page is shown (HOLD_MS passed), drawing into it would move it: the core draws.
+        if (!file || (view.s && file.s !== view.s) || document.documentElement.dataset.boot !== "waiting") return;
         const last = file.records.length - 1;
         // Past a short run's end the live page shows its last step; past the file's, only the core knows.
         const later = view.steps.map((n) => (n <= last ? file.records[n] : file.end ? file.records[last] : null));
