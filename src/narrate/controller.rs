@@ -40,9 +40,14 @@ impl Narrator<'_> {
         for e in self.events {
             match *e {
                 Event::RegistrationRefused { broker, session_deadline, msg } => {
+                    let c = &self.sim.controller;
+                    let keeps = match (c.leader == Some(broker), c.isr.contains(&broker)) {
+                        (true, _) => "keeps its place in the ISR and the leadership until its session expires",
+                        (false, true) => "keeps its place in the ISR until its session expires",
+                        (false, false) => "stays registered until its session expires (the leader has already removed it from the ISR)",
+                    };
                     return format!(
-                        "Broker {broker}'s new incarnation asks to register, but the old one's session is valid until {session_deadline} ms: the controller refuses it (DuplicateBrokerRegistrationException). The old incarnation keeps its place in the ISR{} until its session expires.{}",
-                        if self.sim.controller.leader == Some(broker) { " and the leadership" } else { "" },
+                        "Broker {broker}'s new incarnation asks to register, but the old one's session is valid until {session_deadline} ms: the controller refuses it (DuplicateBrokerRegistrationException). The old incarnation {keeps}.{}",
                         self.note(Some(msg))
                     );
                 }
