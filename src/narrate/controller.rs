@@ -61,10 +61,13 @@ impl Narrator<'_> {
                     " It crashed, an unclean shutdown: it may have lost what it had not flushed, so it leaves the ELR (handleBrokerUncleanShutdown), ELR {}.",
                     super::set_str(after.iter())
                 )),
-                Event::BrokerRegistered { broker, broker_epoch, incarnation, fenced, .. } => {
+                Event::BrokerRegistered { broker, broker_epoch, incarnation, fenced, expired_unfenced, .. } => {
+                    let previous = expired_unfenced.map_or(String::new(), |d| {
+                        format!(" Its previous incarnation's session ran out at {d} ms and no stale-broker check had fenced it yet: this registration removes it, as an unclean shutdown.")
+                    });
                     text = if fenced {
                         format!(
-                            "The controller registers broker {broker}'s incarnation {incarnation} with broker epoch {broker_epoch}, fenced until it has caught up with the metadata.{text}"
+                            "The controller registers broker {broker}'s incarnation {incarnation} with broker epoch {broker_epoch}, fenced until it has caught up with the metadata.{previous}{text}"
                         )
                     } else {
                         format!(
