@@ -237,7 +237,8 @@ fn pinned_heartbeat_phases_move_the_heartbeats_and_the_fence() {
         let mut s = base.clone();
         s["phases"] = json!({"heartbeat_ms": [phase0, 10, 20], "fence_check_ms": 0});
         let t = Trace::of_value(&s);
-        let beats: Vec<u64> = t.all(&json!({"type": "broker_heartbeat", "from": 0, "to": "controller"})).iter().map(|&i| time(t.at(i))).collect();
+        let beats: Vec<u64> =
+            t.all(&json!({"type": "broker_heartbeat", "from": 0, "to": "controller"})).iter().map(|&i| time(t.at(i))).collect();
         assert_eq!(beats.first().map(|b| (b - 1) % 2_000), Some(phase0), "{beats:?}");
         let fence = time(t.at(t.find(0, &json!({"timer": "fence-check", "broker": 0}))));
         assert_eq!(fence, fenced, "phase {phase0}");

@@ -40,9 +40,14 @@ impl Narrator<'_> {
         for e in self.events {
             match *e {
                 Event::RegistrationRefused { broker, session_deadline, msg } => {
+                    let c = &self.sim.controller;
+                    let keeps = match (c.leader == Some(broker), c.isr.contains(&broker)) {
+                        (true, _) => "keeps its place in the ISR and the leadership until its session expires",
+                        (false, true) => "keeps its place in the ISR until its session expires",
+                        (false, false) => "stays registered until its session expires (the leader has already removed it from the ISR)",
+                    };
                     return format!(
-                        "Broker {broker}'s new incarnation asks to register, but the old one's session is valid until {session_deadline} ms: the controller refuses it (DuplicateBrokerRegistrationException). The old incarnation keeps its place in the ISR{} until its session expires.{}",
-                        if self.sim.controller.leader == Some(broker) { " and the leadership" } else { "" },
+                        "Broker {broker}'s new incarnation asks to register, but the old one's session is valid until {session_deadline} ms: the controller refuses it (DuplicateBrokerRegistrationException). The old incarnation {keeps}.{}",
                         self.note(Some(msg))
                     );
                 }
@@ -56,10 +61,13 @@ impl Narrator<'_> {
                     " It crashed, an unclean shutdown: it may have lost what it had not flushed, so it leaves the ELR (handleBrokerUncleanShutdown), ELR {}.",
                     super::set_str(after.iter())
                 )),
-                Event::BrokerRegistered { broker, broker_epoch, incarnation, fenced, .. } => {
+                Event::BrokerRegistered { broker, broker_epoch, incarnation, fenced, expired_unfenced, .. } => {
+                    let previous = expired_unfenced.map_or(String::new(), |d| {
+                        format!(" Its previous incarnation's session ran out at {d} ms and no stale-broker check had fenced it yet: this registration removes it, as an unclean shutdown.")
+                    });
                     text = if fenced {
                         format!(
-                            "The controller registers broker {broker}'s incarnation {incarnation} with broker epoch {broker_epoch}, fenced until it has caught up with the metadata.{text}"
+                            "The controller registers broker {broker}'s incarnation {incarnation} with broker epoch {broker_epoch}, fenced until it has caught up with the metadata.{previous}{text}"
                         )
                     } else {
                         format!(

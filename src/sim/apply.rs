@@ -125,7 +125,7 @@ impl Sim {
                     c.isr.retain(|&b| b != broker);
                 }
             }
-            Event::BrokerRegistered { broker, broker_epoch, incarnation, session_deadline, fenced } => {
+            Event::BrokerRegistered { broker, broker_epoch, incarnation, session_deadline, fenced, .. } => {
                 let c = &mut self.controller;
                 c.metadata_offset += 1;
                 c.registrations[broker as usize] = Registration {

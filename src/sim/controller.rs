@@ -76,11 +76,12 @@ impl Sim {
             return self.emit(Event::RegistrationRefused { broker: id, session_deadline: reg.session_deadline.unwrap_or(0), msg: sent });
         }
         if reg.incarnation != incarnation {
+            let expired_unfenced = reg.session_deadline.filter(|_| !reg.fenced);
             self.broker_gone(id, ElectionCause::LeaderShutdown { old: id });
             self.handle_broker_unclean_shutdown(id);
             let broker_epoch = self.controller.metadata_offset + 1;
             let session_deadline = self.now + self.liveness().1;
-            self.emit(Event::BrokerRegistered { broker: id, broker_epoch, incarnation, session_deadline, fenced: true });
+            self.emit(Event::BrokerRegistered { broker: id, broker_epoch, incarnation, session_deadline, fenced: true, expired_unfenced });
             self.send_metadata_except(Some(id));
         }
         let reg = self.controller.registrations[id as usize];
@@ -98,7 +99,14 @@ impl Sim {
         if reg.incarnation != incarnation {
             let broker_epoch = self.controller.metadata_offset + 1;
             let session_deadline = self.now + self.liveness().1;
-            self.emit(Event::BrokerRegistered { broker: id, broker_epoch, incarnation, session_deadline, fenced: false });
+            self.emit(Event::BrokerRegistered {
+                broker: id,
+                broker_epoch,
+                incarnation,
+                session_deadline,
+                fenced: false,
+                expired_unfenced: None,
+            });
             let cause = match self.controller.leader {
                 Some(l) if l == id => Some(ElectionCause::LeaderRestarted { old: id }),
                 None => Some(ElectionCause::Unfenced { broker: id }),

@@ -136,7 +136,9 @@ pub enum Event {
     PreviousIncarnationRemoved { broker: u32, isr_before: BrokerSet },
     /// A new incarnation is registered, fenced, with a new broker epoch and session.
     /// `fenced`: KRaft registers it fenced; the ZooKeeper era lets it back at once.
-    BrokerRegistered { broker: u32, broker_epoch: u64, incarnation: u32, session_deadline: u64, fenced: bool },
+    /// `expired_unfenced`: the previous incarnation's session deadline, when it had run out
+    /// but no stale-broker check had fenced it yet (this registration removes it).
+    BrokerRegistered { broker: u32, broker_epoch: u64, incarnation: u32, session_deadline: u64, fenced: bool, expired_unfenced: Option<u64> },
     /// `unfence`: Fenced and caught up: unfenced now.
     HeartbeatReceived { broker: u32, session_deadline: u64, unfence: bool },
     HeartbeatRejected { broker: u32, msg: u64 },

@@ -187,7 +187,7 @@ export const bounce = [
         { key: "registered", label: "Yes: it is the same broker id", why: "Under KRaft the controller cannot tell a restarted broker from a second process with the same id while the old session lasts: ClusterControlManager.registerBroker refuses it (DuplicateBrokerRegistrationException) until the session has expired." },
         { key: "refused", label: "No: not while the old session is valid" },
       ],
-      explain: (c) => `Refused: ${c.e.error}. The broker asks again at each heartbeat interval (${c.cfg("broker.heartbeat.interval.ms")} ms).`,
+      explain: (c) => `Refused: ${c.e.error}. The broker asks again one heartbeat interval (${c.cfg("broker.heartbeat.interval.ms")} ms) after each refusal.`,
     },
     say: {
       junior: (c) => `Meanwhile the controller still counts the old incarnation: broker ${c.e.from} is in the ISR ${set(c.rec.partition.isr)}, so acks=all writes wait for it (leader HW ${c.lead.hw}, LEO ${c.lead.leo}).`,
