@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, test } from "node:test";
-import { assertNoErrors, launch, ROOT, watch } from "./helpers.mjs";
+import { assertNoErrors, launch, pageWithCoreHeld, ROOT } from "./helpers.mjs";
 
 const OUT = mkdtempSync(join(tmpdir(), "hwscope-firstframe-"));
 const pkg = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
@@ -53,19 +53,7 @@ const seen = () => ({
 
 /** Opens `path` with the core held back; returns what the first stage showed (or null) and what the live page shows. */
 async function firstAndLive(env, path) {
-  const context = await env.browser.newContext({ baseURL: env.baseURL, viewport: { width: 1280, height: 800 } });
-  await context.addInitScript(() => {
-    window.__cls = 0;
-    new PerformanceObserver((l) => l.getEntries().forEach((e) => !e.hadRecentInput && (window.__cls += e.value))).observe({ type: "layout-shift", buffered: true });
-  });
-  const page = await context.newPage();
-  watch(page);
-  let release;
-  const held = new Promise((r) => (release = r));
-  await page.route(/hwscope_bg(\.[0-9a-f]{10})?\.wasm$/, async (route) => {
-    await held;
-    await route.continue();
-  });
+  const { context, page, release } = await pageWithCoreHeld(env);
   await page.goto(new URL(path, env.baseURL).href);
   // The first stage, or (when the page cannot draw this address early) nothing until the core.
   await page.waitForFunction(() => document.documentElement.dataset.boot === "drawn" || performance.getEntriesByName("hwscope-first-stage").length, null, { timeout: 10_000 }).catch(() => {});

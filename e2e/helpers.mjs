@@ -242,3 +242,24 @@ export function cliTrace(source) {
   }
   return traces.get(key);
 }
+
+/**
+ * A page on a new 1280 px context that counts layout shifts (window.__cls) and holds the
+ * core (hwscope_bg.wasm, hashed or not) back until `release()`, as a slow link does.
+ */
+export async function pageWithCoreHeld(env) {
+  const context = await env.browser.newContext({ baseURL: env.baseURL, viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(() => {
+    window.__cls = 0;
+    new PerformanceObserver((l) => l.getEntries().forEach((e) => !e.hadRecentInput && (window.__cls += e.value))).observe({ type: "layout-shift", buffered: true });
+  });
+  const page = await context.newPage();
+  watch(page);
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route(/hwscope_bg(\.[0-9a-f]{10})?\.wasm$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  return { context, page, release };
+}

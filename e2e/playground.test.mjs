@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { assertNoErrors, cliTrace, launch, ROOT, watch } from "./helpers.mjs";
+import { assertNoErrors, cliTrace, launch, pageWithCoreHeld, ROOT, watch } from "./helpers.mjs";
 
 const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
 wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
@@ -368,20 +368,8 @@ describe("issue 13", () => {
   });
   test("problem 8: the first stage is drawn before the WebAssembly arrives, nothing moves when it does, and files come compressed and cacheable", async () => {
     for (const path of ["/", "/?embed=1&scenario=idle-partition-lag"]) {
-      const context = await env.browser.newContext({ baseURL: env.baseURL, viewport: { width: 1280, height: 800 } });
-      await context.addInitScript(() => {
-        window.__cls = 0;
-        new PerformanceObserver((l) => l.getEntries().forEach((e) => !e.hadRecentInput && (window.__cls += e.value))).observe({ type: "layout-shift", buffered: true });
-      });
-      const page = await context.newPage();
-      watch(page);
       // The core is held back, as on a slow link.
-      let release;
-      const held = new Promise((r) => (release = r));
-      await page.route("**/hwscope_bg.wasm", async (route) => {
-        await held;
-        await route.continue();
-      });
+      const { context, page, release } = await pageWithCoreHeld(env);
       await page.goto(new URL(path, env.baseURL).href);
       await page.waitForSelector(".broker[data-broker]", { timeout: 5000 });
       const before = await page.evaluate(() => ({
