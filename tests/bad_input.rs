@@ -34,7 +34,7 @@ fn base() -> Value {
 }
 
 /// Sets `path` (`/`-separated; numbers index arrays, one past the end appends;
-/// the value `"-"` removes the key) to `value`.
+/// the value `"-"` removes the key, or the array element) to `value`.
 fn with(path: &str, value: Value) -> Value {
     let mut v = base();
     let parts: Vec<&str> = path.split('/').collect();
@@ -47,7 +47,13 @@ fn with(path: &str, value: Value) -> Value {
     }
     let last = parts[parts.len() - 1];
     if value == json!("-") {
-        cur.as_object_mut().unwrap().remove(last);
+        if let Some(o) = cur.as_object_mut() {
+            o.remove(last);
+        } else if let (Ok(i), Some(a)) = (last.parse::<usize>(), cur.as_array_mut()) {
+            if i < a.len() {
+                a.remove(i);
+            }
+        }
     } else {
         match (last.parse::<usize>(), cur.as_array_mut()) {
             (Ok(i), Some(a)) if i == a.len() => a.push(value),
@@ -391,6 +397,34 @@ fn any_json() -> impl Strategy<Value = Value> {
         Just(json!({})),
         Just(json!([0, 1])),
     ]
+}
+
+/// Every leaf of the base scenario, removed (a key, or an array element) or set
+/// to null, one at a time: an error of one line or a scenario that runs. The
+/// exhaustive companion of the random mutation property below.
+#[test]
+fn every_leaf_removed_or_nulled_is_an_error_or_runs() {
+    let mut paths = Vec::new();
+    leaves(&base(), String::new(), &mut paths);
+    assert!(paths.len() > 40, "{} leaves", paths.len());
+    for path in &paths {
+        for value in [json!("-"), Value::Null] {
+            let input = with(path, value).to_string();
+            match Scenario::from_json(&input) {
+                Err(e) => {
+                    let text = e.to_string();
+                    assert!(!text.is_empty() && !text.contains('\n'), "{path}: {text:?}");
+                }
+                Ok(s) => {
+                    let mut run = Run::new(s);
+                    let mut steps = 0;
+                    while steps < 2000 && run.step() {
+                        steps += 1;
+                    }
+                }
+            }
+        }
+    }
 }
 
 proptest! {
