@@ -61,12 +61,12 @@ describe("a share link", () => {
     await page.close();
   });
 
-  test("made with different behaviour says so plainly", async () => {
+  test("a state that differs from the link's says so plainly", async () => {
     const good = linkFor(builtin("seed-walkthrough"), 5);
     const page = await open(`/#${good.replace(/h=[0-9a-f]{16}/, "h=0123456789abcdef")}`);
     assert.equal(await step(page), 5);
     assert.equal(await verified(page), false);
-    assert.match(await notice(page), /made with different behaviour.*step 5/);
+    assert.match(await notice(page), /Step 5 here is not the state this link was made from.*changed by hand.*model has changed/);
     assertNoErrors(page);
     await page.close();
   });

@@ -45,7 +45,7 @@ export function start(wasm, opts, boot = {}) {
     player.pause();
     player.go(n);
   };
-  const panels = boot.pagePanels ? boot.pagePanels.createPagePanels({ sim, wasm, go, intervene: (event) => intervene(event), load: (text) => load(text) }) : embedPanels();
+  const panels = boot.pagePanels ? boot.pagePanels.createPagePanels({ sim, wasm, go, intervene: (event) => intervene(event), load: (text) => choose(text) }) : embedPanels();
   const player = new Player(sim, show, (t) => {
     stage.frame(t);
     status.time(t);
@@ -101,13 +101,43 @@ export function start(wasm, opts, boot = {}) {
   function intervene(event) {
     player.pause();
     frontier.reset();
+    const at = player.step;
+    const before = sim.linkAt(at);
+    // Interventions later in the run than this one belong to the future it replaces.
+    const dropped = sim.interventions.filter((k) => k > at);
     try {
-      player.showRecord(sim.apply(player.step, event));
+      player.showRecord(sim.apply(at, event));
       clearError();
     } catch (e) {
       if (e.name === "CoreFailure") throw e;
       showError(`That intervention was refused: ${e.message}`);
+      return;
     }
+    remember(before);
+    if (dropped.length) {
+      const which = dropped.length === 1 ? `The intervention at step ${dropped[0]} was` : `The interventions at steps ${dropped.join(", ")} were`;
+      notice(`${which} after this step, in the future this one replaces, so ${dropped.length === 1 ? "it is" : "they are"} gone from this run. The browser's Back brings back the run before.`);
+    }
+  }
+
+  /** A change the user made (another scenario, an intervention) gets its own
+   *  history entry: the browser's Back returns to the run before it. */
+  function remember(before) {
+    if (opts.embed || !booted || before == null) return;
+    try {
+      history.replaceState(history.state, "", `#${before}`);
+      history.pushState(null, "", `#${sim.linkAt(player.step)}`);
+    } catch {
+      /* no history here (a sandboxed srcdoc frame) */
+    }
+  }
+
+  /** Loads a scenario the user chose (the picker, Settings) as a new history entry. */
+  function choose(text) {
+    const before = booted ? sim.linkAt(player.step) : null;
+    if (!load(text)) return false;
+    remember(before);
+    return true;
   }
 
   /** Shows step n (within the range); a step beyond what is computed is computed
@@ -195,7 +225,7 @@ export function start(wasm, opts, boot = {}) {
   picker.replaceChildren(...scenarios.map((s) => h("option", { value: s.name }, s.title || s.name)), h("option", { value: "", disabled: "" }, "Custom (from Settings)"));
   picker.addEventListener("change", () => {
     const s = scenarios.find((x) => x.name === picker.value);
-    if (s) load(s.json);
+    if (s) choose(s.json);
   });
   $("settings-open").addEventListener("click", () => panels.openSettings(json));
   $("share-open").addEventListener("click", async () => {

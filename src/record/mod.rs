@@ -254,6 +254,10 @@ json_record! {
         pub acks: Acks = "acks", always;
         pub acked: Vec<String> = "acked", always;
         pub failed: Vec<String> = "failed", always;
+        /// In the lighter form, how many records `acked` and `failed` hold in all
+        /// (the lists keep only their last `log_tail`).
+        pub acked_count: Option<u64> = "acked_count", opt;
+        pub failed_count: Option<u64> = "failed_count", opt;
         pub pending: Vec<String> = "pending", always;
         pub idempotent: bool = "idempotent", always;
         /// The leader its metadata names, and that leader's epoch.

@@ -49,6 +49,8 @@ impl Sim {
                     acks: self.scenario.producers[i].acks,
                     acked: tail_of(p.acked.iter_exact(), tail).map(|r| self.record_name(*r)).collect(),
                     failed: tail_of(p.failed.iter_exact(), tail).map(|r| self.record_name(*r)).collect(),
+                    acked_count: tail.map(|_| p.acked.iter_exact().len() as u64),
+                    failed_count: tail.map(|_| p.failed.iter_exact().len() as u64),
                     pending: p.pending.iter().map(|r| self.record_name(*r)).collect(),
                     idempotent: p.settings.idempotent,
                     leader: p.meta.leader,

@@ -23,6 +23,11 @@ export function catchAll() {
     const fatal = err?.name === "CoreFailure";
     showError(fatal ? err.message : `Something went wrong: ${err?.message ?? err}`, { fatal });
   };
-  addEventListener("error", (e) => report(e.error ?? e));
+  addEventListener("error", (e) => {
+    // The browser's note that a resize observer's callback changed layout again
+    // in the same frame is not a failure: the next frame delivers it.
+    if (!e.error && /^ResizeObserver loop/.test(e.message ?? "")) return;
+    report(e.error ?? e);
+  });
   addEventListener("unhandledrejection", (e) => report(e.reason));
 }

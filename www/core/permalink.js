@@ -25,9 +25,12 @@ export function checkLink({ at, hash }, sim, outcome = "reached") {
     return { step: sim.known - 1, message: `This link points at step ${at}; ${why}, so this shows step ${sim.known - 1}, the furthest reached.` };
   }
   const last = sim.known - 1;
-  if (at > last) return { step: last, message: `This link points at step ${at}, but this run ends at step ${last}: the link was made with different behaviour (another version of hwscope's model).` };
+  // A link without a state hash (`#at=N` written by hand, an embed's) has nothing to compare:
+  // past the end it is only a step number too far.
+  if (at > last && !hash) return { step: last, message: `This link points at step ${at}, but this run ends at step ${last}: showing step ${last}, the last.` };
+  if (at > last) return { step: last, message: `This link points at step ${at}, but this run ends at step ${last}, so this shows step ${last}. Either the step in the link was changed by hand, or it was made with different behaviour (another version of hwscope's model).` };
   const here = hash && sim.hashAt(at);
-  if (here !== hash) return { step: at, message: `This link was made with different behaviour: step ${at} here is not the state it was made from (state ${here}, the link says ${hash}). hwscope's model has changed since; you are seeing today's.` };
+  if (here !== hash) return { step: at, message: `Step ${at} here is not the state this link was made from (state ${here}, the link says ${hash}). Either the step in the link was changed by hand, or hwscope's model has changed since it was made; you are seeing today's.` };
   return { step: at, ok: !!hash };
 }
 

@@ -3,6 +3,10 @@
 
 import { h } from "../core/dom.js";
 
+/** How many records a producer's list holds in all (the lighter form keeps only its tail). */
+const ackedCount = (p) => p.acked_count ?? p.acked.length;
+const failedCount = (p) => p.failed_count ?? p.failed.length;
+
 const last = (ids, n = 6) => (ids.length > n ? `…${ids.slice(-n).join(" ")}` : ids.join(" ") || "—");
 
 /** The records of one client that were lost after it was told of them (rec.lost). */
@@ -18,13 +22,13 @@ export function createClients(box) {
     const leader = rec.replicas.find((r) => r.role === "leader" && r.alive);
     // Rebuild only when a figure shown here changed (most steps change none).
     const lost = rec.lost ?? [];
-    const key = [leader?.broker, leader?.hw, lost.length, ...rec.producers.map((p) => `${p.id}:${p.acked.length}/${p.pending.length}/${p.failed.length}`), ...rec.consumers.map((c) => `${c.id}@${c.position}/${c.records_read}/${c.fetch_from}`)].join();
+    const key = [leader?.broker, leader?.hw, lost.length, ...rec.producers.map((p) => `${p.id}:${ackedCount(p)}/${p.pending.length}/${failedCount(p)}`), ...rec.consumers.map((c) => `${c.id}@${c.position}/${c.records_read}/${c.fetch_from}`)].join();
     if (key === drawn && box.firstChild) return;
     drawn = key;
     const producers = rec.producers.map((p) =>
       h("tr", {}, h("th", { scope: "row" }, p.id), h("td", {}, `acks=${p.acks}`),
-        h("td", {}, `acked ${p.acked.length}`, h("small", {}, last(p.acked)), lostOf(lost, (l) => l.invariant === "acked-record-lost" && l.id.startsWith(`${p.id}-`), "acknowledged, then lost")),
-        h("td", {}, `pending ${p.pending.length}`, p.failed.length ? h("small", { class: "bad" }, `failed ${last(p.failed)}`) : null)));
+        h("td", {}, `acked ${ackedCount(p)}`, h("small", {}, last(p.acked)), lostOf(lost, (l) => l.invariant === "acked-record-lost" && l.id.startsWith(`${p.id}-`), "acknowledged, then lost")),
+        h("td", {}, `pending ${p.pending.length}`, failedCount(p) ? h("small", { class: "bad" }, `failed ${failedCount(p)}: ${last(p.failed)}`) : null)));
     const consumers = rec.consumers.map((c) => {
       const from = c.fetch_from ?? leader?.broker;
       const onFollower = c.fetch_from != null && c.fetch_from !== leader?.broker;

@@ -27,7 +27,12 @@ export function createInterventions(form, act) {
   let rec = null;
 
   const events = {
-    produce: () => ({ produce: { producer: $("iv-producer").value, records: Math.max(1, Math.min(100, Number($("iv-records").value) || 1)) } }),
+    produce: () => {
+      // What is produced is what the box shows: a count outside 1–100 is brought into it.
+      const records = Math.max(1, Math.min(100, Math.round(Number($("iv-records").value)) || 1));
+      $("iv-records").value = records;
+      return { produce: { producer: $("iv-producer").value, records } };
+    },
     crash: () => ({ crash: { broker: Number($("iv-broker").value) } }),
     restart: () => ({ restart: { broker: Number($("iv-broker").value) } }),
     partition: () => ({ partition: { between: [end($("iv-a").value), end($("iv-b").value)] } }),
@@ -39,17 +44,35 @@ export function createInterventions(form, act) {
     },
   };
 
+  /** The button that turns into its partner once used: focus moves there, not to the page. */
+  const PARTNER = { crash: "restart", restart: "crash", partition: "heal", heal: "partition" };
+  let used = null;
   form.addEventListener("click", (e) => {
     const kind = e.target.closest("button[data-iv]")?.dataset.iv;
-    if (kind && rec) act(events[kind]());
+    if (!kind || !rec) return;
+    used = kind;
+    act(events[kind]());
+    keepFocus();
   });
   form.addEventListener("submit", (e) => e.preventDefault());
   form.addEventListener("change", () => rec && update(rec));
+
+  /** A keyboard user who crashed a broker can restart it next without hunting for focus. */
+  function keepFocus() {
+    const button = used && form.querySelector(`[data-iv=${used}]`);
+    const partner = used && PARTNER[used] && form.querySelector(`[data-iv=${PARTNER[used]}]`);
+    used = null;
+    if (button?.disabled && partner && !partner.disabled) partner.focus();
+  }
 
   function update(next) {
     rec = next;
     const brokers = rec.replicas.map((r) => r.broker);
     options($("iv-producer"), rec.producers.map((p) => p.id), (id) => id);
+    // A scenario without producers has no one to produce (Settings adds one).
+    const producers = rec.producers.length > 0;
+    for (const el of [$("iv-producer"), $("iv-records"), form.querySelector("[data-iv=produce]")]) el.disabled = !producers;
+    form.querySelector("[data-iv=produce]").title = producers ? "" : "This scenario has no producer: add one in Settings";
     options($("iv-broker"), brokers, (b) => `broker ${b}`);
     // "cut broker 0 from the controller", "cut p1 from broker 0": every node is an end.
     const clients = [...rec.producers.map((p) => p.id), ...rec.consumers.map((c) => c.id)];

@@ -157,21 +157,56 @@ export function createSettings(dialog, wasm, onRun) {
     }
     check();
   });
+  // Escape (or a click that closes the dialog by accident) keeps the edits not yet run: the
+  // next Settings for the same run restores them. Cancel and Run let them go.
+  let base = "";
+  let pristine = "";
+  let draft = null;
+  const draftNote = h("p", { class: "draft-note", hidden: "" }, "Your edits from before, not yet run, are back. ",
+    h("button", { type: "button", id: "settings-discard" }, "Discard them"));
+  $("fields").before(draftNote);
+  draftNote.querySelector("button").addEventListener("click", () => {
+    draft = null;
+    draftNote.hidden = true;
+    show(base);
+    json.focus();
+  });
+  dialog.addEventListener("cancel", () => {
+    draft = json.value !== pristine ? { base, text: json.value } : null;
+  });
   run.addEventListener("click", () => {
     if (check()) {
+      draft = null;
       dialog.close();
       onRun(json.value);
     }
   });
-  $("settings-cancel").addEventListener("click", () => dialog.close());
+  $("settings-cancel").addEventListener("click", () => {
+    draft = null;
+    dialog.close();
+  });
   // Enter in a field must not submit (and close) the dialog.
   $("settings-form").addEventListener("submit", (e) => e.preventDefault());
 
-  return function open(currentJson) {
-    scenario = JSON.parse(currentJson);
-    json.value = JSON.stringify(scenario, null, 2);
-    fill();
+  /** The editor on `text` (the run's scenario, or a draft that may not parse yet). */
+  function show(text, parsed = true) {
+    try {
+      scenario = JSON.parse(text);
+      json.value = parsed ? JSON.stringify(scenario, null, 2) : text;
+      fill();
+    } catch {
+      json.value = text;
+    }
     check();
+  }
+
+  return function open(currentJson) {
+    base = currentJson;
+    pristine = JSON.stringify(JSON.parse(currentJson), null, 2);
+    const restore = draft?.base === currentJson;
+    if (!restore) draft = null;
+    draftNote.hidden = !restore;
+    show(restore ? draft.text : currentJson, !restore);
     dialog.showModal();
   };
 }
