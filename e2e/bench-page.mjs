@@ -110,7 +110,9 @@ async function throttledLoads(runs) {
         await page.waitForTimeout(600);
         const m = await doc.evaluate(() => {
           const at = (n) => performance.getEntriesByName(n)[0]?.startTime;
-          return { first: at("hwscope-first-stage") ?? at("hwscope-first-frame"), interactive: at("hwscope-interactive") ?? at("hwscope-first-frame"), cls: window.__cls ?? null, nav: performance.timeOrigin };
+          // The first figure: the first stage, or (a sandboxed embed waiting for its bundle) the step's still.
+          const firsts = [at("hwscope-first-stage"), at("hwscope-still")].filter((t) => t != null);
+          return { first: firsts.length ? Math.min(...firsts) : at("hwscope-first-frame"), interactive: at("hwscope-interactive") ?? at("hwscope-first-frame"), cls: window.__cls ?? null, nav: performance.timeOrigin };
         });
         // A frame's clock starts when the frame does: count from the host page's navigation.
         const offset = doc === page ? 0 : m.nav - (await page.evaluate(() => performance.timeOrigin));

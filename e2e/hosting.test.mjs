@@ -120,6 +120,59 @@ test("a host with no extra headers (no CORS): every embed draws the stage, the s
   assert.deepEqual([r.element.state, r.sandboxed.state, r.page.state], ["live", "live", "live"], JSON.stringify(r));
 });
 
+test("the sandboxed embed shows the asked step's picture while its bundle downloads, and the stage when it has come", async () => {
+  const host = await startStaticHost({ root: join(TMP, "site"), mode: "slow-bundle" });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 3200 } });
+  await context.addInitScript(() => {
+    window.__cls = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (!e.hadRecentInput) window.__cls += e.value;
+    }).observe({ type: "layout-shift", buffered: true });
+  });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${host.url}${SUB}/docs/embed.html`, { waitUntil: "commit" });
+    let frame = null;
+    for (let i = 0; i < 50 && !frame; i++) {
+      frame = page.frames().find((x) => /scenario=idle-partition-lag/.test(x.url()));
+      if (!frame) await page.waitForTimeout(100);
+    }
+    assert.ok(frame, "the sandboxed frame");
+    const look = () =>
+      frame.evaluate(() => {
+        const fig = document.querySelector(".boot-preview");
+        const img = fig?.querySelector("img");
+        const r = fig?.getBoundingClientRect();
+        return {
+          boot: document.documentElement.dataset.boot ?? null,
+          src: img?.getAttribute("src") ?? null,
+          loaded: !!img && img.complete && img.naturalWidth > 0,
+          shown: !!fig && getComputedStyle(fig).display !== "none" && getComputedStyle(fig).visibility === "visible" && r.height > 200,
+          caption: fig?.querySelector("figcaption")?.textContent ?? "",
+        };
+      });
+    let seen = null;
+    for (let i = 0; i < 100 && !seen; i++) {
+      const s = await look().catch(() => null);
+      if (s?.loaded && s.shown) seen = s;
+      else await page.waitForTimeout(50);
+    }
+    assert.ok(seen, "the picture is shown while the bundle is on its way");
+    assert.equal(seen.boot, null, "before the playground runs");
+    assert.match(seen.src, /stills\/idle-partition-lag-28\.svg$/, "the step the embed asks for (from=28)");
+    assert.match(seen.caption, /step 28, drawn when the site was built/);
+    await frame.waitForFunction(() => document.documentElement.dataset.boot === "live", null, { timeout: 20_000 });
+    const after = await look();
+    assert.equal(after.shown, false, "the picture gives way to the stage");
+    // The stage comes whole: the page is not shown with an empty stage that then fills.
+    await page.waitForTimeout(300);
+    assert.equal(await frame.evaluate(() => window.__cls), 0, "no layout shift in the frame");
+  } finally {
+    await context.close();
+    await host.close();
+  }
+});
+
 test("a host that serves .wasm as application/octet-stream: every embed still draws", async () => {
   const r = await embedsOn("wrong-mime");
   assert.deepEqual([r.element.state, r.sandboxed.state, r.page.state], ["live", "live", "live"], JSON.stringify(r));

@@ -10,6 +10,7 @@
 //   no-main      www/pkg/page/main.*.js (the published entry) and www/pkg/standalone.*.js answer 404 (the page's scripts missing)
 //   no-scripts   every .js answers 404 (not even the boot guard or the element's script)
 //   throws       www/pkg/page/main.*.js and www/pkg/standalone.*.js throw when they run (a broken upload)
+//   slow-bundle  as plain, but www/pkg/standalone.*.js comes 3 s late (the sandboxed embed's one big script on a slow link)
 //
 //   const host = await startStaticHost({ root, mode: "csp" });   // host.url, await host.close()
 //   node e2e/static-host.mjs DIR [MODE] [PORT]                    # the same, by hand
@@ -19,7 +20,7 @@ import { extname, join, normalize, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { MIME_TYPES } from "../scripts/serve.mjs";
 
-export const MODES = ["plain", "wrong-mime", "no-wasm", "csp", "no-main", "no-scripts", "throws"];
+export const MODES = ["plain", "wrong-mime", "no-wasm", "csp", "no-main", "no-scripts", "throws", "slow-bundle"];
 const MAIN = /\/www\/(pkg\/page\/)?main\.[0-9a-f]{10}\.js$|\/www\/pkg\/standalone\.[0-9a-f]{10}\.js$/;
 
 /** Does this mode make `path` (URL path below the root) a 404? */
@@ -49,6 +50,7 @@ export async function startStaticHost({ root, mode = "plain", port = 0, host = "
       if (mode === "throws" && MAIN.test(path)) body = Buffer.from('throw new Error("a script of this upload is broken");\n');
       let type = (MIME_TYPES[extname(file)] ?? "application/octet-stream").replace(/; charset=utf-8/, "");
       if (mode === "wrong-mime" && file.endsWith(".wasm")) type = "application/octet-stream";
+      if (mode === "slow-bundle" && /\/www\/pkg\/standalone\.[0-9a-f]{10}\.js$/.test(path)) await new Promise((ok) => setTimeout(ok, 3000));
       res.writeHead(200, { ...headers, "Content-Type": type, "Content-Length": body.length });
       res.end(req.method === "HEAD" ? undefined : body);
     } catch {

@@ -162,6 +162,41 @@
     if (new URLSearchParams(location.search).get("embed") === "1") root.classList.add("embed");
     root.classList.add("boot-failed");
   }
+  /**
+   * While the classic bundle downloads (a sandboxed frame on a host without CORS: the
+   * bundle is the core too, ~260 KB gzipped), the picture of the asked step drawn when
+   * the site was built, so that the frame shows the figure at once. Only the exact step
+   * (stills are every 4th step up to 64) and only when the picture's colours (the
+   * reader's colour scheme) are the theme asked for; otherwise the words alone.
+   * Calls `then` when the picture has come (or failed, or there is none).
+   */
+  function preview(then) {
+    var want = asked();
+    if (!want || want.step % 4 !== 0 || want.step > 64 || !doc.body) return then();
+    var theme = new URLSearchParams(location.search).get("theme");
+    var dark = typeof matchMedia === "function" && matchMedia("(prefers-color-scheme: dark)").matches;
+    if ((theme === "dark" && !dark) || (theme === "light" && dark)) return then();
+    var fig = doc.createElement("figure");
+    fig.className = "boot-preview";
+    fig.setAttribute("aria-busy", "true");
+    var img = doc.createElement("img");
+    img.alt = "Step " + want.step + " of " + want.scenario + ", as a static picture while the playground loads";
+    img.onload = function () {
+      // The frame's first picture (e2e/bench-page.mjs reads it).
+      if (self.performance && performance.mark) performance.mark("hwscope-still");
+      then();
+    };
+    img.onerror = function () {
+      fig.remove();
+      then();
+    };
+    img.src = ((me && me.getAttribute("data-stills")) || "www/pkg/stills/") + want.scenario + "-" + want.step + ".svg";
+    var cap = doc.createElement("figcaption");
+    cap.textContent = "A picture of step " + want.step + ", drawn when the site was built: the playground itself is on its way.";
+    fig.appendChild(img);
+    fig.appendChild(cap);
+    doc.body.insertBefore(fig, doc.body.firstChild);
+  }
   function caption(want, step) {
     return "Step " + step + " of " + want.scenario + ", drawn when the site was built" + (step === want.step ? "." : " (the nearest picture to step " + want.step + ").");
   }
@@ -260,7 +295,16 @@
       bundle = doc.createElement("script");
       bundle.src = me.getAttribute("data-standalone-src");
       bundle.async = false;
-      doc.head.appendChild(bundle);
+      // The picture first (a browser fetches scripts before images, and the bundle is
+      // 30 times its size): the bundle starts when it has come, or after 400 ms.
+      var started = false;
+      var start = function () {
+        if (started) return;
+        started = true;
+        doc.head.appendChild(bundle);
+      };
+      preview(start);
+      setTimeout(start, 400);
     };
     var mainScript = doc.querySelector('script[type="module"]');
     if (mainScript) mainScript.addEventListener("error", classic);

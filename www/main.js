@@ -99,6 +99,13 @@ function run() {
   }
   document.documentElement.dataset.boot = "started";
   if (view && !view.steps.length) draw(FIRST[view.name]);
+  else if (inline) {
+    // The classic bundle (a sandboxed frame) has its core with it but no steps files (they
+    // would be cross-origin fetches): the page stays unshown until the core draws the
+    // step asked for, a moment away, instead of showing an empty stage that then fills
+    // (boot.js shows the step's picture meanwhile, where there is one).
+    document.documentElement.dataset.boot = "waiting";
+  }
   if (stepsFile) {
     // Meanwhile the page is not shown (style.css: data-boot="waiting"), so the stage is
     // not drawn into a page already on screen: nothing moves when it comes.
