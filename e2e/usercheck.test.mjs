@@ -50,6 +50,7 @@ describe("the page off the happy path", () => {
     await scrubTo(page, 3);
     await page.selectOption("#scenario", "kip101-data-loss");
     await page.waitForFunction(() => document.getElementById("scenario").value === "kip101-data-loss");
+    assert.doesNotMatch(page.url(), /scenario=seed-walkthrough/, "the address does not name the scenario left");
     await page.goBack();
     await page.waitForFunction(() => document.getElementById("scenario").value === "seed-walkthrough");
     await page.waitForFunction(() => document.getElementById("status").dataset.step === "3");
@@ -96,6 +97,16 @@ describe("the page off the happy path", () => {
     await page.close();
   });
 
+  test("after a link to a later step, the run is computed on past it in idle time, as from step 0", async () => {
+    const page = await open("/?scenario=steady-load#at=1000");
+    assert.equal(await stepOf(page), 1000);
+    // The look-ahead (core/frontier.js LOOKAHEAD) goes on from the step shown.
+    await page.waitForFunction(() => Number(document.getElementById("scrub").max) > 20_000, null, { timeout: 30_000 });
+    assert.equal(await stepOf(page), 1000, "still showing the link's step");
+    assertNoErrors(page);
+    await page.close();
+  });
+
   test("a scenario without producers has Produce disabled and says why; a count outside 1–100 is shown as produced", async () => {
     const page = await open(`/#${wasm.encodeLink(JSON.stringify({ format: 1, title: "no producers", replicas: 3, producers: [], stop_at_ms: 2000 }))}`);
     assert.equal(await page.isDisabled('[data-iv="produce"]'), true, "Produce is disabled");
@@ -129,6 +140,24 @@ describe("the page off the happy path", () => {
     await page.click("#settings-open");
     await page.click("#settings-discard");
     assert.notEqual(await page.inputValue("#f-title"), "Another draft");
+    await page.click("#settings-cancel");
+    assertNoErrors(page);
+    await page.close();
+  });
+
+  test("text that is not a number in a number box is an error on that box, not the default", async () => {
+    const page = await open("/?scenario=seed-walkthrough");
+    await page.click("#settings-open");
+    await page.click("#f-replicas", { clickCount: 3 });
+    await page.keyboard.type("1e");
+    assert.equal(await page.isDisabled("#settings-run"), true, "Run is disabled");
+    assert.match(await page.textContent("#f-replicas-err"), /not a number/);
+    assert.equal(await page.getAttribute("#f-replicas", "aria-invalid"), "");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.type("3");
+    assert.equal(await page.isDisabled("#settings-run"), false, "3 is a number again");
+    assert.equal(await page.textContent("#f-replicas-err"), "");
     await page.click("#settings-cancel");
     assertNoErrors(page);
     await page.close();

@@ -115,3 +115,48 @@ fn the_pending_consequences_are_named() {
     assert!(texts.iter().any(|t| t.starts_with("the controller fences broker 0 at ")), "{texts:?}");
     assert!(texts.iter().any(|t| t.contains("times out") && t.contains("request.timeout.ms")), "{texts:?}");
 }
+
+/// A follower cut off from the leader on an idle partition, last seen at the
+/// leader's LEO, stays caught up (`Replica.isCaughtUp`): no shrink is predicted,
+/// none comes, and the run ends instead of going on for a day of simulated time.
+#[test]
+fn a_cut_follower_at_the_leaders_leo_stays_in_the_isr_and_the_run_ends() {
+    let mut run = Run::new(builtin("seed-walkthrough"));
+    run.seek(1_000_000);
+    let end = run.current();
+    run.apply(&Scenario::event_from_json(r#"{"partition":{"between":[0,1]}}"#).unwrap()).unwrap();
+    let sim = run.sim();
+    let texts: Vec<String> = sim.pending().iter().map(|p| hwscope::narrate::future::pending_text(sim, p)).collect();
+    assert!(!texts.iter().any(|t| t.contains("from the ISR")), "no shrink is coming: {texts:?}");
+    run.seek(1_000_000);
+    let last = value(&run.record().to_json());
+    assert!(last["time_ms"].as_u64().unwrap() < 60_000, "the run ends soon after the cut: {}", last["time_ms"]);
+    assert!(run.current() < end + 1_000, "{} steps after the cut", run.current() - end);
+    assert_eq!(last["partition"]["isr"], serde_json::json!([0, 1]), "follower 1 is still in the ISR");
+}
+
+/// Cut off while behind the leader (a write it has not fetched), a follower is
+/// dropped after replica.lag.time.max.ms, as predicted.
+#[test]
+fn a_cut_follower_behind_the_leader_is_predicted_to_leave_the_isr_and_does() {
+    let mut run = Run::new(builtin("idle-partition-lag"));
+    run.seek(1_000_000);
+    run.apply(&Scenario::event_from_json(r#"{"partition":{"between":[0,1]}}"#).unwrap()).unwrap();
+    run.apply(&Scenario::event_from_json(r#"{"produce":{"producer":"p1","records":1}}"#).unwrap()).unwrap();
+    let mut predicted = false;
+    let mut shrunk = false;
+    for _ in 0..200_000 {
+        let sim = run.sim();
+        predicted |= sim.pending().iter().any(|p| hwscope::narrate::future::pending_text(sim, p).contains("drops follower 1"));
+        let r = value(&run.record().to_json());
+        if !r["partition"]["isr"].as_array().unwrap().contains(&serde_json::json!(1)) {
+            shrunk = true;
+            break;
+        }
+        if !run.step() {
+            break;
+        }
+    }
+    assert!(predicted, "the shrink was said to be coming");
+    assert!(shrunk, "and follower 1 left the ISR");
+}

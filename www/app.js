@@ -12,7 +12,7 @@ import { createMarks } from "./panels/marks.js";
 import { renderAbout } from "./panels/about.js";
 import { fmt, h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
-import { readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
+import { address, readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
 import { createNotice } from "./panels/notice.js";
 import { setTheme } from "./core/theme.js";
 
@@ -56,7 +56,8 @@ export function start(wasm, opts, boot = {}) {
   const frontier = new Frontier(sim, (job) => controls.computing(job));
   const controls = createControls(document, player, sim, frontier, () => load(json));
   sim.listen(() => controls.update());
-  controls.jumps = createMarks(document, sim, player, { go, find: (test, label) => frontier.find(test, FAR_MS, label) });
+  const marks = createMarks(document, sim, player, { go, find: (test, label) => frontier.find(test, FAR_MS, label) });
+  controls.jumps = marks;
   const notice = createNotice($("notice"));
   // main.js may have made room for it on the first stage (class pending: not shown yet).
   const verified = $("status").querySelector(".verified") ?? h("span", { class: "verified", hidden: "" }, "link reproduced exactly ✓");
@@ -105,14 +106,18 @@ export function start(wasm, opts, boot = {}) {
     const before = sim.linkAt(at);
     // Interventions later in the run than this one belong to the future it replaces.
     const dropped = sim.interventions.filter((k) => k > at);
+    let rec;
     try {
-      player.showRecord(sim.apply(at, event));
-      clearError();
+      rec = sim.apply(at, event);
     } catch (e) {
       if (e.name === "CoreFailure") throw e;
       showError(`That intervention was refused: ${e.message}`);
       return;
     }
+    player.showRecord(rec);
+    clearError();
+    // A "Jump to" result named a step of the run this one replaces.
+    marks.reset();
     remember(before);
     if (dropped.length) {
       const which = dropped.length === 1 ? `The intervention at step ${dropped[0]} was` : `The interventions at steps ${dropped.join(", ")} were`;
@@ -125,8 +130,8 @@ export function start(wasm, opts, boot = {}) {
   function remember(before) {
     if (opts.embed || !booted || before == null) return;
     try {
-      history.replaceState(history.state, "", `#${before}`);
-      history.pushState(null, "", `#${sim.linkAt(player.step)}`);
+      history.replaceState(history.state, "", address(before));
+      history.pushState(null, "", address(sim.linkAt(player.step)));
     } catch {
       /* no history here (a sandboxed srcdoc frame) */
     }
@@ -284,7 +289,8 @@ export function start(wasm, opts, boot = {}) {
       verified.hidden = !r.ok;
       verified.classList.remove("pending");
       // Short of the link's step: show the furthest reached and compute no further unasked.
-      if (r.step === sim.known - 1 && !sim.done) frontier.hold();
+      // (Reached, the look-ahead goes on past it as anywhere else.)
+      if (at != null && r.step < at && r.step === sim.known - 1 && !sim.done) frontier.hold();
       player.go(r.step);
     }
     notice(say.join(" "));

@@ -215,7 +215,7 @@ impl Narrator<'_> {
                 }
                 Event::IsrCheckNoChange { isr, .. } => {
                     return format!(
-                        "Leader {leader} checks the ISR {}: every member has caught up within {lag} ms; no change.",
+                        "Leader {leader} checks the ISR {}: every member is caught up (its last Fetch was at the leader's LEO, or it was there within {lag} ms); no change.",
                         set_str(isr.iter())
                     )
                 }

@@ -190,7 +190,9 @@ impl Sim {
                 } else {
                     Pending::Rejoining { follower: f.id }
                 });
-            } else if !reachable && in_isr && ls.isr.len() > 1 {
+            } else if !reachable && in_isr && ls.isr.len() > 1 && !at_leader_leo(ls.followers.get(&f.id), leader.log.leo()) {
+                // A member the leader last saw at its LEO stays caught up (`Replica.isCaughtUp`)
+                // while the LEO stays: on an idle partition no shrink is coming.
                 out.push(Pending::ShrinkDue { follower: f.id });
             }
         }
@@ -232,4 +234,11 @@ impl Sim {
             None => stop.saturating_add(MAX_RUN_ON_MS),
         }
     }
+}
+
+/// Whether the leader last saw this follower at its own LEO: `Replica.isCaughtUp`
+/// then holds whatever the time since it fetched (every preset), so only a write
+/// can take it out of the ISR.
+fn at_leader_leo(view: Option<&super::state::FollowerView>, leader_leo: u64) -> bool {
+    view.is_some_and(|v| v.leo == Some(leader_leo))
 }

@@ -45,13 +45,23 @@ export function createUrlSync(sim, write, onLink) {
       timer = 0;
       const fragment = sim.linkAt(due);
       try {
-        if (write) history.replaceState(history.state, "", `#${fragment}`);
+        if (write) history.replaceState(history.state, "", address(fragment));
       } catch {
         /* no history here (a sandboxed srcdoc frame) */
       }
       onLink(fragment);
     }, 500);
   };
+}
+
+/** The address bar for a share link's fragment: the query as it is but for
+ *  ?scenario=, which the fragment replaces (it holds the whole scenario), so the
+ *  address never names one scenario while showing another. */
+export function address(fragment) {
+  const q = new URLSearchParams(location.search);
+  q.delete("scenario");
+  const query = q.toString();
+  return `${location.pathname}${query ? `?${query}` : ""}#${fragment}`;
 }
 
 /** This page's address without query or fragment. */

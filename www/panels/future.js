@@ -24,6 +24,9 @@ export function createFuture(line, sim) {
       if (!atEnd) text = `The script runs to ${stop}.`;
       else if (pending.length) text = `The script ends here (${stop}), with consequences still pending: ${list}. Play continues the run until they have played out.`;
       else text = `The script ends here (${stop}); nothing is pending: the partition has settled.`;
+    } else if (pending.length && atEnd) {
+      // sim/settle.rs MAX_RUN_ON_MS: a run goes on at most a day of simulated time past its script.
+      text = `The run stops here, a day of simulated time past its script (${stop}), with this still pending: ${list}.`;
     } else if (pending.length) {
       text = `${rec.time_ms > f.stop_at_ms ? `Past the script (${stop}), the` : "The"} run goes on while something is pending. Now: ${list}.`;
     } else if (atEnd) {

@@ -134,9 +134,12 @@ export function createSettings(dialog, wasm, onRun) {
 
   /** Runs the core's validator and puts its message where it belongs. */
   function check() {
-    const err = wasm.validateScenario(json.value);
+    // A number box holding what is not a number ("1e", "--2") reads as empty: the
+    // scenario would run with the default. Say so instead, on that box.
+    const bad = inputs.find((f) => f.kind === "number" && f.input.validity.badInput);
+    const err = bad ? `${bad.path.join(".")}: not a number (digits only, for example 3)` : wasm.validateScenario(json.value);
     const [field, message] = err ? splitError(err) : ["", ""];
-    const owner = field && inputs.find((f) => f.path.join(".") === field);
+    const owner = bad ?? (field && inputs.find((f) => f.path.join(".") === field));
     for (const f of inputs) {
       f.err.textContent = f === owner ? message : "";
       f.input.toggleAttribute("aria-invalid", f === owner);

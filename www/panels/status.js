@@ -18,7 +18,8 @@ export function createStatus(line, violations) {
       parts.seed.textContent = `seed ${seed} · ${s.preset ?? "kafka-4.0"}`;
     },
     time(t) {
-      const s = `t = ${t.toFixed(1)} ms`;
+      // The box has a fixed width (nothing moves while playing): past 1,000 s, seconds.
+      const s = t < 1e6 ? `t = ${t.toFixed(1)} ms` : `t = ${(t / 1000).toFixed(t < 1e8 ? 2 : 1)} s`;
       if (parts.time.textContent !== s) parts.time.textContent = s;
     },
     /** `live`: the run is the core's (the first stage, drawn before it, is not: tools
