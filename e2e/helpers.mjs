@@ -263,3 +263,17 @@ export async function pageWithCoreHeld(env) {
   });
   return { context, page, release };
 }
+
+/** The step the page shows (the status line's data-step). */
+export const stepOf = (page) => page.$eval("#status", (s) => Number(s.dataset.step));
+
+/** Moves the scrubber as a user would (an input event), once it reaches n, and
+ *  waits until step n is shown. */
+export async function scrubTo(page, n) {
+  await page.waitForFunction((v) => Number(document.getElementById("scrub").max) >= v, n);
+  await page.$eval("#scrub", (el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+  }, n);
+  await page.waitForFunction((v) => document.getElementById("status").dataset.step === String(v), n);
+}

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { assertNoErrors, cliTrace, launch, pageWithCoreHeld, ROOT, watch } from "./helpers.mjs";
+import { assertNoErrors, cliTrace, launch, pageWithCoreHeld, ROOT, scrubTo, stepOf, watch } from "./helpers.mjs";
 
 const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
 wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
@@ -15,7 +15,6 @@ wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
 /** The CLI's trace of a built-in scenario, one record per step. */
 export const trace = (name) => cliTrace(["--builtin", name]);
 
-const stepOf = (page) => page.$eval("#status", (s) => Number(s.dataset.step));
 
 async function open(path, viewport) {
   const page = await env.newPage();
@@ -24,16 +23,6 @@ async function open(path, viewport) {
   await page.waitForSelector("#status[data-step]");
   await page.waitForSelector(".broker[data-broker]");
   return page;
-}
-
-/** Moves the scrubber as a user would (an input event), once it reaches n. */
-async function scrubTo(page, n) {
-  await page.waitForFunction((v) => Number(document.getElementById("scrub").max) >= v, n);
-  await page.$eval("#scrub", (el, v) => {
-    el.value = String(v);
-    el.dispatchEvent(new Event("input", { bubbles: true }));
-  }, n);
-  await page.waitForFunction((v) => document.getElementById("status").dataset.step === String(v), n);
 }
 
 let env;

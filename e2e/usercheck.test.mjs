@@ -8,13 +8,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
+import { assertNoErrors, launch, ROOT, scrubTo, stepOf } from "./helpers.mjs";
 
 const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
 wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
 
 const builtin = (name) => wasm.builtinScenarios().find((s) => s.name === name).json;
-const stepOf = (page) => page.$eval("#status", (s) => Number(s.dataset.step));
 const about = (page) => page.textContent("#about");
 const notice = (page) => page.$eval("#notice", (n) => (n.hidden ? "" : n.firstChild.textContent));
 
@@ -32,16 +31,6 @@ async function open(path) {
   await page.waitForSelector("html[data-boot=live]");
   await page.waitForSelector("#status[data-step]");
   return page;
-}
-
-/** Moves the scrubber as a user would (an input event), once it reaches n. */
-async function scrubTo(page, n) {
-  await page.waitForFunction((v) => Number(document.getElementById("scrub").max) >= v, n);
-  await page.$eval("#scrub", (el, v) => {
-    el.value = String(v);
-    el.dispatchEvent(new Event("input", { bubbles: true }));
-  }, n);
-  await page.waitForFunction((v) => document.getElementById("status").dataset.step === String(v), n);
 }
 
 describe("the page off the happy path", () => {
