@@ -111,6 +111,13 @@
     return { scenario: q.get("scenario") || "seed-walkthrough", step: step };
   }
 
+  /** Stills, drawn when the site was built (scripts/stills.mjs): every 4th step up to 64. */
+  var STILL_EVERY = 4;
+  var STILL_LAST = 64;
+  function still(scenario, step) {
+    return ((me && me.getAttribute("data-stills")) || "www/pkg/stills/") + scenario + "-" + step + ".svg";
+  }
+
   /** The full playground's address for the same scenario and step (a new tab, top level). */
   function fullAddress() {
     var u = new URL(location.href);
@@ -137,9 +144,8 @@
     var img = box.querySelector(".boot-still");
     var cap = box.querySelector(".boot-still-cap");
     if (want && img) {
-      // Stills exist for every 4th step up to 64 (scripts/stills.mjs): the nearest at or before.
-      var step = Math.min(64, want.step - (want.step % 4));
-      var dir = (me && me.getAttribute("data-stills")) || "www/pkg/stills/";
+      // The nearest still at or before the asked step.
+      var step = Math.min(STILL_LAST, want.step - (want.step % STILL_EVERY));
       var tried0 = step === 0;
       img.onerror = function () {
         if (tried0) {
@@ -149,10 +155,10 @@
         }
         tried0 = true;
         step = 0;
-        img.src = dir + want.scenario + "-0.svg";
+        img.src = still(want.scenario, 0);
         cap.textContent = caption(want, 0);
       };
-      img.src = dir + want.scenario + "-" + step + ".svg";
+      img.src = still(want.scenario, step);
       img.alt = "Step " + step + " of " + want.scenario + ", as a static picture";
       cap.textContent = caption(want, step);
       img.hidden = false;
@@ -172,7 +178,7 @@
    */
   function preview(then) {
     var want = asked();
-    if (!want || want.step % 4 !== 0 || want.step > 64 || !doc.body) return then();
+    if (!want || want.step % STILL_EVERY !== 0 || want.step > STILL_LAST || !doc.body) return then();
     var theme = new URLSearchParams(location.search).get("theme");
     var dark = typeof matchMedia === "function" && matchMedia("(prefers-color-scheme: dark)").matches;
     if ((theme === "dark" && !dark) || (theme === "light" && dark)) return then();
@@ -190,7 +196,7 @@
       fig.remove();
       then();
     };
-    img.src = ((me && me.getAttribute("data-stills")) || "www/pkg/stills/") + want.scenario + "-" + want.step + ".svg";
+    img.src = still(want.scenario, want.step);
     var cap = doc.createElement("figcaption");
     cap.textContent = "A picture of step " + want.step + ", drawn when the site was built: the playground itself is on its way.";
     fig.appendChild(img);

@@ -46,22 +46,19 @@ export function createInterventions(form, act) {
 
   /** The button that turns into its partner once used: focus moves there, not to the page. */
   const PARTNER = { crash: "restart", restart: "crash", partition: "heal", heal: "partition" };
-  let used = null;
   form.addEventListener("click", (e) => {
     const kind = e.target.closest("button[data-iv]")?.dataset.iv;
     if (!kind || !rec) return;
-    used = kind;
     act(events[kind]());
-    keepFocus();
+    keepFocus(kind);
   });
   form.addEventListener("submit", (e) => e.preventDefault());
   form.addEventListener("change", () => rec && update(rec));
 
   /** A keyboard user who crashed a broker can restart it next without hunting for focus. */
-  function keepFocus() {
-    const button = used && form.querySelector(`[data-iv=${used}]`);
-    const partner = used && PARTNER[used] && form.querySelector(`[data-iv=${PARTNER[used]}]`);
-    used = null;
+  function keepFocus(used) {
+    const button = form.querySelector(`[data-iv=${used}]`);
+    const partner = PARTNER[used] && form.querySelector(`[data-iv=${PARTNER[used]}]`);
     if (button?.disabled && partner && !partner.disabled) partner.focus();
   }
 
