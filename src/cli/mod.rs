@@ -51,10 +51,15 @@ pub mod check;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod parallel;
 
-#[cfg(not(target_arch = "wasm32"))]
-const CHECK_USAGE: &str = check::USAGE;
-#[cfg(target_arch = "wasm32")]
-const CHECK_USAGE: &str = "";
+/// `hwscope check` (native only; its usage is in every build's help).
+pub const CHECK_USAGE: &str = "  hwscope check SCENARIO.json|--builtin NAME [--max-depth N] [--faults K] [--threads T]
+              [--property any|acked-record-lost|replicas-diverged|consumed-record-lost] [--allowed]
+              [--records R] [--unflushed U] [--one-way] [--no-cuts] [--no-crash] [--no-restart]
+              [--cut-controller] [--cut-clients]
+              [--catch C] [--epochs E] [--max-time MS]
+              [--max-states N] [--memory MIB] [--keep-faults] [--no-symmetry] [--preset NAME]
+              [--out FILE] [--json]
+                                   search every schedule and up to K faults for a counterexample";
 
 /// A usage or input error: exit status 2, one line on stderr.
 pub(crate) struct Fail(pub(crate) String);
