@@ -271,3 +271,93 @@ fn kafka_4_1_brings_back_the_last_known_leader() {
         assert_eq!(t.at(back)["partition"]["isr"], json!([0]));
     }
 }
+
+// ---------------------------------------------------------------------------
+// Client defaults: kafka-2.0 | kafka-2.1 (KIP-91), kafka-2.8 | kafka-3.7 (KIP-679),
+// kafka-0.11 | kafka-2.0 (KIP-266).
+// ---------------------------------------------------------------------------
+
+/// The setting `key` in force under `preset`: (value, source, note).
+fn in_force(s: &Value, preset: &str, key: &str) -> (Value, String, String) {
+    let config = hwscope::Scenario::from_json(&with_preset(s, preset)).unwrap().config_in_force();
+    let row = config.iter().find(|c| c.key == key).unwrap_or_else(|| panic!("{preset}: no row {key}"));
+    (serde_json::from_str(&row.value.to_string()).unwrap(), row.source.name().to_string(), row.note.clone())
+}
+
+/// A write sent as the leader is killed (its kernel resets the connection:
+/// NETWORK_EXCEPTION, retriable). `ProducerConfig` at 2.0.0 defaults `retries` to 0,
+/// so `Sender.canRetry` is false and the batch fails at the first error; at 2.1.0
+/// (KIP-91) `retries` is `Integer.MAX_VALUE` within `delivery.timeout.ms` (120 s), so
+/// the write is retried until the new leader acknowledges it.
+#[test]
+fn before_2_1_a_write_to_a_killed_leader_fails_at_the_first_error_from_2_1_it_is_retried() {
+    let s = json!({
+        "format": 1, "replicas": 3, "producers": [{"id": "p1", "acks": "all"}],
+        "events": [{"at_ms": 2000, "produce": {"producer": "p1"}}, {"at_ms": 2000, "crash": {"broker": 0}}],
+        "stop_at_ms": 40000
+    });
+    for (preset, acked, failed, retries) in [("kafka-2.0", json!([]), json!(["p1-1"]), 0u64), ("kafka-2.1", json!(["p1-1"]), json!([]), 1)]
+    {
+        let t = under(&s, preset);
+        let p = producer(t.last(), "p1");
+        assert_eq!((&p["acked"], &p["failed"]), (&acked, &failed), "{preset}: {}", t.summary());
+        assert!(p["retries"].as_u64().unwrap() >= retries, "{preset}: retries {}", p["retries"]);
+        let (value, source, note) = in_force(&s, preset, "producers[0].retries");
+        assert_eq!(source, "preset", "{preset}");
+        assert_eq!(value, json!(if retries == 0 { 0 } else { 2_147_483_647u64 }), "{preset}: {note}");
+        assert!(note.contains("KIP-91"), "{note}");
+    }
+    // The failure says why: retriable, but no retries by default.
+    let t = under(&s, "kafka-2.0");
+    let gave_up = (0..t.len()).find(|&i| t.at(i)["text"].as_str().unwrap_or("").contains("gives up")).expect("p1 gives up");
+    assert!(t.at(gave_up)["text"].as_str().unwrap().contains("retries is 0"), "{}", line(t.at(gave_up)));
+    assert_eq!(in_force(&s, "kafka-2.0", "producers[0].delivery.timeout.ms").0, Value::Null);
+    assert_eq!(in_force(&s, "kafka-2.1", "producers[0].delivery.timeout.ms").0, json!(120_000));
+}
+
+/// A producer that names no `acks`: "1" up to 2.8, "all" from 3.0 (`ProducerConfig`
+/// `ACKS_CONFIG` at 2.8.0 and 3.0.0, KIP-679), with idempotence on by default from 3.0.
+#[test]
+fn acks_defaults_to_1_before_3_0_and_to_all_from_3_0() {
+    let s = json!({"format": 1, "replicas": 2, "producers": [{"id": "p1"}], "events": [{"at_ms": 0, "produce": {"producer": "p1"}}], "stop_at_ms": 100});
+    for (preset, acks, idempotent) in [("kafka-2.8", json!(1), false), ("kafka-3.7", json!("all"), true)] {
+        let t = under(&s, preset);
+        assert_eq!(producer(t.at(1), "p1")["acks"], acks, "{preset}: {}", line(t.at(1)));
+        assert_eq!(producer(t.at(1), "p1")["idempotent"], json!(idempotent), "{preset}");
+        let (value, source, note) = in_force(&s, preset, "producers[0].acks");
+        assert_eq!((value, source.as_str()), (acks, "preset"), "{preset}");
+        assert!(note.contains("KIP-679"), "{note}");
+    }
+}
+
+/// The consumer's request.timeout.ms: 305 s up to 1.1 (above max.poll.interval.ms,
+/// KIP-62), 30 s from 2.0 (KIP-266; `ConsumerConfig` at 0.11.0.3 and 2.0.0).
+#[test]
+fn the_consumer_request_timeout_is_305_s_before_2_0() {
+    let s = json!({"format": 1, "consumers": [{"id": "c1"}]});
+    for (preset, ms) in [("kafka-0.11", 305_000), ("kafka-2.0", 30_000)] {
+        let (value, source, note) = in_force(&s, preset, "consumers[0].request.timeout.ms");
+        assert_eq!((value, source.as_str()), (json!(ms), "preset"), "{preset}");
+        assert!(note.contains("KIP-266"), "{note}");
+    }
+}
+
+/// A write sent after the leader was killed: the new connection is refused, so the
+/// request is never sent (`NetworkClient` drains batches only to a ready node) and
+/// does not use up `retries`. Under kafka-2.0, with retries = 0, the write waits
+/// for the new leader and is acknowledged by it, as under kafka-2.1.
+#[test]
+fn a_refused_connection_does_not_use_up_retries() {
+    let s = json!({
+        "format": 1, "replicas": 3, "producers": [{"id": "p1", "acks": "all"}],
+        "events": [{"at_ms": 2000, "crash": {"broker": 0}}, {"at_ms": 3000, "produce": {"producer": "p1"}}],
+        "stop_at_ms": 40000
+    });
+    for preset in ["kafka-2.0", "kafka-2.1"] {
+        let t = under(&s, preset);
+        let p = producer(t.last(), "p1");
+        assert_eq!((&p["acked"], &p["failed"]), (&json!(["p1-1"]), &json!([])), "{preset}: {}", t.summary());
+        let refused = (0..t.len()).find(|&i| t.at(i)["text"].as_str().unwrap_or("").contains("refuses")).expect("a refused connection");
+        assert!(t.at(refused)["text"].as_str().unwrap().contains("never sent"), "{}", line(t.at(refused)));
+    }
+}

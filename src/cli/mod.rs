@@ -167,7 +167,7 @@ fn cmd_presets(args: &[String]) -> Result<(), Fail> {
         }
     }
     out!("");
-    out!("producers[] rows are the Java producer's defaults; this model's producers do not retry yet.");
+    out!("producers[] and consumers[] rows are the Java clients' defaults (ProducerConfig, ConsumerConfig at each version).");
     Ok(())
 }
 

@@ -30,7 +30,7 @@ impl Narrator<'_> {
                     } else {
                         format!(
                             " {p} sends {what} to broker {broker}, the leader its metadata names, with acks={}.{held}",
-                            acks_str(self.sim.scenario.producers[producer].acks)
+                            acks_str(self.sim.producers[producer].settings.acks)
                         )
                     });
                 }
@@ -45,8 +45,16 @@ impl Narrator<'_> {
                     error.name()
                 )),
                 Event::ProduceFailed { producer, error, count, bumped } => {
+                    let retries = self.sim.producers[producer].settings.retries;
+                    let why = match (error.retriable(), retries) {
+                        (true, 0) if self.sim.scenario.producers[producer].retries.is_none() => {
+                            ", retriable, but retries is 0 (the producer's default before 2.1, KIP-91)"
+                        }
+                        (true, 0) => ", retriable, but retries is 0",
+                        _ => "",
+                    };
                     text.push_str(&format!(
-                        " {} gives up on {count} record{}: {}.{}",
+                        " {} gives up on {count} record{}: {}{why}.{}",
                         self.producer(producer),
                         plural(count),
                         error.name(),
@@ -61,7 +69,7 @@ impl Narrator<'_> {
                     " {count} record{} of {} passed delivery.timeout.ms ({} ms).",
                     plural(count),
                     self.producer(producer),
-                    self.sim.producers[producer].settings.delivery_timeout_ms
+                    self.sim.producers[producer].settings.delivery_timeout_ms.unwrap_or(0)
                 )),
                 Event::MetadataRequested { client, broker, msg } => {
                     text.push_str(&format!(" {} asks broker {broker} for metadata.{}", self.client(client), self.note(Some(msg))))
@@ -135,10 +143,11 @@ impl Narrator<'_> {
         for e in self.events {
             if let Event::ProduceTimedOut { broker, requests, .. } = *e {
                 return format!(
-                    "{} has had no answer from broker {broker} for request.timeout.ms ({} ms): it closes the connection, and its {requests} request{} on it fail (the records may be in the log).{}",
+                    "{} has had no answer from broker {broker} for request.timeout.ms ({} ms): it closes the connection, and its {requests} request{} on it fail{} (the records may be in the log).{}",
                     self.producer(producer),
                     self.sim.producers[producer].settings.request_timeout_ms,
                     plural(requests),
+                    if requests == 1 { "s" } else { "" },
                     self.sender()
                 );
             }
@@ -217,11 +226,21 @@ impl Narrator<'_> {
     pub(super) fn reset(&self, to: Node, from: u32) -> String {
         for e in self.events {
             match *e {
-                Event::ConnectionReset { client, broker, requests } => {
+                Event::ConnectionReset { client, broker, requests, refused: true } => {
                     return format!(
-                        "Broker {broker}'s kernel resets {}'s connection: {requests} request{} on it fail at once (NETWORK_EXCEPTION); it wants new metadata.{}{}",
+                        "Broker {broker} is down: its kernel refuses {}'s new connection, so {} never sent (NETWORK_EXCEPTION, not counted against retries); it wants new metadata.{}{}",
+                        self.client(client),
+                        if requests == 1 { "the request was" } else { "the requests were" },
+                        self.sender(),
+                        self.consumer_next()
+                    )
+                }
+                Event::ConnectionReset { client, broker, requests, .. } => {
+                    return format!(
+                        "Broker {broker}'s kernel resets {}'s connection: {requests} request{} on it fail{} at once (NETWORK_EXCEPTION); it wants new metadata.{}{}",
                         self.client(client),
                         plural(requests),
+                        if requests == 1 { "s" } else { "" },
                         self.sender(),
                         self.consumer_next()
                     )

@@ -10,6 +10,7 @@ impl Narrator<'_> {
         match node {
             Node::Broker(b) => format!("broker {b}"),
             Node::Controller => "the controller".into(),
+            Node::ZooKeeper => "ZooKeeper".into(),
             Node::Producer(p) => format!("producer {}", self.producer(p)),
             Node::Consumer(c) => format!("consumer {}", self.consumer(c)),
         }

@@ -11,6 +11,7 @@ fn node(sim: &Sim, n: Node) -> String {
         Node::Producer(p) => sim.scenario.producers.get(p).map_or_else(|| "a producer".into(), |s| s.id.clone()),
         Node::Consumer(c) => sim.consumers.get(c).map_or_else(|| "a consumer".into(), |s| s.spec.id.clone()),
         Node::Controller => "the controller".into(),
+        Node::ZooKeeper => "ZooKeeper".into(),
     }
 }
 

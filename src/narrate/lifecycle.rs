@@ -53,7 +53,10 @@ impl Narrator<'_> {
             (Body::BrokerHeartbeatResponse { .. }, Node::Broker(id), _) => self.heartbeat_response(id),
             (Body::MetadataRequest, ..) => self.metadata_request(),
             (Body::MetadataResponse { .. }, ..) => self.metadata_response(),
-            (Body::Reset, to, Node::Broker(from)) => self.reset(to, from),
+            (Body::Reset { .. }, to, Node::Broker(from)) => self.reset(to, from),
+            (Body::ZkPing { .. } | Body::ZkRegister { .. }, ..) => self.at_zookeeper(),
+            (Body::ZkRegistered | Body::ZkSessionExpired, Node::Broker(id), _) => self.zookeeper_answer(id),
+            (Body::ZkWatch { broker, .. }, ..) => self.zookeeper_watch(*broker),
             _ => String::new(),
         }
     }
@@ -80,7 +83,9 @@ impl Narrator<'_> {
             Timer::FetchRequestTimeout { follower } => self.fetch_request_timeout(follower),
             Timer::ProduceRequestTimeout { producer, .. } => self.produce_request_timeout(producer),
             Timer::ConsumerRequestTimeout { .. } => self.consumer_request_timeout(),
+            Timer::FenceCheck if self.zookeeper() => self.at_zookeeper(),
             Timer::FenceCheck => self.session_expired(),
+            Timer::Heartbeat { broker } if self.zookeeper() => self.zookeeper_ping_sent(broker),
             Timer::Heartbeat { broker } => self.heartbeat_due(broker),
             Timer::AlterPartitionRetry { .. } => self.alter_partition_retry(),
             Timer::ProducerWake { producer } => self.producer_wake(producer),
@@ -166,7 +171,11 @@ impl Narrator<'_> {
                     } else {
                         ".".to_string()
                     });
-                    text.push_str(" It asks the controller to register it; until then it has no role.");
+                    text.push_str(if self.zookeeper() {
+                        " It opens a ZooKeeper session to register; until the controller's LeaderAndIsr it has no role."
+                    } else {
+                        " It asks the controller to register it; until then it has no role."
+                    });
                 }
                 _ => {}
             }
@@ -182,7 +191,14 @@ impl Narrator<'_> {
                 Event::LinksCut { from, to, both_ways } => {
                     let (a, b) = (self.node(from), self.node(to));
                     let controller = from == Node::Controller || to == Node::Controller;
-                    let what = if controller {
+                    let zookeeper = from == Node::ZooKeeper || to == Node::ZooKeeper;
+                    let what = if zookeeper && controller {
+                        "the controller's watch notifications wait in the connection until it heals"
+                    } else if zookeeper {
+                        "ZooKeeper pings and their answers sent across it from now on are lost, and the session times out on the last ping that got through"
+                    } else if controller && self.zookeeper() {
+                        "LeaderAndIsr sent across it from now on is lost (a broker's liveness is its ZooKeeper session, not this link)"
+                    } else if controller {
                         "heartbeats, metadata and AlterPartition sent across it from now on are lost"
                     } else {
                         "what is sent across it from now on is held by TCP, which retransmits it until the link heals or the sender gives up; what is already on the wire still arrives"
@@ -200,7 +216,7 @@ impl Narrator<'_> {
                     } else {
                         format!("The link from {a} to {b} is healed.")
                     };
-                    if from == Node::Controller || to == Node::Controller {
+                    if (from == Node::Controller || to == Node::Controller) && !self.zookeeper() {
                         text.push_str(" The next heartbeat gets through, and its answer brings the metadata the broker missed.");
                     }
                 }

@@ -13,6 +13,7 @@ mod follower;
 pub mod future;
 mod leader;
 mod lifecycle;
+mod zookeeper;
 
 use crate::scenario::Acks;
 use crate::sim::event::{ElectedFrom, ElectionCause, Released};

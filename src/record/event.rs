@@ -50,7 +50,7 @@ fn action_record(sim: &Sim, action: &Action) -> EventRecord {
     match action {
         Action::Produce { producer, .. } => EventRecord {
             producer: Some(sim.scenario.producers[*producer].id.clone()),
-            acks: Some(sim.scenario.producers[*producer].acks),
+            acks: Some(sim.producers[*producer].settings.acks),
             ..new("produce")
         },
         Action::Crash { broker, unflushed, silent } => EventRecord {
@@ -147,7 +147,9 @@ fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
             r.fenced = Some(*fenced);
             r.error = error.map(|e| e.name());
         }
-        Body::MetadataRequest | Body::Reset => {}
+        Body::MetadataRequest | Body::Reset { .. } => {}
+        Body::ZkPing { .. } | Body::ZkRegister { .. } | Body::ZkRegistered | Body::ZkSessionExpired => {}
+        Body::ZkWatch { broker, .. } => r.broker = Some(*broker),
         Body::MetadataResponse { leader, leader_epoch, .. } => {
             r.leader = Some(*leader);
             r.leader_epoch = Some(*leader_epoch);
@@ -177,6 +179,8 @@ fn timer_record(sim: &Sim, timer: Timer) -> EventRecord {
         Timer::ConsumerRequestTimeout { consumer: c } => {
             return EventRecord { consumer: consumer(c), timer: Some("consumer-request-timeout"), ..new("timeout") };
         }
+        // ZooKeeper's session timer: a `timeout` at ZooKeeper, not an ISR change.
+        Timer::FenceCheck if sim.zookeeper() => return EventRecord { timer: Some("zookeeper-session"), ..new("timeout") },
         Timer::FenceCheck => return EventRecord { timer: Some("fence-check"), ..new("isr_change") },
         Timer::ProducerWake { producer } => {
             let producer = Some(sim.scenario.producers[producer].id.clone());
@@ -237,11 +241,24 @@ fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool
             r.outcome = Some("refused");
             r.error = Some("DUPLICATE_BROKER_REGISTRATION");
         }
+        Event::BrokerRegistered { incarnation, .. } if sim.zookeeper() => {
+            r.outcome = Some("broker-startup");
+            r.incarnation = Some(incarnation);
+        }
         Event::BrokerRegistered { broker_epoch, incarnation, .. } => {
             r.outcome = Some("registered");
             r.broker_epoch = Some(broker_epoch);
             r.incarnation = Some(incarnation);
         }
+        Event::ZkSessionExpired { broker, .. } => {
+            r.broker = Some(broker);
+            r.outcome = Some("expired");
+        }
+        Event::ZkSessionCreated { incarnation, .. } => {
+            r.outcome = Some("registered");
+            r.incarnation = Some(incarnation);
+        }
+        Event::ZkPingOfExpiredSession { .. } => r.outcome = Some("session-expired"),
         Event::HeartbeatReceived { unfence: true, .. } => r.outcome = Some("unfenced"),
         Event::HeartbeatAnswered { running: true, .. } => r.outcome = Some("running"),
         Event::RegistrationAccepted { broker_epoch, .. } => {
@@ -313,7 +330,8 @@ fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool
         Event::IsrApplied { before, .. } => r.isr_before = Some(before.to_vec()),
         Event::SessionExpired { broker, isr_before, .. } => {
             r.broker = Some(broker);
-            r.outcome = Some("fenced");
+            // ZooKeeper era: `KafkaController.onBrokerFailure`, no fencing.
+            r.outcome = Some(if sim.zookeeper() { "broker-failure" } else { "fenced" });
             r.isr_before = Some(isr_before.to_vec());
         }
         Event::PreviousIncarnationRemoved { isr_before, .. } => r.isr_before = Some(isr_before.to_vec()),
@@ -384,6 +402,7 @@ impl Sim {
             Node::Producer(p) => NodeName::Name(self.scenario.producers.get(p).map_or_else(|| "?".into(), |s| s.id.clone())),
             Node::Consumer(c) => NodeName::Name(self.consumers.get(c).map_or_else(|| "?".into(), |s| s.spec.id.clone())),
             Node::Controller => NodeName::Name("controller".into()),
+            Node::ZooKeeper => NodeName::Name("zookeeper".into()),
         }
     }
 }

@@ -140,6 +140,22 @@ pub fn message_label(m: &InFlightRecord) -> String {
         ("connection_reset", _) => {
             l.s("RST");
         }
+        // ZooKeeper (the ZooKeeper era): a session's pings, a broker's node, the controller's watch.
+        ("zookeeper_ping", _) => {
+            l.s("ping");
+        }
+        ("zookeeper_register", _) => {
+            l.s("create /brokers/ids");
+        }
+        ("zookeeper_registered", _) => {
+            l.s("created");
+        }
+        ("zookeeper_session_expired", _) => {
+            l.s("session expired");
+        }
+        ("zookeeper_watch", _) => {
+            l.s("watch: /brokers/ids");
+        }
         (other, _) => {
             l.s(other);
         }

@@ -112,6 +112,17 @@ json_record! {
 }
 
 json_record! {
+    /// A broker's ZooKeeper session (the ZooKeeper-era presets): the process that owns
+    /// it and when ZooKeeper will expire it (null: expired, its /brokers/ids node gone).
+    #[derive(Debug, Clone)]
+    pub struct ZkSessionRecord {
+        pub broker: u32 = "broker", always;
+        pub incarnation: u32 = "incarnation", always;
+        pub session_expires_ms: Option<u64> = "session_expires_ms", always;
+    }
+}
+
+json_record! {
     /// The controller (an extension): registrations, sessions, the next fencing check.
     #[derive(Debug, Clone)]
     pub struct ControllerRecord {
@@ -119,6 +130,9 @@ json_record! {
         pub registrations: Vec<RegistrationRecord> = "registrations", always;
         /// The stale-broker check that will fence the next broker, if one is due.
         pub next_fence_check_ms: Option<u64> = "next_fence_check_ms", always;
+        /// The ZooKeeper-era presets: ZooKeeper's sessions (ZooKeeper is a node of its
+        /// own; `registrations[].fenced` is then the controller's "dead" after its watch).
+        pub zookeeper: Option<Vec<ZkSessionRecord>> = "zookeeper", opt;
     }
 }
 

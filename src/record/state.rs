@@ -46,7 +46,7 @@ impl Sim {
                 .enumerate()
                 .map(|(i, p)| ProducerRecord {
                     id: self.scenario.producers[i].id.clone(),
-                    acks: self.scenario.producers[i].acks,
+                    acks: p.settings.acks,
                     acked: tail_of(p.acked.iter_exact(), tail).map(|r| self.record_name(*r)).collect(),
                     failed: tail_of(p.failed.iter_exact(), tail).map(|r| self.record_name(*r)).collect(),
                     acked_count: tail.map(|_| p.acked.iter_exact().len() as u64),
@@ -107,7 +107,18 @@ impl Sim {
                         session_expires_ms: r.session_deadline,
                     })
                     .collect(),
-                next_fence_check_ms: c.check.map(|(_, at)| at),
+                next_fence_check_ms: c.check.map(|(_, at)| at).filter(|_| !self.zookeeper()),
+                zookeeper: self.zookeeper().then(|| {
+                    c.zookeeper
+                        .iter()
+                        .enumerate()
+                        .map(|(b, s)| super::ZkSessionRecord {
+                            broker: b as u32,
+                            incarnation: s.incarnation,
+                            session_expires_ms: s.deadline,
+                        })
+                        .collect()
+                }),
             },
             violations: self.invariants.new_violations.clone(),
             lost: self
@@ -185,7 +196,8 @@ impl Sim {
             leo: b.log.leo(),
             hw: b.hw,
             log,
-            fenced: self.controller.fenced.contains(&id),
+            // No fencing in the ZooKeeper era: a broker is live or dead to the controller.
+            fenced: !self.zookeeper() && self.controller.fenced.contains(&id),
             state: if b.alive { b.lifecycle.name() } else { "offline" },
             incarnation: b.incarnation,
             hw_checkpoint: b.hw_checkpoint.1,
@@ -287,7 +299,8 @@ impl Sim {
                 r.end_offset = answer.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
                 r.error = error.map(|e| e.name());
             }
-            Body::BrokerRegistration { .. } | Body::MetadataRequest | Body::Reset => {}
+            Body::BrokerRegistration { .. } | Body::MetadataRequest | Body::Reset { .. } => {}
+            Body::ZkPing { .. } | Body::ZkRegister { .. } | Body::ZkRegistered | Body::ZkSessionExpired | Body::ZkWatch { .. } => {}
             Body::BrokerRegistrationResponse { broker_epoch, .. } => {
                 r.broker_epoch = *broker_epoch;
                 r.error = broker_epoch.is_none().then_some("DUPLICATE_BROKER_REGISTRATION");

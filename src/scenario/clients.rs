@@ -7,15 +7,17 @@
 
 use super::{Acks, ConsumerSpec, OffsetReset, Preset, ProducerSpec, ScenarioError};
 
-/// The Java client's `retries` default (`Integer.MAX_VALUE`).
-pub const MAX_RETRIES: u64 = 2_147_483_647;
+pub use super::defaults::MAX_RETRIES;
 
 /// A producer's settings as the simulation uses them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProducerSettings {
+    /// The scenario's `acks`, else the preset's default ("1" before 3.0).
+    pub acks: Acks,
     pub idempotent: bool,
     pub retries: u64,
-    pub delivery_timeout_ms: u64,
+    /// None before 2.1 (KIP-91): no delivery timeout; `retries` alone bounds a batch.
+    pub delivery_timeout_ms: Option<u64>,
     pub request_timeout_ms: u64,
     pub retry_backoff_ms: u64,
     /// Equal to `retry_backoff_ms` when backoff does not grow (before 3.7, or when the
@@ -34,30 +36,12 @@ pub struct ConsumerSettings {
     pub auto_offset_reset: OffsetReset,
 }
 
-/// The defaults that changed between the versions the presets span.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClientDefaults {
-    /// `enable.idempotence`: true from 3.0 (KIP-679).
-    pub enable_idempotence: bool,
-    /// `retry.backoff.max.ms`: exponential retry backoff from 3.7 (KIP-580); None before.
-    pub retry_backoff_max_ms: Option<u64>,
-}
-
-impl Preset {
-    /// The producer defaults of this preset's Kafka version (`textbook` takes
-    /// today's), from its row of defaults (`defaults.rs`).
-    pub fn client_defaults(self) -> ClientDefaults {
-        let d = self.defaults();
-        ClientDefaults { enable_idempotence: d.enable_idempotence, retry_backoff_max_ms: d.retry_backoff_max_ms }
-    }
-}
-
 impl ProducerSpec {
     /// A producer with Kafka's defaults.
     pub fn new(id: &str, acks: Acks) -> ProducerSpec {
         ProducerSpec {
             id: id.to_string(),
-            acks,
+            acks: Some(acks),
             request_timeout_ms: 30_000,
             enable_idempotence: None,
             retries: None,
@@ -72,8 +56,9 @@ impl ProducerSpec {
     /// The settings in force under `preset`, or the error Kafka's producer would raise
     /// (`field` is the producer's path, `producers[0]`).
     pub fn settings(&self, preset: Preset, field: &str) -> Result<ProducerSettings, ScenarioError> {
-        let defaults = preset.client_defaults();
-        let retries = self.retries.unwrap_or(MAX_RETRIES);
+        let defaults = preset.defaults();
+        let acks = self.acks.unwrap_or(defaults.acks);
+        let retries = self.retries.unwrap_or(defaults.retries);
         let max_in_flight = self.max_in_flight.unwrap_or(5);
         let mut idempotent = self.enable_idempotence.unwrap_or(defaults.enable_idempotence);
         if idempotent {
@@ -87,14 +72,11 @@ impl ProducerSpec {
                 }
                 idempotent = false;
             }
-            if self.acks != Acks::All {
+            if acks != Acks::All {
                 if explicit {
                     return Err(ScenarioError::new(
                         format!("{field}.enable.idempotence"),
-                        format!(
-                            "is true, so acks must be \"all\", got {} (otherwise Kafka cannot guarantee idempotence)",
-                            self.acks.name()
-                        ),
+                        format!("is true, so acks must be \"all\", got {} (otherwise Kafka cannot guarantee idempotence)", acks.name()),
                     ));
                 }
                 idempotent = false;
@@ -110,16 +92,19 @@ impl ProducerSpec {
             }
         }
         let request_timeout_ms = self.request_timeout_ms;
-        let delivery_timeout_ms = match self.delivery_timeout_ms {
+        // Before 2.1 the producer has no delivery.timeout.ms: Kafka ignores the unknown
+        // setting (it logs that it "isn't a known config"), and so does the model.
+        let delivery_timeout_ms = match self.delivery_timeout_ms.filter(|_| defaults.delivery_timeout_ms.is_some()) {
+            None if defaults.delivery_timeout_ms.is_none() => None,
             Some(d) if d < request_timeout_ms => {
                 return Err(ScenarioError::new(
                     format!("{field}.delivery.timeout.ms"),
                     format!("must be at least linger.ms (0) + request.timeout.ms ({request_timeout_ms}), got {d}"),
                 ))
             }
-            Some(d) => d,
+            Some(d) => Some(d),
             // Kafka raises an unset delivery timeout to linger.ms + request.timeout.ms.
-            None => 120_000.max(request_timeout_ms),
+            None => defaults.delivery_timeout_ms.map(|d| d.max(request_timeout_ms)),
         };
         let retry_backoff_ms = self.retry_backoff_ms.unwrap_or(100);
         let retry_backoff_max_ms = match self.retry_backoff_max_ms.or(defaults.retry_backoff_max_ms) {
@@ -127,6 +112,7 @@ impl ProducerSpec {
             None => retry_backoff_ms,
         };
         Ok(ProducerSettings {
+            acks,
             idempotent,
             retries,
             delivery_timeout_ms,
@@ -140,10 +126,10 @@ impl ProducerSpec {
 }
 
 impl ConsumerSpec {
-    /// The settings in force (the same in every preset).
-    pub fn settings(&self) -> ConsumerSettings {
+    /// The settings in force under `preset` (`request.timeout.ms` is 305 s before 2.0).
+    pub fn settings(&self, preset: Preset) -> ConsumerSettings {
         ConsumerSettings {
-            request_timeout_ms: self.request_timeout_ms,
+            request_timeout_ms: self.request_timeout_ms.unwrap_or(preset.defaults().consumer_request_timeout_ms),
             metadata_max_age_ms: self.metadata_max_age_ms.unwrap_or(300_000),
             retry_backoff_ms: self.retry_backoff_ms.unwrap_or(100),
             auto_offset_reset: self.auto_offset_reset.unwrap_or(OffsetReset::Latest),

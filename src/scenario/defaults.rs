@@ -4,8 +4,11 @@
 //! the page's Settings). A preset's defaults are data (`Defaults`, one per row
 //! of `PRESETS`); the rules in `sim/` read the resolved [`Settings`].
 
-use super::{BrokerLiveness, Scenario};
-use crate::json::{json_record, ToJson, Value};
+use super::{Acks, BrokerLiveness, Scenario};
+
+/// The Java client's `retries` default from 2.1 (`Integer.MAX_VALUE`).
+pub const MAX_RETRIES: u64 = 2_147_483_647;
+use crate::json::{json_record, Named, ToJson, Value};
 
 /// The defaults that differ between presets. Every other setting has one
 /// default for every preset (`Config`'s field list).
@@ -22,6 +25,18 @@ pub struct Defaults {
     /// The producer's retry.backoff.max.ms (exponential retry backoff, 3.7, KIP-580);
     /// None before: retries wait a fixed retry.backoff.ms.
     pub retry_backoff_max_ms: Option<u64>,
+    /// The Java producer's `acks`: "1" before 3.0, "all" from 3.0 (KIP-679;
+    /// `ProducerConfig` `ACKS_CONFIG` at 2.8.0 and 3.0.0).
+    pub acks: Acks,
+    /// The Java producer's `retries`: 0 before 2.1, `Integer.MAX_VALUE` from 2.1 (KIP-91;
+    /// `ProducerConfig` `RETRIES_CONFIG` at 0.10.2.2, 0.11.0.3, 2.0.0 and 2.1.0).
+    pub retries: u64,
+    /// The Java producer's `delivery.timeout.ms`: 120 s from 2.1 (KIP-91); None before,
+    /// when the setting does not exist and only `retries` bounds a batch's attempts.
+    pub delivery_timeout_ms: Option<u64>,
+    /// The Java consumer's `request.timeout.ms`: 305 s before 2.0 (chosen above
+    /// max.poll.interval.ms, KIP-62), 30 s from 2.0 (KIP-266; `ConsumerConfig`).
+    pub consumer_request_timeout_ms: u64,
 }
 
 /// 0.10: the ZooKeeper era before KIP-106.
@@ -31,18 +46,34 @@ pub const ZOOKEEPER_0_10_DEFAULTS: Defaults = Defaults {
     zookeeper_session_timeout_ms: Some(6_000),
     enable_idempotence: false,
     retry_backoff_max_ms: None,
+    acks: Acks::One,
+    retries: 0,
+    delivery_timeout_ms: None,
+    consumer_request_timeout_ms: 305_000,
 };
 
-/// 0.11–2.4.
+/// 0.11 (KIP-106 turned unclean election off).
 pub const ZOOKEEPER_0_11_DEFAULTS: Defaults = Defaults { unclean_leader_election_enable: false, ..ZOOKEEPER_0_10_DEFAULTS };
+
+/// 2.0 (KIP-266: the consumer's request.timeout.ms back to 30 s).
+pub const KAFKA_2_0_DEFAULTS: Defaults = Defaults { consumer_request_timeout_ms: 30_000, ..ZOOKEEPER_0_11_DEFAULTS };
+
+/// 2.1–2.4 (KIP-91: the producer retries until delivery.timeout.ms).
+pub const KAFKA_2_1_DEFAULTS: Defaults = Defaults { retries: MAX_RETRIES, delivery_timeout_ms: Some(120_000), ..KAFKA_2_0_DEFAULTS };
 
 /// 2.5–2.8 (KIP-537 lengthened the lag time and the ZooKeeper session).
 pub const KAFKA_2_5_DEFAULTS: Defaults =
-    Defaults { replica_lag_time_max_ms: 30_000, zookeeper_session_timeout_ms: Some(18_000), ..ZOOKEEPER_0_11_DEFAULTS };
+    Defaults { replica_lag_time_max_ms: 30_000, zookeeper_session_timeout_ms: Some(18_000), ..KAFKA_2_1_DEFAULTS };
 
-/// 3.7 and later (KRaft here), and `textbook`, which uses today's defaults.
-pub const KAFKA_3_7_DEFAULTS: Defaults =
-    Defaults { zookeeper_session_timeout_ms: None, enable_idempotence: true, retry_backoff_max_ms: Some(1_000), ..KAFKA_2_5_DEFAULTS };
+/// 3.7 and later (KRaft here), and `textbook`, which uses today's defaults
+/// (KIP-679 at 3.0: acks=all and idempotence by default).
+pub const KAFKA_3_7_DEFAULTS: Defaults = Defaults {
+    zookeeper_session_timeout_ms: None,
+    enable_idempotence: true,
+    retry_backoff_max_ms: Some(1_000),
+    acks: Acks::All,
+    ..KAFKA_2_5_DEFAULTS
+};
 
 /// The ZooKeeper session timeout when a scenario picks ZooKeeper liveness under a
 /// preset without ZooKeeper and sets no timeout: the last ZooKeeper default (2.5–3.x).
@@ -70,6 +101,14 @@ fn default_note(key: &str, value: &Value) -> &'static str {
         ("enable.idempotence", _) => "the Java producer's default before 3.0",
         ("retry.backoff.max.ms", Value::UInt(_)) => "Kafka 3.7+ default (KIP-580, exponential backoff)",
         ("retry.backoff.max.ms", _) => "none before 3.7: retries wait retry.backoff.ms",
+        ("acks", Value::String(_)) => "the Java producer's default from 3.0 (KIP-679)",
+        ("acks", _) => "the Java producer's default before 3.0 (KIP-679 made it all)",
+        ("retries", Value::UInt(0)) => "the Java producer's default before 2.1: a failed send is not retried (KIP-91)",
+        ("retries", _) => "the Java producer's default from 2.1 (KIP-91): delivery.timeout.ms bounds retries",
+        ("delivery.timeout.ms", Value::UInt(_)) => "the Java producer's default from 2.1 (KIP-91)",
+        ("delivery.timeout.ms", _) => "none before 2.1: the setting does not exist (KIP-91 added it)",
+        ("consumer.request.timeout.ms", Value::UInt(305_000)) => "the Java consumer's default before 2.0 (KIP-266 lowered it to 30000)",
+        ("consumer.request.timeout.ms", _) => "the Java consumer's default from 2.0 (KIP-266)",
         _ => "Kafka's default (the same in every preset)",
     }
 }
@@ -85,12 +124,28 @@ impl Defaults {
             ("zookeeper.session.timeout.ms", ms(self.zookeeper_session_timeout_ms)),
             ("producers[].enable.idempotence", Value::Bool(self.enable_idempotence)),
             ("producers[].retry.backoff.max.ms", ms(self.retry_backoff_max_ms)),
+            ("producers[].acks", acks_value(self.acks)),
+            ("producers[].retries", Value::UInt(self.retries)),
+            ("producers[].delivery.timeout.ms", ms(self.delivery_timeout_ms)),
+            ("consumers[].request.timeout.ms", Value::UInt(self.consumer_request_timeout_ms)),
         ]
     }
 
     /// Why `key` (as [`Defaults::listed`] names it) defaults to `value` here.
     pub fn note(key: &str, value: &Value) -> &'static str {
-        default_note(key.trim_start_matches("producers[]."), value)
+        match key.strip_prefix("consumers[].") {
+            Some(k) => default_note(&format!("consumer.{k}"), value),
+            None => default_note(key.trim_start_matches("producers[]."), value),
+        }
+    }
+}
+
+/// `acks` as JSON writes it: `"all"`, or the number.
+fn acks_value(acks: Acks) -> Value {
+    match acks {
+        Acks::All => Value::String("all".to_string()),
+        Acks::One => Value::UInt(1),
+        Acks::Zero => Value::UInt(0),
     }
 }
 
@@ -126,7 +181,7 @@ json_record! {
     /// and whether this preset's rules read it at all.
     #[derive(Debug, Clone, PartialEq)]
     pub struct InForce {
-        pub key: &'static str = "key", always;
+        pub key: String = "key", always;
         pub value: Value = "value", always;
         pub source: Source = "source", always;
         /// "set by the scenario", or the default's reason ("Kafka 2.5+ default (KIP-537)").
@@ -194,8 +249,107 @@ impl Scenario {
                     }
                     (None, None) => (Value::Null, Source::Kafka, default_note(key, &Value::Null).to_string()),
                 };
-                InForce { key, value, source, note, used }
+                InForce { key: key.to_string(), value, source, note, used }
             })
+            .chain(self.clients_in_force())
             .collect()
+    }
+
+    /// Each producer's and consumer's settings in force (`producers[0].retries`, …): the
+    /// scenario's value, else the preset's default (a default that changed across the
+    /// presets' versions) or Kafka's, after the producer's cross-field rules
+    /// (`ProducerSpec::settings`: idempotence off when acks is not all and it was not set).
+    fn clients_in_force(&self) -> Vec<InForce> {
+        let d = self.preset.defaults();
+        let mut rows = Vec::new();
+        let row = |key: String, value: Value, set: bool, varies: bool, note: Option<&str>, used: bool| {
+            let (source, note) = match (set, varies) {
+                (true, _) => (Source::Scenario, "set by the scenario".to_string()),
+                (false, true) => (
+                    Source::Preset,
+                    note.unwrap_or_else(|| default_note(key.rsplit(']').next().unwrap_or("").trim_start_matches('.'), &value)).to_string(),
+                ),
+                (false, false) => (Source::Kafka, "Kafka's default (the same in every preset)".to_string()),
+            };
+            InForce { key, value, source, note, used }
+        };
+        for (i, p) in self.producers.iter().enumerate() {
+            let field = format!("producers[{i}]");
+            let Ok(s) = p.settings(self.preset, &field) else { continue };
+            let k = |name: &str| format!("{field}.{name}");
+            let ms = |v: Option<u64>| v.map_or(Value::Null, Value::UInt);
+            let idempotence_note = (p.enable_idempotence.is_none() && s.idempotent != d.enable_idempotence)
+                .then_some("off: Kafka turns off the default idempotence when acks is not all or retries is 0");
+            rows.push(row(k("acks"), acks_value(s.acks), p.acks.is_some(), true, None, true));
+            rows.push(row(
+                k("enable.idempotence"),
+                Value::Bool(s.idempotent),
+                p.enable_idempotence.is_some(),
+                true,
+                idempotence_note,
+                true,
+            ));
+            rows.push(row(k("retries"), Value::UInt(s.retries), p.retries.is_some(), true, None, true));
+            let delivery_used = d.delivery_timeout_ms.is_some();
+            let delivery = if delivery_used { ms(s.delivery_timeout_ms) } else { ms(p.delivery_timeout_ms) };
+            let delivery_note = (!delivery_used && p.delivery_timeout_ms.is_some())
+                .then_some("set, but the setting does not exist before 2.1 (KIP-91): Kafka ignores it");
+            let delivery_set = p.delivery_timeout_ms.is_some() && delivery_used;
+            rows.push(row(k("delivery.timeout.ms"), delivery, delivery_set, true, delivery_note, delivery_used));
+            rows.push(row(k("request.timeout.ms"), Value::UInt(s.request_timeout_ms), p.request_timeout_ms != 30_000, false, None, true));
+            rows.push(row(k("retry.backoff.ms"), Value::UInt(s.retry_backoff_ms), p.retry_backoff_ms.is_some(), false, None, true));
+            let max_set = p.retry_backoff_max_ms.is_some();
+            let max = ms((max_set || d.retry_backoff_max_ms.is_some()).then_some(s.retry_backoff_max_ms));
+            rows.push(row(k("retry.backoff.max.ms"), max, max_set, true, None, true));
+            rows.push(row(
+                k("max.in.flight.requests.per.connection"),
+                Value::UInt(s.max_in_flight),
+                p.max_in_flight.is_some(),
+                false,
+                None,
+                true,
+            ));
+            rows.push(row(
+                k("metadata.max.age.ms"),
+                Value::UInt(s.metadata_max_age_ms),
+                p.metadata_max_age_ms.is_some(),
+                false,
+                None,
+                true,
+            ));
+        }
+        for (i, c) in self.consumers.iter().enumerate() {
+            let field = format!("consumers[{i}]");
+            let s = c.settings(self.preset);
+            let k = |name: &str| format!("{field}.{name}");
+            let timeout_note =
+                (c.request_timeout_ms.is_none()).then(|| default_note("consumer.request.timeout.ms", &Value::UInt(s.request_timeout_ms)));
+            rows.push(row(
+                k("request.timeout.ms"),
+                Value::UInt(s.request_timeout_ms),
+                c.request_timeout_ms.is_some(),
+                true,
+                timeout_note,
+                true,
+            ));
+            rows.push(row(
+                k("auto.offset.reset"),
+                Value::String(s.auto_offset_reset.name().to_string()),
+                c.auto_offset_reset.is_some(),
+                false,
+                None,
+                true,
+            ));
+            rows.push(row(k("retry.backoff.ms"), Value::UInt(s.retry_backoff_ms), c.retry_backoff_ms.is_some(), false, None, true));
+            rows.push(row(
+                k("metadata.max.age.ms"),
+                Value::UInt(s.metadata_max_age_ms),
+                c.metadata_max_age_ms.is_some(),
+                false,
+                None,
+                true,
+            ));
+        }
+        rows
     }
 }

@@ -13,7 +13,7 @@ mod switches;
 mod validate;
 
 pub use crate::json::Named;
-pub use clients::{ClientDefaults, ConsumerSettings, ProducerSettings, MAX_RETRIES};
+pub use clients::{ConsumerSettings, ProducerSettings, MAX_RETRIES};
 pub use defaults::{Defaults, InForce, Settings, Source};
 pub use presets::{defaults_table, DefaultRow, Preset, PresetInfo, PRESETS};
 pub use switches::{AboveHw, Behavior, BehaviorOverrides, BrokerLiveness, HwCounts, IsrUpdate, ResponseHw, Truncation};
@@ -158,11 +158,13 @@ json_struct! {
 }
 
 /// A node on the network as a scenario names it: a broker number, `"controller"`,
-/// or a producer's or consumer's id (CONTRACT §7).
+/// `"zookeeper"` (the ZooKeeper-era presets), or a producer's or consumer's id
+/// (CONTRACT §7).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Endpoint {
     Broker(u32),
     Controller,
+    ZooKeeper,
     Client(String),
 }
 
@@ -170,6 +172,7 @@ impl Endpoint {
     fn read(path: &str, v: &Value) -> Read<Endpoint> {
         match (v.as_str(), v.as_u64()) {
             (Some("controller"), _) => Ok(Endpoint::Controller),
+            (Some("zookeeper"), _) => Ok(Endpoint::ZooKeeper),
             (Some(id), _) if !id.is_empty() => Ok(Endpoint::Client(id.to_string())),
             (_, Some(_)) => u32_of(path, v).map(Endpoint::Broker),
             _ => err(path, format!("must be a broker number, \"controller\" or a client id, got {}", shown(v))),
@@ -183,6 +186,7 @@ impl ToJson for Endpoint {
         match self {
             Endpoint::Broker(b) => b.write_json(out),
             Endpoint::Controller => json::write_str(out, "controller"),
+            Endpoint::ZooKeeper => json::write_str(out, "zookeeper"),
             Endpoint::Client(id) => json::write_str(out, id),
         }
     }
@@ -194,6 +198,7 @@ impl ToJson for Endpoint {
 pub enum Peer {
     Broker(u32),
     Controller,
+    ZooKeeper,
     Producer(usize),
     Consumer(String),
 }
@@ -240,7 +245,8 @@ json_struct! {
     #[derive(Debug, Clone, PartialEq)]
     pub struct ProducerSpec {
         pub id: String = "id", required(string), always;
-        pub acks: Acks = "acks", or(Acks::All, Acks::read), always;
+        /// Unset: the preset's default ("1" before 3.0, "all" from 3.0; `ProducerSpec::settings`).
+        pub acks: Option<Acks> = "acks", opt(Acks::read), opt;
         pub request_timeout_ms: u64 = "request.timeout.ms", or(30_000, uint), always;
         /// The Java producer's settings (CONTRACT §7), written only when set: unset
         /// takes Kafka's default for the preset (`ProducerSpec::settings`).
@@ -284,7 +290,8 @@ json_struct! {
         /// Where the consumer starts; by default the end of the initial log
         /// (auto.offset.reset=latest on an idle partition).
         pub position: Option<u64> = "position", opt(uint), opt;
-        pub request_timeout_ms: u64 = "request.timeout.ms", or(30_000, uint), always;
+        /// Unset: the preset's default (305 s before 2.0, 30 s from 2.0).
+        pub request_timeout_ms: Option<u64> = "request.timeout.ms", opt(uint), opt;
         /// The consumer's settings (CONTRACT §7), written only when set.
         pub metadata_max_age_ms: Option<u64> = "metadata.max.age.ms", opt(uint), opt;
         pub retry_backoff_ms: Option<u64> = "retry.backoff.ms", opt(uint), opt;

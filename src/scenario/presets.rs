@@ -4,7 +4,10 @@
 //! at that version. Adding a version is a row here (and a name); no rule in
 //! `sim/` names a preset. See docs/behaviors.md and kafka-replication-semantics.md §12.
 
-use super::defaults::{Defaults, KAFKA_2_5_DEFAULTS, KAFKA_3_7_DEFAULTS, ZOOKEEPER_0_10_DEFAULTS, ZOOKEEPER_0_11_DEFAULTS};
+use super::defaults::{
+    Defaults, KAFKA_2_0_DEFAULTS, KAFKA_2_1_DEFAULTS, KAFKA_2_5_DEFAULTS, KAFKA_3_7_DEFAULTS, ZOOKEEPER_0_10_DEFAULTS,
+    ZOOKEEPER_0_11_DEFAULTS,
+};
 use super::switches::json_by_name;
 use super::switches::{AboveHw, Behavior, BrokerLiveness, HwCounts, IsrUpdate, ResponseHw, Truncation};
 use crate::json::{write_str, Named, ToJson, Value};
@@ -137,23 +140,23 @@ pub const PRESETS: [PresetInfo; 11] = [
     PresetInfo {
         preset: Preset::Kafka20,
         name: "kafka-2.0",
-        summary: "KIP-279: OffsetsForLeaderEpoch answers an epoch too; truncation repeats until the epochs match.",
+        summary: "KIP-279: OffsetsForLeaderEpoch answers an epoch too; truncation repeats until the epochs match. The consumer's request.timeout.ms is 30 s (KIP-266).",
         behavior: KAFKA_2_0,
-        defaults: ZOOKEEPER_0_11_DEFAULTS,
+        defaults: KAFKA_2_0_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka21,
         name: "kafka-2.1",
-        summary: "KAFKA-7128: joining the ISR needs the leader epoch's start offset; KAFKA-7414: out of range no longer halts a follower; KIP-320 epoch fencing.",
+        summary: "KAFKA-7128: joining the ISR needs the leader epoch's start offset; KAFKA-7414: out of range no longer halts a follower; KIP-320 epoch fencing; KIP-91: the producer retries (retries was 0) until delivery.timeout.ms, 120 s.",
         behavior: KAFKA_2_1,
-        defaults: ZOOKEEPER_0_11_DEFAULTS,
+        defaults: KAFKA_2_1_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka24,
         name: "kafka-2.4",
         summary: "KIP-392 follower fetching; the leader answers or releases a follower's fetch when the HW it last sent is stale.",
         behavior: KAFKA_2_4,
-        defaults: ZOOKEEPER_0_11_DEFAULTS,
+        defaults: KAFKA_2_1_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka28,
@@ -165,7 +168,7 @@ pub const PRESETS: [PresetInfo; 11] = [
     PresetInfo {
         preset: Preset::Kafka37,
         name: "kafka-3.7",
-        summary: "KRaft: heartbeats and fencing, no epoch bump on ISR shrink; the HW is held while the ISR is under min.insync.replicas (KAFKA-15583).",
+        summary: "KRaft: heartbeats and fencing, no epoch bump on ISR shrink; the HW is held while the ISR is under min.insync.replicas (KAFKA-15583); the producer defaults to acks=all and idempotence (3.0, KIP-679).",
         behavior: KAFKA_3_7,
         defaults: KAFKA_3_7_DEFAULTS,
     },

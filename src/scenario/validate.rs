@@ -163,7 +163,9 @@ impl Scenario {
             self.broker_exists(&format!("{field}.fetch_from"), b)?;
         }
         in_range(&format!("{field}.fetch.max.wait.ms"), c.fetch_max_wait_ms, 0, 600_000)?;
-        in_range(&format!("{field}.request.timeout.ms"), c.request_timeout_ms, 1, MAX_TIME_MS)?;
+        if let Some(v) = c.request_timeout_ms {
+            in_range(&format!("{field}.request.timeout.ms"), v, 0, MAX_TIME_MS)?;
+        }
         if let Some(v) = c.metadata_max_age_ms {
             in_range(&format!("{field}.metadata.max.age.ms"), v, 0, MAX_TIME_MS)?;
         }
@@ -261,7 +263,8 @@ impl Scenario {
                 _ => ScenarioError::new(field, "from and to must differ"),
             });
         }
-        if !matches!(pa, Peer::Broker(_)) && !matches!(pb, Peer::Broker(_)) {
+        let zookeeper_controller = matches!((&pa, &pb), (Peer::ZooKeeper, Peer::Controller) | (Peer::Controller, Peer::ZooKeeper));
+        if !matches!(pa, Peer::Broker(_)) && !matches!(pb, Peer::Broker(_)) && !zookeeper_controller {
             return Err(ScenarioError::new(field, "needs a broker at one end at least: clients and the controller only talk to brokers"));
         }
         Ok((pa, pb))
@@ -273,6 +276,14 @@ impl Scenario {
         match e {
             Endpoint::Broker(b) => self.broker_exists(field, *b).map(|_| Peer::Broker(*b)),
             Endpoint::Controller => Ok(Peer::Controller),
+            Endpoint::ZooKeeper if self.behavior().broker_liveness == super::BrokerLiveness::ZookeeperSession => Ok(Peer::ZooKeeper),
+            Endpoint::ZooKeeper => Err(ScenarioError::new(
+                field,
+                format!(
+                    "\"zookeeper\" is an end only in the ZooKeeper-era presets (up to kafka-2.8); {} has no ZooKeeper",
+                    self.preset.name()
+                ),
+            )),
             Endpoint::Client(id) => {
                 if let Some(i) = self.producer_index(id) {
                     return Ok(Peer::Producer(i));
@@ -302,8 +313,8 @@ fn client_id(field: &str, id: &str) -> Result<(), ScenarioError> {
     if !ok {
         return Err(ScenarioError::new(field, format!("must be 1 to 32 letters, digits, '.', '_' or '-', got {:?}", truncate(id, 40))));
     }
-    if id == "controller" {
-        return Err(ScenarioError::new(field, "\"controller\" is reserved"));
+    if id == "controller" || id == "zookeeper" {
+        return Err(ScenarioError::new(field, format!("\"{id}\" is reserved")));
     }
     Ok(())
 }
@@ -330,7 +341,7 @@ mod tests {
         assert_eq!(s.stop_at_ms, 60_000);
         assert_eq!(s.config.replica_fetch_wait_max_ms, 500);
         assert_eq!(s.producers.len(), 1);
-        assert_eq!(s.producers[0].acks, Acks::All);
+        assert_eq!(s.producers[0].acks, Some(Acks::All));
     }
 
     #[test]
@@ -385,6 +396,6 @@ mod tests {
         .unwrap();
         let again = Scenario::from_json(&s.to_json()).unwrap();
         assert_eq!(s, again);
-        assert_eq!(again.producers[1].acks, Acks::All);
+        assert_eq!(again.producers[1].acks, Some(Acks::All));
     }
 }

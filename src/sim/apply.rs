@@ -141,6 +141,17 @@ impl Sim {
                     c.fenced.remove(&broker);
                 }
             }
+            Event::ZkSessionRenewed { broker, deadline } => self.controller.zookeeper[broker as usize].deadline = Some(deadline),
+            Event::ZkSessionCreated { broker, incarnation, deadline, .. } => {
+                self.controller.zookeeper[broker as usize] = super::zookeeper::ZkSession { incarnation, deadline: Some(deadline) };
+            }
+            Event::ZkSessionExpired { broker, .. } => self.controller.zookeeper[broker as usize].deadline = None,
+            Event::ZkSessionLost { broker } => self.broker_mut(broker).broker_epoch = None,
+            Event::ZkRegistered { broker, incarnation } => {
+                let b = self.broker_mut(broker);
+                b.broker_epoch = Some(u64::from(incarnation));
+                b.lifecycle = Lifecycle::Running;
+            }
             Event::HeartbeatReceived { broker, session_deadline, unfence } => {
                 let c = &mut self.controller;
                 let reg = &mut c.registrations[broker as usize];

@@ -37,8 +37,15 @@ impl Sim {
         }
         let leo = self.broker(id).log.leo();
         let kept = leo.saturating_sub(unflushed);
-        let session = self.scenario.config.broker_session_timeout_ms;
-        let deadline = self.controller.registrations[id as usize].session_deadline.unwrap_or(self.now);
+        // The session timeout this preset's liveness runs on (ZooKeeper's or KRaft's), so
+        // that the narration's last sign of life is the one the deadline came from.
+        let session = self.liveness().1;
+        let deadline = if self.zookeeper() {
+            self.controller.zookeeper[id as usize].deadline
+        } else {
+            self.controller.registrations[id as usize].session_deadline
+        };
+        let deadline = deadline.unwrap_or(self.now);
         let last_heartbeat = deadline.checked_sub(session);
         self.emit(Event::Crashed { broker: id, unflushed, leo, kept, dropped, silent, resets: waiting.len(), last_heartbeat, deadline });
     }
@@ -119,7 +126,12 @@ impl Sim {
         let incarnation = b.incarnation + 1;
         self.emit(Event::Restarted { broker: id, leo, hw, hw_before, incarnation });
         self.rebuild_producer_state(id);
-        self.send_registration(id);
+        if self.zookeeper() {
+            // The new process's ZooKeeper client opens a session and creates its node.
+            self.zookeeper_ping_due(id);
+        } else {
+            self.send_registration(id);
+        }
         self.schedule_heartbeat(id);
     }
 
@@ -156,6 +168,9 @@ impl Sim {
             return;
         }
         self.schedule_heartbeat(id);
+        if self.zookeeper() {
+            return self.zookeeper_ping_due(id);
+        }
         match self.broker(id).broker_epoch {
             None => self.send_registration(id),
             Some(epoch) => self.send_heartbeat(id, epoch),
@@ -220,7 +235,8 @@ impl Sim {
     pub(crate) fn handle_leader_and_isr(&mut self, msg: &Msg, meta: &Metadata) {
         let Node::Broker(id) = msg.to else { return };
         let b = self.broker(id);
-        if b.lifecycle == Lifecycle::Starting {
+        // A ZooKeeper-era broker takes LeaderAndIsr as soon as it runs (no KRaft registration).
+        if b.lifecycle == Lifecycle::Starting && !self.zookeeper() {
             return self.emit(Event::MetadataWhileStarting { broker: id });
         }
         if meta.offset <= b.metadata_offset {

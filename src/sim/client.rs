@@ -40,7 +40,7 @@ impl Sim {
             }
             Node::Consumer(c) => {
                 let s = &self.consumers[c].settings;
-                let max = self.scenario.preset.client_defaults().retry_backoff_max_ms.unwrap_or(s.retry_backoff_ms).max(s.retry_backoff_ms);
+                let max = self.scenario.preset.defaults().retry_backoff_max_ms.unwrap_or(s.retry_backoff_ms).max(s.retry_backoff_ms);
                 (s.retry_backoff_ms, max, s.metadata_max_age_ms, s.request_timeout_ms)
             }
             _ => (100, 100, 300_000, 30_000),

@@ -31,7 +31,7 @@ impl Sim {
     /// A consumer joins at its position (or where auto.offset.reset puts it), knowing
     /// the leader the controller has now, and sends its first fetch.
     pub(crate) fn add_consumer(&mut self, spec: ConsumerSpec) {
-        let settings = spec.settings();
+        let settings = spec.settings(self.scenario.preset);
         let position = spec.position.unwrap_or(match settings.auto_offset_reset {
             OffsetReset::Earliest => 0,
             _ => self.scenario.initial.log_end_offset,
@@ -358,6 +358,7 @@ impl Sim {
             client: Node::Consumer(c),
             broker,
             requests: usize::from(self.consumers[c].fetch_target() == Some(broker)),
+            refused: false,
         });
         self.client_disconnected(Node::Consumer(c), broker);
         if self.consumers[c].fetch_target() == Some(broker) {

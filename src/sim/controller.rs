@@ -25,8 +25,7 @@ const RECHECK_MS: u64 = 10;
 ///   zookeeper.session.timeout.ms (it pings after half its read timeout, two thirds
 ///   of the session, without traffic); ZooKeeper expires the session one session
 ///   timeout after the last ping, deletes `/brokers/ids/N`, and the controller's
-///   watch runs `onBrokerFailure` (its own delay is not modelled). Here the
-///   controller node stands for ZooKeeper and the controller together.
+///   watch runs `onBrokerFailure` (`zookeeper.rs`: ZooKeeper is its own node).
 pub(crate) fn liveness_timing(config: &Config, liveness: BrokerLiveness, settings: Settings) -> (u64, u64) {
     match liveness {
         BrokerLiveness::BrokerHeartbeat => (config.broker_heartbeat_interval_ms, config.broker_session_timeout_ms),
@@ -65,9 +64,6 @@ impl Sim {
     /// fresh session.
     pub(crate) fn handle_broker_registration(&mut self, msg: &Msg, incarnation: u32) {
         let Node::Broker(id) = msg.from else { return };
-        if self.zookeeper() {
-            return self.register_in_zookeeper(msg, id, incarnation);
-        }
         let reg = self.controller.registrations[id as usize];
         let valid = reg.session_deadline.is_some_and(|d| d >= self.now);
         if valid && reg.incarnation != incarnation {
@@ -83,39 +79,6 @@ impl Sim {
             let session_deadline = self.now + self.liveness().1;
             self.emit(Event::BrokerRegistered { broker: id, broker_epoch, incarnation, session_deadline, fenced: true, expired_unfenced });
             self.send_metadata_except(Some(id));
-        }
-        let reg = self.controller.registrations[id as usize];
-        let body = Body::BrokerRegistrationResponse { broker_epoch: Some(reg.broker_epoch), metadata: Some(self.metadata()) };
-        self.send(Node::Controller, msg.from, body);
-        self.reschedule_fence_check();
-    }
-
-    /// The ZooKeeper era (`KafkaController.onBrokerStartup`): the restarted broker's
-    /// registration (its ephemeral node) is taken at once; it keeps its place in the
-    /// ISR, a restarted leader is replaced in a new epoch (the first other live ISR
-    /// member, or itself), and a partition without a leader gets one.
-    fn register_in_zookeeper(&mut self, msg: &Msg, id: u32, incarnation: u32) {
-        let reg = self.controller.registrations[id as usize];
-        if reg.incarnation != incarnation {
-            let broker_epoch = self.controller.metadata_offset + 1;
-            let session_deadline = self.now + self.liveness().1;
-            self.emit(Event::BrokerRegistered {
-                broker: id,
-                broker_epoch,
-                incarnation,
-                session_deadline,
-                fenced: false,
-                expired_unfenced: None,
-            });
-            let cause = match self.controller.leader {
-                Some(l) if l == id => Some(ElectionCause::LeaderRestarted { old: id }),
-                None => Some(ElectionCause::Unfenced { broker: id }),
-                Some(_) => None,
-            };
-            match cause.and_then(|cause| self.elect_leader(cause).map(|e| (e, cause))) {
-                Some(((leader, from), cause)) => self.change_leader(leader, from, cause),
-                None => self.send_metadata_except(Some(id)),
-            }
         }
         let reg = self.controller.registrations[id as usize];
         let body = Body::BrokerRegistrationResponse { broker_epoch: Some(reg.broker_epoch), metadata: Some(self.metadata()) };
@@ -164,14 +127,13 @@ impl Sim {
     /// expire: the first check strictly after that deadline. (Checks that would find
     /// nothing are not steps; the grid they run on is kept.)
     pub(crate) fn reschedule_fence_check(&mut self) {
+        if self.zookeeper() {
+            return self.reschedule_zookeeper_expiry();
+        }
         let period = self.fence_check_period();
         let c = &self.controller;
         let due = c.registrations.iter().filter(|r| !r.fenced).filter_map(|r| r.session_deadline).min();
-        let zookeeper = self.zookeeper();
         let at = due.map(|d| {
-            if zookeeper {
-                return d.max(self.now);
-            }
             let after = d.max(self.now.saturating_sub(1)).max(c.check_anchor.saturating_sub(1));
             if after < c.check_anchor {
                 c.check_anchor
@@ -198,24 +160,26 @@ impl Sim {
     pub(crate) fn maybe_fence_one_stale_broker(&mut self) {
         self.controller.check = None;
         let now = self.now;
-        // ZooKeeper expires a session at its deadline; the KRaft check wants it past.
-        let zookeeper = self.zookeeper();
         let stale = (0..self.scenario.replicas)
             .filter_map(|b| {
                 let r = self.controller.registrations[b as usize];
-                r.session_deadline.filter(|&d| !r.fenced && (d < now || (zookeeper && d == now))).map(|d| (d, b))
+                r.session_deadline.filter(|&d| !r.fenced && d < now).map(|d| (d, b))
             })
             .min();
         match stale {
             None => self.emit(Event::FenceCheckFindsNone),
             Some((deadline, id)) => {
-                if !zookeeper {
-                    self.controller.check_anchor = now + RECHECK_MS;
-                }
+                self.controller.check_anchor = now + RECHECK_MS;
                 self.handle_broker_fenced(id, deadline);
             }
         }
         self.reschedule_fence_check();
+    }
+
+    /// `KafkaController.onBrokerFailure` (the ZooKeeper era, on the controller's watch):
+    /// as `handle_broker_fenced`, with the ZooKeeper-era epoch bump.
+    pub(crate) fn on_broker_failure(&mut self, id: u32, deadline: u64) {
+        self.handle_broker_fenced(id, deadline);
     }
 
     /// `ReplicationControlManager.handleBrokerFenced` (in the ZooKeeper era,
@@ -296,11 +260,15 @@ impl Sim {
     /// Metadata to every live broker that is registered, but `skip`. (KRaft brokers
     /// fetch the metadata log; a push is the same message one hop later. A broker the
     /// push does not reach gets it with its next heartbeat answer.)
+    /// In the ZooKeeper era the controller sends LeaderAndIsr to the brokers it holds
+    /// live (registered in ZooKeeper, as its watch told it).
     pub(crate) fn send_metadata_except(&mut self, skip: Option<u32>) {
         let meta = self.metadata();
+        let zookeeper = self.zookeeper();
         for b in 0..self.scenario.replicas {
             let broker = self.broker(b);
-            if Some(b) != skip && broker.alive && broker.broker_epoch.is_some() {
+            let registered = if zookeeper { !self.controller.registrations[b as usize].fenced } else { broker.broker_epoch.is_some() };
+            if Some(b) != skip && broker.alive && registered {
                 self.send(Node::Controller, Node::Broker(b), Body::LeaderAndIsr(meta.clone()));
             }
         }

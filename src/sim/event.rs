@@ -103,7 +103,9 @@ pub enum Event {
     ProduceExpired { producer: usize, count: usize, error: KafkaError },
     ProducerWakes { producer: usize },
     /// A broker's kernel reset the client's connection: its requests on it fail.
-    ConnectionReset { client: Node, broker: u32, requests: usize },
+    /// `refused`: a new connection to a killed broker was refused, so the requests were
+    /// never sent (they do not use up `retries`).
+    ConnectionReset { client: Node, broker: u32, requests: usize, refused: bool },
     /// A client asks a broker for metadata.
     MetadataRequested { client: Node, broker: u32, msg: u64 },
     MetadataAnswered { broker: u32, client: Node, leader: Option<u32>, leader_epoch: i32, msg: u64 },
@@ -143,6 +145,27 @@ pub enum Event {
     HeartbeatReceived { broker: u32, session_deadline: u64, unfence: bool },
     HeartbeatRejected { broker: u32, msg: u64 },
     AlterPartitionResent { leader: u32, msg: u64 },
+    // ---- ZooKeeper (the ZooKeeper era, zookeeper.rs)
+    /// A ping reached ZooKeeper: the session lasts until `deadline`.
+    ZkSessionRenewed { broker: u32, deadline: u64 },
+    /// A ping of a session ZooKeeper has expired: it says so (`msg`).
+    ZkPingOfExpiredSession { broker: u32, msg: u64 },
+    /// A new process's session created /brokers/ids/N; `replaced`: the previous
+    /// process's session was still live until then.
+    ZkSessionCreated { broker: u32, incarnation: u32, deadline: u64, replaced: Option<u64> },
+    /// ZooKeeper expired the session (its last ping + the timeout, `deadline`) and deleted the node.
+    ZkSessionExpired { broker: u32, deadline: u64 },
+    /// The controller's watch on /brokers/ids fired (`msg`), for a node `gone` or created
+    /// (`answer`: ZooKeeper's answer to the create).
+    ZkWatchFired { broker: u32, gone: bool, answer: Option<u64>, msg: u64 },
+    /// The broker's client hears its session expired: it will register anew.
+    ZkSessionLost { broker: u32 },
+    /// ZooKeeper created the broker's node: it is registered.
+    ZkRegistered { broker: u32, incarnation: u32 },
+    /// An answer from ZooKeeper about a session the broker no longer has.
+    ZkAnswerIgnored { broker: u32 },
+    /// A watch about what the controller already knows.
+    ZkWatchStale { broker: u32 },
     // ---- a broker's lifecycle
     RegistrationSent { broker: u32, incarnation: u32, msg: u64 },
     HeartbeatSent { broker: u32, msg: u64 },

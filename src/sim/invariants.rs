@@ -179,13 +179,13 @@ impl Invariants {
 fn observe(sim: &mut Sim) {
     let step = sim.step;
     let mut duplicates = Vec::new();
-    let Sim { last, brokers, invariants, scenario, producers, .. } = sim;
+    let Sim { last, brokers, invariants, producers, .. } = sim;
     for event in &last.events {
         match *event {
             Event::LeaderHwMoved { leader, from, to, .. } => invariants.note_committed(&brokers[leader as usize].log, from, to),
             Event::Appended { leader, producer, first_offset, count, again, .. } => {
                 let log = &brokers[leader as usize].log;
-                let acks = scenario.producers[producer].acks;
+                let acks = producers[producer].settings.acks;
                 for o in first_offset..first_offset + count as u64 {
                     let Some(e) = log.get(o) else { continue };
                     if acks != Acks::All {
@@ -203,7 +203,7 @@ fn observe(sim: &mut Sim) {
             Event::ProduceAcked { producer, .. } => {
                 if let Trigger::Deliver(msg) = &last.trigger {
                     if let Body::ProduceResponse { ids, .. } = &msg.body {
-                        match scenario.producers[producer].acks {
+                        match producers[producer].settings.acks {
                             Acks::All => invariants.note_acked(ids, step),
                             Acks::One => invariants.note_acked_alone(ids, 1, step),
                             Acks::Zero => {}

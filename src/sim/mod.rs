@@ -38,6 +38,7 @@ pub mod step;
 mod truncation;
 pub mod vecmap;
 pub mod why;
+pub mod zookeeper;
 
 pub use event::Event;
 pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Hold, KafkaError, Metadata, Msg, Node};
@@ -141,7 +142,9 @@ impl Sim {
             .map(|(i, spec)| Producer {
                 // Validated already; Kafka's defaults if a bad value slipped through.
                 settings: spec.settings(scenario.preset, &format!("producers[{i}]")).unwrap_or_else(|_| {
-                    crate::scenario::ProducerSpec::new(&spec.id, spec.acks).settings(scenario.preset, "").expect("defaults are valid")
+                    crate::scenario::ProducerSpec::new(&spec.id, spec.acks.unwrap_or(crate::scenario::Acks::All))
+                        .settings(scenario.preset, "")
+                        .expect("defaults are valid")
                 }),
                 next_n: 1,
                 acked: pvec::PVec::new(),
@@ -179,6 +182,7 @@ impl Sim {
                 metadata_offset: 0,
                 check_anchor,
                 check: None,
+                zookeeper: Vec::new(),
             },
             producers,
             consumers: Vec::new(),
@@ -201,6 +205,11 @@ impl Sim {
         for id in 1..n {
             sim.start_fetching(id);
         }
+        // ZooKeeper's sessions at the start: each broker's last ping one interval
+        // before its phase, as the KRaft registrations' heartbeats.
+        let sessions =
+            sim.controller.registrations.iter().map(|r| zookeeper::ZkSession { incarnation: 0, deadline: r.session_deadline }).collect();
+        sim.controller.zookeeper = sessions;
         for id in 0..n {
             sim.schedule_heartbeat(id);
         }
@@ -392,18 +401,23 @@ impl Sim {
             Body::MetadataResponse { request, leader, leader_epoch } => {
                 self.handle_metadata_response(msg, *request, *leader, *leader_epoch)
             }
-            Body::Reset => self.handle_reset(msg),
+            Body::Reset { refused } => self.handle_reset(msg, *refused),
+            Body::ZkPing { incarnation } => self.zookeeper_handle_ping(msg, *incarnation),
+            Body::ZkRegister { incarnation } => self.zookeeper_handle_register(msg, *incarnation),
+            Body::ZkRegistered => self.zookeeper_registered(msg),
+            Body::ZkSessionExpired => self.zookeeper_session_lost(msg),
+            Body::ZkWatch { broker, incarnation } => self.controller_handle_zk_watch(*broker, *incarnation),
         }
     }
 
     /// A peer's kernel reset the connection: whoever waited on it hears now.
-    fn handle_reset(&mut self, msg: &Msg) {
+    fn handle_reset(&mut self, msg: &Msg, refused: bool) {
         let Node::Broker(from) = msg.from else { return };
         match msg.to {
             Node::Broker(id) => self.follower_connection_reset(id, from),
-            Node::Producer(p) => self.producer_connection_reset(p, from),
+            Node::Producer(p) => self.producer_connection_reset(p, from, refused),
             Node::Consumer(c) => self.consumer_connection_reset(c, from),
-            Node::Controller => {}
+            Node::Controller | Node::ZooKeeper => {}
         }
     }
 
@@ -418,6 +432,7 @@ impl Sim {
             Timer::ProduceRequestTimeout { producer, request } => self.produce_request_timeout(producer, request),
             Timer::ConsumerRequestTimeout { consumer } => self.consumer_request_timeout(consumer),
             Timer::Heartbeat { broker } => self.heartbeat_due(broker),
+            Timer::FenceCheck if self.zookeeper() => self.zookeeper_expire_session(),
             Timer::FenceCheck => self.maybe_fence_one_stale_broker(),
             Timer::AlterPartitionRetry { leader } => self.alter_partition_retry(leader),
             Timer::ProducerWake { producer } => self.producer_wake(producer),

@@ -100,6 +100,9 @@ pub enum Node {
     Producer(usize),
     Consumer(usize),
     Controller,
+    /// The ZooKeeper ensemble (the ZooKeeper-era presets): brokers' sessions and
+    /// ephemeral nodes under /brokers/ids, and the controller's watch on them.
+    ZooKeeper,
 }
 
 impl Node {
@@ -212,8 +215,33 @@ pub enum Body {
         leader: Option<u32>,
         leader_epoch: i32,
     },
-    /// A killed process's kernel resets its connections (or refuses a new one).
-    Reset,
+    /// ZooKeeper era: a broker's ZooKeeper client pings its session (the session's
+    /// owner is the broker's process, its `incarnation`).
+    ZkPing {
+        incarnation: u32,
+    },
+    /// ZooKeeper era: a new process opens a session and creates its ephemeral node
+    /// /brokers/ids/N (`KafkaZkClient.registerBroker`).
+    ZkRegister {
+        incarnation: u32,
+    },
+    /// ZooKeeper's answer to the create: the node exists, owned by this session.
+    ZkRegistered,
+    /// ZooKeeper tells a client its session has expired (on the client's next contact):
+    /// the broker opens a new session and registers again.
+    ZkSessionExpired,
+    /// The controller's watch on /brokers/ids fires: broker `broker`'s node is gone
+    /// (`incarnation` None) or was created by a new session.
+    ZkWatch {
+        broker: u32,
+        incarnation: Option<u32>,
+    },
+    /// A killed process's kernel resets its connections, or (`refused`) refuses a new
+    /// one: then the request was never sent (the client's `NetworkClient` never had a
+    /// ready connection to send it on).
+    Reset {
+        refused: bool,
+    },
 }
 
 impl Body {
@@ -230,6 +258,8 @@ impl Body {
                 | Body::BrokerRegistration { .. }
                 | Body::BrokerHeartbeat { .. }
                 | Body::MetadataRequest
+                | Body::ZkPing { .. }
+                | Body::ZkRegister { .. }
         )
     }
 }
@@ -302,6 +332,11 @@ pub fn kind_of(body: &Body) -> &'static str {
         Body::BrokerHeartbeatResponse { .. } => "broker_heartbeat_response",
         Body::MetadataRequest => "metadata_request",
         Body::MetadataResponse { .. } => "metadata_response",
-        Body::Reset => "connection_reset",
+        Body::Reset { .. } => "connection_reset",
+        Body::ZkPing { .. } => "zookeeper_ping",
+        Body::ZkRegister { .. } => "zookeeper_register",
+        Body::ZkRegistered => "zookeeper_registered",
+        Body::ZkSessionExpired => "zookeeper_session_expired",
+        Body::ZkWatch { .. } => "zookeeper_watch",
     }
 }

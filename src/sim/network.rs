@@ -143,10 +143,22 @@ pub fn peer_node(s: &Scenario, e: &crate::scenario::Endpoint, consumers: &[Strin
     match e {
         Endpoint::Broker(b) => Some(Node::Broker(*b)),
         Endpoint::Controller => Some(Node::Controller),
+        Endpoint::ZooKeeper => Some(Node::ZooKeeper),
         Endpoint::Client(id) => {
             s.producer_index(id).map(Node::Producer).or_else(|| consumers.iter().position(|c| c == id).map(Node::Consumer))
         }
     }
+}
+
+/// Messages a cut loses rather than holds: the controller's (its senders' timers
+/// resend), and a ZooKeeper client's pings and their answers (the client pings
+/// again; ZooKeeper times the session out on what reaches it). The controller's
+/// watch notifications are held, as the controller's own session delivers them
+/// after the link heals (its session expiring in a long cut is not modelled).
+fn is_lost_in_a_cut(from: Node, to: Node, body: &Body) -> bool {
+    let controller = from == Node::Controller || to == Node::Controller;
+    let zookeeper = from == Node::ZooKeeper || to == Node::ZooKeeper;
+    (controller || zookeeper) && !matches!(body, Body::ZkWatch { .. })
 }
 
 /// The connection a message travels on: (the requester, the one it asks).
@@ -187,6 +199,7 @@ impl Sim {
         match p {
             Peer::Broker(b) => Some(Node::Broker(*b)),
             Peer::Controller => Some(Node::Controller),
+            Peer::ZooKeeper => Some(Node::ZooKeeper),
             Peer::Producer(i) => Some(Node::Producer(*i)),
             Peer::Consumer(id) => self.consumers.iter().position(|c| &c.spec.id == id).map(Node::Consumer),
         }
@@ -200,7 +213,7 @@ impl Sim {
     /// made), or loses it (a cut controller link, a connection its client closed, a
     /// dead receiver; a killed broker refuses a request with a reset).
     pub(crate) fn transmit(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body) {
-        let controller_link = from == Node::Controller || to == Node::Controller;
+        let controller_link = is_lost_in_a_cut(from, to, &body);
         let (client, server) = conn_of(from, to, &body);
         let request = from == client;
         if self.is_dead(to) {
@@ -213,11 +226,11 @@ impl Sim {
                 self.next_msg += 1;
                 let arrive_ms = self.now + self.net.latency(from, to) + self.net.latency(to, from);
                 let seq = self.sched.reserve();
-                self.put_on_wire(back, seq, to, from, Body::Reset, arrive_ms);
+                self.put_on_wire(back, seq, to, from, Body::Reset { refused: true }, arrive_ms);
             }
             return;
         }
-        if controller_link || matches!(body, Body::Reset) {
+        if controller_link || matches!(body, Body::Reset { .. }) {
             if self.net.is_cut(from, to) {
                 self.last.lost.push(id);
             } else {
@@ -323,7 +336,7 @@ impl Sim {
         for &peer in waiting {
             self.net.set_conn(peer, node, Some(Conn::Closed));
             if !self.net.is_cut(node, peer) {
-                self.send(node, peer, Body::Reset);
+                self.send(node, peer, Body::Reset { refused: false });
             }
         }
     }
@@ -349,7 +362,7 @@ impl Sim {
             }
             let (key, from, to, sent_ms) = (*key, m.from, m.to, m.sent_ms);
             self.sched.cancel(key);
-            if from == Node::Controller || to == Node::Controller || matches!(m.body, Body::Reset) {
+            if is_lost_in_a_cut(from, to, &m.body) || matches!(m.body, Body::Reset { .. }) {
                 self.in_flight.remove(&id);
                 self.last.lost.push(id);
                 continue;

@@ -93,7 +93,8 @@ impl Sim {
 
     /// One produce request with one batch to `leader`.
     fn send_batch(&mut self, producer: usize, i: usize, leader: u32) {
-        let (acks, settings) = (self.scenario.producers[producer].acks, self.producers[producer].settings);
+        let settings = self.producers[producer].settings;
+        let acks = settings.acks;
         let p = &self.producers[producer];
         let b = &p.batches[i];
         let producer_epoch = settings.idempotent.then_some(p.epoch);
@@ -170,7 +171,7 @@ impl Sim {
                         m.leader_epoch = epoch;
                     }
                 }
-                self.retry_or_fail(producer, i, error);
+                self.retry_or_fail(producer, i, error, true);
                 if error.refreshes_metadata() {
                     self.request_metadata_update(Node::Producer(producer));
                 }
@@ -181,12 +182,16 @@ impl Sim {
 
     /// `Sender.canRetry`: retriable, within delivery.timeout.ms and `retries`: the batch
     /// goes back to the accumulator, to wait its backoff (`reenqueueBatch`); otherwise
-    /// it fails, and an idempotent producer bumps its epoch (KIP-360).
-    fn retry_or_fail(&mut self, producer: usize, i: usize, error: KafkaError) {
+    /// it fails, and an idempotent producer bumps its epoch (KIP-360). A request that was
+    /// never `sent` (its new connection was refused: `NetworkClient` drains a batch only
+    /// to a ready node) does not use up `retries`, which matters before 2.1 (KIP-91),
+    /// when `retries` defaults to 0.
+    fn retry_or_fail(&mut self, producer: usize, i: usize, error: KafkaError, sent: bool) {
         let now = self.now;
         let s = self.producers[producer].settings;
         let b = &self.producers[producer].batches[i];
-        let can_retry = error.retriable() && now < b.created_ms + s.delivery_timeout_ms && u64::from(b.attempts) < s.retries;
+        let in_time = s.delivery_timeout_ms.is_none_or(|limit| now < b.created_ms + limit);
+        let can_retry = error.retriable() && in_time && (!sent || u64::from(b.attempts) < s.retries);
         if !can_retry {
             return self.fail_batch(producer, i, error);
         }
@@ -219,10 +224,13 @@ impl Sim {
     }
 
     /// Batches past delivery.timeout.ms fail (`RecordAccumulator.expiredBatches`,
-    /// `Sender.getExpiredInflightBatches`), in flight or not.
+    /// `Sender.getExpiredInflightBatches`), in flight or not. Before 2.1 there is no
+    /// delivery timeout (KIP-91): `retries` alone ends a batch.
     fn expire_batches(&mut self, producer: usize) {
         let now = self.now;
-        let limit = self.producers[producer].settings.delivery_timeout_ms;
+        let Some(limit) = self.producers[producer].settings.delivery_timeout_ms else {
+            return;
+        };
         while let Some(i) = self.producers[producer].batches.iter().position(|b| now >= b.created_ms + limit) {
             let error = self.producers[producer].batches[i].last_error.unwrap_or(KafkaError::RequestTimedOut);
             self.emit(Event::ProduceExpired { producer, count: self.producers[producer].batches[i].ids.len(), error });
@@ -242,14 +250,14 @@ impl Sim {
             return;
         };
         self.close_conn(Node::Producer(producer), Node::Broker(req.broker));
-        let failed = self.fail_requests_to(producer, req.broker, None);
+        let failed = self.fail_requests_to(producer, req.broker, None, true);
         self.emit(Event::ProduceTimedOut { producer, broker: req.broker, requests: failed });
         self.client_disconnected(Node::Producer(producer), req.broker);
         self.drain(producer);
     }
 
     /// Every request in flight to `broker` fails with a disconnection; returns how many.
-    fn fail_requests_to(&mut self, producer: usize, broker: u32, except_timer: Option<u64>) -> usize {
+    fn fail_requests_to(&mut self, producer: usize, broker: u32, except_timer: Option<u64>, sent: bool) -> usize {
         let requests: Vec<(u64, ProduceRequest)> =
             self.producers[producer].requests.iter().filter(|(_, r)| r.broker == broker).map(|(id, r)| (*id, *r)).collect();
         for (id, r) in &requests {
@@ -258,17 +266,17 @@ impl Sim {
                 self.cancel(r.timeout);
             }
             if let Some(i) = self.producers[producer].batches.iter().position(|b| b.request == Some(*id)) {
-                self.retry_or_fail(producer, i, KafkaError::NetworkException);
+                self.retry_or_fail(producer, i, KafkaError::NetworkException, sent);
             }
         }
         requests.len()
     }
 
-    /// The broker's kernel reset the connection (it was killed, or refused a new
-    /// connection): every request on it fails at once.
-    pub(crate) fn producer_connection_reset(&mut self, producer: usize, broker: u32) {
-        let failed = self.fail_requests_to(producer, broker, None);
-        self.emit(Event::ConnectionReset { client: Node::Producer(producer), broker, requests: failed });
+    /// The broker's kernel reset the connection (it was killed) or refused a new one
+    /// (`refused`: the requests were never sent): every request on it fails at once.
+    pub(crate) fn producer_connection_reset(&mut self, producer: usize, broker: u32, refused: bool) {
+        let failed = self.fail_requests_to(producer, broker, None, !refused);
+        self.emit(Event::ConnectionReset { client: Node::Producer(producer), broker, requests: failed, refused });
         self.client_disconnected(Node::Producer(producer), broker);
         self.drain(producer);
     }

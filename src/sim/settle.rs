@@ -93,8 +93,13 @@ impl Sim {
                 Due::Timer(Timer::FenceCheck) => {
                     for (broker, r) in self.controller.registrations.iter().enumerate() {
                         let b = broker as u32;
-                        let silent = !self.broker(b).alive || self.net.is_cut(Node::Broker(b), Node::Controller);
-                        if !r.fenced && r.session_deadline.is_some() && silent {
+                        let (watcher, deadline) = if self.zookeeper() {
+                            (Node::ZooKeeper, self.controller.zookeeper[broker].deadline)
+                        } else {
+                            (Node::Controller, r.session_deadline.filter(|_| !r.fenced))
+                        };
+                        let silent = !self.broker(b).alive || self.net.is_cut(Node::Broker(b), watcher);
+                        if deadline.is_some() && silent {
                             out.push(Pending::SessionExpiry { broker: b, at_ms });
                         }
                     }

@@ -234,7 +234,11 @@ pub struct Controller {
     /// broker.session.timeout.ms / 8 from there (until a fence moves it 10 ms on).
     pub check_anchor: u64,
     /// The check that will fence the next stale broker, if one is due: (timer, when).
+    /// In the ZooKeeper era, ZooKeeper's next session expiry.
     pub check: Option<(Key, u64)>,
+    /// ZooKeeper's sessions, one per broker (the ZooKeeper era; ZooKeeper is its own
+    /// node on the network, `zookeeper.rs`, its state kept here beside the controller's).
+    pub zookeeper: Vec<super::zookeeper::ZkSession>,
 }
 
 /// What a client knows of the partition (`Metadata`): the leader and its epoch, and

@@ -40,7 +40,7 @@ function partJson(api, part) {
 }
 
 /** Pins every beat of every part: [{part, def, step}] in tour order. */
-function pin(api, tour) {
+export function pin(api, tour) {
   return tour.parts.map((part, i) => {
     const json = partJson(api, part);
     const trace = Trace.of(api.wasm, json, { tail: 8 });
@@ -66,7 +66,7 @@ function inForce(api, trace) {
 }
 
 /** Everything a beat's text and quiz may read, from the page's own records. */
-function context(api, part, step) {
+export function context(api, part, step) {
   const rec = api.sim.get(step);
   part.trace.upTo(step + 1);
   const prev = step > 0 ? api.sim.get(step - 1) : null;

@@ -13,13 +13,13 @@ function options(select, values, label) {
   }
 }
 
-/** A link end as the scenario names it: a broker number, "controller" or a client id. */
+/** A link end as the scenario names it: a broker number, "controller", "zookeeper" or a client id. */
 function end(value) {
   return /^\d+$/.test(value) ? Number(value) : value;
 }
 
 function endLabel(v) {
-  return typeof v === "number" ? `broker ${v}` : v === "controller" ? "the controller" : v;
+  return typeof v === "number" ? `broker ${v}` : v === "controller" ? "the controller" : v === "zookeeper" ? "ZooKeeper" : v;
 }
 
 export function createInterventions(form, act) {
@@ -73,10 +73,13 @@ export function createInterventions(form, act) {
     options($("iv-broker"), brokers, (b) => `broker ${b}`);
     // "cut broker 0 from the controller", "cut p1 from broker 0": every node is an end.
     const clients = [...rec.producers.map((p) => p.id), ...rec.consumers.map((c) => c.id)];
-    options($("iv-a"), [...brokers, ...clients], endLabel);
-    // Clients and the controller talk only to brokers: a client end pairs with a broker.
+    // A ZooKeeper-era run has ZooKeeper on the network too (its sessions are in the record).
+    const zookeeper = rec.controller?.zookeeper ? ["zookeeper"] : [];
+    options($("iv-a"), [...brokers, ...clients, ...zookeeper], endLabel);
+    // Clients and the controller talk only to brokers, ZooKeeper to brokers and the controller.
     const clientA = clients.includes($("iv-a").value);
-    options($("iv-b"), clientA ? brokers : [...brokers, "controller", ...clients], endLabel);
+    const zookeeperA = $("iv-a").value === "zookeeper";
+    options($("iv-b"), clientA ? brokers : zookeeperA ? [...brokers, "controller"] : [...brokers, "controller", ...zookeeper, ...clients], endLabel);
     if ($("iv-a").value === $("iv-b").value && brokers.length > 1) $("iv-b").value = brokers.find((b) => String(b) !== $("iv-a").value);
     // Followers first: a consumer on a follower is the interesting case.
     const followers = [...brokers].sort((a, b) => (a === rec.partition.leader) - (b === rec.partition.leader));

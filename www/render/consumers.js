@@ -23,6 +23,7 @@ function draw(n, p, font, board) {
 export function createClients(layer, markLayer) {
   const producers = glyph(layer, "client producer");
   const controller = glyph(layer, "client controller");
+  const zookeeper = glyph(layer, "client zookeeper");
   const consumers = glyph(layer, "client consumer");
   const marks = new Keyed(markLayer, () => {
     const g = el("g", { class: "cmark" });
@@ -38,6 +39,12 @@ export function createClients(layer, markLayer) {
       set(n.g, { class: `client producer${retrying ? " retrying" : ""}`, "data-producer": p.id, "data-retries": p.retries ?? 0 });
     });
     controller.sync([0], () => 0, (n) => draw(n, L.controller, L.font, board));
+    // ZooKeeper, in a ZooKeeper-era run: brokers' sessions and the controller's watch.
+    zookeeper.sync(L.zookeeper ? [0] : [], () => 0, (n) => {
+      draw(n, L.zookeeper, L.font, board);
+      const live = (rec.controller.zookeeper ?? []).filter((s) => s.session_expires_ms !== null).map((s) => s.broker);
+      set(n.g, { "aria-label": `ZooKeeper: sessions live for broker${live.length === 1 ? "" : "s"} ${live.join(", ") || "none"}` });
+    });
     consumers.sync(rec.consumers, (c) => c.id, (n, c) => {
       const p = L.consumers.get(c.id);
       draw(n, p, L.font, board);

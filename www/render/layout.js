@@ -84,9 +84,11 @@ export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
   const right = small ? 54 : 70;
   const stripW = Math.max(24, Math.min(110, colW - left - right - 4));
 
-  // Producers stack down the left, the controller sits on the right, above the brokers.
+  // Producers stack down the left, the controller sits on the right, above the brokers;
+  // in a ZooKeeper-era run (the record lists ZooKeeper's sessions) ZooKeeper sits left of it.
   const producers = new Map(rec.producers.map((p, i) => [p.id, pill(pillText("producer", p, small), 16 + i * (PILL + 4), { x0: 4 })]));
   const controller = pill("controller", 16, { right: width - 4 });
+  const zookeeper = rec.controller?.zookeeper ? pill("ZooKeeper", 16, { right: controller.x0 - (small ? 6 : 12) }) : null;
   const stripBottom = stripTop + rows * cell;
   const consumersY = stripBottom + g.consumersGap;
 
@@ -133,10 +135,13 @@ export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
       const c = cols[name] ?? cols[0];
       return consumers.has(other) ? { x: c.cx, y: stripBottom + 2 } : { x: c.cx, y: top - 1 };
     }
-    const p = name === "controller" ? controller : producers.get(name) ?? consumers.get(name) ?? controller;
+    const p = name === "controller" ? controller : name === "zookeeper" && zookeeper ? zookeeper : producers.get(name) ?? consumers.get(name) ?? controller;
     if (consumers.has(name)) return { x: p.cx, y: p.y0 - 2 };
-    // Producers and the controller: the side facing the brokers, under the pill's words.
-    return name === "controller" ? { x: p.x0 + 8, y: p.y1 + 2 } : { x: p.x1 - 8, y: p.y1 + 2 };
+    // ZooKeeper and the controller talk side by side: the facing ends of their pills.
+    if (name === "zookeeper" && other === "controller") return { x: p.x1 + 2, y: p.cy };
+    if (name === "controller" && other === "zookeeper") return { x: p.x0 - 2, y: p.cy };
+    // Producers, the controller and ZooKeeper: the side facing the brokers, under the pill's words.
+    return name === "controller" || name === "zookeeper" ? { x: p.x0 + 8, y: p.y1 + 2 } : { x: p.x1 - 8, y: p.y1 + 2 };
   }
 
   /** A quadratic curve from sender to receiver. Broker links arc over the
@@ -160,7 +165,7 @@ export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
 
   return {
     width, small, cell, ruler, cols, stripW, top, headH, lh, parkH, stripTop, stripBottom,
-    consumersY, consumers, producers, controller, lo, hi, rows, initialEnd,
+    consumersY, consumers, producers, controller, zookeeper, lo, hi, rows, initialEnd,
     height: stageHeight(g, rows, rec.consumers.length || room?.consumers ? stacked : 0),
     font: FONT,
     /** y of the boundary below offset o (clamped to the window). */

@@ -212,6 +212,7 @@ impl Walker<'_> {
             Node::Producer(p) => 1 << 32 | p as u64,
             Node::Consumer(c) => 2 << 32 | c as u64,
             Node::Controller => 3 << 32,
+            Node::ZooKeeper => 4 << 32,
         }
     }
 

@@ -187,6 +187,7 @@ impl Walker<'_> {
             metadata_offset,
             check_anchor,
             check,
+            zookeeper,
         } = c;
         self.opt_broker(*leader);
         self.word(*leader_epoch as u32 as u64);
@@ -203,6 +204,12 @@ impl Walker<'_> {
             self.broker_epoch(old, broker_epoch);
             self.opt_time(session_deadline);
             self.word(registered_at);
+        }
+        // ZooKeeper's sessions in new-id order.
+        for new in 0..zookeeper.len() {
+            let s = zookeeper[self.perm.from[new] as usize];
+            self.word(s.incarnation as u64);
+            self.opt_time(s.deadline);
         }
         self.word(*metadata_offset);
         self.time(*check_anchor);

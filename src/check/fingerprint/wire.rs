@@ -65,6 +65,7 @@ impl Walker<'_> {
                 self.broker(*b);
             }
             Peer::Controller => self.word(1),
+            Peer::ZooKeeper => self.word(4),
             Peer::Producer(i) => {
                 self.word(2);
                 self.word(*i as u64);
@@ -315,7 +316,23 @@ impl Walker<'_> {
                 self.opt_broker(*leader);
                 self.word(*leader_epoch as u32 as u64);
             }
-            Body::Reset => self.word(18),
+            // A refused connection (the request never sent) and a reset one lead apart.
+            Body::Reset { refused } => self.word(if *refused { 19 } else { 18 }),
+            Body::ZkPing { incarnation } => {
+                self.word(20);
+                self.word(*incarnation as u64);
+            }
+            Body::ZkRegister { incarnation } => {
+                self.word(21);
+                self.word(*incarnation as u64);
+            }
+            Body::ZkRegistered => self.word(22),
+            Body::ZkSessionExpired => self.word(23),
+            Body::ZkWatch { broker, incarnation } => {
+                self.word(24);
+                self.broker(*broker);
+                self.word(incarnation.map_or(u64::MAX, |i| i as u64));
+            }
         }
     }
 }

@@ -223,13 +223,15 @@ export const bounce = [
     id: "registered",
     level: "junior",
     title: "Registered, caught up, back in the ISR",
+    // The senior paragraph contrasts KRaft with the ZooKeeper era on purpose.
+    claims: () => ["ZooKeeper"],
     at: (r, p) => r.event?.type === "alter_partition" && r.event.outcome === "committed" && r.event.isr.length > (p?.partition.isr.length ?? 0) && r.replicas.some((x) => x.incarnation > 0),
     say: {
       junior: (c) => {
         const b = c.e.isr.find((x) => !c.prev.partition.isr.includes(x));
         return `The new incarnation registered once the old session was gone (registered fenced, unfenced at its next heartbeat), caught up to LEO ${c.rep(b).leo}: ISR ${set(c.prev.partition.isr)} → ${set(c.e.isr)} at ${c.t} ms, ${since(c, (e) => e.type === "restart")} ms after the restart.`;
       },
-      senior: () => "KRaft in order: registerBroker (refused while the old session lasts; the broker tries again one heartbeat interval after each refusal) → once the session has expired, the old incarnation removed: fenced by a stale-broker check (handleBrokerFenced), or by the registration itself if it comes first (BrokerUncleanShutdownHandler) → registered fenced → unfenced at a heartbeat once it has caught up with the metadata (handleBrokerUnfenced) → fetching → in the ISR again by the leader's AlterPartition. Under the ZooKeeper-era presets a restart registers at once and keeps its ISR place.",
+      senior: () => "KRaft in order: registerBroker (refused while the old session lasts; the broker tries again one heartbeat interval after each refusal) → once the session has expired, the old incarnation removed: fenced by a stale-broker check (handleBrokerFenced), or by the registration itself if it comes first (BrokerUncleanShutdownHandler) → registered fenced → unfenced at a heartbeat once it has caught up with the metadata (handleBrokerUnfenced) → fetching → in the ISR again by the leader's AlterPartition. Under the ZooKeeper-era presets a restart opens a new ZooKeeper session and keeps its ISR place (the controller's watch runs onBrokerStartup).",
     },
   },
   {

@@ -74,7 +74,11 @@ export const kip101Old = [
     title: "The follower is elected",
     at: ev("leader_election"),
     say: {
-      junior: (c) => `The controller fences broker ${c.e.broker} after broker.session.timeout.ms (${c.cfg("broker.session.timeout.ms")} ms) and elects broker ${c.e.leader} from the ISR: leader epoch ${c.e.leader_epoch}.`,
+      // The era's own words: a ZooKeeper-era run (its record lists ZooKeeper's sessions)
+      // learns of the death from ZooKeeper; a KRaft run fences on missed heartbeats.
+      junior: (c) => c.rec.controller?.zookeeper
+        ? `ZooKeeper expires broker ${c.e.broker}'s session zookeeper.session.timeout.ms (${c.cfg("zookeeper.session.timeout.ms")} ms) after its last ping and deletes its node; the controller's watch fires, and it elects broker ${c.e.leader} from the ISR: leader epoch ${c.e.leader_epoch}.`
+        : `The controller fences broker ${c.e.broker} after broker.session.timeout.ms (${c.cfg("broker.session.timeout.ms")} ms) and elects broker ${c.e.leader} from the ISR: leader epoch ${c.e.leader_epoch}.`,
     },
   },
   {

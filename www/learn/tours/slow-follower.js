@@ -90,7 +90,7 @@ export const slow = [
     title: "The link heals",
     at: ev("heal"),
     say: {
-      junior: (c) => `At ${c.t} ms the link heals. Follower ${slowOf(c)}'s last Fetch was not lost: TCP holds it and sends it again at its next retransmission (200 ms after the send, doubling each time, so seconds later after a long cut). It arrives then, unless request.timeout.ms (30 s) ran out first.`,
+      junior: (c) => `At ${c.t} ms the link heals. Follower ${slowOf(c)}'s last Fetch was not lost: TCP holds it and sends it again at its next retransmission (200 ms after the send, doubling each time, so seconds later after a long cut). It arrives then, unless the broker's request.timeout.ms (${c.cfg("request.timeout.ms") ?? 30000} ms, Kafka's default when unset) ran out first.`,
     },
   },
   {

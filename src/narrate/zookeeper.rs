@@ -1,0 +1,115 @@
+//! Sentences for ZooKeeper (the ZooKeeper-era presets, `sim/zookeeper.rs`): a
+//! broker's pings and registration, ZooKeeper expiring a session, and the
+//! controller's watch on /brokers/ids. Every time and timeout named here is the
+//! one the state holds (the session's deadline, zookeeper.session.timeout.ms).
+
+use super::{set_str, Narrator};
+use crate::sim::Event;
+
+impl Narrator<'_> {
+    fn session_ms(&self) -> u64 {
+        self.sim.settings.zookeeper_session_timeout_ms
+    }
+
+    /// A broker's ZooKeeper client on its ping grid.
+    pub(super) fn zookeeper_ping_sent(&self, broker: u32) -> String {
+        for e in self.events {
+            match *e {
+                Event::HeartbeatSent { msg, .. } => {
+                    return format!(
+                        "Broker {broker} pings its ZooKeeper session (every third of zookeeper.session.timeout.ms).{}",
+                        self.note(Some(msg))
+                    );
+                }
+                Event::RegistrationSent { incarnation, msg, .. } => {
+                    return format!(
+                        "Broker {broker} (incarnation {incarnation}) opens a ZooKeeper session and creates its node /brokers/ids/{broker}.{}",
+                        self.note(Some(msg))
+                    );
+                }
+                _ => {}
+            }
+        }
+        String::new()
+    }
+
+    /// ZooKeeper receives a ping, a registration, or its session timer fires.
+    pub(super) fn at_zookeeper(&self) -> String {
+        for e in self.events {
+            match *e {
+                Event::ZkSessionRenewed { broker, deadline } => {
+                    return format!("ZooKeeper hears broker {broker}'s ping: its session now lasts until {deadline} ms (zookeeper.session.timeout.ms = {} ms).", self.session_ms());
+                }
+                Event::ZkPingOfExpiredSession { broker, .. } => {
+                    return format!("ZooKeeper gets a ping from broker {broker}'s session, which it has expired: it tells the broker so.");
+                }
+                Event::ZkSessionCreated { broker, incarnation, deadline, replaced } => {
+                    let old = replaced.map_or(String::new(), |d| {
+                        format!(" The previous process's session (valid until {d} ms) is replaced at once, as after a clean shutdown (a killed broker's new process would fail with NodeExists until it expired).")
+                    });
+                    return format!(
+                        "ZooKeeper creates /brokers/ids/{broker} for incarnation {incarnation}'s new session (until {deadline} ms unless pinged).{old} The controller's watch on /brokers/ids fires."
+                    );
+                }
+                Event::ZkSessionExpired { broker, deadline } => {
+                    return format!(
+                        "ZooKeeper expires broker {broker}'s session at {deadline} ms: no ping for zookeeper.session.timeout.ms ({} ms). It deletes /brokers/ids/{broker}, and the controller's watch fires.",
+                        self.session_ms()
+                    );
+                }
+                _ => {}
+            }
+        }
+        String::new()
+    }
+
+    /// ZooKeeper's answer at the broker.
+    pub(super) fn zookeeper_answer(&self, broker: u32) -> String {
+        for e in self.events {
+            match *e {
+                Event::ZkRegistered { incarnation, .. } => {
+                    return format!("Broker {broker} (incarnation {incarnation}) is registered in ZooKeeper; it will lead or follow as the controller's LeaderAndIsr says.");
+                }
+                Event::ZkSessionLost { .. } => {
+                    return format!(
+                        "Broker {broker} learns that ZooKeeper expired its session: it opens a new session and registers again. {}",
+                        self.zookeeper_ping_sent(broker)
+                    );
+                }
+                Event::ZkAnswerIgnored { .. } => return format!("Broker {broker} ignores an answer about a session it no longer has."),
+                _ => {}
+            }
+        }
+        String::new()
+    }
+
+    /// The controller's watch on /brokers/ids (`KafkaController.processBrokerChange`).
+    pub(super) fn zookeeper_watch(&self, broker: u32) -> String {
+        let mut text = String::new();
+        for e in self.events {
+            match *e {
+                Event::ZkWatchStale { .. } => return format!("The controller's watch says what it already knows about broker {broker}."),
+                Event::SessionExpired { kept_last, .. } => {
+                    text = format!("The controller's watch fires: /brokers/ids/{broker} is gone, so broker {broker} is dead (KafkaController.onBrokerFailure).");
+                    if kept_last {
+                        text.push_str(" It is the last replica in the ISR, so it stays there.");
+                    }
+                }
+                Event::BrokerRegistered { incarnation, .. } => {
+                    text = format!(
+                        "The controller's watch fires: broker {broker} (incarnation {incarnation}) is back (KafkaController.onBrokerStartup). It keeps its place in the ISR, and the controller sends it the partition's state (LeaderAndIsr)."
+                    );
+                }
+                Event::LeaderElected { .. } | Event::PartitionOffline { .. } => return text + &self.election(),
+                Event::ControllerIsrShrunk { before, after } if before != after => {
+                    text.push_str(&format!(" The ISR shrinks {} → {}; the leader learns it from LeaderAndIsr.", set_str(before.iter()), set_str(after.iter())));
+                }
+                Event::LeaderEpochBumped { leader, epoch } => text.push_str(&format!(
+                    " The controller writes the new ISR with a new leader epoch, {epoch}, leader {leader} unchanged (ReplicaStateMachine.doRemoveReplicasFromIsr)."
+                )),
+                _ => {}
+            }
+        }
+        text
+    }
+}

@@ -1,0 +1,170 @@
+//! ZooKeeper, in the ZooKeeper-era presets (`broker_liveness: zookeeper-session`):
+//! its own node on the network. A broker's ZooKeeper client keeps a session with
+//! pings and holds the ephemeral node /brokers/ids/N; ZooKeeper expires a session
+//! one `zookeeper.session.timeout.ms` after the last ping it received and deletes
+//! the node; the controller's watch on /brokers/ids tells it (a `zookeeper_watch`
+//! message), and the controller runs `KafkaController.onBrokerFailure` or, for a
+//! node a new session created, `onBrokerStartup`, and sends LeaderAndIsr.
+//! There is no broker heartbeat, fencing, broker lifecycle (RECOVERY → RUNNING) or
+//! registration answer with a broker epoch: those are KRaft's (`BrokerLifecycleManager`).
+//!
+//! Kafka: `KafkaZkClient.registerBroker`, `ZooKeeperClient` (the session),
+//! `KafkaController.processBrokerChange`, `onBrokerFailure`, `onBrokerStartup`
+//! (0.10.2–2.8). ZooKeeper's own answers to pings are not modelled (a session
+//! lives on what reaches ZooKeeper); the controller's own ZooKeeper session is not
+//! modelled (it never loses the controllership).
+
+use super::event::{ElectionCause, Event};
+use super::msg::{Body, Msg, Node};
+use super::Sim;
+
+/// ZooKeeper's view of one broker's session: the process (incarnation) that owns it
+/// and when it expires; None once expired (its ephemeral node is deleted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZkSession {
+    pub incarnation: u32,
+    pub deadline: Option<u64>,
+}
+
+impl Sim {
+    /// The broker's ZooKeeper client, on its ping grid (a third of the session
+    /// timeout): a process without a session creates one and its /brokers/ids node;
+    /// one with a session pings it.
+    pub(crate) fn zookeeper_ping_due(&mut self, id: u32) {
+        let incarnation = self.broker(id).incarnation;
+        if self.broker(id).broker_epoch.is_none() {
+            let msg = self.send(Node::Broker(id), Node::ZooKeeper, Body::ZkRegister { incarnation });
+            return self.emit(Event::RegistrationSent { broker: id, incarnation, msg });
+        }
+        let msg = self.send(Node::Broker(id), Node::ZooKeeper, Body::ZkPing { incarnation });
+        self.emit(Event::HeartbeatSent { broker: id, msg });
+    }
+
+    /// ZooKeeper receives a ping: the owner's live session is renewed; a ping of a
+    /// session ZooKeeper has expired (or never had) is told so.
+    pub(crate) fn zookeeper_handle_ping(&mut self, msg: &Msg, incarnation: u32) {
+        let Node::Broker(id) = msg.from else { return };
+        let s = self.controller.zookeeper[id as usize];
+        if s.incarnation == incarnation && s.deadline.is_some() {
+            let deadline = self.now + self.liveness().1;
+            self.emit(Event::ZkSessionRenewed { broker: id, deadline });
+            return self.reschedule_zookeeper_expiry();
+        }
+        let sent = self.send(Node::ZooKeeper, msg.from, Body::ZkSessionExpired);
+        self.emit(Event::ZkPingOfExpiredSession { broker: id, msg: sent });
+    }
+
+    /// ZooKeeper receives a create of /brokers/ids/N from a new session. (A node still
+    /// held by the previous process's live session is replaced at once: Kafka's new
+    /// process fails with NodeExists there and must be started again after the old
+    /// session expires, `CheckedEphemeral`; the model restarts it as a clean restart
+    /// would, documented in docs/behaviors.md.) The controller's watch fires.
+    pub(crate) fn zookeeper_handle_register(&mut self, msg: &Msg, incarnation: u32) {
+        let Node::Broker(id) = msg.from else { return };
+        let old = self.controller.zookeeper[id as usize];
+        let replaced = old.deadline.filter(|_| old.incarnation != incarnation);
+        let deadline = self.now + self.liveness().1;
+        self.emit(Event::ZkSessionCreated { broker: id, incarnation, deadline, replaced });
+        let answer = self.send(Node::ZooKeeper, msg.from, Body::ZkRegistered);
+        let watch = self.send(Node::ZooKeeper, Node::Controller, Body::ZkWatch { broker: id, incarnation: Some(incarnation) });
+        self.emit(Event::ZkWatchFired { broker: id, gone: false, answer: Some(answer), msg: watch });
+        self.reschedule_zookeeper_expiry();
+    }
+
+    /// ZooKeeper's session timer: the session whose deadline came expires, its
+    /// ephemeral node is deleted, and the controller's watch fires.
+    pub(crate) fn zookeeper_expire_session(&mut self) {
+        self.controller.check = None;
+        let now = self.now;
+        let due = (0..self.scenario.replicas)
+            .filter_map(|b| self.controller.zookeeper[b as usize].deadline.filter(|&d| d <= now).map(|d| (d, b)))
+            .min();
+        if let Some((deadline, id)) = due {
+            self.emit(Event::ZkSessionExpired { broker: id, deadline });
+            let watch = self.send(Node::ZooKeeper, Node::Controller, Body::ZkWatch { broker: id, incarnation: None });
+            self.emit(Event::ZkWatchFired { broker: id, gone: true, answer: None, msg: watch });
+        }
+        self.reschedule_zookeeper_expiry();
+    }
+
+    /// ZooKeeper's next session expiry: at the earliest deadline.
+    pub(crate) fn reschedule_zookeeper_expiry(&mut self) {
+        let at = self.controller.zookeeper.iter().filter_map(|s| s.deadline).min().map(|d| d.max(self.now));
+        if self.controller.check.map(|(_, t)| t) == at {
+            return;
+        }
+        if let Some((key, _)) = self.controller.check.take() {
+            self.cancel(key);
+        }
+        if let Some(at) = at {
+            let key = self.set_timer(at, super::scheduler::Timer::FenceCheck);
+            self.controller.check = Some((key, at));
+        }
+    }
+
+    /// A broker's ZooKeeper client hears that its session expired: it opens a new
+    /// session and registers again at once (`KafkaZkClient` after a session expiry,
+    /// KAFKA-7165's re-registration).
+    pub(crate) fn zookeeper_session_lost(&mut self, msg: &Msg) {
+        let Node::Broker(id) = msg.to else { return };
+        if self.broker(id).broker_epoch.is_none() {
+            return self.emit(Event::ZkAnswerIgnored { broker: id });
+        }
+        self.emit(Event::ZkSessionLost { broker: id });
+        self.zookeeper_ping_due(id);
+    }
+
+    /// ZooKeeper's answer to the create: the broker is registered (its LeaderAndIsr
+    /// comes from the controller, whose watch fired).
+    pub(crate) fn zookeeper_registered(&mut self, msg: &Msg) {
+        let Node::Broker(id) = msg.to else { return };
+        if self.broker(id).broker_epoch.is_some() {
+            return self.emit(Event::ZkAnswerIgnored { broker: id });
+        }
+        let incarnation = self.broker(id).incarnation;
+        self.emit(Event::ZkRegistered { broker: id, incarnation });
+    }
+
+    /// The controller's watch on /brokers/ids fired (`KafkaController.processBrokerChange`):
+    /// a node gone is a dead broker (`onBrokerFailure`); a node created by a new
+    /// session is a (re)started broker (`onBrokerStartup`).
+    pub(crate) fn controller_handle_zk_watch(&mut self, broker: u32, incarnation: Option<u32>) {
+        let reg = self.controller.registrations[broker as usize];
+        match incarnation {
+            None if reg.fenced => self.emit(Event::ZkWatchStale { broker }),
+            None => {
+                let deadline = self.controller.zookeeper[broker as usize].deadline.map_or(self.now, |d| d.min(self.now));
+                self.on_broker_failure(broker, deadline)
+            }
+            Some(inc) if inc == reg.incarnation && !reg.fenced => self.emit(Event::ZkWatchStale { broker }),
+            Some(inc) => self.on_broker_startup(broker, inc),
+        }
+    }
+
+    /// `KafkaController.onBrokerStartup`: the broker is live again, keeps its place in
+    /// the ISR (it is not removed from it by a restart it was not declared dead for);
+    /// a restarted leader is replaced in a new epoch (the first other live ISR member,
+    /// or itself), and a partition without a leader gets one. Every live broker,
+    /// the new one included, gets the partition's state (UpdateMetadata, LeaderAndIsr).
+    fn on_broker_startup(&mut self, id: u32, incarnation: u32) {
+        let broker_epoch = self.controller.metadata_offset + 1;
+        let session_deadline = self.controller.zookeeper[id as usize].deadline.unwrap_or(self.now);
+        self.emit(Event::BrokerRegistered {
+            broker: id,
+            broker_epoch,
+            incarnation,
+            session_deadline,
+            fenced: false,
+            expired_unfenced: None,
+        });
+        let cause = match self.controller.leader {
+            Some(l) if l == id => Some(ElectionCause::LeaderRestarted { old: id }),
+            None => Some(ElectionCause::Unfenced { broker: id }),
+            Some(_) => None,
+        };
+        match cause.and_then(|cause| self.elect_leader(cause).map(|e| (e, cause))) {
+            Some(((leader, from), cause)) => self.change_leader(leader, from, cause),
+            None => self.send_metadata_except(None),
+        }
+    }
+}

@@ -1,0 +1,161 @@
+// Every tour beat's text against the run it shows, for every part (preset) each
+// tour offers: what a beat states must be what that run's step records say.
+//
+// For each tour part the beats are pinned as the page pins them (tour-player.js
+// `pin`), each beat's text is built at every level from the same context the card
+// uses (`context`), with its quiz's question and explanation, and checked:
+//
+//  1. Settings: a Kafka setting the text names (`broker.session.timeout.ms`,
+//     `zookeeper.session.timeout.ms`, …, any key of `configInForce`) must be one
+//     this run's preset uses, and a value written right after it, "name (9000 ms)"
+//     or "name = 9000", must be the value in force.
+//  2. The era: a run under a ZooKeeper-era preset has no broker heartbeats, fencing
+//     or KRaft; a KRaft run has no ZooKeeper. Words of the other era fail the beat.
+//  3. Numbers: every number the text states must be one the run shows: in the
+//     beat's record, the one before it, the scenario, the settings in force, or the
+//     step narration at the beat (±1, for ranges "100–104" and "LEO n+1"), or the
+//     difference of two of those ("1868 ms after the heal": two times); version
+//     numbers (0.11, 2.8), KIP-n and KAFKA-n are names, not numbers.
+//
+// A beat that states something the records do not hold declares it, in the beat:
+//
+//   claims: (c) => [3, 28, "KRaft"]
+//
+// numbers it states from elsewhere (the explorer's bounds, a rule of thumb), and
+// words of the other era it uses on purpose (a contrast: "unlike KRaft, …"). The
+// test prints which rule a failing beat broke, with the beat, the part's preset
+// and the text. Needs www/pkg (npm run build).
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const PKG_JS = join(ROOT, "www/pkg/hwscope.js");
+const PKG_WASM = join(ROOT, "www/pkg/hwscope_bg.wasm");
+if (!existsSync(PKG_JS) || !existsSync(PKG_WASM)) throw new Error(`${PKG_JS} is missing: run \`npm run build\` first`);
+const wasm = await import(pathToFileURL(PKG_JS).href);
+wasm.initSync({ module: readFileSync(PKG_WASM) });
+
+const { TOURS, LEVELS } = await import(pathToFileURL(join(ROOT, "www/learn/tours/index.js")).href);
+const { pin, context } = await import(pathToFileURL(join(ROOT, "www/learn/tour-player.js")).href);
+const { Sim } = await import(pathToFileURL(join(ROOT, "www/core/sim.js")).href);
+
+const scenarios = wasm.builtinScenarios();
+
+/** Words that belong to one era only. */
+const KRAFT_ONLY = [/\bbroker\.session\.timeout\.ms\b/, /\bbroker\.heartbeat\.interval\.ms\b/, /\bheartbeat/i, /\bfenc(e|es|ed|ing)\b/i, /\bunfenced\b/i, /\bKRaft\b/];
+const ZOOKEEPER_ONLY = [/\bZooKeeper\b/i, /\bzookeeper\.session\.timeout\.ms\b/];
+
+/** The numbers a text states, leaving out names: versions, KIP-n, KAFKA-n, record ids, settings. */
+export function numbersIn(text) {
+  const scrubbed = text
+    .replace(/\b(KIP|KAFKA)-\d+\b/g, " ")
+    .replace(/\b\d+\.\d+(\.\d+)*(?=[^\d]|$)/g, " ") // 0.11, 2.8, 3.7.0
+    .replace(/[A-Za-z_][\w.-]*\d[\w-]*/g, " "); // p1-2, kafka-0.10, replica.lag.time.max.ms, t1
+  return [...scrubbed.matchAll(/\d[\d,]*/g)].map((m) => Number(m[0].replace(/,/g, "")));
+}
+
+/** Every number anywhere in a JSON value (keys' values, arrays, and digits inside strings). */
+function collect(v, out) {
+  if (v === null || v === undefined) return out;
+  if (typeof v === "number") out.add(v);
+  else if (typeof v === "string") for (const n of numbersIn(v)) out.add(n);
+  else if (Array.isArray(v)) for (const x of v) collect(x, out);
+  else if (typeof v === "object") for (const x of Object.values(v)) collect(x, out);
+  return out;
+}
+
+/** What a beat's text says, at every level, with its quiz's question and explanation. */
+function textsOf(def, c) {
+  const out = [];
+  for (const l of LEVELS) {
+    const f = def.say?.[l];
+    const t = typeof f === "function" ? f(c) : f;
+    if (t) out.push([l, t]);
+  }
+  const q = def.quiz;
+  if (q?.ask) out.push(["quiz", typeof q.ask === "function" ? q.ask(c) : q.ask]);
+  if (q?.explain) out.push(["quiz", typeof q.explain === "function" ? q.explain(c) : q.explain]);
+  return out;
+}
+
+/** What is wrong with one text of a beat, as sentences (empty: nothing). */
+export function check(text, { settings, zookeeper, facts, claimed }) {
+  const wrong = [];
+  for (const s of settings) {
+    const name = s.key.replace(/^.*\]\./, "");
+    const at = text.indexOf(s.key.includes("[") ? name : s.key);
+    if (s.key.includes("[") || at < 0) continue;
+    if (!s.used) wrong.push(`names ${s.key}, which this preset does not use`);
+    const after = text.slice(at + s.key.length).match(/^\s*(?:\(|=\s*|of\s+)(\d[\d,]*)/);
+    if (after && s.value !== null && Number(after[1].replace(/,/g, "")) !== Number(s.value)) {
+      wrong.push(`says ${s.key} is ${after[1]}, but ${s.value} is in force`);
+    }
+  }
+  const other = zookeeper ? KRAFT_ONLY : ZOOKEEPER_ONLY;
+  for (const re of other) {
+    const m = text.match(re);
+    if (m && !claimed.has(m[0])) wrong.push(`says "${m[0]}", which a ${zookeeper ? "ZooKeeper-era" : "KRaft"} run does not have`);
+  }
+  for (const n of numbersIn(text)) {
+    if (!(facts.has(n) || facts.has(n + 1) || facts.has(n - 1) || claimed.has(n))) wrong.push(`states ${n}, which the run does not show here`);
+  }
+  return wrong;
+}
+
+for (const tour of TOURS) {
+  for (const [i, part] of tour.parts.entries()) {
+    test(`tour ${tour.id}, part ${i + 1} (${part.scenario}${part.preset ? ` under ${part.preset}` : ""}): every beat says what its run shows`, () => {
+      const api = { wasm, scenarios, sim: null };
+      const [pinned] = pin(api, { ...tour, parts: [part] });
+      const sim = new Sim(wasm.Playground, { tail: 64 });
+      sim.load(pinned.json);
+      api.sim = sim;
+      const settings = wasm.configInForce(pinned.json);
+      const preset = JSON.parse(pinned.json).preset ?? "kafka-4.0";
+      const zookeeper = settings.some((s) => s.key === "zookeeper.session.timeout.ms" && s.used);
+      const failures = [];
+      try {
+        for (const b of pinned.beats) {
+          if (b.step < 0) {
+            failures.push(`beat ${b.def.id}: its predicate matches no step`);
+            continue;
+          }
+          const c = context(api, pinned, b.step);
+          const facts = new Set([0, 1, 2]);
+          for (const v of [c.rec, c.prev, c.sc, settings.map((s) => s.value)]) collect(v, facts);
+          // Durations: the difference of two values the run shows.
+          const known = [...facts].filter((n) => Number.isFinite(n) && n >= 0);
+          for (const a of known) for (const b of known) if (a > b) facts.add(a - b);
+          const claimed = new Set(b.def.claims ? b.def.claims(c) : []);
+          for (const [level, text] of textsOf(b.def, c)) {
+            for (const w of check(text, { settings, zookeeper, facts, claimed })) {
+              failures.push(`beat ${b.def.id} (${level}, step ${b.step}, ${preset}): ${w}\n    ${text}`);
+            }
+          }
+        }
+      } finally {
+        pinned.trace.free();
+        sim.free();
+      }
+      assert.deepEqual(failures, [], failures.join("\n"));
+    });
+  }
+}
+
+test("the checker fails a beat that names the other era's setting with the wrong value", () => {
+  const settings = [
+    { key: "broker.session.timeout.ms", value: 9000, used: false },
+    { key: "zookeeper.session.timeout.ms", value: 6000, used: true },
+  ];
+  const text = "The controller fences broker 0 after broker.session.timeout.ms (9000 ms) and elects broker 1.";
+  const wrong = check(text, { settings, zookeeper: true, facts: new Set([0, 1, 9000]), claimed: new Set() });
+  assert.ok(wrong.some((w) => w.includes("does not use")), wrong.join("; "));
+  assert.ok(wrong.some((w) => w.includes('"fences"')), wrong.join("; "));
+  const right = "ZooKeeper expires broker 0's session after zookeeper.session.timeout.ms (6000 ms); the controller elects broker 1.";
+  assert.deepEqual(check(right, { settings, zookeeper: true, facts: new Set([0, 1, 6000]), claimed: new Set() }), []);
+  assert.ok(check("zookeeper.session.timeout.ms (18000 ms)", { settings, zookeeper: true, facts: new Set([18000]), claimed: new Set() }).length > 0);
+  assert.deepEqual(numbersIn("KIP-101 at 0.11 lost p1-2 in kafka-0.10 after replica.lag.time.max.ms: 30 s"), [30]);
+});
