@@ -4,7 +4,8 @@
 #   2. cargo test (native),
 #   3. node --test tests/js/  (wasm vs native traces, the JS API),
 #   4. node --test e2e/       (the page in headless Chromium; e2e/docsites.test.mjs builds
-#      documentation sites with mdBook, MkDocs, Hugo and Docusaurus, from install-docs-tools.sh),
+#      documentation sites with mdBook, MkDocs, Zensical, Hugo and Docusaurus, from
+#      install-docs-tools.sh, with the packages `npm run packages` wrote to dist-packages/),
 #   5. the small oracle suite: the same scenarios on a real Kafka 4.x cluster on loopback and on the
 #      simulator (scripts/oracle-suite.mjs --small; needs root, Java, Maven, nftables; Kafka's jars
 #      are resolved into .tools/kafka/ the first time). HWSCOPE_SKIP_ORACLE=1 skips it, saying so.
@@ -22,6 +23,10 @@ bash scripts/install-tools.sh --browser
 
 phase "docs tools (install-docs-tools: mdBook, MkDocs, Hugo, Docusaurus)"
 bash scripts/install-docs-tools.sh
+
+phase "packages (npm run packages: dist-packages/, the packed artifacts e2e/docsites.test.mjs installs)"
+# Not verified here: the docs-site test builds the mdbook-hwscope crate from its .crate anyway.
+HWSCOPE_PACKAGE_VERIFY=0 npm run --silent packages
 
 phase "cargo test"
 cargo test --workspace

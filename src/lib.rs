@@ -47,15 +47,16 @@ pub mod scenario;
 pub mod sim;
 
 /// The command line and its renderers (SVG, table, markdown, docs figures): not in
-/// the page's WebAssembly.
-#[cfg(not(target_arch = "wasm32"))]
+/// the page's WebAssembly (wasm32-unknown-unknown). It does build for WASI
+/// (wasm32-wasip1): the `mkdocs-hwscope` wheel runs that build to draw figures.
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub mod cli;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub mod wasm;
 /// The explorer's facade for the page's Web Worker (wasm32, feature `explore`: a
 /// second package, so that the page's own WebAssembly does not carry the search).
-#[cfg(all(target_arch = "wasm32", feature = "explore"))]
+#[cfg(all(target_arch = "wasm32", target_os = "unknown", feature = "explore"))]
 pub mod wasm_explore;
 
 pub use record::StepRecord;

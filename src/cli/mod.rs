@@ -25,6 +25,8 @@ const USAGE: &str = "usage:
                                    the Kafka defaults that differ between them
   hwscope figure [BLOCK_FILE]      a ```hwscope block's text (stdin without a file) as a static HTML figure
   hwscope render-docs DIR... [--allow-errors]   draw the hwscope blocks of built HTML pages as static figures
+  hwscope render-markdown [--file NAME] [--allow-errors]   Markdown on stdin, each ```hwscope fence
+                                   drawn as a static figure, on stdout; errors name NAME:line
   hwscope bench [--seconds S] [--only NAME] [--json]   simulated events per second per built-in scenario
 ";
 
@@ -80,6 +82,7 @@ fn run(args: &[String]) -> Result<(), Fail> {
         Some("check") => check::cmd_check(&args[1..]),
         Some("figure") => cmd_figure(&args[1..]),
         Some("render-docs") => cmd_render_docs(&args[1..]),
+        Some("render-markdown") => cmd_render_markdown(&args[1..]),
         Some("-h" | "--help" | "help") => {
             out!("{USAGE}{}", check::USAGE);
             Ok(())
@@ -266,6 +269,41 @@ fn cmd_render_docs(args: &[String]) -> Result<(), Fail> {
             "{} hwscope blocks cannot be drawn (see above; --allow-errors keeps the error boxes and exits 0)",
             report.errors.len()
         )));
+    }
+    Ok(())
+}
+
+/// A Markdown page's ```hwscope fences drawn as static figures (one-line HTML blocks), for
+/// docs tools that hand a plugin the page's Markdown: mkdocs-hwscope runs this command in
+/// its WASI build. Each block that cannot be drawn becomes an error box and a line on
+/// stderr, `NAME:line: hwscope block: …`; unless --allow-errors the command then fails
+/// (exit 2), after writing the page.
+fn cmd_render_markdown(args: &[String]) -> Result<(), Fail> {
+    let mut name = "(stdin)".to_string();
+    let mut allow = false;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--file" => name = value(args, &mut i, "--file")?.to_string(),
+            "--allow-errors" => allow = true,
+            other => return Err(Fail(format!("render-markdown: unknown argument {other}\n{USAGE}"))),
+        }
+        i += 1;
+    }
+    let md = std::io::read_to_string(std::io::stdin()).map_err(|e| Fail(format!("stdin: {e}")))?;
+    let mut report = docfigure::Report::default();
+    let out = docfigure::rewrite_markdown(&md, |f| docfigure::draw(&name, f, &mut report));
+    if std::io::stdout().write_all(out.as_bytes()).and_then(|()| std::io::stdout().flush()).is_err() {
+        std::process::exit(0);
+    }
+    for w in &report.warnings {
+        eprintln!("hwscope: warning: {w}");
+    }
+    for e in &report.errors {
+        eprintln!("hwscope: {e}");
+    }
+    if !report.errors.is_empty() && !allow {
+        return Err(Fail(format!("{} hwscope blocks cannot be drawn (see above)", report.errors.len())));
     }
     Ok(())
 }

@@ -22,6 +22,18 @@ let live = null;
 const visible = new Set();
 let engaged = false;
 
+// Print: the static figure, in light colours, whatever the screen shows (a live figure
+// is screen-only). One small sheet, in the page's head, for every docs tool.
+const PRINT =
+  "@media print{figure.hwscope-figure .hwscope-live{display:none!important}" +
+  "figure.hwscope-figure img.hwscope-static{visibility:visible!important;color-scheme:light!important}}";
+if (!document.getElementById("hwscope-print")) {
+  const sheet = document.createElement("style");
+  sheet.id = "hwscope-print";
+  sheet.textContent = PRINT;
+  document.head.append(sheet);
+}
+
 /** The site's colour mode: "dark" or "light". */
 export function siteTheme() {
   const root = document.documentElement;
