@@ -18,15 +18,15 @@ phase() { printf '\n== %s\n' "$*"; }
 phase "build (npm run build)"
 npm run --silent build
 
+phase "packages (npm run packages: dist-packages/, from the wasm just built)"
+# The crates are not verified here: e2e/docsites.test.mjs builds mdbook-hwscope from its .crate anyway.
+HWSCOPE_PACKAGE_VERIFY=0 npm run --silent packages
+
 phase "browser (install-tools --browser)"
 bash scripts/install-tools.sh --browser
 
 phase "docs tools (install-docs-tools: mdBook, MkDocs, Hugo, Docusaurus)"
 bash scripts/install-docs-tools.sh
-
-phase "packages (npm run packages: dist-packages/, the packed artifacts e2e/docsites.test.mjs installs)"
-# Not verified here: the docs-site test builds the mdbook-hwscope crate from its .crate anyway.
-HWSCOPE_PACKAGE_VERIFY=0 npm run --silent packages
 
 phase "cargo test"
 cargo test --workspace

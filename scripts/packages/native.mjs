@@ -2,9 +2,9 @@
 // the browser assets every docs tool serves, the WASI build of the hwscope CLI (the
 // figure renderer inside the wheel), and running a command loudly.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { browserAssets } from "./assets.mjs";
 import { ROOT } from "./version.mjs";
 
 /** Runs a command in the checkout; its output goes to the terminal; throws on failure. */
@@ -12,27 +12,9 @@ export function sh(cmd, args, opts = {}) {
   execFileSync(cmd, args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], ...opts });
 }
 
-/**
- * The browser assets folder (auto.js, the custom element, the page core, the stills,
- * `hwscope-assets.json` with the version), built once per run: pkg-npm's
- * scripts/packages/assets.mjs when it is there, else `scripts/dist.mjs --docs`.
- */
-let assetsBuilt = null;
+/** The browser assets folder (scripts/packages/assets.mjs: built once per run, stamped with the version). */
 export async function assets({ out, version }) {
-  const shared = join(ROOT, "scripts/packages/assets.mjs");
-  if (existsSync(shared)) {
-    const { browserAssets } = await import(pathToFileURL(shared).href);
-    return browserAssets({ out, version });
-  }
-  const dir = join(out, "assets");
-  if (assetsBuilt === dir) return dir;
-  assetsBuilt = dir;
-  if (!existsSync(join(ROOT, "www/pkg/hwscope_docs_bg.wasm"))) sh("npm", ["run", "build"]);
-  rmSync(dir, { recursive: true, force: true });
-  sh(process.execPath, ["scripts/dist.mjs", "--docs", "--out", dir], { stdio: "ignore" });
-  for (const f of ["_headers", ".nojekyll"]) rmSync(join(dir, f), { force: true });
-  writeFileSync(join(dir, "hwscope-assets.json"), `${JSON.stringify({ name: "hwscope-assets", version })}\n`);
-  return dir;
+  return browserAssets({ out, version });
 }
 
 /** Copies the assets folder's contents to `to` (emptied first). */
