@@ -19,7 +19,9 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 say() { printf 'install-docs-tools: %s\n' "$*"; }
 want=("$@")
-if ((${#want[@]} == 0)); then want=(mdbook mkdocs hugo docusaurus wheels); fi
+# mkdocs (a venv with MkDocs itself) is no longer in the default list: the tests install the
+# mkdocs-hwscope wheel with MkDocs, Material or Zensical into fresh venvs from the wheelhouse.
+if ((${#want[@]} == 0)); then want=(mdbook hugo docusaurus wheels); fi
 
 MDBOOK_VERSION=0.5.4
 # The packed-artifact tests (e2e/docsites.test.mjs) install mkdocs-hwscope into a fresh venv
@@ -76,7 +78,7 @@ for tool in "${want[@]}"; do
         say "pip download ${WHEELS[*]} into .tools/wheels; twine into .tools/venv"
         mkdir -p .tools/wheels
         python3 -m pip download --quiet --disable-pip-version-check -d .tools/wheels "${WHEELS[@]}"
-        [[ -x .tools/venv/bin/python ]] || python3 -m venv .tools/venv
+        [[ -x .tools/venv/bin/python ]] || python3 -m venv "$(realpath .tools)/venv"
         .tools/venv/bin/pip install --quiet --disable-pip-version-check --no-index --find-links .tools/wheels "twine==7.0.0"
         printf '%s' "${WHEELS[*]}" > "$stamp"
       fi
