@@ -12,16 +12,20 @@
 //   Network.emulateNetworkConditions), cold cache: from the reader's first
 //   scroll after the page has loaded, and from navigation when the reader
 //   scrolls as soon as auto.js runs;
-// - what the live figure loads (gzipped), for the record.
+// - what the live figure loads (gzipped), for the record;
+// - for mdBook, MkDocs, Material, Zensical and Hugo: install-to-first-figure (the
+//   commands a docs author types, and the seconds the packed package's install and
+//   the site's build took here), and the wheel's and crates' sizes (native-bench.mjs).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS } from "../helpers.mjs";
 import { eachBuiltSite } from "./site.mjs";
+import { installLines, sizeLines } from "./native-bench.mjs";
 
 const LINK = { offline: false, latency: 150, downloadThroughput: (1.6e6 / 8) | 0, uploadThroughput: (1.6e6 / 8) | 0 };
-const names = process.argv.slice(2).length ? process.argv.slice(2) : ["mdbook", "mkdocs", "mkdocs-material", "hugo", "docusaurus"];
+const names = process.argv.slice(2).length ? process.argv.slice(2) : ["mdbook", "mkdocs", "mkdocs-material", "zensical", "hugo", "docusaurus"];
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 const gz = (s) => gzipSync(s, { level: 6 }).length;
 
@@ -58,6 +62,7 @@ async function visit(browser, url, { throttle, engage }) {
   return result;
 }
 
+for (const line of sizeLines()) console.log(line);
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 for await (const { name, site, srv } of eachBuiltSite(names)) {
   const url = `${srv.url}/${site.page}`;
@@ -73,6 +78,7 @@ for await (const { name, site, srv } of eachBuiltSite(names)) {
   console.log(`\n${name}  (${url})`);
   console.log(`  before the reader does anything, hwscope adds ${kb(figures + scripts)} gzipped: static figures ${kb(figures)}, scripts ${kb(scripts)} (budget 30 KB); the whole page loads ${kb(pageTotal)}`);
   console.log(`  the live figure then loads ${kb(liveBytes)} (WebAssembly core, modules, styles)`);
+  for (const line of installLines(name, site)) console.log(line);
   console.log(`  1.6 Mbps / 150 ms, cold: first live figure ${slowAfter.fromEngage.toFixed(0)} ms after the reader's first scroll; ${slowAtOnce.fromNavigation.toFixed(0)} ms from navigation when the reader scrolls as soon as auto.js runs (budget 2000 ms)`);
 }
 await browser.close();
