@@ -235,6 +235,30 @@ for (const t of TOOLS) {
     });
 
     if (t.spa) {
+      test("the site's own palette toggle re-themes the figures, live and static, without a reload", async () => {
+        const { ctx, page } = await open(site, srv, { colorScheme: "light" });
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        const state = () =>
+          page.evaluate(() => ({
+            scheme: document.body.dataset.mdColorScheme,
+            live: document.querySelector(".hwscope-live").classList.contains("dark"),
+            still: document.querySelectorAll("figure.hwscope-figure img.hwscope-static")[2].style.colorScheme,
+          }));
+        assert.deepEqual(await state(), { scheme: "default", live: false, still: "light" });
+        const loads = [];
+        page.on("load", () => loads.push(page.url()));
+        await page.locator('[data-md-component="palette"] label:visible').first().click();
+        await page.waitForFunction(() => document.querySelector(".hwscope-live").classList.contains("dark"));
+        assert.deepEqual(await state(), { scheme: "slate", live: true, still: "dark" });
+        assert.equal(await liveBackground(page, 0), "rgb(18, 22, 28)");
+        await page.locator('[data-md-component="palette"] label:visible').first().click();
+        await page.waitForFunction(() => !document.querySelector(".hwscope-live").classList.contains("dark"));
+        assert.deepEqual(await state(), { scheme: "default", live: false, still: "light" });
+        assert.deepEqual(loads, []);
+        await ctx.close();
+      });
+
       test("an SPA navigation (instant loading) to a page with a figure makes it live, and back", async () => {
         const { ctx, page, requests, errors } = await open({ page: PLAIN[t.tool] }, srv);
         await page.waitForLoadState("networkidle");
