@@ -234,6 +234,25 @@ for (const t of TOOLS) {
       await ctx.close();
     });
 
+    if (t.name === "mdbook") {
+      test("a book whose assets are of another version, or missing, fails saying which", () => {
+        const stamp = join(site.dir, "src/hwscope/hwscope-assets.json");
+        const mine = JSON.parse(readFileSync(stamp, "utf8")).version;
+        writeFileSync(stamp, JSON.stringify({ name: "hwscope-assets", version: "0.0.1" }));
+        let r = spawnSync(join(TOOLS_DIR, "cargo/bin/mdbook"), ["build"], { cwd: site.dir, env: site.env, encoding: "utf8" });
+        assert.notEqual(r.status, 0);
+        assert.match(r.stderr, new RegExp(`src/hwscope/ holds hwscope's assets version 0\\.0\\.1, this is mdbook-hwscope ${mine.replaceAll(".", "\\.")}: run \`mdbook-hwscope install\` again`));
+        rmSync(join(site.dir, "src/hwscope"), { recursive: true, force: true });
+        r = spawnSync(join(TOOLS_DIR, "cargo/bin/mdbook"), ["build"], { cwd: site.dir, env: site.env, encoding: "utf8" });
+        assert.notEqual(r.status, 0);
+        assert.match(r.stderr, /src\/hwscope\/www\/embed\/auto\.js is missing: the figures cannot go live\. Run `mdbook-hwscope install`/);
+        // And `install` (no --assets: the crate's own) puts it right.
+        assert.equal(spawnSync(join(site.bin, "mdbook-hwscope"), ["install", site.dir], { env: site.env }).status, 0);
+        r = spawnSync(join(TOOLS_DIR, "cargo/bin/mdbook"), ["build"], { cwd: site.dir, env: site.env, encoding: "utf8" });
+        assert.equal(r.status, 0, r.stderr);
+      });
+    }
+
     if (t.spa) {
       test("the site's own palette toggle re-themes the figures, live and static, without a reload", async () => {
         const { ctx, page } = await open(site, srv, { colorScheme: "light" });

@@ -215,7 +215,8 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
     // The crate's own assets: `install` with no --assets.
     const t0 = Date.now();
     must(run(join(bin, "mdbook-hwscope"), ["install", dir], { env: benv }), "mdbook-hwscope install");
-    const cargoSeconds = Number(readFileSync(join(dirname(bin), "install-seconds"), "utf8"));
+    const took = join(dirname(bin), "install-seconds");
+    const cargoSeconds = existsSync(took) ? Number(readFileSync(took, "utf8")) : Number.NaN;
     const seconds = { install: cargoSeconds + (Date.now() - t0) / 1000, build: 0 };
     const s = run(join(TOOLS, "cargo/bin/mdbook"), ["build"], { cwd: dir, env: benv });
     const strict = { status: s.status, stdout: s.stdout, stderr: s.stderr };
@@ -227,7 +228,7 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
     const t1 = Date.now();
     const r = run(join(TOOLS, "cargo/bin/mdbook"), ["build"], { cwd: dir, env: benv });
     seconds.build = (Date.now() - t1) / 1000;
-    return { dir, out: join(dir, "book"), page: "figures.html", status: r.status, log: r.stdout + r.stderr, strict, seconds };
+    return { dir, out: join(dir, "book"), page: "figures.html", status: r.status, log: r.stdout + r.stderr, strict, seconds, bin, env: benv };
   }
   if (tool === "mkdocs" || tool === "zensical") {
     const dir = stage("mkdocs", "docs/index.md");
