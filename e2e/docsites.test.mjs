@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, ROOT } from "./helpers.mjs";
-import { DIST, TOOLS as TOOLS_DIR, buildSite, missing, packedArtifacts, removeSite, serveSite } from "./docsites/site.mjs";
+import { DIST, HUGO_MODULE, PACKAGES as PACKAGES_DIR, TOOLS as TOOLS_DIR, VERSION, buildSite, missing, packedArtifacts, removeSite, serveSite } from "./docsites/site.mjs";
 import { darkMode } from "./docsites/modes.mjs";
 
 const TOOLS = [
@@ -304,6 +304,28 @@ for (const t of TOOLS) {
     }
 
     if (t.name === "hugo") {
+      const go = spawnSync("go", ["version"]).status === 0;
+      test("hugo mod get fetches the module by its path from a Go module proxy (dist-packages/goproxy)", { skip: !go && "Go is not installed" }, () => {
+        const dir = mkdtempSync(join(tmpdir(), "hwscope-hugo-mod-"));
+        cpSync(site.dir, dir, { recursive: true, filter: (p) => !/public/.test(p) });
+        const env = {
+          ...process.env,
+          HUGO_MODULE_PROXY: `file://${join(PACKAGES_DIR, "goproxy")}`,
+          HUGO_MODULE_NOSUMDB: "*",
+          GOSUMDB: "off",
+          GOPATH: join(dir, ".gopath"),
+          GOFLAGS: "-modcacherw",
+        };
+        for (const args of [["mod", "init", "example.com/site"], ["mod", "get", `${HUGO_MODULE}@v${VERSION}`], ["--quiet", "-d", "public"]]) {
+          const r = spawnSync("hugo", args, { cwd: dir, env, encoding: "utf8" });
+          assert.equal(r.status, 0, `hugo ${args.join(" ")}: ${r.stdout}${r.stderr}`);
+        }
+        assert.match(readFileSync(join(dir, "go.mod"), "utf8"), new RegExp(`require ${HUGO_MODULE} v${VERSION.replaceAll(".", "\\.")}`));
+        assert.equal(JSON.parse(readFileSync(join(dir, "public/hwscope/hwscope-assets.json"), "utf8")).version, VERSION);
+        assert.match(readFileSync(join(dir, "public/figures/index.html"), "utf8"), /<div class="hwscope" data-hwscope-source="content\/figures\.md:\d+"/);
+        rmSync(dir, { recursive: true, force: true });
+      });
+
       test("live figures only (Hugo without render-docs): auto.js upgrades the blocks in their boxes, and shows the broken block's error", async () => {
         const raw = await serveSite(site.raw);
         const { ctx, page, errors } = await open(site, raw);

@@ -26,7 +26,7 @@ export const DIST = join(ROOT, "dist-docs");
 export const PACKAGES = join(ROOT, "dist-packages");
 /** The module path of the Hugo module (packages/hugo/go.mod). */
 export const HUGO_MODULE = /^module\s+(\S+)/m.exec(readFileSync(join(ROOT, "packages/hugo/go.mod"), "utf8"))[1];
-const VERSION = /^\[package\][^[]*?^version\s*=\s*"([^"]+)"/ms.exec(readFileSync(join(ROOT, "Cargo.toml"), "utf8"))[1];
+export const VERSION = /^\[package\][^[]*?^version\s*=\s*"([^"]+)"/ms.exec(readFileSync(join(ROOT, "Cargo.toml"), "utf8"))[1];
 export const ARTIFACTS = {
   wheel: join(PACKAGES, `mkdocs_hwscope-${VERSION}-py3-none-any.whl`),
   crate: join(PACKAGES, `mdbook-hwscope-${VERSION}.crate`),
