@@ -126,7 +126,11 @@ export function mdbookFromCrate() {
   const bin = join(root, "bin");
   if (!existsSync(join(bin, "mdbook-hwscope"))) {
     const t0 = Date.now();
-    const src = mkdtempSync(join(tmpdir(), "hwscope-crates-"));
+    // Unpacked at one place (outside the checkout: not in its Cargo workspace), so the build
+    // folder (.tools/pkg-target) is reused, not grown, run after run.
+    const src = join(tmpdir(), "hwscope-pkg-src");
+    rmSync(src, { recursive: true, force: true });
+    mkdirSync(src, { recursive: true });
     for (const c of [crate, hwscopeCrate]) must(run("tar", ["xzf", c, "-C", src]), `unpacking ${c}`);
     const unpacked = (name) => join(src, readdirSync(src).find((d) => d.startsWith(`${name}-`) && /-\d/.test(d.slice(name.length))));
     must(
@@ -208,9 +212,9 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
   };
   const copyAssets = (to) => cpSync(DIST, to, { recursive: true, filter: (p) => !/(_headers|\.nojekyll)$/.test(p) });
   if (tool === "mdbook") {
+    const bin = mdbookFromCrate();
     const dir = stage("mdbook", "src/figures.md");
     writeFileSync(join(dir, "src/plain.md"), readFileSync(join(FIXTURES, "plain.md"), "utf8"));
-    const bin = mdbookFromCrate();
     const benv = bareEnv([bin, join(TOOLS, "cargo/bin")]);
     // The crate's own assets: `install` with no --assets.
     const t0 = Date.now();
@@ -231,9 +235,9 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
     return { dir, out: join(dir, "book"), page: "figures.html", status: r.status, log: r.stdout + r.stderr, strict, seconds, bin, env: benv };
   }
   if (tool === "mkdocs" || tool === "zensical") {
+    const venv = pythonVenv(tool);
     const dir = stage("mkdocs", "docs/index.md");
     for (const p of ["second", "plain"]) writeFileSync(join(dir, `docs/${p}.md`), readFileSync(join(FIXTURES, `${p}.md`), "utf8"));
-    const venv = pythonVenv(tool);
     const benv = bareEnv([join(venv, "bin")]);
     const config = tool === "zensical" ? "zensical.yml" : material ? "mkdocs-material.yml" : "mkdocs.yml";
     // Material's instant navigation takes only links the sitemap names, at site_url's host
