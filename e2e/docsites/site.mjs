@@ -111,8 +111,6 @@ function freePort() {
   return Number(must(run(process.execPath, ["-e", code]), "finding a free port").stdout.trim());
 }
 
-const sha = (file) => createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 16);
-
 /**
  * `cargo install --path` of the unpacked mdbook-hwscope .crate (its hwscope dependency from
  * the unpacked hwscope .crate: neither is on crates.io yet), into .tools/pkg-mdbook/<crate hash>/
@@ -122,28 +120,42 @@ let mdbookBin = null;
 export function mdbookFromCrate() {
   if (mdbookBin) return mdbookBin;
   const { crate, hwscopeCrate } = packedArtifacts();
-  const root = join(TOOLS, "pkg-mdbook", `${sha(crate)}-${sha(hwscopeCrate)}`);
+  // Unpacked at one place (outside the checkout: not in its Cargo workspace).
+  const src = join(tmpdir(), "mdbook-hwscope-crates");
+  rmSync(src, { recursive: true, force: true });
+  mkdirSync(src, { recursive: true });
+  for (const c of [crate, hwscopeCrate]) must(run("tar", ["xzf", c, "-C", src]), `unpacking ${c}`);
+  const unpacked = (name) => join(src, readdirSync(src).find((d) => d.startsWith(`${name}-`) && /-\d/.test(d.slice(name.length))));
+  // Keyed by what the crates hold (not by the .crate files, whose times change with every checkout).
+  const root = join(TOOLS, "pkg-mdbook", contentHash(src));
   const bin = join(root, "bin");
   if (!existsSync(join(bin, "mdbook-hwscope"))) {
     const t0 = Date.now();
-    // Unpacked at one place (outside the checkout: not in its Cargo workspace), so the build
-    // folder (.tools/pkg-target) is reused, not grown, run after run.
-    const src = join(tmpdir(), "hwscope-pkg-src");
-    rmSync(src, { recursive: true, force: true });
-    mkdirSync(src, { recursive: true });
-    for (const c of [crate, hwscopeCrate]) must(run("tar", ["xzf", c, "-C", src]), `unpacking ${c}`);
-    const unpacked = (name) => join(src, readdirSync(src).find((d) => d.startsWith(`${name}-`) && /-\d/.test(d.slice(name.length))));
     must(
       run("cargo", ["install", "--quiet", "--locked", "--path", unpacked("mdbook-hwscope"), "--root", root, "--config", `patch.crates-io.hwscope.path=${JSON.stringify(unpacked("hwscope"))}`], {
         env: { ...process.env, CARGO_TARGET_DIR: join(TOOLS, "pkg-target") },
       }),
       "cargo install --path mdbook-hwscope (unpacked crate)",
     );
-    rmSync(src, { recursive: true, force: true });
     writeFileSync(join(root, "install-seconds"), `${(Date.now() - t0) / 1000}\n`);
   }
+  rmSync(src, { recursive: true, force: true });
   mdbookBin = bin;
   return bin;
+}
+
+/** A hash of every file under `dir` (paths and bytes, in order), mtimes left out. */
+function contentHash(dir) {
+  const h = createHash("sha256");
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((x, y) => (x.name < y.name ? -1 : 1))) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name !== ".cargo_vcs_info.json") h.update(`${p.slice(dir.length)}\0`).update(readFileSync(p));
+    }
+  };
+  walk(dir);
+  return h.digest("hex").slice(0, 20);
 }
 
 /**
