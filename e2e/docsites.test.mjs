@@ -20,14 +20,18 @@ import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, ROOT } from "./helpers.mjs";
 import { DIST, buildSite, missing, removeSite, serveSite } from "./docsites/site.mjs";
-import { darkMode } from "./docsites/modes.mjs";
+import { darkMode, themeToggle } from "./docsites/modes.mjs";
 
 const TOOLS = [
   { name: "mdbook", tool: "mdbook", where: /src\/figures\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
   { name: "mkdocs", tool: "mkdocs", where: /site\.strict\/index\.html:\d+: hwscope block `seed-walkthru at=3`: no built-in scenario/ },
   { name: "mkdocs-material", tool: "mkdocs", material: true, where: /site\.strict\/index\.html:\d+: hwscope block `seed-walkthru at=3`: no built-in scenario/ },
   { name: "hugo", tool: "hugo", where: /content\/figures\.md:49 \(in .*public\.strict\/figures\/index\.html:\d+\): hwscope block: no built-in scenario/ },
-  { name: "docusaurus", tool: "docusaurus", where: /build\.strict\/docs\/figures\/index\.html:\d+: hwscope block `seed-walkthru at=3`: no built-in scenario/ },
+  // From the npm package (its packed tarball installed into a fresh site, no cargo on PATH).
+  { name: "docusaurus", tool: "docusaurus", npm: true, where: /docs\/figures\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
+  { name: "vitepress", tool: "vitepress", npm: true, where: /figures\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
+  // Starlight's pages start with three lines of front matter.
+  { name: "starlight", tool: "starlight", npm: true, where: /src\/content\/docs\/figures\.md:52: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
 ];
 
 let browser;
@@ -68,6 +72,9 @@ test("docs/embedding.md shows each tool's setup as the fixture the tests build h
     "e2e/docsites/hugo/hugo.toml",
     "integrations/hugo/layouts/_default/_markup/render-codeblock-hwscope.html",
     "e2e/docsites/docusaurus/docusaurus.config.js",
+    "e2e/docsites/vitepress/.vitepress/config.mjs",
+    "e2e/docsites/vitepress/.vitepress/theme/index.js",
+    "e2e/docsites/starlight/astro.config.mjs",
   ]) {
     assert.ok(doc.includes(readFileSync(join(ROOT, f), "utf8").trimEnd()), `docs/embedding.md has ${f} as it is`);
   }
@@ -199,6 +206,52 @@ for (const t of TOOLS) {
       assert.equal(await page.$eval("figure.hwscope-figure:nth-of-type(1) img", () => document.querySelectorAll("figure.hwscope-figure img.hwscope-static")[2].style.colorScheme), "dark");
       await ctx.close();
     });
+
+    test("printing shows the static figure, in light colours, not the live one", async () => {
+      const { ctx, page } = await open(site, srv, { colorScheme: "dark" });
+      await page.mouse.wheel(0, 40);
+      await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+      await darkMode(page, t.name, true);
+      const shown = () =>
+        page.$eval("figure.hwscope-figure", (f) => ({
+          live: getComputedStyle(f.querySelector(".hwscope-live")).display !== "none",
+          still: getComputedStyle(f.querySelector("img.hwscope-static")).visibility,
+          scheme: getComputedStyle(f.querySelector("img.hwscope-static")).colorScheme,
+        }));
+      assert.deepEqual(await shown(), { live: true, still: "hidden", scheme: "dark" }, "on screen: the live figure, dark");
+      await page.emulateMedia({ media: "print" });
+      assert.deepEqual(await shown(), { live: false, still: "visible", scheme: "light" }, "in print: the static figure, light");
+      await ctx.close();
+    });
+
+    if (t.npm) {
+      test("a page without a block loads nothing of hwscope; a client-side navigation to pages with figures makes them live", async () => {
+        const { ctx, page, requests, errors } = await open({ page: "" }, srv);
+        await page.waitForLoadState("networkidle");
+        assert.deepEqual(requests.filter((u) => /hwscope/.test(u.replace(srv.url, ""))), [], "the home page has no block and loads nothing of hwscope");
+        const nav = (name) => page.locator(`main a:has-text("${name}"), .content a:has-text("${name}"), article a:has-text("${name}")`).first().click();
+        await nav("the second page");
+        await page.waitForSelector("figure.hwscope-figure");
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        assert.equal(await page.$eval("figure.hwscope-figure", (f) => f.dataset.hwscopeStep), "3");
+        // Back, then to the page of three figures: its first figure goes live too, and a theme toggle re-themes it.
+        await page.goBack();
+        await page.waitForFunction(() => !document.querySelector("figure.hwscope-figure"));
+        await nav("the figures");
+        await page.waitForFunction(() => document.querySelectorAll("figure.hwscope-figure").length >= 3);
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        for (const dark of [true, false, true]) {
+          await themeToggle(page, t.name, dark);
+          await page.waitForFunction((d) => document.querySelector(".hwscope-live")?.classList.contains("dark") === d, dark);
+          assert.equal(await liveBackground(page, 0), dark ? "rgb(18, 22, 28)" : "rgb(251, 251, 250)");
+        }
+        assert.deepEqual(requests.filter((u) => !u.startsWith(srv.url) && !u.startsWith("data:")), [], "nothing from another origin");
+        assert.deepEqual(errors, []);
+        await ctx.close();
+      });
+    }
 
     if (t.name === "mkdocs") {
       test("without render-docs, auto.js upgrades the blocks itself, and shows the broken block's error", async () => {

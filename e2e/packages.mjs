@@ -77,3 +77,10 @@ export function freshSite(tool, { files = {} } = {}) {
   if (r.status !== 0) throw new Error(`npm install of the hwscope tarball into the ${tool} site failed:\n${r.stderr}`);
   return { dir, env };
 }
+
+/** Whether a fixture's node_modules are in .tools/sites for its current lockfile. */
+export function siteInstalled(tool) {
+  const lock = readFileSync(join(ROOT, "e2e/docsites", tool, "package-lock.json"));
+  const key = createHash("sha256").update(lock).digest("hex").slice(0, 12);
+  return existsSync(join(ROOT, ".tools/sites", `${tool}-${key}`, "installed"));
+}

@@ -2,12 +2,14 @@
 # Install the documentation tools the docs-site tests build with, skipping what is present.
 #
 #   bash scripts/install-docs-tools.sh              # all of them
-#   bash scripts/install-docs-tools.sh mdbook hugo  # only these (mdbook, mkdocs, hugo, docusaurus)
+#   bash scripts/install-docs-tools.sh mdbook hugo  # only these (mdbook, mkdocs, hugo, docusaurus, vitepress, starlight)
 #
 #   mdbook      cargo install mdbook --locked (into .tools/cargo; ~3 min cold on 2 cores)
 #   mkdocs      MkDocs, pymdown-extensions and mkdocs-material in a venv at .tools/venv
 #   hugo        Debian's hugo (apt-get)
-#   docusaurus  npm ci in e2e/docsites/docusaurus (Docusaurus, React)
+#   docusaurus, vitepress, starlight   the fixture's node_modules, `npm ci` from its lockfile
+#               (e2e/docsites/<tool>/package-lock.json) into .tools/sites/<tool>-<lockfile hash>/
+#               (e2e/packages.mjs siteModules); each test links it into a fresh site
 #
 # Each tool is installed once per machine; a second run only checks.
 set -euo pipefail
@@ -16,7 +18,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 say() { printf 'install-docs-tools: %s\n' "$*"; }
 want=("$@")
-if ((${#want[@]} == 0)); then want=(mdbook mkdocs hugo docusaurus); fi
+if ((${#want[@]} == 0)); then want=(mdbook mkdocs hugo docusaurus vitepress starlight); fi
 
 MDBOOK_VERSION=0.5.4
 mkdir -p .tools
@@ -53,17 +55,12 @@ for tool in "${want[@]}"; do
           { $sudo env DEBIAN_FRONTEND=noninteractive apt-get update && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends hugo; }
       fi
       ;;
-    docusaurus)
-      dir=e2e/docsites/docusaurus
-      if [[ -f $dir/node_modules/@docusaurus/core/package.json ]]; then
-        say "docusaurus present ($(node -p "require('./$dir/node_modules/@docusaurus/core/package.json').version"))"
-      else
-        say "npm ci in $dir (Docusaurus; a few minutes cold)"
-        (cd "$dir" && if [[ -f package-lock.json ]]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi)
-      fi
+    docusaurus | vitepress | starlight)
+      say "$tool: node_modules in .tools/sites (npm ci the first time, a minute or two)"
+      node --input-type=module -e "const m = await import('./e2e/packages.mjs'); console.log('install-docs-tools: $tool: ' + m.siteModules('$tool'));"
       ;;
     *)
-      echo "install-docs-tools: unknown tool: $tool (mdbook, mkdocs, hugo, docusaurus)" >&2
+      echo "install-docs-tools: unknown tool: $tool (mdbook, mkdocs, hugo, docusaurus, vitepress, starlight)" >&2
       exit 2
       ;;
   esac

@@ -1,0 +1,66 @@
+// hwscope/astro: an Astro integration, for Starlight and plain Astro sites
+// (docs/embedding.md, "Starlight / Astro").
+//
+//   // astro.config.mjs
+//   import hwscope from "hwscope/astro";
+//   integrations: [starlight({ … }), hwscope()],       // hwscope({ onError: "show" })
+//
+// A remark plugin draws each ```hwscope fence as its static figure (hwscope/render:
+// the same code as the Rust command line). Being a remark plugin, it runs before
+// Expressive Code (Starlight's code blocks are a rehype plugin), which so never sees
+// the block. A broken block fails the build naming the Markdown file and line. The
+// figure is followed by the module script <base>hwscope/www/embed/auto.js (only pages
+// with a block have it); auto.js follows Starlight's data-theme and Astro's view
+// transitions (which replace <body>). The assets are served from the package by the
+// dev server and copied to the output after a build.
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { checkAssets } from "../lib/assets.js";
+import { figureHtml } from "../lib/render.js";
+import { assetsMiddleware, copyAssets } from "../lib/serve.js";
+
+/** The remark plugin: code nodes in the hwscope language become the figure's HTML. */
+export function remarkHwscope({ onError = "fail", root = process.cwd(), base = "/" } = {}) {
+  const script = `<script type="module" src="${base.replace(/\/?$/, "/")}hwscope/www/embed/auto.js"></script>`;
+  return (tree, vfile) => {
+    const path = vfile?.path ?? vfile?.history?.[0] ?? "";
+    const file = path ? relative(root, path).split("\\").join("/") : "";
+    let found = false;
+    const walk = (node) => {
+      if (!node.children) return;
+      node.children = node.children.map((child) => {
+        if (child.type === "code" && child.lang === "hwscope") {
+          found = true;
+          const line = child.position?.start?.line;
+          return { type: "html", value: figureHtml(`${child.value}\n`, { file, line, onError }) };
+        }
+        walk(child);
+        return child;
+      });
+    };
+    walk(tree);
+    if (found) tree.children.push({ type: "html", value: script });
+  };
+}
+
+/** The integration. */
+export default function hwscope({ onError = "fail" } = {}) {
+  if (!["fail", "show"].includes(onError)) throw new Error(`hwscope/astro: onError must be "fail" or "show", got ${JSON.stringify(onError)}`);
+  let base = "/";
+  return {
+    name: "hwscope",
+    hooks: {
+      "astro:config:setup": ({ config, updateConfig }) => {
+        checkAssets(undefined, { who: "hwscope/astro" });
+        base = config.base ?? "/";
+        updateConfig({ markdown: { remarkPlugins: [[remarkHwscope, { onError, root: fileURLToPath(config.root), base }]] } });
+      },
+      "astro:server:setup": ({ server }) => {
+        server.middlewares.use(assetsMiddleware(base));
+      },
+      "astro:build:done": ({ dir }) => {
+        copyAssets(fileURLToPath(dir));
+      },
+    },
+  };
+}
