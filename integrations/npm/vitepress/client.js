@@ -3,16 +3,15 @@
 // that VitePress marks dark mode with <html class="dark">); after each route change,
 // again if the new page is the first with a figure. auto.js then finds every figure,
 // including those of later pages.
-import { withBase } from "vitepress";
-
 let loaded = false;
+let base = "/";
 
 function load() {
   if (loaded || !document.querySelector(".hwscope-figure, .hwscope-vitepress")) return;
   loaded = true;
   const s = document.createElement("script");
   s.type = "module";
-  s.src = withBase("/hwscope/www/embed/auto.js?dark-class=dark");
+  s.src = `${base.replace(/\/?$/, "/")}hwscope/www/embed/auto.js?dark-class=dark`;
   s.dataset.hwscopeAuto = "";
   document.head.append(s);
 }
@@ -24,7 +23,8 @@ export function withHwscope(theme) {
     enhanceApp(ctx) {
       theme.enhanceApp?.(ctx);
       if (typeof window === "undefined") return;
-      const { router } = ctx;
+      const { router, siteData } = ctx;
+      base = siteData?.value?.base ?? "/";
       const before = router.onAfterRouteChange;
       router.onAfterRouteChange = (to) => {
         before?.(to);
