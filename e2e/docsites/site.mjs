@@ -191,7 +191,7 @@ export const NPM_SITES = {
 function buildNpmSite(tool, { onError }) {
   const t = NPM_SITES[tool];
   const front = t.frontMatter ?? (() => "");
-  const { dir, env } = freshSite(tool, {
+  const { dir, env, installSeconds } = freshSite(tool, {
     files: {
       [t.figures]: front("Figures") + readFileSync(join(FIXTURES, "figures.md"), "utf8"),
       [t.second]: front("Second page") + readFileSync(join(FIXTURES, "second.md"), "utf8"),
@@ -206,8 +206,10 @@ function buildNpmSite(tool, { onError }) {
   if (!text.includes(from)) throw new Error(`${tool}: ${file} has no ${from}`);
   writeFileSync(join(dir, file), text.replace(from, to));
   rmSync(join(dir, t.out), { recursive: true, force: true });
+  const started = Date.now();
   const r = build();
-  return { dir, out: join(dir, t.out), page: t.page, secondPage: t.secondPage, status: r.status, log: r.stdout + r.stderr, strict };
+  const seconds = { install: installSeconds, build: (Date.now() - started) / 1000 };
+  return { dir, out: join(dir, t.out), page: t.page, secondPage: t.secondPage, status: r.status, log: r.stdout + r.stderr, strict, seconds };
 }
 
 export function removeSite(site) {
