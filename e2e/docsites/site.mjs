@@ -182,7 +182,7 @@ export const NPM_SITES = {
     page: "figures/",
     secondPage: "second/",
     out: "dist",
-    build: ["node_modules/astro/bin/astro.mjs", "build"],
+    build: ["node_modules/astro/astro.js", "build"],
     config: ["astro.config.mjs", "hwscope()", 'hwscope({ onError: "show" })'],
   },
 };

@@ -13,6 +13,7 @@
 // with a block have it); auto.js follows Starlight's data-theme and Astro's view
 // transitions (which replace <body>). The assets are served from the package by the
 // dev server and copied to the output after a build.
+import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkAssets } from "../lib/assets.js";
@@ -25,13 +26,15 @@ export function remarkHwscope({ onError = "fail", root = process.cwd(), base = "
   return (tree, vfile) => {
     const path = vfile?.path ?? vfile?.history?.[0] ?? "";
     const file = path ? relative(root, path).split("\\").join("/") : "";
+    // Astro hands remark the page without its front matter: lines are counted from the file's top.
+    const offset = path ? linesBefore(path, String(vfile.value ?? "")) : 0;
     let found = false;
     const walk = (node) => {
       if (!node.children) return;
       node.children = node.children.map((child) => {
         if (child.type === "code" && child.lang === "hwscope") {
           found = true;
-          const line = child.position?.start?.line;
+          const line = child.position?.start?.line === undefined ? undefined : child.position.start.line + offset;
           return { type: "html", value: figureHtml(`${child.value}\n`, { file, line, onError }) };
         }
         walk(child);
@@ -41,6 +44,18 @@ export function remarkHwscope({ onError = "fail", root = process.cwd(), base = "
     walk(tree);
     if (found) tree.children.push({ type: "html", value: script });
   };
+}
+
+/** How many lines of the file come before `text` (its front matter, when Astro took it off). */
+function linesBefore(path, text) {
+  let disk;
+  try {
+    disk = readFileSync(path, "utf8");
+  } catch {
+    return 0;
+  }
+  if (!text || disk.startsWith(text) || !disk.endsWith(text)) return 0;
+  return disk.slice(0, disk.length - text.length).split("\n").length - 1;
 }
 
 /** The integration. */
