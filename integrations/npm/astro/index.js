@@ -20,6 +20,10 @@ import { checkAssets } from "../lib/assets.js";
 import { figureHtml } from "../lib/render.js";
 import { assetsMiddleware, copyAssets } from "../lib/serve.js";
 
+/** Blocks that cannot be drawn, by `file:line`: Astro's content layer logs an error thrown
+ *  while a page is rendered and builds on, so the integration fails the build at its end. */
+const broken = new Map();
+
 /** The remark plugin: code nodes in the hwscope language become the figure's HTML. */
 export function remarkHwscope({ onError = "fail", root = process.cwd(), base = "/" } = {}) {
   const script = `<script type="module" src="${base.replace(/\/?$/, "/")}hwscope/www/embed/auto.js"></script>`;
@@ -35,7 +39,15 @@ export function remarkHwscope({ onError = "fail", root = process.cwd(), base = "
         if (child.type === "code" && child.lang === "hwscope") {
           found = true;
           const line = child.position?.start?.line === undefined ? undefined : child.position.start.line + offset;
-          return { type: "html", value: figureHtml(`${child.value}\n`, { file, line, onError }) };
+          let html;
+          try {
+            html = figureHtml(`${child.value}\n`, { file, line });
+          } catch (e) {
+            if (e.name !== "HwscopeBlockError") throw e;
+            if (onError !== "show") broken.set(`${e.file}:${e.fileLine}`, e.message);
+            html = e.errorBox;
+          }
+          return { type: "html", value: html };
         }
         walk(child);
         return child;
@@ -46,7 +58,7 @@ export function remarkHwscope({ onError = "fail", root = process.cwd(), base = "
   };
 }
 
-/** How many lines of the file come before `text` (its front matter, when Astro took it off). */
+/** How many lines of the file come before `text`: its front matter, when Astro took it off. */
 function linesBefore(path, text) {
   let disk;
   try {
@@ -54,8 +66,9 @@ function linesBefore(path, text) {
   } catch {
     return 0;
   }
-  if (!text || disk.startsWith(text) || !disk.endsWith(text)) return 0;
-  return disk.slice(0, disk.length - text.length).split("\n").length - 1;
+  const front = /^---\r?\n[\s\S]*?\r?\n---[ \t]*(\r?\n|$)/.exec(disk);
+  if (!front || text.startsWith("---")) return 0;
+  return front[0].split("\n").length - 1;
 }
 
 /** The integration. */
@@ -73,7 +86,11 @@ export default function hwscope({ onError = "fail" } = {}) {
       "astro:server:setup": ({ server }) => {
         server.middlewares.use(assetsMiddleware(base));
       },
-      "astro:build:done": ({ dir }) => {
+      "astro:build:done": ({ dir, logger }) => {
+        if (broken.size) {
+          for (const message of broken.values()) logger.error(message);
+          throw new Error(`hwscope: ${broken.size} hwscope block${broken.size > 1 ? "s" : ""} cannot be drawn: ${[...broken.values()].join("; ")} (hwscope({ onError: "show" }) shows them in the page instead)`);
+        }
         copyAssets(fileURLToPath(dir));
       },
     },
