@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, ROOT } from "./helpers.mjs";
-import { DIST, TOOLS as TOOLS_DIR, buildSite, missing, packedArtifacts, removeSite, serveSite } from "./docsites/site.mjs";
+import { DIST, HUGO_MODULE, PACKAGES as PACKAGES_DIR, TOOLS as TOOLS_DIR, VERSION, buildSite, missing, packedArtifacts, removeSite, serveSite } from "./docsites/site.mjs";
 import { darkMode, themeToggle } from "./docsites/modes.mjs";
 
 const TOOLS = [
@@ -270,7 +270,50 @@ for (const t of TOOLS) {
       });
     }
 
+    if (t.name === "mdbook") {
+      test("a book whose assets are of another version, or missing, fails saying which", () => {
+        const stamp = join(site.dir, "src/hwscope/hwscope-assets.json");
+        const mine = JSON.parse(readFileSync(stamp, "utf8")).version;
+        writeFileSync(stamp, JSON.stringify({ name: "hwscope-assets", version: "0.0.1" }));
+        let r = spawnSync(join(TOOLS_DIR, "cargo/bin/mdbook"), ["build"], { cwd: site.dir, env: site.env, encoding: "utf8" });
+        assert.notEqual(r.status, 0);
+        assert.match(r.stderr, new RegExp(`src/hwscope/ holds hwscope's assets version 0\\.0\\.1, this is mdbook-hwscope ${mine.replaceAll(".", "\\.")}: run \`mdbook-hwscope install\` again`));
+        rmSync(join(site.dir, "src/hwscope"), { recursive: true, force: true });
+        r = spawnSync(join(TOOLS_DIR, "cargo/bin/mdbook"), ["build"], { cwd: site.dir, env: site.env, encoding: "utf8" });
+        assert.notEqual(r.status, 0);
+        assert.match(r.stderr, /src\/hwscope\/www\/embed\/auto\.js is missing: the figures cannot go live\. Run `mdbook-hwscope install`/);
+        // And `install` (no --assets: the crate's own) puts it right.
+        assert.equal(spawnSync(join(site.bin, "mdbook-hwscope"), ["install", site.dir], { env: site.env }).status, 0);
+        r = spawnSync(join(TOOLS_DIR, "cargo/bin/mdbook"), ["build"], { cwd: site.dir, env: site.env, encoding: "utf8" });
+        assert.equal(r.status, 0, r.stderr);
+      });
+    }
+
     if (t.spa) {
+      test("the site's own palette toggle re-themes the figures, live and static, without a reload", async () => {
+        const { ctx, page } = await open(site, srv, { colorScheme: "light" });
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        const state = () =>
+          page.evaluate(() => ({
+            scheme: document.body.dataset.mdColorScheme,
+            live: document.querySelector(".hwscope-live").classList.contains("dark"),
+            still: document.querySelectorAll("figure.hwscope-figure img.hwscope-static")[2].style.colorScheme,
+          }));
+        assert.deepEqual(await state(), { scheme: "default", live: false, still: "light" });
+        const loads = [];
+        page.on("load", () => loads.push(page.url()));
+        await page.locator('[data-md-component="palette"] label:visible').first().click();
+        await page.waitForFunction(() => document.querySelector(".hwscope-live").classList.contains("dark"));
+        assert.deepEqual(await state(), { scheme: "slate", live: true, still: "dark" });
+        assert.equal(await liveBackground(page, 0), "rgb(18, 22, 28)");
+        await page.locator('[data-md-component="palette"] label:visible').first().click();
+        await page.waitForFunction(() => !document.querySelector(".hwscope-live").classList.contains("dark"));
+        assert.deepEqual(await state(), { scheme: "default", live: false, still: "light" });
+        assert.deepEqual(loads, []);
+        await ctx.close();
+      });
+
       test("an SPA navigation (instant loading) to a page with a figure makes it live, and back", async () => {
         const { ctx, page, requests, errors } = await open({ page: PLAIN[t.tool] }, srv);
         await page.waitForLoadState("networkidle");
@@ -297,6 +340,28 @@ for (const t of TOOLS) {
     }
 
     if (t.name === "hugo") {
+      const go = spawnSync("go", ["version"]).status === 0;
+      test("hugo mod get fetches the module by its path from a Go module proxy (dist-packages/goproxy)", { skip: !go && "Go is not installed" }, () => {
+        const dir = mkdtempSync(join(tmpdir(), "hwscope-hugo-mod-"));
+        cpSync(site.dir, dir, { recursive: true, filter: (p) => !/public/.test(p) });
+        const env = {
+          ...process.env,
+          HUGO_MODULE_PROXY: `file://${join(PACKAGES_DIR, "goproxy")}`,
+          HUGO_MODULE_NOSUMDB: "*",
+          GOSUMDB: "off",
+          GOPATH: join(dir, ".gopath"),
+          GOFLAGS: "-modcacherw",
+        };
+        for (const args of [["mod", "init", "example.com/site"], ["mod", "get", `${HUGO_MODULE}@v${VERSION}`], ["--quiet", "-d", "public"]]) {
+          const r = spawnSync("hugo", args, { cwd: dir, env, encoding: "utf8" });
+          assert.equal(r.status, 0, `hugo ${args.join(" ")}: ${r.stdout}${r.stderr}`);
+        }
+        assert.match(readFileSync(join(dir, "go.mod"), "utf8"), new RegExp(`require ${HUGO_MODULE} v${VERSION.replaceAll(".", "\\.")}`));
+        assert.equal(JSON.parse(readFileSync(join(dir, "public/hwscope/hwscope-assets.json"), "utf8")).version, VERSION);
+        assert.match(readFileSync(join(dir, "public/figures/index.html"), "utf8"), /<div class="hwscope" data-hwscope-source="content\/figures\.md:\d+"/);
+        rmSync(dir, { recursive: true, force: true });
+      });
+
       test("live figures only (Hugo without render-docs): auto.js upgrades the blocks in their boxes, and shows the broken block's error", async () => {
         const raw = await serveSite(site.raw);
         const { ctx, page, errors } = await open(site, raw);

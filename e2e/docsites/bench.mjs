@@ -18,6 +18,9 @@
 //   commands a docs author types (docs/embedding.md, "Two commands per tool") and the
 //   seconds `npm install` of the packed tarball into the fresh site and the site's
 //   build took here;
+// - for mdBook, MkDocs, Material, Zensical and Hugo: install-to-first-figure (the
+//   commands a docs author types, and the seconds the packed package's install and
+//   the site's build took here), and the wheel's and crates' sizes (native-bench.mjs).
 // - the npm tarball's size.
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -26,9 +29,10 @@ import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS } from "../helpers.mjs";
 import { NPM_SITES, eachBuiltSite } from "./site.mjs";
 import { npmTarball } from "../packages.mjs";
+import { installLines, sizeLines } from "./native-bench.mjs";
 
 const LINK = { offline: false, latency: 150, downloadThroughput: (1.6e6 / 8) | 0, uploadThroughput: (1.6e6 / 8) | 0 };
-const names = process.argv.slice(2).length ? process.argv.slice(2) : ["mdbook", "mkdocs", "mkdocs-material", "hugo", "docusaurus", "vitepress", "starlight"];
+const names = process.argv.slice(2).length ? process.argv.slice(2) : ["mdbook", "mkdocs", "mkdocs-material", "zensical", "hugo", "docusaurus", "vitepress", "starlight"];
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 const gz = (s) => gzipSync(s, { level: 6 }).length;
 
@@ -93,6 +97,7 @@ async function blockless(browser, url) {
 const tgz = npmTarball();
 console.log(`npm package: ${tgz.replace(/.*\//, "")} ${kb(statSync(tgz).size)} packed`);
 const COMMANDS = { docusaurus: 2, vitepress: 2, starlight: 2 };
+for (const line of sizeLines()) console.log(line);
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 for await (const { name, site, srv } of eachBuiltSite(names)) {
   const url = `${srv.url}/${site.page}`;
@@ -113,6 +118,7 @@ for await (const { name, site, srv } of eachBuiltSite(names)) {
     console.log(`  a page without a block: ${none.requests} requests, ${kb(none.bytes)} of hwscope (goal 0)`);
     console.log(`  install to first figure: ${COMMANDS[name]} commands typed (npm i hwscope; one config line); npm install of the tarball ${site.seconds.install.toFixed(1)} s, build with static figures ${site.seconds.build.toFixed(1)} s`);
   }
+  for (const line of installLines(name, site)) console.log(line);
   console.log(`  1.6 Mbps / 150 ms, cold: first live figure ${slowAfter.fromEngage.toFixed(0)} ms after the reader's first scroll; ${slowAtOnce.fromNavigation.toFixed(0)} ms from navigation when the reader scrolls as soon as auto.js runs (budget 2000 ms)`);
 }
 await browser.close();

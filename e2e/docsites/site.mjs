@@ -27,7 +27,7 @@ export const DIST = join(ROOT, "dist-docs");
 export const PACKAGES = join(ROOT, "dist-packages");
 /** The module path of the Hugo module (packages/hugo/go.mod). */
 export const HUGO_MODULE = /^module\s+(\S+)/m.exec(readFileSync(join(ROOT, "packages/hugo/go.mod"), "utf8"))[1];
-const VERSION = /^\[package\][^[]*?^version\s*=\s*"([^"]+)"/ms.exec(readFileSync(join(ROOT, "Cargo.toml"), "utf8"))[1];
+export const VERSION = /^\[package\][^[]*?^version\s*=\s*"([^"]+)"/ms.exec(readFileSync(join(ROOT, "Cargo.toml"), "utf8"))[1];
 export const ARTIFACTS = {
   wheel: join(PACKAGES, `mkdocs_hwscope-${VERSION}-py3-none-any.whl`),
   crate: join(PACKAGES, `mdbook-hwscope-${VERSION}.crate`),
@@ -126,6 +126,7 @@ export function mdbookFromCrate() {
   const root = join(TOOLS, "pkg-mdbook", `${sha(crate)}-${sha(hwscopeCrate)}`);
   const bin = join(root, "bin");
   if (!existsSync(join(bin, "mdbook-hwscope"))) {
+    const t0 = Date.now();
     const src = mkdtempSync(join(tmpdir(), "hwscope-crates-"));
     for (const c of [crate, hwscopeCrate]) must(run("tar", ["xzf", c, "-C", src]), `unpacking ${c}`);
     const unpacked = (name) => join(src, readdirSync(src).find((d) => d.startsWith(`${name}-`) && /-\d/.test(d.slice(name.length))));
@@ -136,6 +137,7 @@ export function mdbookFromCrate() {
       "cargo install --path mdbook-hwscope (unpacked crate)",
     );
     rmSync(src, { recursive: true, force: true });
+    writeFileSync(join(root, "install-seconds"), `${(Date.now() - t0) / 1000}\n`);
   }
   mdbookBin = bin;
   return bin;
@@ -147,15 +149,18 @@ export function mdbookFromCrate() {
  * author installs it.
  */
 const venvs = {};
+const venvSeconds = {};
 export function pythonVenv(tool) {
   if (venvs[tool]) return venvs[tool];
   const { wheel } = packedArtifacts();
   const dir = mkdtempSync(join(tmpdir(), `hwscope-venv-${tool}-`));
+  const t0 = Date.now();
   must(run("python3", ["-m", "venv", dir]), "python3 -m venv");
   must(
     run(join(dir, "bin/pip"), ["install", "--quiet", "--disable-pip-version-check", "--no-index", "--find-links", join(TOOLS, "wheels"), wheel, ...PY_TOOLS[tool]]),
     `pip install ${wheel}`,
   );
+  venvSeconds[tool] = (Date.now() - t0) / 1000;
   venvs[tool] = dir;
   return dir;
 }
@@ -210,7 +215,11 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
     const bin = mdbookFromCrate();
     const benv = bareEnv([bin, join(TOOLS, "cargo/bin")]);
     // The crate's own assets: `install` with no --assets.
+    const t0 = Date.now();
     must(run(join(bin, "mdbook-hwscope"), ["install", dir], { env: benv }), "mdbook-hwscope install");
+    const took = join(dirname(bin), "install-seconds");
+    const cargoSeconds = existsSync(took) ? Number(readFileSync(took, "utf8")) : Number.NaN;
+    const seconds = { install: cargoSeconds + (Date.now() - t0) / 1000, build: 0 };
     const s = run(join(TOOLS, "cargo/bin/mdbook"), ["build"], { cwd: dir, env: benv });
     const strict = { status: s.status, stdout: s.stdout, stderr: s.stderr };
     if (onError !== "show") return { dir, out: join(dir, "book"), page: "figures.html", status: s.status, log: s.stdout + s.stderr, strict };
@@ -218,8 +227,10 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
       const toml = join(dir, "book.toml");
       writeFileSync(toml, readFileSync(toml, "utf8").replace(/^# on-error = "show".*$/m, 'on-error = "show"'));
     }
+    const t1 = Date.now();
     const r = run(join(TOOLS, "cargo/bin/mdbook"), ["build"], { cwd: dir, env: benv });
-    return { dir, out: join(dir, "book"), page: "figures.html", status: r.status, log: r.stdout + r.stderr, strict };
+    seconds.build = (Date.now() - t1) / 1000;
+    return { dir, out: join(dir, "book"), page: "figures.html", status: r.status, log: r.stdout + r.stderr, strict, seconds, bin, env: benv };
   }
   if (tool === "mkdocs" || tool === "zensical") {
     const dir = stage("mkdocs", "docs/index.md");
@@ -241,22 +252,28 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
     const file = join(dir, config);
     const yml = readFileSync(file, "utf8");
     writeFileSync(file, tool === "zensical" ? yml.replace("- mkdocs_hwscope", "- mkdocs_hwscope:\n      on_error: show") : yml.replace(/^  - hwscope$/m, "  - hwscope:\n      on_error: show"));
+    const t1 = Date.now();
     const r = build("site");
+    const seconds = { install: venvSeconds[tool], build: (Date.now() - t1) / 1000 };
     const out = join(dir, "site");
-    return { dir, out, page: "", status: r.status, log: r.stdout + r.stderr, strict, port };
+    return { dir, out, page: "", status: r.status, log: r.stdout + r.stderr, strict, port, seconds };
   }
   if (tool === "hugo") {
     const dir = stage("hugo", "content/figures.md");
     writeFileSync(join(dir, "content/plain.md"), readFileSync(join(FIXTURES, "plain.md"), "utf8"));
     // The module by its path, from the unpacked package (as `hugo mod get` would place it).
     const benv = { ...bareEnv(), HUGO_MODULE_REPLACEMENTS: `${HUGO_MODULE} -> ${ARTIFACTS.hugo}` };
+    const t1 = Date.now();
     const r = run("hugo", ["--quiet", "-d", "public"], { cwd: dir, env: benv });
+    const seconds = { install: 0, build: (Date.now() - t1) / 1000 };
     if (r.status !== 0) return { dir, out: join(dir, "public"), page: "figures/", status: r.status, log: r.stdout + r.stderr };
     // The site as Hugo wrote it, before render-docs: the Hugo-only way, live figures from auto.js.
     const raw = join(dir, "public-raw");
     cpSync(join(dir, "public"), raw, { recursive: true });
+    const t2 = Date.now();
     const d = renderDocs(dir, join(dir, "public"));
-    return { dir, out: join(dir, "public"), page: "figures/", status: d.status, log: r.stdout + r.stderr + d.stderr, strict: d.strict, raw };
+    seconds.render = (Date.now() - t2) / 1000;
+    return { dir, out: join(dir, "public"), page: "figures/", status: d.status, log: r.stdout + r.stderr + d.stderr, strict: d.strict, raw, seconds };
   }
   throw new Error(`unknown tool ${tool}`);
 }
