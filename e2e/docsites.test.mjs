@@ -22,7 +22,7 @@ import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, ROOT } from "./helpers.mjs";
 import { DIST, HUGO_MODULE, PACKAGES as PACKAGES_DIR, TOOLS as TOOLS_DIR, VERSION, buildSite, missing, packedArtifacts, removeSite, serveSite } from "./docsites/site.mjs";
-import { darkMode } from "./docsites/modes.mjs";
+import { darkMode, themeToggle } from "./docsites/modes.mjs";
 
 const TOOLS = [
   { name: "mdbook", tool: "mdbook", where: /src\/figures\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
@@ -30,11 +30,15 @@ const TOOLS = [
   { name: "mkdocs-material", tool: "mkdocs", material: true, second: true, spa: true, where: /docs\/index\.md:49: hwscope block: no built-in scenario "seed-walkthru"/ },
   { name: "zensical", tool: "zensical", second: true, spa: true, where: /docs\/index\.md:49: hwscope block: no built-in scenario "seed-walkthru"/ },
   { name: "hugo", tool: "hugo", where: /content\/figures\.md:49 \(in .*public\.strict\/figures\/index\.html:\d+\): hwscope block: no built-in scenario/ },
-  { name: "docusaurus", tool: "docusaurus", where: /build\.strict\/docs\/figures\/index\.html:\d+: hwscope block `seed-walkthru at=3`: no built-in scenario/ },
+  // From the npm package (its packed tarball installed into a fresh site, no cargo on PATH).
+  { name: "docusaurus", tool: "docusaurus", npm: true, where: /docs\/figures\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
+  { name: "vitepress", tool: "vitepress", npm: true, where: /figures\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
+  // Starlight's pages start with three lines of front matter.
+  { name: "starlight", tool: "starlight", npm: true, where: /src\/content\/docs\/figures\.md:52: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
 ];
 
 /** A page of each fixture site without a ```hwscope block. */
-const PLAIN = { mdbook: "plain.html", mkdocs: "plain/", zensical: "plain/", hugo: "plain/" };
+const PLAIN = { mdbook: "plain.html", mkdocs: "plain/", zensical: "plain/", hugo: "plain/", docusaurus: "", vitepress: "", starlight: "" };
 
 let browser;
 before(async () => {
@@ -75,6 +79,9 @@ test("docs/embedding.md shows each tool's setup as the fixture the tests build h
     "e2e/docsites/mkdocs/zensical.yml",
     "packages/hugo/layouts/_default/_markup/render-codeblock-hwscope.html",
     "e2e/docsites/docusaurus/docusaurus.config.js",
+    "e2e/docsites/vitepress/.vitepress/config.mjs",
+    "e2e/docsites/vitepress/.vitepress/theme/index.js",
+    "e2e/docsites/starlight/astro.config.mjs",
   ]) {
     assert.ok(doc.includes(readFileSync(join(ROOT, f), "utf8").trimEnd()), `docs/embedding.md has ${f} as it is`);
   }
@@ -154,7 +161,7 @@ for (const t of TOOLS) {
       await page.waitForLoadState("networkidle");
       assert.deepEqual(await figureStates(page), ["waiting", "waiting", "waiting"], "nothing loads before the reader does something");
       assert.deepEqual(
-        requests.filter((u) => u.includes("/hwscope/")).map((u) => u.replace(/.*\/hwscope\//, "")),
+        requests.filter((u) => u.includes("/hwscope/")).map((u) => u.replace(/.*\/hwscope\//, "").replace(/\?.*/, "")),
         ["www/embed/auto.js"],
         "before that, hwscope adds one script to the page",
       );
@@ -209,7 +216,7 @@ for (const t of TOOLS) {
       await ctx.close();
     });
 
-    test("a page without a block loads nothing of hwscope", { skip: !PLAIN[t.tool] && "the fixture has no such page" }, async () => {
+    test("a page without a block loads nothing of hwscope", { skip: !(t.tool in PLAIN) && "the fixture has no such page" }, async () => {
       const { ctx, page, requests } = await open({ page: PLAIN[t.tool] }, srv);
       await page.waitForLoadState("networkidle");
       await page.mouse.wheel(0, 40);
@@ -233,6 +240,35 @@ for (const t of TOOLS) {
       assert.deepEqual(printed, { live: "none", img: "visible", scheme: "light" });
       await ctx.close();
     });
+
+    if (t.npm) {
+      test("a page without a block loads nothing of hwscope; a client-side navigation to pages with figures makes them live", async () => {
+        const { ctx, page, requests, errors } = await open({ page: "" }, srv);
+        await page.waitForLoadState("networkidle");
+        assert.deepEqual(requests.filter((u) => /hwscope/.test(u.replace(srv.url, ""))), [], "the home page has no block and loads nothing of hwscope");
+        const nav = (name) => page.locator(`main a:has-text("${name}"), .content a:has-text("${name}"), article a:has-text("${name}")`).first().click();
+        await nav("the second page");
+        await page.waitForSelector("figure.hwscope-figure");
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        assert.equal(await page.$eval("figure.hwscope-figure", (f) => f.dataset.hwscopeStep), "3");
+        // Back, then to the page of three figures: its first figure goes live too, and a theme toggle re-themes it.
+        await page.goBack();
+        await page.waitForFunction(() => !document.querySelector("figure.hwscope-figure"));
+        await nav("the figures");
+        await page.waitForFunction(() => document.querySelectorAll("figure.hwscope-figure").length >= 3);
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        for (const dark of [true, false, true]) {
+          await themeToggle(page, t.name, dark);
+          await page.waitForFunction((d) => document.querySelector(".hwscope-live")?.classList.contains("dark") === d, dark);
+          assert.equal(await liveBackground(page, 0), dark ? "rgb(18, 22, 28)" : "rgb(251, 251, 250)");
+        }
+        assert.deepEqual(requests.filter((u) => !u.startsWith(srv.url) && !u.startsWith("data:")), [], "nothing from another origin");
+        assert.deepEqual(errors, []);
+        await ctx.close();
+      });
+    }
 
     if (t.name === "mdbook") {
       test("a book whose assets are of another version, or missing, fails saying which", () => {

@@ -19,6 +19,7 @@ import { dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { createGzip } from "node:zlib";
 import { MIME_TYPES } from "../../scripts/serve.mjs";
 import { ROOT } from "../helpers.mjs";
+import { freshSite, siteInstalled } from "../packages.mjs";
 
 export const FIXTURES = join(ROOT, "e2e/docsites");
 export const TOOLS = join(ROOT, ".tools");
@@ -89,8 +90,8 @@ export function missing(tool) {
     mkdocs: join(TOOLS, "wheels/.want"),
     zensical: join(TOOLS, "wheels/.want"),
     hugo: "/usr/bin/hugo",
-    docusaurus: join(FIXTURES, "docusaurus/node_modules/@docusaurus/core/package.json"),
   }[tool];
+  if (NPM_SITES[tool]) return siteInstalled(tool) ? null : `${tool} is not installed: bash scripts/install-docs-tools.sh ${tool}`;
   if (!existsSync(need)) return `${tool} is not installed: bash scripts/install-docs-tools.sh ${tool === "mkdocs" || tool === "zensical" ? "wheels" : tool}`;
   if (!existsSync(join(DIST, "www/embed/auto.js"))) return "dist-docs/ is missing: npm run dist:docs";
   return null;
@@ -193,6 +194,7 @@ function stage(tool, page) {
  * `onError: "show"` lets the broken block through as an error box (the default build fails on it).
  */
 export function buildSite(tool, { onError = "fail", material = false } = {}) {
+  if (NPM_SITES[tool]) return buildNpmSite(tool, { onError });
   // A post-pass tool's output is drawn twice: strictly on a copy (the exit status and
   // message a CI build would see), then for the page as asked.
   const renderDocs = (dir, out) => {
@@ -273,18 +275,69 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
     seconds.render = (Date.now() - t2) / 1000;
     return { dir, out: join(dir, "public"), page: "figures/", status: d.status, log: r.stdout + r.stderr + d.stderr, strict: d.strict, raw, seconds };
   }
-  if (tool === "docusaurus") {
-    // Built in place: node_modules is the fixture's own (installed once per machine).
-    const dir = join(FIXTURES, "docusaurus");
-    mkdirSync(join(dir, "docs"), { recursive: true });
-    writeFileSync(join(dir, "docs/figures.md"), readFileSync(join(FIXTURES, "figures.md"), "utf8"));
-    copyAssets(join(dir, "static/hwscope"));
-    const r = run(process.execPath, [join(dir, "node_modules/@docusaurus/core/bin/docusaurus.mjs"), "build", "--out-dir", "build"], { cwd: dir, env: { ...process.env, NODE_ENV: "production" } });
-    if (r.status !== 0) return { dir, out: join(dir, "build"), page: "docs/figures", status: r.status, log: r.stdout + r.stderr };
-    const d = renderDocs(dir, join(dir, "build"));
-    return { dir, out: join(dir, "build"), page: "docs/figures", status: d.status, log: r.stdout + r.stderr + d.stderr, strict: d.strict };
-  }
   throw new Error(`unknown tool ${tool}`);
+}
+
+/**
+ * The sites built with the npm package (installed from its packed tarball into a fresh
+ * site on a PATH without cargo): where the shared pages go, the built pages' addresses,
+ * the build command, and the config edit that turns on "show the error in the page".
+ */
+export const NPM_SITES = {
+  docusaurus: {
+    figures: "docs/figures.md",
+    second: "docs/second.md",
+    page: "docs/figures",
+    secondPage: "docs/second",
+    out: "build",
+    build: ["node_modules/@docusaurus/core/bin/docusaurus.mjs", "build", "--out-dir", "build"],
+    config: ["docusaurus.config.js", 'themes: ["hwscope/docusaurus"]', 'themes: [["hwscope/docusaurus", { onError: "show" }]]'],
+  },
+  vitepress: {
+    figures: "figures.md",
+    second: "second.md",
+    page: "figures.html",
+    secondPage: "second.html",
+    out: ".vitepress/dist",
+    build: ["node_modules/vitepress/bin/vitepress.js", "build"],
+    config: [".vitepress/config.mjs", "}));", '}), { onError: "show" });'],
+  },
+  starlight: {
+    figures: "src/content/docs/figures.md",
+    second: "src/content/docs/second.md",
+    // Starlight wants a title in each page's front matter (three lines above the page).
+    frontMatter: (title) => `---\ntitle: ${title}\n---\n`,
+    page: "figures/",
+    secondPage: "second/",
+    out: "dist",
+    build: ["node_modules/astro/astro.js", "build"],
+    config: ["astro.config.mjs", "hwscope()", 'hwscope({ onError: "show" })'],
+  },
+};
+
+/** A fresh site with the packed package; built strictly (the failure a CI build sees), then for the page as asked. */
+function buildNpmSite(tool, { onError }) {
+  const t = NPM_SITES[tool];
+  const front = t.frontMatter ?? (() => "");
+  const { dir, env, installSeconds } = freshSite(tool, {
+    files: {
+      [t.figures]: front("Figures") + readFileSync(join(FIXTURES, "figures.md"), "utf8"),
+      [t.second]: front("Second page") + readFileSync(join(FIXTURES, "second.md"), "utf8"),
+    },
+  });
+  const build = () => run(process.execPath, t.build, { cwd: dir, env: { ...env, NODE_ENV: "production" } });
+  const s = build();
+  const strict = { status: s.status, stdout: s.stdout, stderr: s.stderr };
+  if (onError !== "show") return { dir, out: join(dir, t.out), page: t.page, status: s.status, log: s.stdout + s.stderr, strict };
+  const [file, from, to] = t.config;
+  const text = readFileSync(join(dir, file), "utf8");
+  if (!text.includes(from)) throw new Error(`${tool}: ${file} has no ${from}`);
+  writeFileSync(join(dir, file), text.replace(from, to));
+  rmSync(join(dir, t.out), { recursive: true, force: true });
+  const started = Date.now();
+  const r = build();
+  const seconds = { install: installSeconds, build: (Date.now() - started) / 1000 };
+  return { dir, out: join(dir, t.out), page: t.page, secondPage: t.secondPage, status: r.status, log: r.stdout + r.stderr, strict, seconds };
 }
 
 export function removeSite(site) {
