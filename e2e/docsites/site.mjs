@@ -19,7 +19,7 @@ import { dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { createGzip } from "node:zlib";
 import { MIME_TYPES } from "../../scripts/serve.mjs";
 import { ROOT } from "../helpers.mjs";
-import { freshSite, siteInstalled } from "../packages.mjs";
+import { envWithoutRust, freshSite, siteInstalled } from "../packages.mjs";
 
 export const FIXTURES = join(ROOT, "e2e/docsites");
 export const TOOLS = join(ROOT, ".tools");
@@ -213,15 +213,17 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
   if (NPM_SITES[tool]) return buildNpmSite(tool, { onError });
   // A post-pass tool's output is drawn twice: strictly on a copy (the exit status and
   // message a CI build would see), then for the page as asked.
-  const renderDocs = (dir, out) => {
-    const bins = hwscopeBinaries();
-    const env = { ...process.env, PATH: `${bins.dir}:${process.env.PATH}` };
+  // `hwscope render-docs`: the Rust CLI's, or `bin` (the npm package's, for Hugo).
+  const renderDocs = (dir, out, bin = null, binEnv = null) => {
+    const bins = bin ? null : hwscopeBinaries();
+    const cmd = bin ?? bins.hwscope;
+    const env = binEnv ?? { ...process.env, PATH: `${bins.dir}:${process.env.PATH}` };
     const copy = `${out}.strict`;
     cpSync(out, copy, { recursive: true });
-    const strict = run(bins.hwscope, ["render-docs", copy], { cwd: dir, env });
+    const strict = run(cmd, ["render-docs", copy], { cwd: dir, env });
     rmSync(copy, { recursive: true, force: true });
     if (onError !== "show") return strict;
-    const r = run(bins.hwscope, ["render-docs", out, "--allow-errors"], { cwd: dir, env });
+    const r = run(cmd, ["render-docs", out, "--allow-errors"], { cwd: dir, env });
     return { ...r, strict };
   };
   const copyAssets = (to) => cpSync(DIST, to, { recursive: true, filter: (p) => !/(_headers|\.nojekyll)$/.test(p) });
@@ -286,9 +288,21 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
     // The site as Hugo wrote it, before render-docs: the Hugo-only way, live figures from auto.js.
     const raw = join(dir, "public-raw");
     cpSync(join(dir, "public"), raw, { recursive: true });
+    // Static figures as a Hugo author draws them: the npm package's command, installed from
+    // its packed tarball on a PATH without cargo (`npm i hwscope`, then `npx hwscope render-docs
+    // public/`); the Rust CLI when the tarball is not built.
+    const tgz = join(PACKAGES, `hwscope-${VERSION}.tgz`);
+    let bin = null;
+    let binEnv = null;
+    if (existsSync(tgz)) {
+      binEnv = envWithoutRust();
+      must(run("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--offline", "--ignore-scripts", tgz], { cwd: dir, env: binEnv }), "npm install of the hwscope tarball");
+      bin = join(dir, "node_modules/.bin/hwscope");
+    }
     const t2 = Date.now();
-    const d = renderDocs(dir, join(dir, "public"));
+    const d = renderDocs(dir, join(dir, "public"), bin, binEnv);
     seconds.render = (Date.now() - t2) / 1000;
+    seconds.renderer = bin ? "npm" : "rust";
     return { dir, out: join(dir, "public"), page: "figures/", status: d.status, log: r.stdout + r.stderr + d.stderr, strict: d.strict, raw, seconds };
   }
   throw new Error(`unknown tool ${tool}`);
