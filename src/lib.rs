@@ -47,16 +47,22 @@ pub mod scenario;
 pub mod sim;
 
 /// The command line and its renderers (SVG, table, markdown, docs figures): not in
-/// the page's WebAssembly.
-#[cfg(not(target_arch = "wasm32"))]
+/// the page's WebAssembly (wasm32-unknown-unknown); in the npm package's (feature `node`)
+/// for `hwscope/render` and the `hwscope` command that package installs; and in the WASI
+/// build (wasm32-wasip1) the `mkdocs-hwscope` wheel runs to draw figures.
+#[cfg(any(not(all(target_arch = "wasm32", target_os = "unknown")), feature = "node"))]
 pub mod cli;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub mod wasm;
 /// The explorer's facade for the page's Web Worker (wasm32, feature `explore`: a
 /// second package, so that the page's own WebAssembly does not carry the search).
-#[cfg(all(target_arch = "wasm32", feature = "explore"))]
+#[cfg(all(target_arch = "wasm32", target_os = "unknown", feature = "explore"))]
 pub mod wasm_explore;
+/// The npm package's Node facade (wasm32, feature `node`: a third package, built by
+/// scripts/packages/npm.mjs): the command line and static figures, in Node.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown", feature = "node"))]
+pub mod wasm_node;
 
 pub use record::StepRecord;
 pub use run::Run;

@@ -12,7 +12,7 @@ export async function darkMode(page, tool, dark) {
     }, dark);
   } else if (tool === "docusaurus") {
     await page.evaluate((d) => document.documentElement.setAttribute("data-theme", d ? "dark" : "light"), dark);
-  } else if (tool === "mkdocs-material") {
+  } else if (tool === "mkdocs-material" || tool === "zensical") {
     await page.evaluate((d) => document.body.setAttribute("data-md-color-scheme", d ? "slate" : "default"), dark);
   } else if (tool === "mkdocs") {
     await page.evaluate((d) => document.documentElement.setAttribute("data-bs-theme", d ? "dark" : "light"), dark);
