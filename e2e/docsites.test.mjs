@@ -21,8 +21,8 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, ROOT } from "./helpers.mjs";
-import { DIST, TOOLS as TOOLS_DIR, buildSite, missing, packedArtifacts, removeSite, serveSite } from "./docsites/site.mjs";
-import { darkMode } from "./docsites/modes.mjs";
+import { DIST, HUGO_MODULE, PACKAGES as PACKAGES_DIR, TOOLS as TOOLS_DIR, VERSION, buildSite, missing, packedArtifacts, removeSite, serveSite } from "./docsites/site.mjs";
+import { darkMode, themeToggle } from "./docsites/modes.mjs";
 
 const TOOLS = [
   { name: "mdbook", tool: "mdbook", where: /src\/figures\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
@@ -30,11 +30,15 @@ const TOOLS = [
   { name: "mkdocs-material", tool: "mkdocs", material: true, second: true, spa: true, where: /docs\/index\.md:49: hwscope block: no built-in scenario "seed-walkthru"/ },
   { name: "zensical", tool: "zensical", second: true, spa: true, where: /docs\/index\.md:49: hwscope block: no built-in scenario "seed-walkthru"/ },
   { name: "hugo", tool: "hugo", where: /content\/figures\.md:49 \(in .*public\.strict\/figures\/index\.html:\d+\): hwscope block: no built-in scenario/ },
-  { name: "docusaurus", tool: "docusaurus", where: /build\.strict\/docs\/figures\/index\.html:\d+: hwscope block `seed-walkthru at=3`: no built-in scenario/ },
+  // From the npm package (its packed tarball installed into a fresh site, no cargo on PATH).
+  { name: "docusaurus", tool: "docusaurus", npm: true, where: /docs\/figures\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
+  { name: "vitepress", tool: "vitepress", npm: true, where: /figures\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
+  // Starlight's pages start with three lines of front matter.
+  { name: "starlight", tool: "starlight", npm: true, where: /src\/content\/docs\/figures\.md:52: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
 ];
 
 /** A page of each fixture site without a ```hwscope block. */
-const PLAIN = { mdbook: "plain.html", mkdocs: "plain/", zensical: "plain/", hugo: "plain/" };
+const PLAIN = { mdbook: "plain.html", mkdocs: "plain/", zensical: "plain/", hugo: "plain/", docusaurus: "", vitepress: "", starlight: "" };
 
 let browser;
 before(async () => {
@@ -75,6 +79,9 @@ test("docs/embedding.md shows each tool's setup as the fixture the tests build h
     "e2e/docsites/mkdocs/zensical.yml",
     "packages/hugo/layouts/_default/_markup/render-codeblock-hwscope.html",
     "e2e/docsites/docusaurus/docusaurus.config.js",
+    "e2e/docsites/vitepress/.vitepress/config.mjs",
+    "e2e/docsites/vitepress/.vitepress/theme/index.js",
+    "e2e/docsites/starlight/astro.config.mjs",
   ]) {
     assert.ok(doc.includes(readFileSync(join(ROOT, f), "utf8").trimEnd()), `docs/embedding.md has ${f} as it is`);
   }
@@ -154,7 +161,7 @@ for (const t of TOOLS) {
       await page.waitForLoadState("networkidle");
       assert.deepEqual(await figureStates(page), ["waiting", "waiting", "waiting"], "nothing loads before the reader does something");
       assert.deepEqual(
-        requests.filter((u) => u.includes("/hwscope/")).map((u) => u.replace(/.*\/hwscope\//, "")),
+        requests.filter((u) => u.includes("/hwscope/")).map((u) => u.replace(/.*\/hwscope\//, "").replace(/\?.*/, "")),
         ["www/embed/auto.js"],
         "before that, hwscope adds one script to the page",
       );
@@ -209,7 +216,7 @@ for (const t of TOOLS) {
       await ctx.close();
     });
 
-    test("a page without a block loads nothing of hwscope", { skip: !PLAIN[t.tool] && "the fixture has no such page" }, async () => {
+    test("a page without a block loads nothing of hwscope", { skip: !(t.tool in PLAIN) && "the fixture has no such page" }, async () => {
       const { ctx, page, requests } = await open({ page: PLAIN[t.tool] }, srv);
       await page.waitForLoadState("networkidle");
       await page.mouse.wheel(0, 40);
@@ -234,7 +241,79 @@ for (const t of TOOLS) {
       await ctx.close();
     });
 
+    if (t.npm) {
+      test("a page without a block loads nothing of hwscope; a client-side navigation to pages with figures makes them live", async () => {
+        const { ctx, page, requests, errors } = await open({ page: "" }, srv);
+        await page.waitForLoadState("networkidle");
+        assert.deepEqual(requests.filter((u) => /hwscope/.test(u.replace(srv.url, ""))), [], "the home page has no block and loads nothing of hwscope");
+        const nav = (name) => page.locator(`main a:has-text("${name}"), .content a:has-text("${name}"), article a:has-text("${name}")`).first().click();
+        await nav("the second page");
+        await page.waitForSelector("figure.hwscope-figure");
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        assert.equal(await page.$eval("figure.hwscope-figure", (f) => f.dataset.hwscopeStep), "3");
+        // Back, then to the page of three figures: its first figure goes live too, and a theme toggle re-themes it.
+        await page.goBack();
+        await page.waitForFunction(() => !document.querySelector("figure.hwscope-figure"));
+        await nav("the figures");
+        await page.waitForFunction(() => document.querySelectorAll("figure.hwscope-figure").length >= 3);
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        for (const dark of [true, false, true]) {
+          await themeToggle(page, t.name, dark);
+          await page.waitForFunction((d) => document.querySelector(".hwscope-live")?.classList.contains("dark") === d, dark);
+          assert.equal(await liveBackground(page, 0), dark ? "rgb(18, 22, 28)" : "rgb(251, 251, 250)");
+        }
+        assert.deepEqual(requests.filter((u) => !u.startsWith(srv.url) && !u.startsWith("data:")), [], "nothing from another origin");
+        assert.deepEqual(errors, []);
+        await ctx.close();
+      });
+    }
+
+    if (t.name === "mdbook") {
+      test("a book whose assets are of another version, or missing, fails saying which", () => {
+        const stamp = join(site.dir, "src/hwscope/hwscope-assets.json");
+        const mine = JSON.parse(readFileSync(stamp, "utf8")).version;
+        writeFileSync(stamp, JSON.stringify({ name: "hwscope-assets", version: "0.0.1" }));
+        let r = spawnSync(join(TOOLS_DIR, "cargo/bin/mdbook"), ["build"], { cwd: site.dir, env: site.env, encoding: "utf8" });
+        assert.notEqual(r.status, 0);
+        assert.match(r.stderr, new RegExp(`src/hwscope/ holds hwscope's assets version 0\\.0\\.1, this is mdbook-hwscope ${mine.replaceAll(".", "\\.")}: run \`mdbook-hwscope install\` again`));
+        rmSync(join(site.dir, "src/hwscope"), { recursive: true, force: true });
+        r = spawnSync(join(TOOLS_DIR, "cargo/bin/mdbook"), ["build"], { cwd: site.dir, env: site.env, encoding: "utf8" });
+        assert.notEqual(r.status, 0);
+        assert.match(r.stderr, /src\/hwscope\/www\/embed\/auto\.js is missing: the figures cannot go live\. Run `mdbook-hwscope install`/);
+        // And `install` (no --assets: the crate's own) puts it right.
+        assert.equal(spawnSync(join(site.bin, "mdbook-hwscope"), ["install", site.dir], { env: site.env }).status, 0);
+        r = spawnSync(join(TOOLS_DIR, "cargo/bin/mdbook"), ["build"], { cwd: site.dir, env: site.env, encoding: "utf8" });
+        assert.equal(r.status, 0, r.stderr);
+      });
+    }
+
     if (t.spa) {
+      test("the site's own palette toggle re-themes the figures, live and static, without a reload", async () => {
+        const { ctx, page } = await open(site, srv, { colorScheme: "light" });
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        const state = () =>
+          page.evaluate(() => ({
+            scheme: document.body.dataset.mdColorScheme,
+            live: document.querySelector(".hwscope-live").classList.contains("dark"),
+            still: document.querySelectorAll("figure.hwscope-figure img.hwscope-static")[2].style.colorScheme,
+          }));
+        assert.deepEqual(await state(), { scheme: "default", live: false, still: "light" });
+        const loads = [];
+        page.on("load", () => loads.push(page.url()));
+        await page.locator('[data-md-component="palette"] label:visible').first().click();
+        await page.waitForFunction(() => document.querySelector(".hwscope-live").classList.contains("dark"));
+        assert.deepEqual(await state(), { scheme: "slate", live: true, still: "dark" });
+        assert.equal(await liveBackground(page, 0), "rgb(18, 22, 28)");
+        await page.locator('[data-md-component="palette"] label:visible').first().click();
+        await page.waitForFunction(() => !document.querySelector(".hwscope-live").classList.contains("dark"));
+        assert.deepEqual(await state(), { scheme: "default", live: false, still: "light" });
+        assert.deepEqual(loads, []);
+        await ctx.close();
+      });
+
       test("an SPA navigation (instant loading) to a page with a figure makes it live, and back", async () => {
         const { ctx, page, requests, errors } = await open({ page: PLAIN[t.tool] }, srv);
         await page.waitForLoadState("networkidle");
@@ -261,6 +340,28 @@ for (const t of TOOLS) {
     }
 
     if (t.name === "hugo") {
+      const go = spawnSync("go", ["version"]).status === 0;
+      test("hugo mod get fetches the module by its path from a Go module proxy (dist-packages/goproxy)", { skip: !go && "Go is not installed" }, () => {
+        const dir = mkdtempSync(join(tmpdir(), "hwscope-hugo-mod-"));
+        cpSync(site.dir, dir, { recursive: true, filter: (p) => !/public/.test(p) });
+        const env = {
+          ...process.env,
+          HUGO_MODULE_PROXY: `file://${join(PACKAGES_DIR, "goproxy")}`,
+          HUGO_MODULE_NOSUMDB: "*",
+          GOSUMDB: "off",
+          GOPATH: join(dir, ".gopath"),
+          GOFLAGS: "-modcacherw",
+        };
+        for (const args of [["mod", "init", "example.com/site"], ["mod", "get", `${HUGO_MODULE}@v${VERSION}`], ["--quiet", "-d", "public"]]) {
+          const r = spawnSync("hugo", args, { cwd: dir, env, encoding: "utf8" });
+          assert.equal(r.status, 0, `hugo ${args.join(" ")}: ${r.stdout}${r.stderr}`);
+        }
+        assert.match(readFileSync(join(dir, "go.mod"), "utf8"), new RegExp(`require ${HUGO_MODULE} v${VERSION.replaceAll(".", "\\.")}`));
+        assert.equal(JSON.parse(readFileSync(join(dir, "public/hwscope/hwscope-assets.json"), "utf8")).version, VERSION);
+        assert.match(readFileSync(join(dir, "public/figures/index.html"), "utf8"), /<div class="hwscope" data-hwscope-source="content\/figures\.md:\d+"/);
+        rmSync(dir, { recursive: true, force: true });
+      });
+
       test("live figures only (Hugo without render-docs): auto.js upgrades the blocks in their boxes, and shows the broken block's error", async () => {
         const raw = await serveSite(site.raw);
         const { ctx, page, errors } = await open(site, raw);

@@ -1,10 +1,10 @@
 //! hwscope: how Apache Kafka replicates a partition, as a deterministic simulation.
 //!
-//! Data flows one way: a [`scenario::Scenario`] (the input, CONTRACT.md §2) builds a
+//! Data flows one way: a [`scenario::Scenario`] (the input, docs/format.md) builds a
 //! [`sim::Sim`]. Each step the scheduler picks what is due; the rule that owns it
 //! decides, saying what happened as typed events (applied in one place) and what the
 //! world must do as commands; the invariants check. [`record::StepRecord`]
-//! (CONTRACT.md §3) is what a step looks like from outside, built from the state and
+//! (docs/format.md, the step record) is what a step looks like from outside, built from the state and
 //! the events, with a sentence `narrate` writes from the same events. Nothing in
 //! `sim` knows how it will be told or drawn (tests/architecture.rs checks it).
 //!

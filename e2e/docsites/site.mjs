@@ -19,6 +19,7 @@ import { dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { createGzip } from "node:zlib";
 import { MIME_TYPES } from "../../scripts/serve.mjs";
 import { ROOT } from "../helpers.mjs";
+import { freshSite, siteInstalled } from "../packages.mjs";
 
 export const FIXTURES = join(ROOT, "e2e/docsites");
 export const TOOLS = join(ROOT, ".tools");
@@ -26,7 +27,7 @@ export const DIST = join(ROOT, "dist-docs");
 export const PACKAGES = join(ROOT, "dist-packages");
 /** The module path of the Hugo module (packages/hugo/go.mod). */
 export const HUGO_MODULE = /^module\s+(\S+)/m.exec(readFileSync(join(ROOT, "packages/hugo/go.mod"), "utf8"))[1];
-const VERSION = /^\[package\][^[]*?^version\s*=\s*"([^"]+)"/ms.exec(readFileSync(join(ROOT, "Cargo.toml"), "utf8"))[1];
+export const VERSION = /^\[package\][^[]*?^version\s*=\s*"([^"]+)"/ms.exec(readFileSync(join(ROOT, "Cargo.toml"), "utf8"))[1];
 export const ARTIFACTS = {
   wheel: join(PACKAGES, `mkdocs_hwscope-${VERSION}-py3-none-any.whl`),
   crate: join(PACKAGES, `mdbook-hwscope-${VERSION}.crate`),
@@ -89,8 +90,8 @@ export function missing(tool) {
     mkdocs: join(TOOLS, "wheels/.want"),
     zensical: join(TOOLS, "wheels/.want"),
     hugo: "/usr/bin/hugo",
-    docusaurus: join(FIXTURES, "docusaurus/node_modules/@docusaurus/core/package.json"),
   }[tool];
+  if (NPM_SITES[tool]) return siteInstalled(tool) ? null : `${tool} is not installed: bash scripts/install-docs-tools.sh ${tool}`;
   if (!existsSync(need)) return `${tool} is not installed: bash scripts/install-docs-tools.sh ${tool === "mkdocs" || tool === "zensical" ? "wheels" : tool}`;
   if (!existsSync(join(DIST, "www/embed/auto.js"))) return "dist-docs/ is missing: npm run dist:docs";
   return null;
@@ -125,6 +126,7 @@ export function mdbookFromCrate() {
   const root = join(TOOLS, "pkg-mdbook", `${sha(crate)}-${sha(hwscopeCrate)}`);
   const bin = join(root, "bin");
   if (!existsSync(join(bin, "mdbook-hwscope"))) {
+    const t0 = Date.now();
     const src = mkdtempSync(join(tmpdir(), "hwscope-crates-"));
     for (const c of [crate, hwscopeCrate]) must(run("tar", ["xzf", c, "-C", src]), `unpacking ${c}`);
     const unpacked = (name) => join(src, readdirSync(src).find((d) => d.startsWith(`${name}-`) && /-\d/.test(d.slice(name.length))));
@@ -135,6 +137,7 @@ export function mdbookFromCrate() {
       "cargo install --path mdbook-hwscope (unpacked crate)",
     );
     rmSync(src, { recursive: true, force: true });
+    writeFileSync(join(root, "install-seconds"), `${(Date.now() - t0) / 1000}\n`);
   }
   mdbookBin = bin;
   return bin;
@@ -146,15 +149,18 @@ export function mdbookFromCrate() {
  * author installs it.
  */
 const venvs = {};
+const venvSeconds = {};
 export function pythonVenv(tool) {
   if (venvs[tool]) return venvs[tool];
   const { wheel } = packedArtifacts();
   const dir = mkdtempSync(join(tmpdir(), `hwscope-venv-${tool}-`));
+  const t0 = Date.now();
   must(run("python3", ["-m", "venv", dir]), "python3 -m venv");
   must(
     run(join(dir, "bin/pip"), ["install", "--quiet", "--disable-pip-version-check", "--no-index", "--find-links", join(TOOLS, "wheels"), wheel, ...PY_TOOLS[tool]]),
     `pip install ${wheel}`,
   );
+  venvSeconds[tool] = (Date.now() - t0) / 1000;
   venvs[tool] = dir;
   return dir;
 }
@@ -188,6 +194,7 @@ function stage(tool, page) {
  * `onError: "show"` lets the broken block through as an error box (the default build fails on it).
  */
 export function buildSite(tool, { onError = "fail", material = false } = {}) {
+  if (NPM_SITES[tool]) return buildNpmSite(tool, { onError });
   // A post-pass tool's output is drawn twice: strictly on a copy (the exit status and
   // message a CI build would see), then for the page as asked.
   const renderDocs = (dir, out) => {
@@ -208,7 +215,11 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
     const bin = mdbookFromCrate();
     const benv = bareEnv([bin, join(TOOLS, "cargo/bin")]);
     // The crate's own assets: `install` with no --assets.
+    const t0 = Date.now();
     must(run(join(bin, "mdbook-hwscope"), ["install", dir], { env: benv }), "mdbook-hwscope install");
+    const took = join(dirname(bin), "install-seconds");
+    const cargoSeconds = existsSync(took) ? Number(readFileSync(took, "utf8")) : Number.NaN;
+    const seconds = { install: cargoSeconds + (Date.now() - t0) / 1000, build: 0 };
     const s = run(join(TOOLS, "cargo/bin/mdbook"), ["build"], { cwd: dir, env: benv });
     const strict = { status: s.status, stdout: s.stdout, stderr: s.stderr };
     if (onError !== "show") return { dir, out: join(dir, "book"), page: "figures.html", status: s.status, log: s.stdout + s.stderr, strict };
@@ -216,8 +227,10 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
       const toml = join(dir, "book.toml");
       writeFileSync(toml, readFileSync(toml, "utf8").replace(/^# on-error = "show".*$/m, 'on-error = "show"'));
     }
+    const t1 = Date.now();
     const r = run(join(TOOLS, "cargo/bin/mdbook"), ["build"], { cwd: dir, env: benv });
-    return { dir, out: join(dir, "book"), page: "figures.html", status: r.status, log: r.stdout + r.stderr, strict };
+    seconds.build = (Date.now() - t1) / 1000;
+    return { dir, out: join(dir, "book"), page: "figures.html", status: r.status, log: r.stdout + r.stderr, strict, seconds, bin, env: benv };
   }
   if (tool === "mkdocs" || tool === "zensical") {
     const dir = stage("mkdocs", "docs/index.md");
@@ -239,35 +252,92 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
     const file = join(dir, config);
     const yml = readFileSync(file, "utf8");
     writeFileSync(file, tool === "zensical" ? yml.replace("- mkdocs_hwscope", "- mkdocs_hwscope:\n      on_error: show") : yml.replace(/^  - hwscope$/m, "  - hwscope:\n      on_error: show"));
+    const t1 = Date.now();
     const r = build("site");
+    const seconds = { install: venvSeconds[tool], build: (Date.now() - t1) / 1000 };
     const out = join(dir, "site");
-    return { dir, out, page: "", status: r.status, log: r.stdout + r.stderr, strict, port };
+    return { dir, out, page: "", status: r.status, log: r.stdout + r.stderr, strict, port, seconds };
   }
   if (tool === "hugo") {
     const dir = stage("hugo", "content/figures.md");
     writeFileSync(join(dir, "content/plain.md"), readFileSync(join(FIXTURES, "plain.md"), "utf8"));
     // The module by its path, from the unpacked package (as `hugo mod get` would place it).
     const benv = { ...bareEnv(), HUGO_MODULE_REPLACEMENTS: `${HUGO_MODULE} -> ${ARTIFACTS.hugo}` };
+    const t1 = Date.now();
     const r = run("hugo", ["--quiet", "-d", "public"], { cwd: dir, env: benv });
+    const seconds = { install: 0, build: (Date.now() - t1) / 1000 };
     if (r.status !== 0) return { dir, out: join(dir, "public"), page: "figures/", status: r.status, log: r.stdout + r.stderr };
     // The site as Hugo wrote it, before render-docs: the Hugo-only way, live figures from auto.js.
     const raw = join(dir, "public-raw");
     cpSync(join(dir, "public"), raw, { recursive: true });
+    const t2 = Date.now();
     const d = renderDocs(dir, join(dir, "public"));
-    return { dir, out: join(dir, "public"), page: "figures/", status: d.status, log: r.stdout + r.stderr + d.stderr, strict: d.strict, raw };
-  }
-  if (tool === "docusaurus") {
-    // Built in place: node_modules is the fixture's own (installed once per machine).
-    const dir = join(FIXTURES, "docusaurus");
-    mkdirSync(join(dir, "docs"), { recursive: true });
-    writeFileSync(join(dir, "docs/figures.md"), readFileSync(join(FIXTURES, "figures.md"), "utf8"));
-    copyAssets(join(dir, "static/hwscope"));
-    const r = run(process.execPath, [join(dir, "node_modules/@docusaurus/core/bin/docusaurus.mjs"), "build", "--out-dir", "build"], { cwd: dir, env: { ...process.env, NODE_ENV: "production" } });
-    if (r.status !== 0) return { dir, out: join(dir, "build"), page: "docs/figures", status: r.status, log: r.stdout + r.stderr };
-    const d = renderDocs(dir, join(dir, "build"));
-    return { dir, out: join(dir, "build"), page: "docs/figures", status: d.status, log: r.stdout + r.stderr + d.stderr, strict: d.strict };
+    seconds.render = (Date.now() - t2) / 1000;
+    return { dir, out: join(dir, "public"), page: "figures/", status: d.status, log: r.stdout + r.stderr + d.stderr, strict: d.strict, raw, seconds };
   }
   throw new Error(`unknown tool ${tool}`);
+}
+
+/**
+ * The sites built with the npm package (installed from its packed tarball into a fresh
+ * site on a PATH without cargo): where the shared pages go, the built pages' addresses,
+ * the build command, and the config edit that turns on "show the error in the page".
+ */
+export const NPM_SITES = {
+  docusaurus: {
+    figures: "docs/figures.md",
+    second: "docs/second.md",
+    page: "docs/figures",
+    secondPage: "docs/second",
+    out: "build",
+    build: ["node_modules/@docusaurus/core/bin/docusaurus.mjs", "build", "--out-dir", "build"],
+    config: ["docusaurus.config.js", 'themes: ["hwscope/docusaurus"]', 'themes: [["hwscope/docusaurus", { onError: "show" }]]'],
+  },
+  vitepress: {
+    figures: "figures.md",
+    second: "second.md",
+    page: "figures.html",
+    secondPage: "second.html",
+    out: ".vitepress/dist",
+    build: ["node_modules/vitepress/bin/vitepress.js", "build"],
+    config: [".vitepress/config.mjs", "}));", '}), { onError: "show" });'],
+  },
+  starlight: {
+    figures: "src/content/docs/figures.md",
+    second: "src/content/docs/second.md",
+    // Starlight wants a title in each page's front matter (three lines above the page).
+    frontMatter: (title) => `---\ntitle: ${title}\n---\n`,
+    page: "figures/",
+    secondPage: "second/",
+    out: "dist",
+    build: ["node_modules/astro/astro.js", "build"],
+    config: ["astro.config.mjs", "hwscope()", 'hwscope({ onError: "show" })'],
+  },
+};
+
+/** A fresh site with the packed package; built strictly (the failure a CI build sees), then for the page as asked. */
+function buildNpmSite(tool, { onError }) {
+  const t = NPM_SITES[tool];
+  const front = t.frontMatter ?? (() => "");
+  const { dir, env, installSeconds } = freshSite(tool, {
+    files: {
+      [t.figures]: front("Figures") + readFileSync(join(FIXTURES, "figures.md"), "utf8"),
+      [t.second]: front("Second page") + readFileSync(join(FIXTURES, "second.md"), "utf8"),
+    },
+  });
+  const build = () => run(process.execPath, t.build, { cwd: dir, env: { ...env, NODE_ENV: "production" } });
+  const s = build();
+  const strict = { status: s.status, stdout: s.stdout, stderr: s.stderr };
+  if (onError !== "show") return { dir, out: join(dir, t.out), page: t.page, status: s.status, log: s.stdout + s.stderr, strict };
+  const [file, from, to] = t.config;
+  const text = readFileSync(join(dir, file), "utf8");
+  if (!text.includes(from)) throw new Error(`${tool}: ${file} has no ${from}`);
+  writeFileSync(join(dir, file), text.replace(from, to));
+  rmSync(join(dir, t.out), { recursive: true, force: true });
+  const started = Date.now();
+  const r = build();
+  const seconds = { install: installSeconds, build: (Date.now() - started) / 1000 };
+  return { dir, out: join(dir, t.out), page: t.page, secondPage: t.secondPage, status: r.status, log: r.stdout + r.stderr, strict, seconds };
 }
 
 export function removeSite(site) {

@@ -1,4 +1,4 @@
-// The simulator's side, through its public CLI only (CONTRACT §3/§4, docs/extensions.md):
+// The simulator's side, through its public CLI only (docs/format.md, docs/cli.md, docs/extensions.md):
 //   cargo run --release --bin hwscope -- run FILE --format jsonl [--preset P] [--log-tail N]
 // The step records are read as a stream and reduced to what a user of a real cluster
 // could observe: send/ack/failure times per record, what each consumer received and

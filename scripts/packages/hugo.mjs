@@ -2,8 +2,9 @@
 // hook) with hwscope's browser assets under static/hwscope/, written to
 // dist-packages/hugo-hwscope/ (the module as a site imports it), and as a Go module
 // proxy folder, dist-packages/goproxy/ (<module>/@v/v<version>.{info,mod,zip}, list),
-// so `hugo mod get` can fetch it by its path before it is published:
-//   GOPROXY=file://$PWD/dist-packages/goproxy GONOSUMDB=* GOFLAGS=-mod=mod hugo mod get <module>
+// so `hugo mod get` can fetch it by its path before it is published (Hugo sets Go's
+// GOPROXY from its own setting, so the proxy is named to Hugo):
+//   HUGO_MODULE_PROXY=file://$PWD/dist-packages/goproxy HUGO_MODULE_NOSUMDB='*' hugo mod get <module>@v<version>
 // Without Go, HUGO_MODULE_REPLACEMENTS="<module> -> /abs/dist-packages/hugo-hwscope" imports it.
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

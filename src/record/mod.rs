@@ -1,4 +1,4 @@
-//! The step record (CONTRACT.md §3): what one step did and the whole state
+//! The step record (docs/format.md, the step record): what one step did and the whole state
 //! after it, built from the simulation's state and the step's typed events
 //! (`state.rs`, `event.rs`), with the sentence from `crate::narrate`, and
 //! written as JSON. Nothing here decides anything.
@@ -30,7 +30,7 @@ json_record! {
 }
 
 json_record! {
-    /// The step's event: `type` and the fields that type carries (CONTRACT §3,
+    /// The step's event: `type` and the fields that type carries (docs/format.md, the step record;
     /// docs/extensions.md), `None` fields left out.
     #[derive(Debug, Clone, Default, PartialEq)]
     pub struct EventRecord {
@@ -286,7 +286,7 @@ json_record! {
 }
 
 json_record! {
-    /// A step as the CLI prints it and the page receives it (CONTRACT §3).
+    /// A step as the CLI prints it and the page receives it (docs/format.md, the step record).
     #[derive(Debug, Clone)]
     pub struct StepRecord {
         pub step: u64 = "step", always;
