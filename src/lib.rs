@@ -38,6 +38,7 @@ pub mod builtin;
 pub mod check;
 pub mod docblock;
 pub mod json;
+pub mod kafka_log;
 pub mod link;
 pub mod marks;
 pub mod narrate;

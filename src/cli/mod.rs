@@ -14,7 +14,7 @@ use crate::{builtin, Run, Scenario, ScenarioError};
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown] [--until-ms N] [--preset NAME]
+  hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown|kafka-log] [--until-ms N] [--preset NAME]
               [--log-tail N]   (lighter records: only the last N entries of each log and list)
               [--show-config]  (first, on stderr: every setting in force and where it comes from)
   hwscope config SCENARIO.json|--builtin NAME [--preset NAME] [--json]
@@ -363,8 +363,8 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
         }
         i += 1;
     }
-    if !matches!(fmt.as_str(), "jsonl" | "table" | "markdown") {
-        return Err(Fail(format!("--format: must be jsonl, table or markdown, got {fmt:?}")));
+    if !matches!(fmt.as_str(), "jsonl" | "table" | "markdown" | "kafka-log") {
+        return Err(Fail(format!("--format: must be jsonl, table, markdown or kafka-log, got {fmt:?}")));
     }
     let mut scenario = load_scenario(file, builtin_name)?;
     if let Some(p) = preset {
@@ -379,7 +379,16 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let mut run = Run::new(scenario);
     run.set_log_tail(log_tail.filter(|&n| n > 0));
     let mut out = io::Buffered::new();
-    if fmt == "jsonl" {
+    if fmt == "kafka-log" {
+        // What the brokers' and the controller's logs would say, step by step (kafka_log.rs).
+        run.for_each_record(|r| {
+            for line in &r.kafka_log {
+                if !out.push(&format!("{:>9} ms  step {:<5} {line}\n", r.time_ms, r.step)) {
+                    std::process::exit(0);
+                }
+            }
+        });
+    } else if fmt == "jsonl" {
         run.for_each_record(|r| {
             if !out.push(&r.to_json()) || !out.push("\n") {
                 // The reader has gone (`| head`): stop quietly.

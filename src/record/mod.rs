@@ -96,6 +96,12 @@ json_record! {
         pub elr: Option<Vec<u32>> = "elr", opt;
         /// 4.1 (KIP-966), written only when ELR is on: the last known leader, kept while the ISR is empty.
         pub last_known_elr: Option<Vec<u32>> = "last_known_elr", opt;
+        /// Written only while the leader's ISR is smaller than min.insync.replicas (as the
+        /// leader applies it, `Partition.effectiveMinIsr`): that minimum. acks=all writes
+        /// are refused (NOT_ENOUGH_REPLICAS) while it is written.
+        pub under_min_isr: Option<u32> = "under_min_isr", opt;
+        /// Written (true) with `under_min_isr` where the leader holds its HW meanwhile (3.7+, KAFKA-15583).
+        pub hw_held: Option<bool> = "hw_held", opt;
     }
 }
 
@@ -302,6 +308,9 @@ json_record! {
         pub violations: Vec<Violation> = "violations", always;
         /// Every record lost so far in the run (`violations` says it once, here it stays).
         pub lost: Vec<LossRecord> = "lost", nonempty;
+        /// What the brokers' and the controller's logs would say at this step, in the
+        /// preset's version's format (`kafka_log.rs`); none under `textbook`.
+        pub kafka_log: Vec<String> = "kafka_log", nonempty;
         /// Set in the lighter form: lists hold only their last `log_tail` items.
         pub log_tail: Option<usize> = "log_tail", opt;
     }
