@@ -42,6 +42,8 @@ export function createBranches(box, { open, compare }) {
   box.hidden = true;
 
   function draw() {
+    // A keyboard user keeps focus on the branch they chose through the redraw.
+    const had = box.contains(document.activeElement) ? document.activeElement.closest("li")?.dataset.branch : null;
     box.hidden = nodes.size < 2;
     const item = (n) => h("li", { "data-branch": n.id },
       h("button", {
@@ -55,7 +57,8 @@ export function createBranches(box, { open, compare }) {
     tree.replaceChildren(root ? item(root) : "");
     cmp.hidden = !(picked && picked !== current);
     cmp.textContent = picked && picked !== current ? `Compare with “${picked.parent ? picked.label : "as loaded"}”` : "Compare";
-    note.textContent = nodes.size > 1 && !picked ? "Shift+click a branch to compare it with this one." : "";
+    note.textContent = nodes.size > 1 && !picked ? "Shift+click (or Shift+Enter) a branch to compare it with this one." : "";
+    if (had) (tree.querySelector(`li[data-branch="${had}"] > button`) ?? cmp).focus({ preventScroll: true });
   }
 
   function go(n) {
