@@ -1,4 +1,4 @@
-//! The input: a scenario in format 1 (CONTRACT.md §2). This file: its types,
+//! The input: a scenario in format 1 (docs/format.md). This file: its types,
 //! each a field list that gives the JSON key, the default, how the field is
 //! read and when it is written (a new field is one line); `validate.rs`: the
 //! checks a JSON type cannot make; `switches.rs`: the behaviour switches;
@@ -159,7 +159,7 @@ json_struct! {
 
 /// A node on the network as a scenario names it: a broker number, `"controller"`,
 /// `"zookeeper"` (the ZooKeeper-era presets), or a producer's or consumer's id
-/// (CONTRACT §7).
+/// (docs/format.md).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Endpoint {
     Broker(u32),
@@ -248,7 +248,7 @@ json_struct! {
         /// Unset: the preset's default ("1" before 3.0, "all" from 3.0; `ProducerSpec::settings`).
         pub acks: Option<Acks> = "acks", opt(Acks::read), opt;
         pub request_timeout_ms: u64 = "request.timeout.ms", or(30_000, uint), always;
-        /// The Java producer's settings (CONTRACT §7), written only when set: unset
+        /// The Java producer's settings (docs/format.md), written only when set: unset
         /// takes Kafka's default for the preset (`ProducerSpec::settings`).
         pub enable_idempotence: Option<bool> = "enable.idempotence", opt(boolean), opt;
         pub retries: Option<u64> = "retries", opt(uint), opt;
@@ -292,7 +292,7 @@ json_struct! {
         pub position: Option<u64> = "position", opt(uint), opt;
         /// Unset: the preset's default (305 s before 2.0, 30 s from 2.0).
         pub request_timeout_ms: Option<u64> = "request.timeout.ms", opt(uint), opt;
-        /// The consumer's settings (CONTRACT §7), written only when set.
+        /// The consumer's settings (docs/format.md), written only when set.
         pub metadata_max_age_ms: Option<u64> = "metadata.max.age.ms", opt(uint), opt;
         pub retry_backoff_ms: Option<u64> = "retry.backoff.ms", opt(uint), opt;
         pub auto_offset_reset: Option<OffsetReset> = "auto.offset.reset", opt(OffsetReset::parse), opt;

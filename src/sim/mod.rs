@@ -144,7 +144,7 @@ impl Sim {
                 settings: spec.settings(scenario.preset, &format!("producers[{i}]")).unwrap_or_else(|_| {
                     crate::scenario::ProducerSpec::new(&spec.id, spec.acks.unwrap_or(crate::scenario::Acks::All))
                         .settings(scenario.preset, "")
-                        .expect("defaults are valid")
+                        .unwrap_or_else(|e| panic!("defaults are valid: {e}"))
                 }),
                 next_n: 1,
                 acked: pvec::PVec::new(),
@@ -223,12 +223,12 @@ impl Sim {
         sim
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn broker(&self, id: u32) -> &Broker {
         &self.brokers[id as usize]
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn broker_mut(&mut self, id: u32) -> &mut Broker {
         &mut self.brokers[id as usize]
     }
@@ -444,6 +444,7 @@ impl Sim {
     // Effects: commands are collected and applied at the end of the step; events
     // are applied as they are emitted.
 
+    #[inline(always)]
     pub(crate) fn push_command(&mut self, command: Command) {
         self.commands.push(command);
     }
