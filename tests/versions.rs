@@ -12,6 +12,18 @@ fn builtin(name: &str) -> Value {
     serde_json::from_str(hwscope::builtin::json(name).unwrap_or_else(|| panic!("built-in {name}"))).unwrap()
 }
 
+/// The step at which the controller learns broker `b` is gone, from `from` on: the
+/// KRaft stale-broker check that fences it, or the ZooKeeper-era watch that runs
+/// onBrokerFailure after ZooKeeper expired its session.
+fn detected(t: &Trace, from: usize, b: u64) -> usize {
+    (from..t.len())
+        .find(|&i| {
+            let e = &t.at(i)["event"];
+            e["broker"] == json!(b) && (e["outcome"] == "fenced" || e["outcome"] == "broker-failure")
+        })
+        .unwrap_or_else(|| panic!("no step from {from} where broker {b} is declared gone\n{}", t.summary()))
+}
+
 fn under(v: &Value, preset: &str) -> Trace {
     Trace::of(&with_preset(v, preset))
 }
@@ -59,7 +71,7 @@ fn kafka_7128_loses_committed_records_under_2_0_and_not_under_2_1() {
     assert!(lost[0].2.contains("p1-3") && lost[1].2.contains("p1-4"), "{lost:?}");
     let at = t.at(lost[0].0 as usize);
     assert!(event_matches(at, &json!({"type": "leader_and_isr", "to": 1, "outcome": "become-leader"})), "{}", line(at));
-    assert_eq!(lost[0].0, 244, "the step where broker 1 becomes leader (heartbeats and metadata are steps since issue 11)");
+    assert_eq!(lost[0].0, 221, "the step where broker 1 becomes leader (ZooKeeper's pings, expiry and watch are steps)");
     // kafka-2.1: broker 3, which has every record, is elected; nothing is lost.
     let t = under(&s, "kafka-2.1");
     assert!(t.violations().is_empty(), "{:?}", t.violations());
@@ -125,7 +137,7 @@ fn the_zookeeper_era_detects_a_dead_broker_by_its_session_kraft_by_heartbeats() 
     for (preset, earliest, latest) in [("kafka-2.8", 12_000, 18_000), ("kafka-3.7", 7_000, 9_000), ("kafka-2.4", 4_000, 6_000)] {
         let t = under(&follower_crash(), preset);
         let crash = t.find(0, &json!({"type": "crash", "broker": 2}));
-        let expiry = t.find(crash, &json!({"timer": "fence-check", "broker": 2}));
+        let expiry = detected(&t, crash, 2);
         let after = time(t.at(expiry)) - time(t.at(crash));
         assert!((earliest..=latest).contains(&after), "{preset}: detected {after} ms after the crash");
         let text = t.at(crash)["text"].as_str().unwrap();
@@ -141,7 +153,7 @@ fn the_zookeeper_era_detects_a_dead_broker_by_its_session_kraft_by_heartbeats() 
 fn the_zookeeper_controller_bumps_the_leader_epoch_when_it_removes_a_dead_replica() {
     for (preset, epoch) in [("kafka-2.8", 1), ("kafka-3.7", 0)] {
         let t = Trace::of(&with_preset_same_detection(&follower_crash(), preset));
-        let expiry = t.find(0, &json!({"timer": "fence-check", "broker": 2}));
+        let expiry = detected(&t, 0, 2);
         let p = &t.at(expiry)["partition"];
         assert_eq!((p["leader"].clone(), p["leader_epoch"].clone(), p["isr"].clone()), (json!(0), json!(epoch), json!([0, 1])), "{preset}");
         let meta = t.find(expiry, &json!({"type": "leader_and_isr", "to": 0}));
@@ -161,7 +173,7 @@ fn the_zookeeper_controller_bumps_the_leader_epoch_when_it_removes_a_dead_replic
 fn from_2_1_a_follower_restarts_on_a_new_epoch_of_the_same_leader() {
     for (preset, outcome) in [("kafka-2.0", "no-change"), ("kafka-2.1", "become-follower")] {
         let t = Trace::of(&with_preset_same_detection(&follower_crash(), preset));
-        let expiry = t.find(0, &json!({"timer": "fence-check", "broker": 2}));
+        let expiry = detected(&t, 0, 2);
         assert_eq!(t.at(expiry)["partition"]["leader_epoch"], 1, "{preset}");
         let meta = t.find(expiry, &json!({"type": "leader_and_isr", "to": 1}));
         assert_eq!(t.at(meta)["event"]["outcome"], outcome, "{preset}: {}", line(t.at(meta)));
@@ -203,7 +215,7 @@ fn unclean_election_is_on_by_default_before_0_11() {
     s["config"].as_object_mut().unwrap().remove("unclean.leader.election.enable");
     for (preset, leader) in [("kafka-0.10", json!(1)), ("kafka-0.11", Value::Null)] {
         let t = under(&s, preset);
-        let fenced = t.find(0, &json!({"timer": "fence-check", "broker": 0}));
+        let fenced = detected(&t, 0, 0);
         assert_eq!(t.at(fenced)["event"]["leader"], leader, "{preset}: {}", line(t.at(fenced)));
         if leader == json!(1) {
             assert_eq!(t.at(fenced)["event"]["clean"], false, "{preset}");
@@ -227,7 +239,7 @@ fn kafka_4_1_elects_from_the_elr_where_4_0_stays_offline() {
         assert_eq!(p["isr"], json!([0]), "{preset}");
         assert_eq!(p.get("elr").cloned(), elr.then(|| json!([1, 2])), "{preset}: the record shows the ELR only with ELR on");
         // The leader is fenced.
-        let fenced = t.find(shrink, &json!({"timer": "fence-check", "broker": 0}));
+        let fenced = detected(&t, shrink, 0);
         let (e, p) = (&t.at(fenced)["event"], &t.at(fenced)["partition"]);
         if elr {
             assert!(event_matches(t.at(fenced), &json!({"leader": 1, "clean": true, "elected_from": "elr"})), "{}", line(t.at(fenced)));
@@ -260,7 +272,7 @@ fn kafka_4_1_brings_back_the_last_known_leader() {
     });
     for (preset, isr_offline, from) in [("kafka-4.0", json!([0]), Value::Null), ("kafka-4.1", json!([]), json!("last-known-leader"))] {
         let t = under(&s, preset);
-        let fenced = t.find(0, &json!({"timer": "fence-check", "broker": 0}));
+        let fenced = detected(&t, 0, 0);
         assert_eq!(t.at(fenced)["partition"]["isr"], isr_offline, "{preset}");
         if preset == "kafka-4.1" {
             assert_eq!(t.at(fenced)["partition"]["last_known_elr"], json!([0]));
