@@ -25,6 +25,8 @@
 //! - `run`        a run with checkpoints: step, seek back and forth, fork
 //! - `marks`      the run's key moments (HW, ISR, elections, truncations, losses,
 //!   interventions), noted as steps are computed
+//! - `verdict`    each property's verdict at every step, with its witness (the
+//!   strip under the scrubber), noted as steps are computed
 //! - `link`       the share-link codec (URL fragment)
 //! - `builtin`    the built-in scenarios (JSON files in `scenarios/`)
 //! - `docblock`   a ```hwscope block in documentation (built-in + options, scenario, or link)
@@ -45,6 +47,7 @@ pub mod record;
 pub mod run;
 pub mod scenario;
 pub mod sim;
+pub mod verdict;
 
 /// The command line and its renderers (SVG, table, markdown, docs figures): not in
 /// the page's WebAssembly.

@@ -86,7 +86,10 @@ fn a_walk_draws_its_own_swarm_configuration() {
     };
     assert!(distinct(&|d| d.depth as u64) > 20);
     assert!(distinct(&|d| d.faults as u64) >= 8);
-    assert!(distinct(&|d| (d.menu.crash as u64) | (d.menu.cut as u64) << 1 | (d.menu.controller as u64) << 2 | (d.menu.clients as u64) << 3) >= 8);
+    assert!(
+        distinct(&|d| (d.menu.crash as u64) | (d.menu.cut as u64) << 1 | (d.menu.controller as u64) << 2 | (d.menu.clients as u64) << 3)
+            >= 8
+    );
     // And the same seed draws the same walk.
     assert_eq!(sim.walk(9), sim.walk(9));
     let _ = Named::name(s.preset);

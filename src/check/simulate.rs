@@ -126,16 +126,7 @@ impl Simulation {
     pub fn new(config: Config, scenario: &Scenario, seed: u64, max_walks: Option<u64>) -> Simulation {
         let setup = Setup::new(config, scenario);
         let root = Sim::new(setup.base.clone());
-        Simulation {
-            setup,
-            root,
-            seed,
-            max_walks,
-            progress: SimProgress::default(),
-            found: None,
-            allowed_seen: None,
-            scratch: Vec::new(),
-        }
+        Simulation { setup, root, seed, max_walks, progress: SimProgress::default(), found: None, allowed_seen: None, scratch: Vec::new() }
     }
 
     pub fn progress(&self) -> SimProgress {

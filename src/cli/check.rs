@@ -16,7 +16,7 @@ pub const USAGE: &str = "  hwscope check SCENARIO.json|--builtin NAME [--max-dep
               [--cut-controller] [--cut-clients]
               [--catch C] [--epochs E] [--max-time MS]
               [--max-states N] [--memory MIB] [--keep-faults] [--no-symmetry] [--preset NAME]
-              [--replicas N] [--out FILE] [--json]
+              [--replicas N] [--out FILE] [--itf FILE] [--json]
                                    search every schedule and up to K faults for a counterexample
   hwscope check ... --simulate [--seed S] [--walks W] [--seconds T] [--no-cut-controller] [--no-cut-clients]
                                    random walks instead (each draws its depth up to --max-depth (default 200),
@@ -30,6 +30,7 @@ struct Args {
     simulate: Option<(u64, Option<u64>, Option<f64>)>,
     threads: usize,
     out: Option<String>,
+    itf: Option<String>,
     json: bool,
     quiet: bool,
 }
@@ -41,7 +42,7 @@ fn parse(args: &[String]) -> Result<(Args, crate::Scenario), Fail> {
     let mut target = Target::default();
     let mut config = Config::default();
     let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (mut out, mut json, mut quiet) = (None, false, false);
+    let (mut out, mut json, mut quiet, mut itf) = (None, false, false, None);
     let (mut simulate, mut seed, mut walks, mut seconds, mut replicas) = (false, 1u64, None, None, None);
     let (mut no_controller, mut no_clients) = (false, false);
     let (mut depth_given, mut faults_given, mut records_given) = (false, false, false);
@@ -99,6 +100,7 @@ fn parse(args: &[String]) -> Result<(Args, crate::Scenario), Fail> {
             "--keep-faults" => config.drop_faults = false,
             "--no-symmetry" => config.symmetry = false,
             "--out" => out = Some(value(args, &mut i, "--out")?.to_string()),
+            "--itf" => itf = Some(value(args, &mut i, "--itf")?.to_string()),
             "--json" => json = true,
             "--quiet" => quiet = true,
             a if a.starts_with('-') => return Err(Fail(format!("unknown option {a}\nusage:\n{USAGE}"))),
@@ -141,7 +143,7 @@ fn parse(args: &[String]) -> Result<(Args, crate::Scenario), Fail> {
     config.bounds = bounds;
     config.menu = menu;
     config.target = target;
-    Ok((Args { config, simulate, threads, out, json, quiet }, scenario))
+    Ok((Args { config, simulate, threads, out, itf, json, quiet }, scenario))
 }
 
 pub(crate) fn cmd_check(args: &[String]) -> Result<(), Fail> {
@@ -151,9 +153,7 @@ pub(crate) fn cmd_check(args: &[String]) -> Result<(), Fail> {
         return simulate(&args, &scenario, seed, walks, seconds, start);
     }
     let report = parallel::search(&args.config, &scenario, args.threads, start, args.quiet || args.json);
-    if let (Some(path), Some(c)) = (&args.out, &report.finished.counterexample) {
-        std::fs::write(path, crate::link::minimal_json(&c.scenario) + "\n").map_err(|e| Fail(format!("{path}: {e}")))?;
-    }
+    write_files(&args, report.finished.counterexample.as_ref())?;
     if args.json {
         let rate = report.finished.progress.distinct as f64 / report.seconds.max(1e-9);
         let extra: [(&str, &dyn crate::json::ToJson); 3] =
@@ -200,7 +200,14 @@ fn print_report(config: &Config, scenario: &crate::Scenario, r: &Report) {
 }
 
 /// `--simulate`: random walks until one breaks a property, `walks` have run or `seconds` passed.
-fn simulate(args: &Args, scenario: &crate::Scenario, seed: u64, walks: Option<u64>, seconds: Option<f64>, start: Instant) -> Result<(), Fail> {
+fn simulate(
+    args: &Args,
+    scenario: &crate::Scenario,
+    seed: u64,
+    walks: Option<u64>,
+    seconds: Option<f64>,
+    start: Instant,
+) -> Result<(), Fail> {
     let mut sim = Simulation::new(args.config.clone(), scenario, seed, walks);
     let mut last = 0.0;
     loop {
@@ -208,7 +215,13 @@ fn simulate(args: &Args, scenario: &crate::Scenario, seed: u64, walks: Option<u6
         let t = start.elapsed().as_secs_f64();
         if !(args.quiet || args.json) && t - last > 1.0 {
             last = t;
-            eprintln!("  {:>9} walks  {:>11} steps  {:>8.0} walks/s  {:>9.0} steps/s", p.walks, p.steps, p.walks as f64 / t, p.steps as f64 / t);
+            eprintln!(
+                "  {:>9} walks  {:>11} steps  {:>8.0} walks/s  {:>9.0} steps/s",
+                p.walks,
+                p.steps,
+                p.walks as f64 / t,
+                p.steps as f64 / t
+            );
         }
         if p.done || seconds.is_some_and(|s| t >= s) {
             break;
@@ -217,9 +230,7 @@ fn simulate(args: &Args, scenario: &crate::Scenario, seed: u64, walks: Option<u6
     let seconds = start.elapsed().as_secs_f64();
     let p = sim.progress();
     let counterexample = sim.counterexample();
-    if let (Some(path), Some(c)) = (&args.out, &counterexample) {
-        std::fs::write(path, crate::link::minimal_json(&c.scenario) + "\n").map_err(|e| Fail(format!("{path}: {e}")))?;
-    }
+    write_files(args, counterexample.as_ref())?;
     let walks_per_second = p.walks as f64 / seconds.max(1e-9);
     let steps_per_second = p.steps as f64 / seconds.max(1e-9);
     if args.json {
@@ -233,13 +244,32 @@ fn simulate(args: &Args, scenario: &crate::Scenario, seed: u64, walks: Option<u6
     out!("verdict: {}", sim.sentence());
     out!(
         "counts: {} walks, {} steps (deepest {}, {} ran out of events); {:.2} s, {:.0} walks/s, {:.0} steps/s on 1 thread",
-        p.walks, p.steps, p.deepest, p.finished, seconds, walks_per_second, steps_per_second
+        p.walks,
+        p.steps,
+        p.deepest,
+        p.finished,
+        seconds,
+        walks_per_second,
+        steps_per_second
     );
     if let Some(c) = &counterexample {
         print_counterexample(c);
     }
     if let Some((walk_seed, text)) = &sim.allowed_seen {
         out!("note: a loss the configuration permits was seen in walk seed {walk_seed} (not a counterexample; --allowed makes it one): {text}");
+    }
+    Ok(())
+}
+
+/// `--out`: the counterexample's scenario; `--itf`: its run as an ITF trace, to the violation.
+fn write_files(args: &Args, c: Option<&Counterexample>) -> Result<(), Fail> {
+    let Some(c) = c else { return Ok(()) };
+    if let Some(path) = &args.out {
+        std::fs::write(path, crate::link::minimal_json(&c.scenario) + "\n").map_err(|e| Fail(format!("{path}: {e}")))?;
+    }
+    if let Some(path) = &args.itf {
+        let what = format!("hwscope check: a counterexample, {} at step {}", c.failure.property, c.step);
+        std::fs::write(path, super::itf::trace(&c.scenario, Some(c.step), &what)).map_err(|e| Fail(format!("{path}: {e}")))?;
     }
     Ok(())
 }

@@ -33,6 +33,19 @@ pub struct Violation {
     pub invariant: &'static str,
     pub text: String,
     pub allowed: bool,
+    /// What breaks it, as data (the verdict strip names and jumps to it; not in the step record).
+    pub witness: Witness,
+}
+
+/// The witness of a broken property: which record, which replica (and which other
+/// one, for a pair), which offset, which leader epoch (the election it is about).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Witness {
+    pub record: Option<RecordId>,
+    pub replica: Option<u32>,
+    pub other: Option<u32>,
+    pub offset: Option<u64>,
+    pub epoch: Option<i32>,
 }
 
 /// Why a record must stay on the leader (read by the explorer's fingerprint, `crate::check`).
@@ -92,6 +105,9 @@ pub struct Invariants {
     /// the replica properties need a look only when it changes.
     pub(crate) replica_digest: u64,
     pub(crate) reported: VecSet<(&'static str, u64, u64)>,
+    /// One past the highest offset of a record acknowledged with acks=all (derived
+    /// from `watched`, kept so that `isr_member_incomplete` costs O(replicas)).
+    pub(crate) acked_end: u64,
 }
 
 impl Invariants {
@@ -99,14 +115,14 @@ impl Invariants {
         self.new_violations.clear();
     }
 
-    fn report(&mut self, invariant: &'static str, key: (u64, u64), text: String) -> bool {
-        self.report_as(invariant, key, text, false)
+    fn report(&mut self, invariant: &'static str, key: (u64, u64), text: String, witness: Witness) -> bool {
+        self.report_as(invariant, key, text, false, witness)
     }
 
     /// Reports a violation once (by invariant and key); true when it is new.
-    fn report_as(&mut self, invariant: &'static str, key: (u64, u64), text: String, allowed: bool) -> bool {
+    fn report_as(&mut self, invariant: &'static str, key: (u64, u64), text: String, allowed: bool, witness: Witness) -> bool {
         if self.reported.insert((invariant, key.0, key.1)) {
-            self.new_violations.push(Violation { invariant, text, allowed });
+            self.new_violations.push(Violation { invariant, text, allowed, witness });
             return true;
         }
         false
@@ -115,14 +131,27 @@ impl Invariants {
     /// A record acknowledged or read is gone: reported once, and kept in `losses`
     /// (`allowed` when the configuration permits the loss).
     #[allow(clippy::too_many_arguments)]
-    fn report_loss(&mut self, step: u64, invariant: &'static str, key: (u64, u64), id: RecordId, offset: u64, text: String, allowed: bool) {
-        if self.report_as(invariant, key, text.clone(), allowed) {
+    fn report_loss(
+        &mut self,
+        step: u64,
+        invariant: &'static str,
+        key: (u64, u64),
+        id: RecordId,
+        offset: u64,
+        text: String,
+        allowed: bool,
+        witness: Witness,
+    ) {
+        if self.report_as(invariant, key, text.clone(), allowed, witness) {
             self.losses.push(Loss { step, invariant, id, offset, text, allowed });
         }
     }
 
     fn watch(&mut self, offset: u64, why: Watch, id: RecordId, step: u64) {
         self.watched.push((offset, why, id));
+        if why == Watch::Acked {
+            self.acked_end = self.acked_end.max(offset + 1);
+        }
         self.fresh.push((offset, why, id));
         self.watched_since.insert((offset, id.producer, id.n), step);
     }
@@ -231,13 +260,19 @@ fn observe(sim: &mut Sim) {
         let key = (o, id.n as u64 | ((id.producer as u64) << 32));
         if idempotent {
             let text = format!("{name} is in the log a second time, at offset {o}, although its producer is idempotent.");
-            sim.invariants.report(DUPLICATE_RECORD, key, text);
+            sim.invariants.report(DUPLICATE_RECORD, key, text, Witness { record: Some(id), offset: Some(o), ..Witness::default() });
         } else {
             let p = &sim.scenario.producers[id.producer as usize].id;
             let text = format!(
                 "{name} is appended again, at offset {o}: {p}'s retry after a lost answer, and with enable.idempotence false the leader cannot tell a retry from a new record."
             );
-            sim.invariants.report_as(DUPLICATE_RECORD, key, text, true);
+            sim.invariants.report_as(
+                DUPLICATE_RECORD,
+                key,
+                text,
+                true,
+                Witness { record: Some(id), offset: Some(o), ..Witness::default() },
+            );
         }
     }
 }
@@ -284,7 +319,8 @@ fn hw_above_leo(sim: &mut Sim) {
         if b.alive && b.hw > b.log.leo() {
             let text = format!("Broker {}'s HW {} is above its LEO {}.", b.id, b.hw, b.log.leo());
             let key = (b.id as u64, b.hw);
-            sim.invariants.report(HW_ABOVE_LEO, key, text);
+            let witness = Witness { replica: Some(b.id), offset: Some(b.hw), epoch: Some(b.leader_epoch), ..Witness::default() };
+            sim.invariants.report(HW_ABOVE_LEO, key, text, witness);
         }
     }
 }
@@ -299,7 +335,8 @@ fn follower_hw_above_leader(sim: &mut Sim) {
         if b.id != l && b.alive && b.hw_epoch == epoch && b.leader_epoch == epoch && b.hw > leader_hw {
             let text = format!("Follower {}'s HW {} is above leader {l}'s HW {leader_hw} in epoch {epoch}.", b.id, b.hw);
             let key = (b.id as u64, b.hw);
-            sim.invariants.report(FOLLOWER_HW_ABOVE_LEADER, key, text);
+            let witness = Witness { replica: Some(b.id), other: Some(l), offset: Some(b.hw), epoch: Some(epoch), ..Witness::default() };
+            sim.invariants.report(FOLLOWER_HW_ABOVE_LEADER, key, text, witness);
         }
     }
 }
@@ -312,7 +349,8 @@ fn consumer_read_uncommitted(sim: &mut Sim) {
         if sim.invariants.committed_at(id).is_none() {
             let Watch::Consumed(c) = w else { continue };
             let text = format!("{} read {} at offset {o}, which no leader had committed.", sim.consumers[c].spec.id, sim.record_name(id));
-            sim.invariants.report(CONSUMER_READ_UNCOMMITTED, (o, id.n as u64 | ((id.producer as u64) << 32)), text);
+            let witness = Witness { record: Some(id), offset: Some(o), ..Witness::default() };
+            sim.invariants.report(CONSUMER_READ_UNCOMMITTED, (o, id.n as u64 | ((id.producer as u64) << 32)), text, witness);
         }
     }
 }
@@ -343,17 +381,18 @@ fn records_kept_by_leader(sim: &mut Sim) {
         let key = (o, id.n as u64 | ((id.producer as u64) << 32));
         let permit = permitted_loss(sim, o, w, id);
         let why = permit.map_or(String::new(), |p| format!(" {p}"));
+        let witness = Witness { record: Some(id), replica: Some(l), offset: Some(o), epoch: Some(epoch), ..Witness::default() };
         match w {
             Watch::Acked => {
                 let text = format!(
                     "{name} was acknowledged with acks=all at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.{why}"
                 );
-                sim.invariants.report_loss(sim.step, ACKED_RECORD_LOST, key, id, o, text, permit.is_some());
+                sim.invariants.report_loss(sim.step, ACKED_RECORD_LOST, key, id, o, text, permit.is_some(), witness);
             }
             Watch::AckedAlone(acks) => {
                 let how = if acks == 0 { "sent with acks=0 and appended" } else { "acknowledged with acks=1" };
                 let text = format!("{name} was {how} at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.{why}");
-                sim.invariants.report_loss(sim.step, ACKED_RECORD_LOST, key, id, o, text, true);
+                sim.invariants.report_loss(sim.step, ACKED_RECORD_LOST, key, id, o, text, true, witness);
             }
             Watch::Consumed(c) => {
                 let text = format!(
@@ -368,6 +407,7 @@ fn records_kept_by_leader(sim: &mut Sim) {
                     o,
                     text,
                     permit.is_some(),
+                    witness,
                 );
             }
         }
@@ -464,8 +504,134 @@ fn replicas_diverged(sim: &mut Sim) {
                     name(sim, a),
                     name(sim, b)
                 );
-                sim.invariants.report(REPLICAS_DIVERGED, (o, ((a as u64) << 8) | b as u64), text);
+                let record = sim.broker(a).log.get(o).map(|e| e.id);
+                let witness = Witness { record, replica: Some(a), other: Some(b), offset: Some(o), epoch: Some(epoch) };
+                sim.invariants.report(REPLICAS_DIVERGED, (o, ((a as u64) << 8) | b as u64), text, witness);
             }
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// State properties: functions of one state, read where they are asked for (the
+// verdict strip, a targeted search), not reported in the step record. Each is
+// a cheap invariant the kafka-tlaplus specification checks under the name in
+// its doc comment and the engine's own properties above do not.
+
+/// `leader-maximal-isr` (kafka-tlaplus `ValidLeaderMaximalISR`): a leader that is
+/// not stale (its leader epoch is the controller's) is in its own maximal ISR, and
+/// its maximal ISR (the committed ISR plus a pending expansion, Kafka's
+/// `Partition.maximalIsr`, 2.7+) holds every member of the controller's ISR:
+/// otherwise its HW could pass a record a replica the controller may elect lacks.
+pub fn leader_maximal_isr(sim: &Sim) -> Option<Violation> {
+    let l = sim.acting_leader()?;
+    let b = sim.broker(l);
+    let ls = b.lead.as_ref()?;
+    if b.leader_epoch != sim.controller.leader_epoch {
+        return None;
+    }
+    let epoch = b.leader_epoch;
+    if !ls.in_maximal_isr(l) {
+        let text = format!("Leader {l} (epoch {epoch}) is not in its own maximal ISR {:?}.", ls.maximal_isr());
+        return Some(Violation {
+            invariant: LEADER_MAXIMAL_ISR,
+            text,
+            allowed: false,
+            witness: Witness { replica: Some(l), epoch: Some(epoch), ..Witness::default() },
+        });
+    }
+    let missing = sim.controller.isr.iter().copied().find(|&r| !ls.in_maximal_isr(r))?;
+    let text = format!(
+        "Leader {l}'s maximal ISR {:?} (epoch {epoch}) lacks broker {missing}, which the controller's ISR {:?} holds: the leader's HW may pass records the controller could elect broker {missing} without.",
+        ls.maximal_isr(),
+        sim.controller.isr
+    );
+    let witness = Witness { replica: Some(l), other: Some(missing), epoch: Some(epoch), ..Witness::default() };
+    Some(Violation { invariant: LEADER_MAXIMAL_ISR, text, allowed: false, witness })
+}
+
+/// `acked-record-lost-everywhere` (kafka-tlaplus `NoCommittedRecordLostGlobally`):
+/// every record acknowledged with acks=all is still in some replica's log at its
+/// offset. Later than `acked-record-lost` (the leader's log), it says whether the
+/// record is gone from the cluster or only from the leader.
+pub fn acked_record_kept_somewhere(sim: &Sim) -> Option<Violation> {
+    for &(o, w, id) in sim.invariants.watched.iter() {
+        if w != Watch::Acked || sim.brokers.iter().any(|b| b.log.get(o).is_some_and(|e| e.id == id)) {
+            continue;
+        }
+        let permit = permitted_loss(sim, o, w, id);
+        let text = format!(
+            "{} was acknowledged with acks=all at offset {o}, and no replica's log holds it there any more.{}",
+            sim.record_name(id),
+            permit.map_or(String::new(), |p| format!(" {p}"))
+        );
+        let witness = Witness { record: Some(id), offset: Some(o), ..Witness::default() };
+        return Some(Violation { invariant: ACKED_RECORD_LOST_EVERYWHERE, text, allowed: permit.is_some(), witness });
+    }
+    None
+}
+
+/// `isr-member-incomplete` (kafka-tlaplus `LeaderCandidateCompletenessProperty`):
+/// every running broker the controller counts in the ISR (or, KIP-966, the ELR),
+/// and so may elect, has a log reaching past every record acknowledged with
+/// acks=all (the spec's `leo < true HWM`; that it holds the same records there is
+/// `replicas-diverged`'s business). Earlier than a loss: it fails when the
+/// replica that would lose the record becomes electable, not when it is elected.
+pub fn isr_member_incomplete(sim: &Sim) -> Option<Violation> {
+    let c = &sim.controller;
+    let end = sim.invariants.acked_end;
+    for &r in c.isr.iter().chain(c.elr.iter()) {
+        let b = sim.broker(r);
+        if !b.alive || b.lifecycle != super::state::Lifecycle::Running || b.log.leo() >= end {
+            continue;
+        }
+        // Which record it lacks: the first acknowledged at or past its log's end.
+        let leo = b.log.leo();
+        let (o, id) = sim.invariants.watched.iter().filter(|(o, w, _)| *w == Watch::Acked && *o >= leo).map(|&(o, _, id)| (o, id)).min()?;
+        let set = if c.isr.contains(&r) { "ISR" } else { "ELR" };
+        let permit = permitted_loss(sim, o, Watch::Acked, id);
+        let text = format!(
+            "Broker {r} is in the controller's {set} (electable), but its log ends at {leo}: it lacks {} at offset {o}, acknowledged with acks=all.{}",
+            sim.record_name(id),
+            permit.map_or(String::new(), |p| format!(" {p}"))
+        );
+        let witness = Witness { record: Some(id), replica: Some(r), offset: Some(o), epoch: Some(c.leader_epoch), ..Witness::default() };
+        return Some(Violation { invariant: ISR_MEMBER_INCOMPLETE, text, allowed: permit.is_some(), witness });
+    }
+    None
+}
+
+/// `isr-elr-invalid` (kafka-tlaplus `ValidControllerIsrAndElr`, KIP-966): no broker
+/// is in both the controller's ISR and its ELR, and the ELR is empty while the ISR
+/// has at least `min.insync.replicas` members.
+pub fn isr_elr_invalid(sim: &Sim) -> Option<Violation> {
+    let c = &sim.controller;
+    if let Some(&both) = c.elr.iter().find(|r| c.isr.contains(r)) {
+        let text = format!("Broker {both} is in both the ISR {:?} and the ELR {:?}.", c.isr, c.elr);
+        let witness = Witness { replica: Some(both), epoch: Some(c.leader_epoch), ..Witness::default() };
+        return Some(Violation { invariant: ISR_ELR_INVALID, text, allowed: false, witness });
+    }
+    let min = sim.scenario.config.min_insync_replicas as usize;
+    if c.isr.len() >= min && !c.elr.is_empty() {
+        let text = format!("The ELR {:?} is not empty although the ISR {:?} has min.insync.replicas = {min} members.", c.elr, c.isr);
+        let witness = Witness { replica: c.elr.first().copied(), epoch: Some(c.leader_epoch), ..Witness::default() };
+        return Some(Violation { invariant: ISR_ELR_INVALID, text, allowed: false, witness });
+    }
+    None
+}
+
+pub const LEADER_MAXIMAL_ISR: &str = "leader-maximal-isr";
+pub const ACKED_RECORD_LOST_EVERYWHERE: &str = "acked-record-lost-everywhere";
+pub const ISR_MEMBER_INCOMPLETE: &str = "isr-member-incomplete";
+pub const ISR_ELR_INVALID: &str = "isr-elr-invalid";
+
+/// A state property: its name and the function that finds a failure (with its witness).
+pub type StateProperty = (&'static str, fn(&Sim) -> Option<Violation>);
+
+/// The state properties, in the order the verdict strip shows them.
+pub const STATE_PROPERTIES: [StateProperty; 4] = [
+    (LEADER_MAXIMAL_ISR, leader_maximal_isr),
+    (ISR_MEMBER_INCOMPLETE, isr_member_incomplete),
+    (ACKED_RECORD_LOST_EVERYWHERE, acked_record_kept_somewhere),
+    (ISR_ELR_INVALID, isr_elr_invalid),
+];
