@@ -13,7 +13,7 @@
 //!   defaults that changed between versions with the settings in force
 //! - `sim/`       the engine: `mod.rs` (a step: decide, apply, check), `step.rs`
 //!   (trigger, commands), `event.rs` (typed events), `scheduler.rs` (the only place
-//!   order is decided), `network.rs`, `log.rs`, `msg.rs`, `state.rs`, `invariants.rs`
+//!   order is decided), `network.rs`, `log.rs`, `msg.rs`, `state.rs`, `invariants/`
 //!   (named properties); the rules: `leader/` (fetch, hw, isr, purgatory, produce),
 //!   `follower.rs`, `truncation.rs`, `controller.rs`, `election.rs`, `elr.rs`,
 //!   `producer.rs`, `consumer.rs`; `why.rs` (the reasons events carry)
