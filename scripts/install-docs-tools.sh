@@ -36,7 +36,8 @@ for tool in "${want[@]}"; do
         say "mkdocs present ($(.tools/venv/bin/mkdocs --version | cut -d' ' -f1-3))"
       else
         say "pip install mkdocs, pymdown-extensions, mkdocs-material into .tools/venv"
-        python3 -m venv .tools/venv
+        # By its real path: .tools/ may be a link to a per-machine cache (.ci/run), shared by clones.
+        python3 -m venv "$(realpath .tools)/venv"
         .tools/venv/bin/pip install --quiet --disable-pip-version-check \
           "mkdocs==1.6.1" "pymdown-extensions==10.21.3" "mkdocs-material==9.7.7"
       fi

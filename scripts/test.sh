@@ -17,6 +17,9 @@ phase() { printf '\n== %s\n' "$*"; }
 phase "build (npm run build)"
 npm run --silent build
 
+phase "packages (npm run packages: dist-packages/, from the wasm just built)"
+npm run --silent packages
+
 phase "browser (install-tools --browser)"
 bash scripts/install-tools.sh --browser
 

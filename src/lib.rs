@@ -50,8 +50,9 @@ pub mod sim;
 pub mod verdict;
 
 /// The command line and its renderers (SVG, table, markdown, docs figures): not in
-/// the page's WebAssembly.
-#[cfg(not(target_arch = "wasm32"))]
+/// the page's WebAssembly; in the npm package's (feature `node`) for `hwscope/render`
+/// and the `hwscope` command that package installs.
+#[cfg(any(not(target_arch = "wasm32"), feature = "node"))]
 pub mod cli;
 
 #[cfg(target_arch = "wasm32")]
@@ -60,6 +61,10 @@ pub mod wasm;
 /// second package, so that the page's own WebAssembly does not carry the search).
 #[cfg(all(target_arch = "wasm32", feature = "explore"))]
 pub mod wasm_explore;
+/// The npm package's Node facade (wasm32, feature `node`: a third package, built by
+/// scripts/packages/npm.mjs): the command line and static figures, in Node.
+#[cfg(all(target_arch = "wasm32", feature = "node"))]
+pub mod wasm_node;
 
 pub use record::StepRecord;
 pub use run::Run;

@@ -6,11 +6,12 @@
 
 pub mod docfigure;
 pub mod format;
+pub mod io;
 pub mod itf;
 pub mod svg;
 
 use crate::{builtin, Run, Scenario, ScenarioError};
-use std::io::Write;
+#[cfg(not(target_arch = "wasm32"))]
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
@@ -33,15 +34,38 @@ const USAGE: &str = "usage:
 /// Prints a line to stdout; a closed pipe (`hwscope … | head`) ends quietly, not in a panic.
 macro_rules! out {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+        if !$crate::cli::io::stdout(&format!("{}\n", format_args!($($arg)*))) {
             std::process::exit(0);
         }
     }};
 }
 
+/// A line on stderr (through `io`, so the npm package's command line prints it too).
+macro_rules! err {
+    ($($arg:tt)*) => {{
+        $crate::cli::io::stderr(&format!("{}\n", format_args!($($arg)*)));
+    }};
+}
+
+// The model checker runs on every core (threads): native only.
+#[cfg(not(target_arch = "wasm32"))]
 pub mod check;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod parallel;
+
+/// `hwscope check` (native only; its usage is in every build's help).
+pub const CHECK_USAGE: &str = "  hwscope check SCENARIO.json|--builtin NAME [--max-depth N] [--faults K] [--threads T]
+              [--property any|acked-record-lost|replicas-diverged|consumed-record-lost] [--allowed]
+              [--records R] [--unflushed U] [--one-way] [--no-cuts] [--no-crash] [--no-restart]
+              [--cut-controller] [--cut-clients]
+              [--catch C] [--epochs E] [--max-time MS]
+              [--max-states N] [--memory MIB] [--keep-faults] [--no-symmetry] [--preset NAME]
+              [--replicas N] [--out FILE] [--itf FILE] [--json]
+                                   search every schedule and up to K faults for a counterexample
+  hwscope check ... --simulate [--seed S] [--walks W] [--seconds T] [--no-cut-controller] [--no-cut-clients]
+                                   random walks instead (each draws its depth up to --max-depth (default 200),
+                                   faults up to --faults (8), records up to --records (3) and its fault mix);
+                                   a walk that breaks a property is shrunk to a short replay";
 
 /// A usage or input error: exit status 2, one line on stderr.
 pub(crate) struct Fail(pub(crate) String);
@@ -53,13 +77,20 @@ impl From<ScenarioError> for Fail {
 }
 
 /// Runs the command line with the process's arguments.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
+    ExitCode::from(run_args(&args))
+}
+
+/// Runs the command line with these arguments (the program name left out); the exit status.
+/// The npm package's `hwscope` (src/wasm_node.rs) calls this too.
+pub fn run_args(args: &[String]) -> u8 {
+    match run(args) {
+        Ok(()) => 0,
         Err(Fail(msg)) => {
-            eprintln!("hwscope: {msg}");
-            ExitCode::from(2)
+            err!("hwscope: {msg}");
+            2
         }
     }
 }
@@ -76,17 +107,21 @@ fn run(args: &[String]) -> Result<(), Fail> {
         }
         Some("presets") => cmd_presets(&args[1..]),
         Some("config") => cmd_config(&args[1..]),
+        #[cfg(not(target_arch = "wasm32"))]
         Some("bench") => cmd_bench(&args[1..]),
         Some("link") => cmd_link(&args[1..]),
         Some("svg") => cmd_svg(&args[1..]),
+        #[cfg(not(target_arch = "wasm32"))]
         Some("check") => check::cmd_check(&args[1..]),
+        #[cfg(target_arch = "wasm32")]
+        Some(c @ ("check" | "bench")) => Err(Fail(format!("{c} runs natively only: the Rust command line (cargo install hwscope) has it"))),
         Some("figure") => cmd_figure(&args[1..]),
         Some("render-docs") => cmd_render_docs(&args[1..]),
         Some("-h" | "--help" | "help") => {
-            out!("{USAGE}{}", check::USAGE);
+            out!("{USAGE}{}", CHECK_USAGE);
             Ok(())
         }
-        _ => Err(Fail(format!("expected a command\n{USAGE}{}", check::USAGE))),
+        _ => Err(Fail(format!("expected a command\n{USAGE}{}", CHECK_USAGE))),
     }
 }
 
@@ -105,7 +140,7 @@ pub(crate) fn value<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result
 pub(crate) fn load_scenario(file: Option<String>, builtin_name: Option<String>) -> Result<Scenario, Fail> {
     match (file, builtin_name) {
         (Some(path), None) => {
-            let text = std::fs::read_to_string(&path).map_err(|e| Fail(format!("{path}: {e}")))?;
+            let text = io::read_to_string(&path).map_err(|e| Fail(format!("{path}: {e}")))?;
             Ok(Scenario::from_json(&text)?)
         }
         (None, Some(name)) => Ok(builtin::load(&name)?),
@@ -227,15 +262,17 @@ fn cmd_svg(args: &[String]) -> Result<(), Fail> {
     let title = scenario.title.clone();
     let mut run = Run::new(scenario);
     run.seek(at);
-    print!("{}", svg::render(&run.record(), &title));
+    if !io::stdout(&svg::render(&run.record(), &title)) {
+        std::process::exit(0);
+    }
     Ok(())
 }
 
 /// A block's text (a file, or stdin) as the static figure documentation pages embed.
 fn cmd_figure(args: &[String]) -> Result<(), Fail> {
     let text = match args {
-        [] => std::io::read_to_string(std::io::stdin()).map_err(|e| Fail(format!("stdin: {e}")))?,
-        [path] => std::fs::read_to_string(path).map_err(|e| Fail(format!("{path}: {e}")))?,
+        [] => io::stdin().map_err(|e| Fail(format!("stdin: {e}")))?,
+        [path] => io::read_to_string(path).map_err(|e| Fail(format!("{path}: {e}")))?,
         _ => return Err(Fail(format!("figure takes one block file (or stdin)\n{USAGE}"))),
     };
     let html = docfigure::figure(&text).map_err(|e| Fail(format!("hwscope block: {e}")))?;
@@ -257,12 +294,12 @@ fn cmd_render_docs(args: &[String]) -> Result<(), Fail> {
         docfigure::render_dir(std::path::Path::new(d), &mut report).map_err(|e| Fail(format!("{d}: {e}")))?;
     }
     for w in &report.warnings {
-        eprintln!("hwscope: warning: {w}");
+        err!("hwscope: warning: {w}");
     }
     for e in &report.errors {
-        eprintln!("hwscope: {e}");
+        err!("hwscope: {e}");
     }
-    eprintln!("hwscope render-docs: {} figures in {} pages, {} blocks with errors", report.figures, report.files, report.errors.len());
+    err!("hwscope render-docs: {} figures in {} pages, {} blocks with errors", report.figures, report.files, report.errors.len());
     if !report.errors.is_empty() && !allow {
         return Err(Fail(format!(
             "{} hwscope blocks cannot be drawn (see above; --allow-errors keeps the error boxes and exits 0)",
@@ -304,22 +341,21 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
         set_preset(&mut scenario, p)?;
     }
     if show_config {
-        print_config(&scenario, |line| eprintln!("{line}"));
+        print_config(&scenario, |line| err!("{line}"));
     }
     if let Some(u) = until {
         scenario.stop_at_ms = u.min(crate::scenario::MAX_TIME_MS);
     }
     if let Some(path) = &itf_path {
         let text = itf::trace(&scenario, None, "hwscope run");
-        std::fs::write(path, text).map_err(|e| Fail(format!("{path}: {e}")))?;
+        io::write(path, &text).map_err(|e| Fail(format!("{path}: {e}")))?;
     }
     let mut run = Run::new(scenario);
     run.set_log_tail(log_tail.filter(|&n| n > 0));
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = io::Buffered::new();
     if fmt == "jsonl" {
         run.for_each_record(|r| {
-            if writeln!(out, "{}", r.to_json()).is_err() {
+            if !out.push(&r.to_json()) || !out.push("\n") {
                 // The reader has gone (`| head`): stop quietly.
                 std::process::exit(0);
             }
@@ -328,16 +364,17 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
         let mut records = Vec::new();
         run.for_each_record(|r| records.push(r.clone()));
         let text = if fmt == "table" { format::table(&records) } else { format::markdown(&records) };
-        if out.write_all(text.as_bytes()).is_err() {
+        if !out.push(&text) {
             std::process::exit(0);
         }
     }
-    let _ = out.flush();
+    out.flush();
     Ok(())
 }
 
 /// Simulated events per second, natively, for each built-in scenario (narration
 /// and step records off: this is the engine's own speed), and peak memory.
+#[cfg(not(target_arch = "wasm32"))]
 fn cmd_bench(args: &[String]) -> Result<(), Fail> {
     let mut seconds = 2.0f64;
     let mut json = false;
