@@ -9,6 +9,7 @@ import { createStage } from "./render/stage.js";
 import { createControls, applyControls } from "./panels/controls.js";
 import { createStatus } from "./panels/status.js";
 import { createMarks } from "./panels/marks.js";
+import { createVerdicts } from "./panels/verdicts.js";
 import { renderAbout } from "./panels/about.js";
 import { fmt, h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
@@ -58,6 +59,7 @@ export function start(wasm, opts, boot = {}) {
   sim.listen(() => controls.update());
   const marks = createMarks(document, sim, player, { go, find: (test, label) => frontier.find(test, FAR_MS, label) });
   controls.jumps = marks;
+  const verdicts = opts.embed ? { step() {}, reset() {} } : createVerdicts(document, sim, player, { go });
   const notice = createNotice($("notice"));
   // main.js may have made room for it on the first stage (class pending: not shown yet).
   const verified = $("status").querySelector(".verified") ?? h("span", { class: "verified", hidden: "" }, "link reproduced exactly ✓");
@@ -86,6 +88,7 @@ export function start(wasm, opts, boot = {}) {
     status.step(rec);
     panels.show(rec, selection, player.playing);
     controls.update(rec.step);
+    verdicts.step(rec.step);
     frontier.follow(rec.step, player.to);
     api.step(rec);
     for (const watch of learn.watch) watch(rec);
@@ -118,6 +121,7 @@ export function start(wasm, opts, boot = {}) {
     clearError();
     // A "Jump to" result named a step of the run this one replaces.
     marks.reset();
+    verdicts.reset();
     remember(before);
     if (dropped.length) {
       const which = dropped.length === 1 ? `The intervention at step ${dropped[0]} was` : `The interventions at steps ${dropped.join(", ")} were`;
