@@ -138,6 +138,13 @@ async function create(api) {
       h("button", { type: "button", class: "link", onclick: () => { method.value = "simulate"; depth.input.value = Math.max(Number(depth.input.value), 200); faults.input.value = Math.max(Number(faults.input.value), 8); offer(); } }, "Use random walks instead"),
       " (200 steps, 8 faults; each walk draws its own depth, budget and mix of faults).") : "");
   }
+  // Random walks want wider bounds than a breadth-first search: the BFS defaults become the simulation's.
+  method.addEventListener("change", () => {
+    if (!simulating()) return;
+    if (depth.input.value === "28") depth.input.value = "200";
+    if (faults.input.value === "3") faults.input.value = "8";
+    if (records.input.value === "0") records.input.value = "3";
+  });
   form.addEventListener("input", offer);
   form.addEventListener("change", offer);
   offer();

@@ -44,11 +44,15 @@ export function createVerdicts(doc, sim, player, { go }) {
   svg.setAttribute("class", "v-strip");
   svg.setAttribute("aria-hidden", "true");
   svg.setAttribute("focusable", "false");
+  svg.style.display = "none";
   const cursor = doc.createElementNS(NS, "line");
   cursor.setAttribute("class", "v-cursor");
   const summary = h("p", { class: "v-summary", "aria-live": "polite" });
   const list = h("ul", { class: "v-list" });
-  root.replaceChildren(svg, summary, list);
+  // The rows go under the scrubber's own track, so they line up with it and with its marks.
+  const track = doc.getElementById("marks")?.parentElement;
+  if (track) track.append(svg);
+  root.replaceChildren(...(track ? [] : [svg]), summary, list);
 
   let data = null;
   let drawn = "";
@@ -65,6 +69,12 @@ export function createVerdicts(doc, sim, player, { go }) {
     if (timer) return;
     timer = setTimeout(() => {
       timer = 0;
+      if (root.hidden) {
+        // Shown once the core has verdicts (an older core has none): then it can be measured.
+        if (!sim.verdicts()) return;
+        root.hidden = false;
+        svg.style.display = "";
+      }
       const width = Math.round(svg.clientWidth);
       const from = player.from;
       const to = Math.min(player.to, sim.known - 1);
@@ -72,11 +82,7 @@ export function createVerdicts(doc, sim, player, { go }) {
       if (!width || key === drawn) return;
       drawn = key;
       data = sim.verdicts();
-      if (!data) {
-        root.hidden = true;
-        return;
-      }
-      root.hidden = false;
+      if (!data) return;
       const span = Math.max(1, width - THUMB);
       const props = data.properties;
       svg.setAttribute("height", String(props.length * (ROW + GAP)));
