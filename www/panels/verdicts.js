@@ -1,9 +1,10 @@
 // Each property's verdict along the run, under the scrubber (issue 27): one thin
-// row per property, lined up with the scrubber (holds: faint; permitted by the
-// configuration: amber; broken: red), a cursor at the step shown, and a list of
-// the properties broken somewhere in the run computed so far, each naming its
-// witness (record, replica, offset, leader epoch) with a button that shows the
-// step where it broke. The verdicts come from the core (src/verdict.rs, through
+// row per property in the scrubber's track (holds: faint; permitted by the
+// configuration: amber; broken: red), a cursor at the step shown, a one-line
+// verdict at that step, and (opened from it) the properties broken somewhere in
+// the run computed so far, each naming its witness (record, replica, offset,
+// leader epoch) with a button that shows the step where it broke. index.html
+// reserves their room, so nothing moves when they are drawn. The verdicts come from the core (src/verdict.rs, through
 // Playground.verdicts()); nothing here decides whether a property holds.
 
 import { fmt, h } from "../core/dom.js";
@@ -11,8 +12,6 @@ import { fmt, h } from "../core/dom.js";
 const NS = "http://www.w3.org/2000/svg";
 /** The range input's thumb: rows line up with where the thumb's centre would be. */
 const THUMB = 16;
-const ROW = 4;
-const GAP = 1;
 const WORD = { holds: "holds", allowed: "broken, permitted by the configuration", fails: "broken" };
 const MARK = { holds: "✓", allowed: "!", fails: "✗" };
 
@@ -39,20 +38,12 @@ function witness(s) {
 /** `go(n)` shows step n. */
 export function createVerdicts(doc, sim, player, { go }) {
   const root = doc.getElementById("verdicts");
-  if (!root) return { step() {}, reset() {} };
-  const svg = doc.createElementNS(NS, "svg");
-  svg.setAttribute("class", "v-strip");
-  svg.setAttribute("aria-hidden", "true");
-  svg.setAttribute("focusable", "false");
-  svg.style.display = "none";
+  const svg = doc.getElementById("vstrip");
+  if (!root || !svg) return { step() {}, reset() {} };
   const cursor = doc.createElementNS(NS, "line");
   cursor.setAttribute("class", "v-cursor");
-  const summary = h("p", { class: "v-summary", "aria-live": "polite" });
-  const list = h("ul", { class: "v-list" });
-  // The rows go under the scrubber's own track, so they line up with it and with its marks.
-  const track = doc.getElementById("marks")?.parentElement;
-  if (track) track.append(svg);
-  root.replaceChildren(...(track ? [] : [svg]), summary, list);
+  const summary = root.querySelector(".v-summary");
+  const list = root.querySelector(".v-list");
 
   let data = null;
   let drawn = "";
@@ -69,12 +60,6 @@ export function createVerdicts(doc, sim, player, { go }) {
     if (timer) return;
     timer = setTimeout(() => {
       timer = 0;
-      if (root.hidden) {
-        // Shown once the core has verdicts (an older core has none): then it can be measured.
-        if (!sim.verdicts()) return;
-        root.hidden = false;
-        svg.style.display = "";
-      }
       const width = Math.round(svg.clientWidth);
       const from = player.from;
       const to = Math.min(player.to, sim.known - 1);
@@ -85,7 +70,8 @@ export function createVerdicts(doc, sim, player, { go }) {
       if (!data) return;
       const span = Math.max(1, width - THUMB);
       const props = data.properties;
-      svg.setAttribute("height", String(props.length * (ROW + GAP)));
+      const ROW = Math.max(1, (svg.clientHeight || 44) / props.length);
+      const GAP = 0;
       props.forEach((p, i) => {
         let g = rows.get(p.name);
         if (!g) {
@@ -113,15 +99,15 @@ export function createVerdicts(doc, sim, player, { go }) {
             g.append(r);
           }
           r.setAttribute("x", a.toFixed(1));
-          r.setAttribute("y", String(y));
+          r.setAttribute("y", y.toFixed(2));
           r.setAttribute("width", w.toFixed(1));
-          r.setAttribute("height", String(ROW));
+          r.setAttribute("height", ROW.toFixed(2));
           r.setAttribute("class", `v-${v}`);
         });
       });
       svg.append(cursor);
       cursor.setAttribute("y1", "0");
-      cursor.setAttribute("y2", String(props.length * (ROW + GAP)));
+      cursor.setAttribute("y2", (props.length * (ROW + GAP)).toFixed(2));
       list.replaceChildren(...props.flatMap((p) => {
         const broken = p.segments.find((s) => s.verdict !== "holds");
         if (!broken) return [];
@@ -151,9 +137,10 @@ export function createVerdicts(doc, sim, player, { go }) {
     cursor.setAttribute("x2", cx);
     const now = data.properties.map((p) => [p, at(p.segments, step)]);
     const broken = now.filter(([, v]) => v !== "holds");
-    summary.replaceChildren(broken.length === 0
-      ? `At step ${fmt(step)}: all ${now.length} properties hold${list.childElementCount ? "" : ` in the ${fmt(sim.known)} steps computed`}.`
-      : `At step ${fmt(step)}: ${broken.map(([p, v]) => `${p.name} ${WORD[v]}`).join("; ")}; the other ${now.length - broken.length} hold.`);
+    const ever = list.childElementCount;
+    summary.textContent = broken.length === 0
+      ? `Step ${fmt(step)}: all ${now.length} properties hold${ever ? ` (${ever} broken elsewhere in the run: open for the witnesses)` : ` in the ${fmt(sim.known)} steps computed`}.`
+      : `Step ${fmt(step)}: ${broken.map(([p, v]) => `${p.name} ${WORD[v]}`).join("; ")}; ${now.length - broken.length} hold. Open for the witnesses.`;
     for (const li of list.children) {
       const p = data.properties.find((q) => q.name === li.dataset.property);
       const v = at(p.segments, step);
