@@ -5,7 +5,7 @@
 // docs author would.
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { ROOT } from "./helpers.mjs";
@@ -60,7 +60,7 @@ export function siteModules(tool) {
 }
 
 /**
- * A fresh site in a temp folder: the fixture's files, the cached node_modules linked in,
+ * A fresh site in a temp folder: the fixture's files, the cached node_modules (hard links),
  * and the packed hwscope tarball installed with `npm install` on a PATH without cargo.
  */
 export function freshSite(tool, { files = {} } = {}) {
@@ -71,9 +71,24 @@ export function freshSite(tool, { files = {} } = {}) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), text);
   }
-  symlinkSync(siteModules(tool), join(dir, "node_modules"), "dir");
+  // The cached node_modules, hard-linked (seconds, no copy of the bytes; npm replaces
+  // files rather than writing into them, so the cache is not changed): npm then only
+  // adds hwscope. (A symbolic link is not enough: npm replaces it with a full install.)
+  const cp = spawnSync("cp", ["-al", siteModules(tool), join(dir, "node_modules")], { encoding: "utf8" });
+  if (cp.status !== 0) throw new Error(`cp -al of the ${tool} fixture's node_modules failed: ${cp.stderr}`);
+  // npm rewrites its hidden lockfile in place, which would change the cache's through the
+  // hard link: this copy goes without it (npm reads the tree instead).
+  rmSync(join(dir, "node_modules/.package-lock.json"), { force: true });
   const env = envWithoutRust();
+  const started = Date.now();
   const r = spawnSync("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--offline", "--ignore-scripts", npmTarball()], { cwd: dir, env, encoding: "utf8" });
   if (r.status !== 0) throw new Error(`npm install of the hwscope tarball into the ${tool} site failed:\n${r.stderr}`);
-  return { dir, env };
+  return { dir, env, installSeconds: (Date.now() - started) / 1000 };
+}
+
+/** Whether a fixture's node_modules are in .tools/sites for its current lockfile. */
+export function siteInstalled(tool) {
+  const lock = readFileSync(join(ROOT, "e2e/docsites", tool, "package-lock.json"));
+  const key = createHash("sha256").update(lock).digest("hex").slice(0, 12);
+  return existsSync(join(ROOT, ".tools/sites", `${tool}-${key}`, "installed"));
 }

@@ -1,4 +1,4 @@
-//! Share links (CONTRACT.md §6): the scenario and the step shown travel in the
+//! Share links (docs/format.md, share links): the scenario and the step shown travel in the
 //! URL fragment, `v=1&s=…&at=N&h=…`. One codec serves the CLI, the tests and the
 //! page.
 //!

@@ -13,7 +13,7 @@ pub struct Entry {
     pub is_file: bool,
 }
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 mod imp {
     use super::Entry;
     use std::io::{Read, Write};
@@ -53,7 +53,7 @@ mod imp {
     }
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod imp {
     use super::Entry;
     use std::path::{Path, PathBuf};

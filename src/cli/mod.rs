@@ -11,11 +11,11 @@ pub mod itf;
 pub mod svg;
 
 use crate::{builtin, Run, Scenario, ScenarioError};
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown] [--until-ms N] [--preset NAME]
+  hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown|kafka-log] [--until-ms N] [--preset NAME]
               [--log-tail N]   (lighter records: only the last N entries of each log and list)
               [--itf FILE]     (also writes the run as an ITF trace: Apalache ADR-015, for TLA+ and Quint tools)
               [--show-config]  (first, on stderr: every setting in force and where it comes from)
@@ -28,6 +28,8 @@ const USAGE: &str = "usage:
                                    the Kafka defaults that differ between them
   hwscope figure [BLOCK_FILE]      a ```hwscope block's text (stdin without a file) as a static HTML figure
   hwscope render-docs DIR... [--allow-errors]   draw the hwscope blocks of built HTML pages as static figures
+  hwscope render-markdown [--file NAME] [--allow-errors]   Markdown on stdin, each ```hwscope fence
+                                   drawn as a static figure, on stdout; errors name NAME:line
   hwscope bench [--seconds S] [--only NAME] [--json]   simulated events per second per built-in scenario
 ";
 
@@ -48,9 +50,9 @@ macro_rules! err {
 }
 
 // The model checker runs on every core (threads): native only.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub mod check;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub mod parallel;
 
 /// `hwscope check` (native only; its usage is in every build's help).
@@ -77,7 +79,7 @@ impl From<ScenarioError> for Fail {
 }
 
 /// Runs the command line with the process's arguments.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     ExitCode::from(run_args(&args))
@@ -107,16 +109,17 @@ fn run(args: &[String]) -> Result<(), Fail> {
         }
         Some("presets") => cmd_presets(&args[1..]),
         Some("config") => cmd_config(&args[1..]),
-        #[cfg(not(target_arch = "wasm32"))]
+        #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
         Some("bench") => cmd_bench(&args[1..]),
         Some("link") => cmd_link(&args[1..]),
         Some("svg") => cmd_svg(&args[1..]),
-        #[cfg(not(target_arch = "wasm32"))]
+        #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
         Some("check") => check::cmd_check(&args[1..]),
-        #[cfg(target_arch = "wasm32")]
+        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
         Some(c @ ("check" | "bench")) => Err(Fail(format!("{c} runs natively only: the Rust command line (cargo install hwscope) has it"))),
         Some("figure") => cmd_figure(&args[1..]),
         Some("render-docs") => cmd_render_docs(&args[1..]),
+        Some("render-markdown") => cmd_render_markdown(&args[1..]),
         Some("-h" | "--help" | "help") => {
             out!("{USAGE}{}", CHECK_USAGE);
             Ok(())
@@ -309,6 +312,41 @@ fn cmd_render_docs(args: &[String]) -> Result<(), Fail> {
     Ok(())
 }
 
+/// A Markdown page's ```hwscope fences drawn as static figures (one-line HTML blocks), for
+/// docs tools that hand a plugin the page's Markdown: mkdocs-hwscope runs this command in
+/// its WASI build. Each block that cannot be drawn becomes an error box and a line on
+/// stderr, `NAME:line: hwscope block: …`; unless --allow-errors the command then fails
+/// (exit 2), after writing the page.
+fn cmd_render_markdown(args: &[String]) -> Result<(), Fail> {
+    let mut name = "(stdin)".to_string();
+    let mut allow = false;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--file" => name = value(args, &mut i, "--file")?.to_string(),
+            "--allow-errors" => allow = true,
+            other => return Err(Fail(format!("render-markdown: unknown argument {other}\n{USAGE}"))),
+        }
+        i += 1;
+    }
+    let md = io::stdin().map_err(|e| Fail(format!("stdin: {e}")))?;
+    let mut report = docfigure::Report::default();
+    let out = docfigure::rewrite_markdown(&md, |f| docfigure::draw(&name, f, &mut report));
+    if !io::stdout(&out) {
+        return Ok(());
+    }
+    for w in &report.warnings {
+        err!("hwscope: warning: {w}");
+    }
+    for e in &report.errors {
+        err!("hwscope: {e}");
+    }
+    if !report.errors.is_empty() && !allow {
+        return Err(Fail(format!("{} hwscope blocks cannot be drawn (see above)", report.errors.len())));
+    }
+    Ok(())
+}
+
 fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let mut file = None;
     let mut builtin_name = None;
@@ -333,8 +371,8 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
         }
         i += 1;
     }
-    if !matches!(fmt.as_str(), "jsonl" | "table" | "markdown") {
-        return Err(Fail(format!("--format: must be jsonl, table or markdown, got {fmt:?}")));
+    if !matches!(fmt.as_str(), "jsonl" | "table" | "markdown" | "kafka-log") {
+        return Err(Fail(format!("--format: must be jsonl, table, markdown or kafka-log, got {fmt:?}")));
     }
     let mut scenario = load_scenario(file, builtin_name)?;
     if let Some(p) = preset {
@@ -353,7 +391,16 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let mut run = Run::new(scenario);
     run.set_log_tail(log_tail.filter(|&n| n > 0));
     let mut out = io::Buffered::new();
-    if fmt == "jsonl" {
+    if fmt == "kafka-log" {
+        // What the brokers' and the controller's logs would say, step by step (kafka_log.rs).
+        run.for_each_record(|r| {
+            for line in &r.kafka_log {
+                if !out.push(&format!("{:>9} ms  step {:<5} {line}\n", r.time_ms, r.step)) {
+                    std::process::exit(0);
+                }
+            }
+        });
+    } else if fmt == "jsonl" {
         run.for_each_record(|r| {
             if !out.push(&r.to_json()) || !out.push("\n") {
                 // The reader has gone (`| head`): stop quietly.
@@ -374,7 +421,7 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
 
 /// Simulated events per second, natively, for each built-in scenario (narration
 /// and step records off: this is the engine's own speed), and peak memory.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 fn cmd_bench(args: &[String]) -> Result<(), Fail> {
     let mut seconds = 2.0f64;
     let mut json = false;

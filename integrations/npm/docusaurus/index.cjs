@@ -33,7 +33,9 @@ module.exports = function hwscopeTheme(context, options = {}) {
       // Both bundles: the server's renders the pages' HTML (with data-hwscope-source).
       return {
         module: {
-          rules: [{ test: /\.mdx?$/i, enforce: "pre", use: [{ loader: path.join(__dirname, "loader.cjs"), options: { siteDir: context.siteDir, onError } }] }],
+          // `test` is a function: Docusaurus's fallback MDX rule collects the `include` of
+          // every rule whose test is a RegExp matching .mdx, and this one has none.
+          rules: [{ test: (file) => /\.mdx?$/i.test(file), enforce: "pre", use: [{ loader: path.join(__dirname, "loader.cjs"), options: { siteDir: context.siteDir, onError } }] }],
         },
       };
     },

@@ -14,7 +14,8 @@ module.exports = function hwscopeLoader(source) {
       try {
         done(null, checkAndMark(source, file, { onError }));
       } catch (e) {
-        done(e);
+        // A plain Error: webpack's cache can store it (it has no serializer for ours).
+        done(e.name === "HwscopeBlockError" ? new Error(e.message) : e);
       }
     },
     (e) => done(e),
