@@ -340,6 +340,11 @@ for (const t of TOOLS) {
     }
 
     if (t.name === "hugo") {
+      test("the static figures come from the npm package's hwscope render-docs (its packed tarball, no cargo on PATH)", { skip: !existsSync(join(PACKAGES_DIR, `hwscope-${VERSION}.tgz`)) && "the npm tarball is not built" }, () => {
+        assert.equal(site.seconds.renderer, "npm");
+        assert.ok(existsSync(join(site.dir, "node_modules/hwscope/package.json")));
+      });
+
       const go = spawnSync("go", ["version"]).status === 0;
       test("hugo mod get fetches the module by its path from a Go module proxy (dist-packages/goproxy)", { skip: !go && "Go is not installed" }, () => {
         const dir = mkdtempSync(join(tmpdir(), "hwscope-hugo-mod-"));

@@ -11,7 +11,7 @@ export const COMMANDS = {
   mkdocs: ["pip install mkdocs-hwscope", "plugins: [hwscope] in mkdocs.yml"],
   "mkdocs-material": ["pip install mkdocs-hwscope", "plugins: [hwscope] in mkdocs.yml"],
   zensical: ["pip install mkdocs-hwscope", "markdown_extensions: [mkdocs_hwscope] in zensical.yml"],
-  hugo: ["the module import in hugo.toml", "hugo mod get", "(static figures: npx hwscope render-docs public/ after each build)"],
+  hugo: ["the module import in hugo.toml", "hugo mod get", "(static figures: npm i hwscope once, npx hwscope render-docs public/ after each build)"],
 };
 
 const kb = (n) => `${(n / 1024).toFixed(0)} KB`;

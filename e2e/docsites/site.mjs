@@ -19,7 +19,7 @@ import { dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { createGzip } from "node:zlib";
 import { MIME_TYPES } from "../../scripts/serve.mjs";
 import { ROOT } from "../helpers.mjs";
-import { freshSite, siteInstalled } from "../packages.mjs";
+import { envWithoutRust, freshSite, siteInstalled } from "../packages.mjs";
 
 export const FIXTURES = join(ROOT, "e2e/docsites");
 export const TOOLS = join(ROOT, ".tools");
@@ -34,8 +34,8 @@ export const ARTIFACTS = {
   hwscopeCrate: join(PACKAGES, `hwscope-${VERSION}.crate`),
   hugo: join(PACKAGES, "hugo-hwscope"),
 };
-/** Versions the fresh venvs install from the wheelhouse (.tools/wheels, install-docs-tools.sh wheels). */
-const PY_TOOLS = { mkdocs: ["mkdocs==1.6.1", "mkdocs-material==9.7.7"], zensical: ["zensical==0.0.52"] };
+/** What the fresh venv installs from the wheelhouse (.tools/wheels, install-docs-tools.sh wheels) with the wheel. */
+const PY_TOOLS = ["mkdocs==1.6.1", "mkdocs-material==9.7.7", "zensical==0.0.52"];
 /** A PATH for the docs tools: the system's folders and `extra`, never cargo's or node's. */
 export function bareEnv(extra = []) {
   const sys = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
@@ -112,8 +112,6 @@ function freePort() {
   return Number(must(run(process.execPath, ["-e", code]), "finding a free port").stdout.trim());
 }
 
-const sha = (file) => createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 16);
-
 /**
  * `cargo install --path` of the unpacked mdbook-hwscope .crate (its hwscope dependency from
  * the unpacked hwscope .crate: neither is on crates.io yet), into .tools/pkg-mdbook/<crate hash>/
@@ -123,45 +121,66 @@ let mdbookBin = null;
 export function mdbookFromCrate() {
   if (mdbookBin) return mdbookBin;
   const { crate, hwscopeCrate } = packedArtifacts();
-  const root = join(TOOLS, "pkg-mdbook", `${sha(crate)}-${sha(hwscopeCrate)}`);
+  // Unpacked at one place (outside the checkout: not in its Cargo workspace).
+  const src = join(tmpdir(), "mdbook-hwscope-crates");
+  rmSync(src, { recursive: true, force: true });
+  mkdirSync(src, { recursive: true });
+  for (const c of [crate, hwscopeCrate]) must(run("tar", ["xzf", c, "-C", src]), `unpacking ${c}`);
+  const unpacked = (name) => join(src, readdirSync(src).find((d) => d.startsWith(`${name}-`) && /-\d/.test(d.slice(name.length))));
+  // Keyed by what the crates hold (not by the .crate files, whose times change with every checkout).
+  const root = join(TOOLS, "pkg-mdbook", contentHash(src));
   const bin = join(root, "bin");
   if (!existsSync(join(bin, "mdbook-hwscope"))) {
     const t0 = Date.now();
-    const src = mkdtempSync(join(tmpdir(), "hwscope-crates-"));
-    for (const c of [crate, hwscopeCrate]) must(run("tar", ["xzf", c, "-C", src]), `unpacking ${c}`);
-    const unpacked = (name) => join(src, readdirSync(src).find((d) => d.startsWith(`${name}-`) && /-\d/.test(d.slice(name.length))));
     must(
       run("cargo", ["install", "--quiet", "--locked", "--path", unpacked("mdbook-hwscope"), "--root", root, "--config", `patch.crates-io.hwscope.path=${JSON.stringify(unpacked("hwscope"))}`], {
         env: { ...process.env, CARGO_TARGET_DIR: join(TOOLS, "pkg-target") },
       }),
       "cargo install --path mdbook-hwscope (unpacked crate)",
     );
-    rmSync(src, { recursive: true, force: true });
     writeFileSync(join(root, "install-seconds"), `${(Date.now() - t0) / 1000}\n`);
   }
+  rmSync(src, { recursive: true, force: true });
   mdbookBin = bin;
   return bin;
 }
 
+/** A hash of every file under `dir` (paths and bytes, in order), mtimes left out. */
+function contentHash(dir) {
+  const h = createHash("sha256");
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((x, y) => (x.name < y.name ? -1 : 1))) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name !== ".cargo_vcs_info.json") h.update(`${p.slice(dir.length)}\0`).update(readFileSync(p));
+    }
+  };
+  walk(dir);
+  return h.digest("hex").slice(0, 20);
+}
+
 /**
- * A fresh venv (one per process and tool) with the mkdocs-hwscope wheel and MkDocs +
- * Material, or Zensical, from the wheelhouse (no index): the packed wheel as a docs
- * author installs it.
+ * A fresh venv (one per process) with the mkdocs-hwscope wheel and MkDocs, Material and
+ * Zensical, from the wheelhouse (no index): the packed wheel as a docs author installs it.
+ * (One venv for the three tools: a pip install is most of their tests' time.)
  */
 const venvs = {};
 const venvSeconds = {};
 export function pythonVenv(tool) {
-  if (venvs[tool]) return venvs[tool];
+  if (venvs.python) {
+    venvSeconds[tool] ??= venvSeconds.python;
+    return venvs.python;
+  }
   const { wheel } = packedArtifacts();
-  const dir = mkdtempSync(join(tmpdir(), `hwscope-venv-${tool}-`));
+  const dir = mkdtempSync(join(tmpdir(), "mkdocs-hwscope-venv-"));
   const t0 = Date.now();
   must(run("python3", ["-m", "venv", dir]), "python3 -m venv");
   must(
-    run(join(dir, "bin/pip"), ["install", "--quiet", "--disable-pip-version-check", "--no-index", "--find-links", join(TOOLS, "wheels"), wheel, ...PY_TOOLS[tool]]),
+    run(join(dir, "bin/pip"), ["install", "--quiet", "--disable-pip-version-check", "--no-index", "--find-links", join(TOOLS, "wheels"), wheel, ...PY_TOOLS]),
     `pip install ${wheel}`,
   );
-  venvSeconds[tool] = (Date.now() - t0) / 1000;
-  venvs[tool] = dir;
+  venvSeconds.python = venvSeconds[tool] = (Date.now() - t0) / 1000;
+  venvs.python = dir;
   return dir;
 }
 process.on("exit", () => {
@@ -197,22 +216,24 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
   if (NPM_SITES[tool]) return buildNpmSite(tool, { onError });
   // A post-pass tool's output is drawn twice: strictly on a copy (the exit status and
   // message a CI build would see), then for the page as asked.
-  const renderDocs = (dir, out) => {
-    const bins = hwscopeBinaries();
-    const env = { ...process.env, PATH: `${bins.dir}:${process.env.PATH}` };
+  // `hwscope render-docs`: the Rust CLI's, or `bin` (the npm package's, for Hugo).
+  const renderDocs = (dir, out, bin = null, binEnv = null) => {
+    const bins = bin ? null : hwscopeBinaries();
+    const cmd = bin ?? bins.hwscope;
+    const env = binEnv ?? { ...process.env, PATH: `${bins.dir}:${process.env.PATH}` };
     const copy = `${out}.strict`;
     cpSync(out, copy, { recursive: true });
-    const strict = run(bins.hwscope, ["render-docs", copy], { cwd: dir, env });
+    const strict = run(cmd, ["render-docs", copy], { cwd: dir, env });
     rmSync(copy, { recursive: true, force: true });
     if (onError !== "show") return strict;
-    const r = run(bins.hwscope, ["render-docs", out, "--allow-errors"], { cwd: dir, env });
+    const r = run(cmd, ["render-docs", out, "--allow-errors"], { cwd: dir, env });
     return { ...r, strict };
   };
   const copyAssets = (to) => cpSync(DIST, to, { recursive: true, filter: (p) => !/(_headers|\.nojekyll)$/.test(p) });
   if (tool === "mdbook") {
+    const bin = mdbookFromCrate();
     const dir = stage("mdbook", "src/figures.md");
     writeFileSync(join(dir, "src/plain.md"), readFileSync(join(FIXTURES, "plain.md"), "utf8"));
-    const bin = mdbookFromCrate();
     const benv = bareEnv([bin, join(TOOLS, "cargo/bin")]);
     // The crate's own assets: `install` with no --assets.
     const t0 = Date.now();
@@ -233,9 +254,9 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
     return { dir, out: join(dir, "book"), page: "figures.html", status: r.status, log: r.stdout + r.stderr, strict, seconds, bin, env: benv };
   }
   if (tool === "mkdocs" || tool === "zensical") {
+    const venv = pythonVenv(tool);
     const dir = stage("mkdocs", "docs/index.md");
     for (const p of ["second", "plain"]) writeFileSync(join(dir, `docs/${p}.md`), readFileSync(join(FIXTURES, `${p}.md`), "utf8"));
-    const venv = pythonVenv(tool);
     const benv = bareEnv([join(venv, "bin")]);
     const config = tool === "zensical" ? "zensical.yml" : material ? "mkdocs-material.yml" : "mkdocs.yml";
     // Material's instant navigation takes only links the sitemap names, at site_url's host
@@ -270,9 +291,21 @@ export function buildSite(tool, { onError = "fail", material = false } = {}) {
     // The site as Hugo wrote it, before render-docs: the Hugo-only way, live figures from auto.js.
     const raw = join(dir, "public-raw");
     cpSync(join(dir, "public"), raw, { recursive: true });
+    // Static figures as a Hugo author draws them: the npm package's command, installed from
+    // its packed tarball on a PATH without cargo (`npm i hwscope`, then `npx hwscope render-docs
+    // public/`); the Rust CLI when the tarball is not built.
+    const tgz = join(PACKAGES, `hwscope-${VERSION}.tgz`);
+    let bin = null;
+    let binEnv = null;
+    if (existsSync(tgz)) {
+      binEnv = envWithoutRust();
+      must(run("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--offline", "--ignore-scripts", tgz], { cwd: dir, env: binEnv }), "npm install of the hwscope tarball");
+      bin = join(dir, "node_modules/.bin/hwscope");
+    }
     const t2 = Date.now();
-    const d = renderDocs(dir, join(dir, "public"));
+    const d = renderDocs(dir, join(dir, "public"), bin, binEnv);
     seconds.render = (Date.now() - t2) / 1000;
+    seconds.renderer = bin ? "npm" : "rust";
     return { dir, out: join(dir, "public"), page: "figures/", status: d.status, log: r.stdout + r.stderr + d.stderr, strict: d.strict, raw, seconds };
   }
   throw new Error(`unknown tool ${tool}`);
