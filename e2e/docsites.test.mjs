@@ -1,6 +1,8 @@
-// ```hwscope blocks in real documentation tools: mdBook (mdbook-hwscope),
-// MkDocs plain and Material (superfences + render-docs), Hugo (the render
-// hook + render-docs) and Docusaurus (docusaurus-theme-hwscope + render-docs),
+// ```hwscope blocks in real documentation tools, each with hwscope's packed
+// package installed as a docs author would (e2e/docsites/site.mjs): mdBook
+// (the mdbook-hwscope crate), MkDocs plain and Material (the mkdocs-hwscope
+// wheel's plugin), Zensical (the wheel's Markdown extension), Hugo (the Hugo
+// module + render-docs) and Docusaurus (docusaurus-theme-hwscope + render-docs),
 // each building e2e/docsites/figures.md (a built-in, a custom scenario, a
 // share link and a broken block) from its fixture in e2e/docsites/<tool>/.
 // For each: the strict build fails naming the file and line; with JavaScript
@@ -12,23 +14,31 @@
 // The tools come from scripts/install-docs-tools.sh (scripts/test.sh runs it);
 // a tool that is missing skips its tests.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, ROOT } from "./helpers.mjs";
-import { DIST, buildSite, missing, removeSite, serveSite } from "./docsites/site.mjs";
-import { darkMode } from "./docsites/modes.mjs";
+import { DIST, HUGO_MODULE, PACKAGES as PACKAGES_DIR, TOOLS as TOOLS_DIR, VERSION, buildSite, missing, packedArtifacts, removeSite, serveSite } from "./docsites/site.mjs";
+import { darkMode, themeToggle } from "./docsites/modes.mjs";
 
 const TOOLS = [
   { name: "mdbook", tool: "mdbook", where: /src\/figures\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
-  { name: "mkdocs", tool: "mkdocs", where: /site\.strict\/index\.html:\d+: hwscope block `seed-walkthru at=3`: no built-in scenario/ },
-  { name: "mkdocs-material", tool: "mkdocs", material: true, where: /site\.strict\/index\.html:\d+: hwscope block `seed-walkthru at=3`: no built-in scenario/ },
+  { name: "mkdocs", tool: "mkdocs", second: true, where: /docs\/index\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
+  { name: "mkdocs-material", tool: "mkdocs", material: true, second: true, spa: true, where: /docs\/index\.md:49: hwscope block: no built-in scenario "seed-walkthru"/ },
+  { name: "zensical", tool: "zensical", second: true, spa: true, where: /docs\/index\.md:49: hwscope block: no built-in scenario "seed-walkthru"/ },
   { name: "hugo", tool: "hugo", where: /content\/figures\.md:49 \(in .*public\.strict\/figures\/index\.html:\d+\): hwscope block: no built-in scenario/ },
-  { name: "docusaurus", tool: "docusaurus", where: /build\.strict\/docs\/figures\/index\.html:\d+: hwscope block `seed-walkthru at=3`: no built-in scenario/ },
+  // From the npm package (its packed tarball installed into a fresh site, no cargo on PATH).
+  { name: "docusaurus", tool: "docusaurus", npm: true, where: /docs\/figures\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
+  { name: "vitepress", tool: "vitepress", npm: true, where: /figures\.md:49: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
+  // Starlight's pages start with three lines of front matter.
+  { name: "starlight", tool: "starlight", npm: true, where: /src\/content\/docs\/figures\.md:52: hwscope block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/ },
 ];
+
+/** A page of each fixture site without a ```hwscope block. */
+const PLAIN = { mdbook: "plain.html", mkdocs: "plain/", zensical: "plain/", hugo: "plain/", docusaurus: "", vitepress: "", starlight: "" };
 
 let browser;
 before(async () => {
@@ -66,8 +76,12 @@ test("docs/embedding.md shows each tool's setup as the fixture the tests build h
     "e2e/docsites/mkdocs/mkdocs.yml",
     "e2e/docsites/mkdocs/mkdocs-material.yml",
     "e2e/docsites/hugo/hugo.toml",
-    "integrations/hugo/layouts/_default/_markup/render-codeblock-hwscope.html",
+    "e2e/docsites/mkdocs/zensical.yml",
+    "packages/hugo/layouts/_default/_markup/render-codeblock-hwscope.html",
     "e2e/docsites/docusaurus/docusaurus.config.js",
+    "e2e/docsites/vitepress/.vitepress/config.mjs",
+    "e2e/docsites/vitepress/.vitepress/theme/index.js",
+    "e2e/docsites/starlight/astro.config.mjs",
   ]) {
     assert.ok(doc.includes(readFileSync(join(ROOT, f), "utf8").trimEnd()), `docs/embedding.md has ${f} as it is`);
   }
@@ -105,15 +119,17 @@ test("plain HTML: auto.js upgrades every form of block, with no build step", asy
   rmSync(dir, { recursive: true, force: true });
 });
 
+// HWSCOPE_DOCSITES=mdbook,hugo runs only those tools' tests (by hand; CI runs all).
+const ONLY = process.env.HWSCOPE_DOCSITES?.split(",");
 for (const t of TOOLS) {
-  const skip = missing(t.tool);
+  const skip = ONLY && !ONLY.includes(t.name) ? "not in HWSCOPE_DOCSITES" : missing(t.tool);
   describe(t.name, { skip: skip ?? false }, () => {
     let site;
     let srv;
     before(async () => {
       site = buildSite(t.tool, { onError: "show", material: t.material });
       assert.equal(site.status, 0, `the build with on-error=show passes:\n${site.log}`);
-      srv = await serveSite(site.out);
+      srv = await serveSite(site.out, { port: site.port ?? 0 });
     });
     after(async () => {
       await srv?.close();
@@ -145,7 +161,7 @@ for (const t of TOOLS) {
       await page.waitForLoadState("networkidle");
       assert.deepEqual(await figureStates(page), ["waiting", "waiting", "waiting"], "nothing loads before the reader does something");
       assert.deepEqual(
-        requests.filter((u) => u.includes("/hwscope/")).map((u) => u.replace(/.*\/hwscope\//, "")),
+        requests.filter((u) => u.includes("/hwscope/")).map((u) => u.replace(/.*\/hwscope\//, "").replace(/\?.*/, "")),
         ["www/embed/auto.js"],
         "before that, hwscope adds one script to the page",
       );
@@ -200,10 +216,161 @@ for (const t of TOOLS) {
       await ctx.close();
     });
 
-    if (t.name === "mkdocs") {
-      test("without render-docs, auto.js upgrades the blocks itself, and shows the broken block's error", async () => {
+    test("a page without a block loads nothing of hwscope", { skip: !(t.tool in PLAIN) && "the fixture has no such page" }, async () => {
+      const { ctx, page, requests } = await open({ page: PLAIN[t.tool] }, srv);
+      await page.waitForLoadState("networkidle");
+      await page.mouse.wheel(0, 40);
+      await page.waitForTimeout(300);
+      assert.deepEqual(requests.filter((u) => u.includes("/hwscope/")), []);
+      assert.equal(await page.locator('script[src*="hwscope"]').count(), 0);
+      await ctx.close();
+    });
+
+    test("printing shows the static figure, in light colours, even from a live figure on a dark page", async () => {
+      const { ctx, page } = await open(site, srv, { colorScheme: "dark" });
+      await page.mouse.wheel(0, 40);
+      await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+      await darkMode(page, t.name, true);
+      await page.emulateMedia({ media: "print", colorScheme: "dark" });
+      const printed = await page.$eval("figure.hwscope-figure", (f) => ({
+        live: getComputedStyle(f.querySelector(".hwscope-live")).display,
+        img: getComputedStyle(f.querySelector("img.hwscope-static")).visibility,
+        scheme: getComputedStyle(f.querySelector("img.hwscope-static")).colorScheme,
+      }));
+      assert.deepEqual(printed, { live: "none", img: "visible", scheme: "light" });
+      await ctx.close();
+    });
+
+    if (t.npm) {
+      test("a page without a block loads nothing of hwscope; a client-side navigation to pages with figures makes them live", async () => {
+        const { ctx, page, requests, errors } = await open({ page: "" }, srv);
+        await page.waitForLoadState("networkidle");
+        assert.deepEqual(requests.filter((u) => /hwscope/.test(u.replace(srv.url, ""))), [], "the home page has no block and loads nothing of hwscope");
+        const nav = (name) => page.locator(`main a:has-text("${name}"), .content a:has-text("${name}"), article a:has-text("${name}")`).first().click();
+        await nav("the second page");
+        await page.waitForSelector("figure.hwscope-figure");
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        assert.equal(await page.$eval("figure.hwscope-figure", (f) => f.dataset.hwscopeStep), "3");
+        // Back, then to the page of three figures: its first figure goes live too, and a theme toggle re-themes it.
+        await page.goBack();
+        await page.waitForFunction(() => !document.querySelector("figure.hwscope-figure"));
+        await nav("the figures");
+        await page.waitForFunction(() => document.querySelectorAll("figure.hwscope-figure").length >= 3);
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        for (const dark of [true, false, true]) {
+          await themeToggle(page, t.name, dark);
+          await page.waitForFunction((d) => document.querySelector(".hwscope-live")?.classList.contains("dark") === d, dark);
+          assert.equal(await liveBackground(page, 0), dark ? "rgb(18, 22, 28)" : "rgb(251, 251, 250)");
+        }
+        assert.deepEqual(requests.filter((u) => !u.startsWith(srv.url) && !u.startsWith("data:")), [], "nothing from another origin");
+        assert.deepEqual(errors, []);
+        await ctx.close();
+      });
+    }
+
+    if (t.name === "mdbook") {
+      test("a book whose assets are of another version, or missing, fails saying which", () => {
+        const stamp = join(site.dir, "src/hwscope/hwscope-assets.json");
+        const mine = JSON.parse(readFileSync(stamp, "utf8")).version;
+        writeFileSync(stamp, JSON.stringify({ name: "hwscope-assets", version: "0.0.1" }));
+        let r = spawnSync(join(TOOLS_DIR, "cargo/bin/mdbook"), ["build"], { cwd: site.dir, env: site.env, encoding: "utf8" });
+        assert.notEqual(r.status, 0);
+        assert.match(r.stderr, new RegExp(`src/hwscope/ holds hwscope's assets version 0\\.0\\.1, this is mdbook-hwscope ${mine.replaceAll(".", "\\.")}: run \`mdbook-hwscope install\` again`));
+        rmSync(join(site.dir, "src/hwscope"), { recursive: true, force: true });
+        r = spawnSync(join(TOOLS_DIR, "cargo/bin/mdbook"), ["build"], { cwd: site.dir, env: site.env, encoding: "utf8" });
+        assert.notEqual(r.status, 0);
+        assert.match(r.stderr, /src\/hwscope\/www\/embed\/auto\.js is missing: the figures cannot go live\. Run `mdbook-hwscope install`/);
+        // And `install` (no --assets: the crate's own) puts it right.
+        assert.equal(spawnSync(join(site.bin, "mdbook-hwscope"), ["install", site.dir], { env: site.env }).status, 0);
+        r = spawnSync(join(TOOLS_DIR, "cargo/bin/mdbook"), ["build"], { cwd: site.dir, env: site.env, encoding: "utf8" });
+        assert.equal(r.status, 0, r.stderr);
+      });
+    }
+
+    if (t.spa) {
+      test("the site's own palette toggle re-themes the figures, live and static, without a reload", async () => {
+        const { ctx, page } = await open(site, srv, { colorScheme: "light" });
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        const state = () =>
+          page.evaluate(() => ({
+            scheme: document.body.dataset.mdColorScheme,
+            live: document.querySelector(".hwscope-live").classList.contains("dark"),
+            still: document.querySelectorAll("figure.hwscope-figure img.hwscope-static")[2].style.colorScheme,
+          }));
+        assert.deepEqual(await state(), { scheme: "default", live: false, still: "light" });
+        const loads = [];
+        page.on("load", () => loads.push(page.url()));
+        await page.locator('[data-md-component="palette"] label:visible').first().click();
+        await page.waitForFunction(() => document.querySelector(".hwscope-live").classList.contains("dark"));
+        assert.deepEqual(await state(), { scheme: "slate", live: true, still: "dark" });
+        assert.equal(await liveBackground(page, 0), "rgb(18, 22, 28)");
+        await page.locator('[data-md-component="palette"] label:visible').first().click();
+        await page.waitForFunction(() => !document.querySelector(".hwscope-live").classList.contains("dark"));
+        assert.deepEqual(await state(), { scheme: "default", live: false, still: "light" });
+        assert.deepEqual(loads, []);
+        await ctx.close();
+      });
+
+      test("an SPA navigation (instant loading) to a page with a figure makes it live, and back", async () => {
+        const { ctx, page, requests, errors } = await open({ page: PLAIN[t.tool] }, srv);
+        await page.waitForLoadState("networkidle");
+        assert.deepEqual(requests.filter((u) => u.includes("/hwscope/")), []);
+        const loads = [];
+        page.on("load", () => loads.push(page.url()));
+        await page.locator('a.md-nav__link[href$="second/"]:visible').first().click();
+        await page.waitForURL(/\/second\/$/);
+        await page.waitForSelector("figure.hwscope-figure");
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        assert.equal(await page.$eval("figure.hwscope-figure", (f) => f.dataset.hwscopeStep), "3");
+        // The navigation's link to the first page (Material writes "..", Zensical "./..").
+        await page.evaluate(() => [...document.querySelectorAll("a.md-nav__link")].find((a) => new URL(a.href).pathname === "/")?.click());
+        await page.waitForURL((u) => u.pathname === "/");
+        await page.waitForFunction(() => document.querySelectorAll("figure.hwscope-figure").length === 3);
+        await page.mouse.wheel(0, 40);
+        await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+        assert.deepEqual(loads, [], "no page load: the site navigated in place");
+        assert.deepEqual(requests.filter((u) => !u.startsWith(srv.url) && !u.startsWith("data:")), []);
+        assert.deepEqual(errors, []);
+        await ctx.close();
+      });
+    }
+
+    if (t.name === "hugo") {
+      test("the static figures come from the npm package's hwscope render-docs (its packed tarball, no cargo on PATH)", { skip: !existsSync(join(PACKAGES_DIR, `hwscope-${VERSION}.tgz`)) && "the npm tarball is not built" }, () => {
+        assert.equal(site.seconds.renderer, "npm");
+        assert.ok(existsSync(join(site.dir, "node_modules/hwscope/package.json")));
+      });
+
+      const go = spawnSync("go", ["version"]).status === 0;
+      test("hugo mod get fetches the module by its path from a Go module proxy (dist-packages/goproxy)", { skip: !go && "Go is not installed" }, () => {
+        const dir = mkdtempSync(join(tmpdir(), "hwscope-hugo-mod-"));
+        cpSync(site.dir, dir, { recursive: true, filter: (p) => !/public/.test(p) });
+        const env = {
+          ...process.env,
+          HUGO_MODULE_PROXY: `file://${join(PACKAGES_DIR, "goproxy")}`,
+          HUGO_MODULE_NOSUMDB: "*",
+          GOSUMDB: "off",
+          GOPATH: join(dir, ".gopath"),
+          GOFLAGS: "-modcacherw",
+        };
+        for (const args of [["mod", "init", "example.com/site"], ["mod", "get", `${HUGO_MODULE}@v${VERSION}`], ["--quiet", "-d", "public"]]) {
+          const r = spawnSync("hugo", args, { cwd: dir, env, encoding: "utf8" });
+          assert.equal(r.status, 0, `hugo ${args.join(" ")}: ${r.stdout}${r.stderr}`);
+        }
+        assert.match(readFileSync(join(dir, "go.mod"), "utf8"), new RegExp(`require ${HUGO_MODULE} v${VERSION.replaceAll(".", "\\.")}`));
+        assert.equal(JSON.parse(readFileSync(join(dir, "public/hwscope/hwscope-assets.json"), "utf8")).version, VERSION);
+        assert.match(readFileSync(join(dir, "public/figures/index.html"), "utf8"), /<div class="hwscope" data-hwscope-source="content\/figures\.md:\d+"/);
+        rmSync(dir, { recursive: true, force: true });
+      });
+
+      test("live figures only (Hugo without render-docs): auto.js upgrades the blocks in their boxes, and shows the broken block's error", async () => {
         const raw = await serveSite(site.raw);
-        const { ctx, page, errors } = await open({ page: "" }, raw);
+        const { ctx, page, errors } = await open(site, raw);
+        const boxes = await page.$$eval("div.hwscope, figure.hwscope-figure", (els) => els.map((e) => Math.round(e.getBoundingClientRect().height)));
         await page.mouse.wheel(0, 40);
         assert.equal(await page.locator("div.hwscope").count(), 0, "auto.js turned every div.hwscope into a figure box");
         for (let i = 0; i < 3; i++) {
@@ -213,6 +380,8 @@ for (const t of TOOLS) {
         await page.evaluate(() => scrollTo(0, document.body.scrollHeight));
         await page.waitForSelector(".hwscope-error");
         assert.match(await page.textContent(".hwscope-error"), /line 1 of the block: no built-in scenario "seed-walkthru"/);
+        const figs = await page.$$eval("figure.hwscope-figure", (els) => els.map((e) => Math.round(e.getBoundingClientRect().height)));
+        assert.deepEqual(figs, boxes.slice(0, 3), "the render hook's boxes are the figures' size: nothing moves");
         assert.deepEqual(errors, []);
         await ctx.close();
         await raw.close();
@@ -220,3 +389,25 @@ for (const t of TOOLS) {
     }
   });
 }
+
+describe("the packed packages pass their registries' checks", () => {
+  test("twine check: the mkdocs-hwscope wheel's metadata and description render on PyPI", { skip: !existsSync(join(TOOLS_DIR, "venv/bin/twine")) && "twine is not installed: bash scripts/install-docs-tools.sh wheels" }, () => {
+    const { wheel } = packedArtifacts();
+    const r = spawnSync(join(TOOLS_DIR, "venv/bin/twine"), ["check", "--strict", wheel], { encoding: "utf8" });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /PASSED/);
+  });
+
+  test("cargo publish --dry-run: hwscope and mdbook-hwscope pack as crates.io takes them, with the assets inside", () => {
+    packedArtifacts();
+    const r = spawnSync("cargo", ["publish", "--dry-run", "--workspace", "--no-verify", "--allow-dirty"], { cwd: ROOT, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /Uploading hwscope v/);
+    assert.match(r.stderr, /Uploading mdbook-hwscope v/);
+    const list = spawnSync("cargo", ["package", "--list", "-p", "mdbook-hwscope", "--allow-dirty"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\n");
+    assert.ok(list.includes("assets/www/embed/auto.js") && list.includes("assets/hwscope-assets.json"), "the crate carries the browser assets");
+    const core = spawnSync("cargo", ["package", "--list", "-p", "hwscope", "--allow-dirty"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\n");
+    assert.ok(core.includes("scenarios/seed-walkthrough.json"), "the hwscope crate carries the scenarios it include_str!s");
+    assert.deepEqual(core.filter((f) => /^(www|e2e|node_modules|oracle|docs|tests|target)\//.test(f)), [], "and nothing of the page, tests or docs");
+  });
+});

@@ -26,9 +26,13 @@ async function open(path) {
 describe("?embed=1", () => {
   test("minimal chrome: stage, controls, caption and an 'open full playground' link", async () => {
     const page = await open("/?embed=1&scenario=seed-walkthrough#at=2");
-    for (const hidden of [".bar", ".side", "#intervene", ".legend", "#share-open", "#speed", "#reset"]) {
+    for (const hidden of [".bar .tools", ".bar .pick", ".side", "#intervene", ".legend", "#share-open", "#speed", "#reset"]) {
       assert.equal(await page.isVisible(hidden), false, `${hidden} is hidden`);
     }
+    // The page's one h1 stays, for screen readers only (axe: page-has-heading-one).
+    const h1 = await page.$eval(".bar", (e) => e.getBoundingClientRect());
+    assert.equal(await page.$$eval(".bar h1", (hs) => hs.length), 1);
+    assert.ok(h1.width <= 1 && h1.height <= 1, "the heading is not drawn");
     for (const shown of ["#stage", "#play", "#fwd", "#back", "#scrub", "#live", "#open-full"]) {
       assert.equal(await page.isVisible(shown), true, `${shown} shows`);
     }

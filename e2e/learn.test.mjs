@@ -14,7 +14,7 @@ import { after, afterEach, before, beforeEach, describe, test } from "node:test"
 import { assertNoErrors, cliTrace, countAnimationFrames, launch, ROOT } from "./helpers.mjs";
 
 const LEVELS = ["junior", "middle", "senior", "principal"];
-const TOURS = ["hw-lag", "long-poll", "slow-follower", "follower-fetch", "kip101", "faults"];
+const TOURS = ["hw-lag", "long-poll", "slow-follower", "follower-fetch", "kip101", "faults", "follower-lag", "min-insync", "leo-hw", "leader-dies", "unclean"];
 
 /** The CLI's trace, one record per step: a built-in (optionally under a preset) or a file. */
 function trace({ builtin, preset, file }) {
@@ -191,7 +191,7 @@ test("a tour links and embeds at a beat; the keyboard moves between beats", asyn
   let c = await card(page);
   assert.equal(c.beat, "3");
   assert.equal(c.level, "junior");
-  assert.equal(await page.isVisible(".bar"), false, "embedded: no page chrome");
+  assert.equal(await page.isVisible(".bar .tools"), false, "embedded: no page chrome");
   assert.equal(await page.isVisible(".tour"), true, "embedded: the tour card shows");
   await page.click(".tour-head button:has-text('Link to this beat')");
   const link = new URL(await page.inputValue(".tour-link"));
@@ -576,6 +576,7 @@ const MARKS = {
   isr: /in ISR/, elr: /ELR/, fenced: /fenced/, offline: /offline/, down: /offline/, zombie: /leader\? zombie/,
   controller: /controller/, cut: /dashed red arc.*✕/, err: /message in red/,
   ghost: /✕ p1-7 #42.*ghost/, under: /✕ p1-7 #42/, dup: /×2/, retrying: /retry 2/,
+  "under-min": /ISR < 2.*smaller than min\.insync\.replicas/, held: /red dashed HW line.*HW 101 held/, refused: /outlined red: retry 3 \(ISR too small\)/,
 };
 /** Classes of the drawing's parts (layers, labels, roles), not marks of their own. */
 const PARTS = new Set(["arrowhead", "ruler", "ofs", "logs", "log", "strip", "init", "initl", "hwt", "lagt", "leot", "ghosts", "fmarks", "cmarks", "heads", "broker", "leader", "follower",

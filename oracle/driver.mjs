@@ -24,6 +24,7 @@ import { cleanupAll, installExitHandlers, runSync } from "./lib/procs.mjs";
 import { planFor } from "./lib/scenario.mjs";
 import { runSimulator } from "./lib/sim.mjs";
 import { renderReport } from "./lib/report.mjs";
+import { compareKafkaLogs } from "./lib/kafkalog.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..");
@@ -219,7 +220,10 @@ async function main() {
     const realObs = realObservations(real, cmpPlan);
     const rows = compare(cmpPlan, realObs, cmpSim, noise);
     const over = overload(rows) ?? (lateRestart ? { late_restart: lateRestart } : null);
-    runs.push({ real, realObs, rows, noise, restartShift, checkPhase, beats, overload: over, verdict: !sim.ok ? "not modelled yet" : over ? "inconclusive" : verdictOf(rows, sim.ok), wall_s: Math.round((Date.now() - started) / 100) / 10 });
+    // The broker log: the simulator's lines against the real server.log files (kinds and values).
+    const kafkaLog = sim.ok ? compareKafkaLogs(cmpSim.kafkaLog ?? [], real.kafka_log ?? []) : null;
+    if (kafkaLog) log(kafkaLog.same ? `broker log: the same ${kafkaLog.compared} entries, in order` : `broker log differs:\n  ${kafkaLog.diffs.join("\n  ")}`);
+    runs.push({ kafkaLog, real, realObs, rows, noise, restartShift, checkPhase, beats, overload: over, verdict: !sim.ok ? "not modelled yet" : over ? "inconclusive" : verdictOf(rows, sim.ok), wall_s: Math.round((Date.now() - started) / 100) / 10 });
   }
 
   const result = {
@@ -233,7 +237,7 @@ async function main() {
     noise_ms: NOISE_MS,
     noise_median_ms: NOISE_MEDIAN_MS,
     sim: sim.ok ? { steps: sim.obs.steps } : { not_modelled: sim.error },
-    runs: runs.map((r) => ({ verdict: r.verdict, overload: r.overload, rows: r.rows, noise: r.noise, restart_shift: r.restartShift, fence_check_phase: r.checkPhase, heartbeat_phases: r.beats, warmup_ack_ms: r.real.warmup_ack_ms, faults: r.real.faults, timings: r.real.timings, wall_s: r.wall_s, follower_reads: r.real.follower_reads, admin: r.real.admin, metadata_brokers: r.realObs.brokers })),
+    runs: runs.map((r) => ({ verdict: r.verdict, kafka_log: r.kafkaLog, overload: r.overload, rows: r.rows, noise: r.noise, restart_shift: r.restartShift, fence_check_phase: r.checkPhase, heartbeat_phases: r.beats, warmup_ack_ms: r.real.warmup_ack_ms, faults: r.real.faults, timings: r.real.timings, wall_s: r.wall_s, follower_reads: r.real.follower_reads, admin: r.real.admin, metadata_brokers: r.realObs.brokers })),
   };
   process.stdout.write(renderReport(result, plan));
   if (o.json) writeFileSync(o.json, JSON.stringify(result, null, 1) + "\n");

@@ -26,19 +26,26 @@ done
 bash scripts/install-tools.sh
 
 target_dir="${CARGO_TARGET_DIR:-target}"
-wasm_in="$target_dir/wasm32-unknown-unknown/release/hwscope.wasm"
+# The page's core is built with the `page` profile (Cargo.toml: release, tuned for
+# size, panic = "abort"); the explorer's worker below with `release` (tuned for
+# speed). Two profiles, two cached builds: switching between them rebuilds nothing.
+wasm_in="$target_dir/wasm32-unknown-unknown/page/hwscope.wasm"
 out_dir="www/pkg"
 
-echo "build-wasm: cargo build --lib --target wasm32-unknown-unknown --release"
 # Keep the wasm unstripped for wasm-bindgen: with `strip = true` the target_features
 # section is gone, wasm-bindgen cannot see that reference types are on (and warns).
-# wasm-opt --strip-debug below removes names and debug info. Native builds keep the
-# profile's setting; the env var only changes this one (wasm32, separately cached) build.
-# The native build is tuned for speed (opt-level 3); the page's wasm trades a little
-# of that for size: opt-level 2 runs about 2.6x faster than "z" for ~30% more bytes,
-# which keeps wasm at half the native speed or better (see README, Measuring).
-# WASM_OPT_LEVEL overrides it (s, z, 1, 2, 3).
-CARGO_PROFILE_RELEASE_OPT_LEVEL="${WASM_OPT_LEVEL:-2}" CARGO_PROFILE_RELEASE_STRIP=false cargo build --lib --target wasm32-unknown-unknown --release
+# wasm-opt --strip-debug below removes names and debug info.
+# The page's core is built for size where speed does not suffer: opt-level "s" with
+# LLVM's inline threshold lowered to 40 (this crate only: `cargo rustc` passes it) is
+# 16% smaller gzipped than opt-level 2 and as fast (CPU time of a 50,000-step
+# look-ahead within 5%); "z" is 5% smaller still but takes 1.7x as long, over the
+# page's budget (docs/performance.md, "The page's core built for size").
+# WASM_OPT_LEVEL and WASM_INLINE_THRESHOLD override them, to measure another trade.
+page_opt_level="${WASM_OPT_LEVEL:-s}"
+page_inline="${WASM_INLINE_THRESHOLD:-40}"
+echo "build-wasm: cargo rustc --lib --target wasm32-unknown-unknown --profile page (opt-level $page_opt_level, inline threshold $page_inline)"
+CARGO_PROFILE_PAGE_OPT_LEVEL="$page_opt_level" cargo rustc --lib --crate-type cdylib --target wasm32-unknown-unknown --profile page \
+  -- -C llvm-args=-inline-threshold="$page_inline"
 
 echo "build-wasm: wasm-bindgen --target web --out-dir $out_dir"
 rm -rf "$out_dir"
@@ -69,9 +76,14 @@ if [[ $opt == 1 ]]; then
   echo "build-wasm: wasm-opt -Oz"
   node_modules/.bin/wasm-opt "$wasm" -o "$docs" -Oz "${wasm_features[@]}" \
     --strip-debug --strip-producers
-  node_modules/.bin/wasm-opt "$wasm" -o "$wasm.opt" "${docs_only[@]}" -Oz "${wasm_features[@]}" \
+  # The page's core is optimized with its function names kept (-g), for `npm run
+  # size` (scripts/wasm-sizes.mjs: its largest functions), then stripped. -Oz twice:
+  # the second pass finds ~1 KB more (gzipped) in what the first left.
+  mkdir -p "$target_dir/wasm-names"
+  node_modules/.bin/wasm-opt "$wasm" -o "$target_dir/wasm-names/hwscope_bg.wasm" "${docs_only[@]}" -Oz -Oz -g "${wasm_features[@]}" \
+    --strip-producers
+  node_modules/.bin/wasm-opt "$target_dir/wasm-names/hwscope_bg.wasm" -o "$wasm" "${wasm_features[@]}" \
     --strip-debug --strip-producers
-  mv "$wasm.opt" "$wasm"
   echo "build-wasm: hwscope_bg.wasm $before -> $(wc -c <"$wasm") bytes (the page), hwscope_docs_bg.wasm $(wc -c <"$docs") bytes (docs figures)"
 else
   cp "$wasm" "$docs"
@@ -85,10 +97,12 @@ node scripts/check-pkg.mjs "$out_dir"
 # The explorer's package (feature `explore`): the page's Web Worker for Explore
 # loads it on demand (www/explore/worker.js); the page itself never does.
 explore_dir="www/pkg-explore"
-echo "build-wasm: cargo build --lib --features explore (the explorer's worker package)"
-CARGO_PROFILE_RELEASE_OPT_LEVEL="${WASM_OPT_LEVEL:-2}" CARGO_PROFILE_RELEASE_STRIP=false cargo build --lib --target wasm32-unknown-unknown --release --features explore
+# Built for speed (a search runs millions of steps): the release profile at opt-level 2,
+# as before the page's core moved to its own profile.
+echo "build-wasm: cargo build --lib --features explore --release (the explorer's worker package)"
+CARGO_PROFILE_RELEASE_OPT_LEVEL=2 CARGO_PROFILE_RELEASE_STRIP=false cargo build --lib --target wasm32-unknown-unknown --release --features explore
 rm -rf "$explore_dir"
-wasm-bindgen --target web --out-dir "$explore_dir" --out-name hwscope "$wasm_in"
+wasm-bindgen --target web --out-dir "$explore_dir" --out-name hwscope "$target_dir/wasm32-unknown-unknown/release/hwscope.wasm"
 if [[ $opt == 1 ]]; then
   node_modules/.bin/wasm-opt "$explore_dir/hwscope_bg.wasm" -o "$explore_dir/hwscope_bg.wasm.opt" "${docs_only[@]}" -O2 "${wasm_features[@]}" \
     --strip-debug --strip-producers

@@ -4,7 +4,8 @@
 #   2. cargo test (native),
 #   3. node --test tests/js/  (wasm vs native traces, the JS API),
 #   4. node --test e2e/       (the page in headless Chromium; e2e/docsites.test.mjs builds
-#      documentation sites with mdBook, MkDocs, Hugo and Docusaurus, from install-docs-tools.sh),
+#      documentation sites with mdBook, MkDocs, Zensical, Hugo and Docusaurus, from
+#      install-docs-tools.sh, with the packages `npm run packages` wrote to dist-packages/),
 #   5. the small oracle suite: the same scenarios on a real Kafka 4.x cluster on loopback and on the
 #      simulator (scripts/oracle-suite.mjs --small; needs root, Java, Maven, nftables; Kafka's jars
 #      are resolved into .tools/kafka/ the first time). HWSCOPE_SKIP_ORACLE=1 skips it, saying so.
@@ -16,6 +17,10 @@ phase() { printf '\n== %s\n' "$*"; }
 
 phase "build (npm run build)"
 npm run --silent build
+
+phase "packages (npm run packages: dist-packages/, from the wasm just built)"
+# The crates are not verified here: e2e/docsites.test.mjs builds mdbook-hwscope from its .crate anyway.
+HWSCOPE_PACKAGE_VERIFY=0 npm run --silent packages
 
 phase "browser (install-tools --browser)"
 bash scripts/install-tools.sh --browser

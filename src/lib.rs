@@ -1,10 +1,10 @@
 //! hwscope: how Apache Kafka replicates a partition, as a deterministic simulation.
 //!
-//! Data flows one way: a [`scenario::Scenario`] (the input, CONTRACT.md §2) builds a
+//! Data flows one way: a [`scenario::Scenario`] (the input, docs/format.md) builds a
 //! [`sim::Sim`]. Each step the scheduler picks what is due; the rule that owns it
 //! decides, saying what happened as typed events (applied in one place) and what the
 //! world must do as commands; the invariants check. [`record::StepRecord`]
-//! (CONTRACT.md §3) is what a step looks like from outside, built from the state and
+//! (docs/format.md, the step record) is what a step looks like from outside, built from the state and
 //! the events, with a sentence `narrate` writes from the same events. Nothing in
 //! `sim` knows how it will be told or drawn (tests/architecture.rs checks it).
 //!
@@ -38,6 +38,7 @@ pub mod builtin;
 pub mod check;
 pub mod docblock;
 pub mod json;
+pub mod kafka_log;
 pub mod link;
 pub mod marks;
 pub mod narrate;
@@ -47,16 +48,22 @@ pub mod scenario;
 pub mod sim;
 
 /// The command line and its renderers (SVG, table, markdown, docs figures): not in
-/// the page's WebAssembly.
-#[cfg(not(target_arch = "wasm32"))]
+/// the page's WebAssembly (wasm32-unknown-unknown); in the npm package's (feature `node`)
+/// for `hwscope/render` and the `hwscope` command that package installs; and in the WASI
+/// build (wasm32-wasip1) the `mkdocs-hwscope` wheel runs to draw figures.
+#[cfg(any(not(all(target_arch = "wasm32", target_os = "unknown")), feature = "node"))]
 pub mod cli;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub mod wasm;
 /// The explorer's facade for the page's Web Worker (wasm32, feature `explore`: a
 /// second package, so that the page's own WebAssembly does not carry the search).
-#[cfg(all(target_arch = "wasm32", feature = "explore"))]
+#[cfg(all(target_arch = "wasm32", target_os = "unknown", feature = "explore"))]
 pub mod wasm_explore;
+/// The npm package's Node facade (wasm32, feature `node`: a third package, built by
+/// scripts/packages/npm.mjs): the command line and static figures, in Node.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown", feature = "node"))]
+pub mod wasm_node;
 
 pub use record::StepRecord;
 pub use run::Run;

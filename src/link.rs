@@ -1,4 +1,4 @@
-//! Share links (CONTRACT.md §6): the scenario and the step shown travel in the
+//! Share links (docs/format.md, share links): the scenario and the step shown travel in the
 //! URL fragment, `v=1&s=…&at=N&h=…`. One codec serves the CLI, the tests and the
 //! page.
 //!
@@ -113,7 +113,10 @@ pub fn decode(fragment: &str) -> Result<Link, LinkError> {
     if v != VERSION.to_string() {
         return match v.parse::<u32>() {
             Ok(n) if n > VERSION => Err(LinkError::FutureVersion(v.chars().take(12).collect())),
-            _ => Err(LinkError::BadPart { part: "v", why: format!("{:?} is not a version", v.chars().take(12).collect::<String>()) }),
+            _ => Err(LinkError::BadPart {
+                part: "v",
+                why: format!("{} is not a version", crate::json::quoted(&v.chars().take(12).collect::<String>(), '"')),
+            }),
         };
     }
     let s = s.ok_or(LinkError::Missing("s"))?;
@@ -128,7 +131,7 @@ pub fn decode(fragment: &str) -> Result<Link, LinkError> {
         None => None,
         Some(a) => Some(a.parse::<u64>().map_err(|_| LinkError::BadPart {
             part: "at",
-            why: format!("{:?} is not a step number", a.chars().take(20).collect::<String>()),
+            why: format!("{} is not a step number", crate::json::quoted(&a.chars().take(20).collect::<String>(), '"')),
         })?),
     };
     let hash = match h {
@@ -137,7 +140,7 @@ pub fn decode(fragment: &str) -> Result<Link, LinkError> {
         Some(h) => {
             return Err(LinkError::BadPart {
                 part: "h",
-                why: format!("{:?} is not a 16-digit hex hash", h.chars().take(20).collect::<String>()),
+                why: format!("{} is not a 16-digit hex hash", crate::json::quoted(&h.chars().take(20).collect::<String>(), '"')),
             })
         }
     };
@@ -207,7 +210,10 @@ pub fn unbase64url(text: &str) -> Result<Vec<u8>, String> {
     let (mut acc, mut bits) = (0u32, 0u32);
     for (i, c) in text.bytes().enumerate() {
         let Some(v) = ALPHABET.iter().position(|&a| a == c) else {
-            return Err(format!("character {i} ({:?}) is not URL-safe base64", c as char));
+            return Err(format!(
+                "character {i} ({}) is not URL-safe base64",
+                crate::json::quoted((c as char).encode_utf8(&mut [0; 4]), '\'')
+            ));
         };
         acc = acc << 6 | v as u32;
         bits += 6;

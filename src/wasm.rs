@@ -1,4 +1,4 @@
-//! The browser facade (CONTRACT.md §5): a thin wrapper that turns JS values into
+//! The browser facade (docs/api.md): a thin wrapper that turns JS values into
 //! scenario JSON and step records into plain JS objects. No rule lives here.
 
 use crate::json::{self, json_record, Obj, ToJson};

@@ -1,5 +1,5 @@
-//! Bad input of every kind, for every field of the scenario format (CONTRACT.md
-//! §2 and the documented extensions): rejected with one line, "field: what is
+//! Bad input of every kind, for every field of the scenario format (docs/format.md
+//! and the documented extensions): rejected with one line, "field: what is
 //! wrong", never a panic; and the same through the CLI (exit status 2) and
 //! through an intervention (`Run::apply`).
 

@@ -15,6 +15,7 @@ import { showError, clearError } from "./core/errors.js";
 import { address, readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
 import { createNotice } from "./panels/notice.js";
 import { setTheme } from "./core/theme.js";
+import { createBranches } from "./panels/branches.js";
 
 const $ = (id) => document.getElementById(id);
 /** Computing that may hold up a frame before it goes on in slices (core/frontier.js). */
@@ -59,9 +60,24 @@ export function start(wasm, opts, boot = {}) {
   const marks = createMarks(document, sim, player, { go, find: (test, label) => frontier.find(test, FAR_MS, label) });
   controls.jumps = marks;
   const notice = createNotice($("notice"));
+  // The tree of branches under the scrubber (the full page only): each is a share link.
+  // A branch is known by its link's scenario part (the scenario and its interventions).
+  const keyOf = (link) => new URLSearchParams(link).get("s") ?? link;
+  const branches = opts.embed ? null : createBranches($("branches"), {
+    open: (link) => {
+      branches.leave(sim.linkAt(player.step));
+      location.hash = link;
+    },
+    compare: (a, b) => {
+      const text = (n) => readLink(`#${n.link}`, wasm.decodeLink)?.scenario;
+      const label = (n) => (n.parent ? `${n.label} @${n.at}` : "as loaded");
+      openLearn().then((hub) => hub.openView("compare", { pair: [{ label: label(a), json: text(a) }, { label: label(b), json: text(b) }] }));
+    },
+  });
   // main.js may have made room for it on the first stage (class pending: not shown yet).
   const verified = $("status").querySelector(".verified") ?? h("span", { class: "verified", hidden: "" }, "link reproduced exactly ✓");
   $("status").append(verified);
+  let verifiedAt = -1;
   Object.assign(player, { from: opts.from, to: opts.to, loop: opts.loop });
   applyControls(document, opts.controls);
   // The postMessage API, only inside a frame; the host waits for its "ready".
@@ -87,6 +103,8 @@ export function start(wasm, opts, boot = {}) {
     panels.show(rec, selection, player.playing);
     controls.update(rec.step);
     frontier.follow(rec.step, player.to);
+    // "Reproduced exactly" is said of the link's step, not of the ones stepped to after.
+    if (!verified.hidden && rec.step !== verifiedAt) verified.hidden = true;
     api.step(rec);
     for (const watch of learn.watch) watch(rec);
     if (booted) sync(rec.step);
@@ -116,12 +134,16 @@ export function start(wasm, opts, boot = {}) {
     }
     player.showRecord(rec);
     clearError();
+    if (branches) {
+      const link = sim.linkAt(player.step);
+      branches.fork(before, keyOf(link), link, event, at);
+    }
     // A "Jump to" result named a step of the run this one replaces.
     marks.reset();
     remember(before);
     if (dropped.length) {
       const which = dropped.length === 1 ? `The intervention at step ${dropped[0]} was` : `The interventions at steps ${dropped.join(", ")} were`;
-      notice(`${which} after this step, in the future this one replaces, so ${dropped.length === 1 ? "it is" : "they are"} gone from this run. The browser's Back brings back the run before.`);
+      notice(`${which} after this step, in the future this one replaces, so ${dropped.length === 1 ? "it is" : "they are"} gone from this run; the run before is kept as a branch (Branches, under the scrubber). The browser's Back brings it back too.`);
     }
   }
 
@@ -137,12 +159,51 @@ export function start(wasm, opts, boot = {}) {
     }
   }
 
-  /** Loads a scenario the user chose (the picker, Settings) as a new history entry. */
+  /** Loads a scenario the user chose (the picker, Settings) as a new history entry.
+   *  When only its preset changed, the run keeps the moment shown (the last step at
+   *  or before the same simulated time) and offers both presets side by side. */
   function choose(text) {
     const before = booted ? sim.linkAt(player.step) : null;
+    const was = { json, t: shown?.time_ms ?? 0, preset: sim.scenario?.preset ?? "kafka-4.0" };
     if (!load(text)) return false;
+    if (branches) branches.reset(keyOf(sim.linkAt(player.step)), sim.linkAt(player.step));
+    const now = sim.scenario.preset ?? "kafka-4.0";
+    if (was.json && now !== was.preset && samePresetAside(was.json, text)) {
+      player.go(stepAtTime(was.t));
+      notice(`Now under ${now}, at ${fmt(shown.time_ms)} ms as before (step ${fmt(shown.step)}).`, {
+        label: `${was.preset} and ${now} side by side`,
+        run: () => openLearn().then((hub) => hub.openView("compare", { setting: "preset", a: was.preset, value: now })),
+      });
+    }
     remember(before);
     return true;
+  }
+
+  /** The two scenario texts differ at most in their preset. */
+  function samePresetAside(a, b) {
+    try {
+      const x = JSON.parse(a);
+      const y = JSON.parse(b);
+      x.preset = y.preset = "kafka-4.0";
+      return wasm.encodeLink(JSON.stringify(x)) === wasm.encodeLink(JSON.stringify(y));
+    } catch {
+      return false;
+    }
+  }
+
+  /** The last step at or before simulated time t (computed on as far as needed, within the look-ahead). */
+  function stepAtTime(t) {
+    let best = 0;
+    const CHUNK = 256;
+    for (let from = 0; from < LOOKAHEAD; from += CHUNK) {
+      let past = false;
+      const more = sim.scan(from, from + CHUNK - 1, (rec) => {
+        if (rec.time_ms <= t) best = rec.step;
+        else past = true;
+      });
+      if (past || !more) break;
+    }
+    return best;
   }
 
   /** Shows step n (within the range); a step beyond what is computed is computed
@@ -183,10 +244,27 @@ export function start(wasm, opts, boot = {}) {
     const canonical = (t) => { try { return wasm.encodeLink(t); } catch { return null; } };
     const own = sim.interventions.length ? JSON.stringify({ ...sim.scenario, events: (sim.scenario.events ?? []).filter((e) => e.at_step == null) }) : text;
     meta = scenarios.find((s) => s.json === own) ?? scenarios.find((s) => canonical(s.json) === canonical(own));
+    // A built-in under another preset (Settings, a tour's part) keeps the built-in's name.
+    variant = null;
+    if (!meta) {
+      const preset = sim.scenario.preset ?? "kafka-4.0";
+      for (const s of scenarios) {
+        const written = JSON.parse(s.json).preset ?? "kafka-4.0";
+        if (written !== preset && samePresetAside(s.json, own)) {
+          meta = s;
+          variant = { written, preset };
+          break;
+        }
+      }
+    }
     $("scenario").value = meta ? meta.name : "";
-    // The description is the lesson; on a phone it folds away above the stage.
-    const description = sim.scenario.description || meta?.description;
-    const name = sim.scenario.title || meta?.title || "Custom scenario";
+    // The description is the lesson; on a phone it folds away above the stage. A
+    // built-in's text told of its own preset: under another one, or edited, it says so.
+    let description = sim.scenario.description || meta?.description;
+    const from = !meta && description && scenarios.find((s) => s.description === description);
+    if (variant) description = `Written for ${variant.written}; this run is under ${variant.preset}, where it may go otherwise. ${description}`;
+    else if (from) description = `The description of “${from.title}”, which your edits changed: it may no longer hold. ${description}`;
+    const name = `${sim.scenario.title || meta?.title || "Custom scenario"}${variant ? ` (under ${variant.preset})` : ""}`;
     renderAbout($("about"), { title: name, description, embed: opts.embed, extra: modifiedNote });
     modified();
     document.title = `${name} · hwscope`;
@@ -208,16 +286,21 @@ export function start(wasm, opts, boot = {}) {
   /** After an intervention the run is no longer the built-in's: the picker and the
    *  heading say so (Reset drops the interventions). */
   let meta = null;
+  /** {written, preset} when the run is a built-in under another preset than its own. */
+  let variant = null;
   const modifiedNote = h("span", { class: "modified", hidden: "" });
   function modified() {
     const steps = sim.interventions;
     for (const s of scenarios) {
       const option = $("scenario").querySelector(`option[value="${s.name}"]`);
-      const text = `${s.title || s.name}${steps.length && s === meta ? " (modified)" : ""}`;
+      const text = `${s.title || s.name}${s === meta && variant ? ` (under ${variant.preset})` : ""}${steps.length && s === meta ? " (modified)" : ""}`;
       if (option && option.textContent !== text) option.textContent = text;
     }
     modifiedNote.hidden = !steps.length;
-    modifiedNote.textContent = steps.length ? ` · modified by ${steps.length === 1 ? "an intervention" : `${steps.length} interventions`} at step${steps.length === 1 ? "" : "s"} ${steps.join(", ")} (↺ Reset drops ${steps.length === 1 ? "it" : "them"})` : "";
+    // An embed has one line for the name: a short mark there, the whole of it on hover.
+    modifiedNote.title = opts.embed && steps.length ? `modified by interventions at steps ${steps.join(", ")}` : "";
+    if (opts.embed) modifiedNote.textContent = steps.length ? `modified (${steps.length}) · ` : "";
+    else modifiedNote.textContent = steps.length ? ` · modified by ${steps.length === 1 ? "an intervention" : `${steps.length} interventions`} at step${steps.length === 1 ? "" : "s"} ${steps.join(", ")} (↺ Reset drops ${steps.length === 1 ? "it" : "them"})` : "";
   }
   let described = -1;
   sim.listen(() => {
@@ -238,6 +321,7 @@ export function start(wasm, opts, boot = {}) {
       fragment: sim.linkAt(player.step),
       title: title(),
       step: player.step,
+      last: sim.known - 1,
       dims: { initialEnd: sim.initialEnd, ...sim.room, producers: shown.producers.length, consumersNow: shown.consumers.length },
     }));
     share();
@@ -287,6 +371,7 @@ export function start(wasm, opts, boot = {}) {
       const r = checkLink(link, sim, outcome);
       if (r.message) say.push(r.message);
       verified.hidden = !r.ok;
+      verifiedAt = r.step;
       verified.classList.remove("pending");
       // Short of the link's step: show the furthest reached and compute no further unasked.
       // (Reached, the look-ahead goes on past it as anywhere else.)
@@ -295,6 +380,11 @@ export function start(wasm, opts, boot = {}) {
     }
     notice(say.join(" "));
     full(sim.linkAt(player.step));
+    // A branch returned to (or Back/Forward to one): marked; any other run starts a new tree.
+    if (branches) {
+      const here = sim.linkAt(player.step);
+      if (!branches.shown(keyOf(here), here)) branches.reset(keyOf(here), here);
+    }
     booted = true;
     if (framed) framed.then(() => api.ready(player.rec, title()));
   }

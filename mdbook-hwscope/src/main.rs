@@ -4,6 +4,13 @@
 //! turns into the live playground in the reader's browser.
 //!
 //!   mdbook-hwscope install [BOOK_DIR] [--assets DIST_DIR]   set a book up (book.toml, assets)
+//!
+//! The published crate carries hwscope's browser assets (build.rs puts them in the
+//! binary), so `install` writes them to the book's `src/hwscope/` with nothing else
+//! to fetch. A chapter with a figure gets one inline module script that loads
+//! `hwscope/www/embed/auto.js` (relative to mdBook's `path_to_root`); chapters
+//! without one load nothing of hwscope. Each build checks that `src/hwscope/` holds
+//! the assets of this version (`hwscope-assets.json`) and says which when not.
 //!   mdbook-hwscope supports RENDERER                         mdBook asks: html only
 //!   mdbook-hwscope                                           mdBook's JSON on stdin, the book on stdout
 //!
@@ -23,23 +30,57 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   mdbook-hwscope install [BOOK_DIR] [--assets DIST_DIR]
-      adds [preprocessor.hwscope] and the loader script to BOOK_DIR/book.toml (default .),
-      copies DIST_DIR (hwscope's `npm run dist` output; default $HWSCOPE_ASSETS) to SRC/hwscope/
+      adds [preprocessor.hwscope] to BOOK_DIR/book.toml (default .) and writes hwscope's
+      browser assets to SRC/hwscope/: the ones inside this binary, or DIST_DIR's
+      (hwscope's `npm run dist:docs` output; default $HWSCOPE_ASSETS)
   mdbook-hwscope supports RENDERER
   mdbook-hwscope               (run by mdBook: [context, book] as JSON on stdin)";
 
 /// The versions of mdBook whose preprocessor JSON this reads (tested: 0.5.4).
 const TESTED: &[&str] = &["0.4.", "0.5."];
 
-/// The classic script book.toml's `additional-js` loads on every page: it loads
-/// auto.js (a module) only on pages that have a figure.
-const LOADER: &str = r#"// Added by `mdbook-hwscope install`: loads hwscope's auto.js where a page has a figure.
-(function () {
-  var here = document.currentScript && document.currentScript.src;
-  if (!here || !document.querySelector("figure.hwscope-figure, pre > code.language-hwscope, pre.hwscope, div.hwscope")) return;
-  import(new URL("hwscope/www/embed/auto.js", here).href);
-})();
-"#;
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/assets.rs"));
+}
+
+/// The version stamp inside the assets folder: `{"name":"hwscope-assets","version":"X.Y.Z"}`.
+const STAMP: &str = "hwscope-assets.json";
+
+/// Appended once to a chapter that has a figure: loads auto.js from the book's
+/// `hwscope/` folder (mdBook's `path_to_root` says where the book's root is from
+/// this page, print.html included). One line, so Markdown keeps it as raw HTML.
+const LOADER: &str = r#"<script type="module">import("./" + (typeof path_to_root === "string" ? path_to_root : "") + "hwscope/www/embed/auto.js");</script>"#;
+
+/// The version a `hwscope-assets.json` names.
+fn stamp_version(json_text: &str) -> Option<String> {
+    let v = json::parse(json_text).ok()?;
+    v.get("version").and_then(Value::as_str).map(String::from)
+}
+
+/// Build time: `src/hwscope/` must hold assets of this version; says what is missing or which versions differ.
+fn check_assets(root: &Path, src: &str) -> Result<(), String> {
+    let dir = root.join(src).join("hwscope");
+    let shown = format!("{src}/hwscope");
+    if !dir.join("www/embed/auto.js").is_file() {
+        return Err(format!(
+            "{shown}/www/embed/auto.js is missing: the figures cannot go live. Run `mdbook-hwscope install` in the book's folder"
+        ));
+    }
+    let mine = env!("CARGO_PKG_VERSION");
+    match std::fs::read_to_string(dir.join(STAMP)) {
+        Err(_) => {
+            eprintln!("mdbook-hwscope: warning: {shown}/{STAMP} is missing: cannot tell which version of hwscope's assets the book has (this is mdbook-hwscope {mine}); `mdbook-hwscope install` writes them");
+            Ok(())
+        }
+        Ok(text) => match stamp_version(&text) {
+            Some(v) if v == mine => Ok(()),
+            Some(v) => Err(format!(
+                "{shown}/ holds hwscope's assets version {v}, this is mdbook-hwscope {mine}: run `mdbook-hwscope install` again to replace them"
+            )),
+            None => Err(format!("{shown}/{STAMP} has no \"version\": run `mdbook-hwscope install` again")),
+        },
+    }
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -91,6 +132,7 @@ fn preprocess() -> Result<(), String> {
         Some("show") => true,
         Some(other) => return Err(format!("book.toml: [preprocessor.hwscope] on-error = {other:?}: must be \"fail\" or \"show\"")),
     };
+    let root = get(&ctx, &["root"]).and_then(Value::as_str).map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
     let mut report = docfigure::Report::default();
     let list = if book.get("items").is_some() { "items" } else { "sections" };
     if let Value::Object(entries) = &mut book {
@@ -111,6 +153,9 @@ fn preprocess() -> Result<(), String> {
             "{} hwscope block(s) cannot be drawn (see above). Fix them, or set on-error = \"show\" under [preprocessor.hwscope] to show the errors in the pages instead",
             report.errors.len()
         ));
+    }
+    if report.figures + report.errors.len() > 0 {
+        check_assets(&root, &src)?;
     }
     let mut out = String::with_capacity(input.len());
     json::ToJson::write_json(&book, &mut out);
@@ -134,7 +179,17 @@ fn walk(items: &mut Value, src: &str, report: &mut docfigure::Report) {
             for (k, v) in fields.iter_mut() {
                 match (k.as_str(), v) {
                     ("content", Value::String(content)) if content.contains("hwscope") => {
-                        *content = docfigure::rewrite_markdown(content, |f: &Found| docfigure::draw(&file, f, report));
+                        let mut blocks = 0;
+                        let drawn = docfigure::rewrite_markdown(content, |f: &Found| {
+                            blocks += 1;
+                            docfigure::draw(&file, f, report)
+                        });
+                        *content = drawn;
+                        if blocks > 0 {
+                            content.push_str("\n\n");
+                            content.push_str(LOADER);
+                            content.push('\n');
+                        }
                     }
                     ("sub_items", sub) => walk(sub, src, report),
                     _ => {}
@@ -169,20 +224,48 @@ fn install(args: &[String]) -> Result<(), String> {
         std::fs::write(&toml_path, &edited).map_err(|e| format!("{}: {e}", toml_path.display()))?;
         eprintln!("mdbook-hwscope: updated {}", toml_path.display());
     }
-    std::fs::write(book.join("hwscope-loader.js"), LOADER).map_err(|e| format!("hwscope-loader.js: {e}"))?;
-    let Some(assets) = assets else {
-        return Err("give hwscope's published folder with --assets DIR (or $HWSCOPE_ASSETS): `npm run dist` in a hwscope checkout writes it to dist/".into());
-    };
-    if !assets.join("www/embed/auto.js").is_file() {
-        return Err(format!("{}: no www/embed/auto.js here; --assets wants the folder `npm run dist` writes", assets.display()));
-    }
+    // An older install loaded auto.js from every page through this file; chapters now load it themselves.
+    let _ = std::fs::remove_file(book.join("hwscope-loader.js"));
     let target = book.join(&src).join("hwscope");
+    let from = match assets {
+        Some(dir) => {
+            if !dir.join("www/embed/auto.js").is_file() {
+                return Err(format!("{}: no www/embed/auto.js here; --assets wants the folder `npm run dist:docs` writes", dir.display()));
+            }
+            Some(dir)
+        }
+        None if embedded::ASSETS.is_empty() => {
+            return Err("this mdbook-hwscope was built without hwscope's browser assets (a build from a git checkout): give the folder with --assets DIR (`npm run dist:docs` writes dist-docs/), or install the published crate".into());
+        }
+        None => None,
+    };
     if target.exists() {
         std::fs::remove_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
     }
-    let n = copy_dir(&assets, &target).map_err(|e| format!("copying {} to {}: {e}", assets.display(), target.display()))?;
-    eprintln!("mdbook-hwscope: copied {n} files to {}", target.display());
+    let n = match &from {
+        Some(dir) => copy_dir(dir, &target).map_err(|e| format!("copying {} to {}: {e}", dir.display(), target.display()))?,
+        None => write_embedded(&target).map_err(|e| format!("writing {}: {e}", target.display()))?,
+    };
+    eprintln!("mdbook-hwscope: wrote {n} files to {}", target.display());
+    match std::fs::read_to_string(target.join(STAMP)).ok().as_deref().and_then(stamp_version) {
+        Some(v) if v != env!("CARGO_PKG_VERSION") => {
+            eprintln!("mdbook-hwscope: warning: those assets are hwscope {v}, this is mdbook-hwscope {}", env!("CARGO_PKG_VERSION"))
+        }
+        _ => {}
+    }
     Ok(())
+}
+
+/// The assets inside the binary, written under `to`.
+fn write_embedded(to: &Path) -> std::io::Result<usize> {
+    for (rel, bytes) in embedded::ASSETS {
+        let path = to.join(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, bytes)?;
+    }
+    Ok(embedded::ASSETS.len())
 }
 
 fn copy_dir(from: &Path, to: &Path) -> std::io::Result<usize> {
@@ -223,8 +306,8 @@ fn toml_value(toml: &str, table: &str, key: &str) -> Option<String> {
     None
 }
 
-/// Adds `[preprocessor.hwscope]` and `additional-js = ["hwscope-loader.js"]` under
-/// `[output.html]`, keeping everything else as written. Running it twice changes nothing.
+/// Adds `[preprocessor.hwscope]`, keeping everything else as written, and takes out the
+/// `"hwscope-loader.js"` an older install put in `additional-js`. Running it twice changes nothing.
 fn edit_book_toml(toml: &str) -> Result<String, String> {
     let mut lines: Vec<String> = toml.lines().map(String::from).collect();
     let header = |l: &str| l.trim().trim_matches(|c| c == '[' || c == ']').trim().to_string();
@@ -235,27 +318,10 @@ fn edit_book_toml(toml: &str) -> Result<String, String> {
         lines.push("[preprocessor.hwscope]".into());
         lines.push("# on-error = \"show\"   # show a broken block's error in the page instead of failing the build".into());
     }
-    match lines.iter().position(|l| l.trim().starts_with('[') && header(l) == "output.html") {
-        None => {
-            lines.push(String::new());
-            lines.push("[output.html]".into());
-            lines.push("additional-js = [\"hwscope-loader.js\"]".into());
-        }
-        Some(h) => {
-            let end = (h + 1..lines.len()).find(|&k| lines[k].trim().starts_with('[')).unwrap_or(lines.len());
-            match (h + 1..end).find(|&k| lines[k].split('=').next().is_some_and(|key| key.trim() == "additional-js")) {
-                None => lines.insert(h + 1, "additional-js = [\"hwscope-loader.js\"]".into()),
-                Some(k) if lines[k].contains("hwscope-loader.js") => {}
-                Some(k) => {
-                    let line = &lines[k];
-                    let Some(close) = line.rfind(']') else {
-                        return Err("book.toml: additional-js spans several lines; add \"hwscope-loader.js\" to it by hand".into());
-                    };
-                    let inside = line[line.find('[').map_or(0, |o| o + 1)..close].trim();
-                    let sep = if inside.is_empty() { "" } else { ", " };
-                    lines[k] = format!("{}{sep}\"hwscope-loader.js\"{}", &line[..close].trim_end(), &line[close..]);
-                }
-            }
+    lines.retain(|l| l.replace(' ', "") != "additional-js=[\"hwscope-loader.js\"]");
+    for l in &mut lines {
+        if l.trim_start().starts_with("additional-js") && l.contains("\"hwscope-loader.js\"") {
+            *l = l.replace(", \"hwscope-loader.js\"", "").replace("\"hwscope-loader.js\", ", "");
         }
     }
     Ok(lines.join("\n") + "\n")
@@ -267,15 +333,15 @@ mod tests {
 
     #[test]
     fn book_toml_is_edited_once() {
-        let t = "[book]\ntitle = \"T\"\n\n[output.html]\nadditional-js = [\"a.js\"]\ndefault-theme = \"light\"\n";
+        let t = "[book]\ntitle = \"T\"\n\n[output.html]\nadditional-js = [\"a.js\", \"hwscope-loader.js\"]\ndefault-theme = \"light\"\n";
         let once = edit_book_toml(t).unwrap();
         assert_eq!(
             once,
-            "[book]\ntitle = \"T\"\n\n[output.html]\nadditional-js = [\"a.js\", \"hwscope-loader.js\"]\ndefault-theme = \"light\"\n\n[preprocessor.hwscope]\n# on-error = \"show\"   # show a broken block's error in the page instead of failing the build\n"
+            "[book]\ntitle = \"T\"\n\n[output.html]\nadditional-js = [\"a.js\"]\ndefault-theme = \"light\"\n\n[preprocessor.hwscope]\n# on-error = \"show\"   # show a broken block's error in the page instead of failing the build\n"
         );
         assert_eq!(edit_book_toml(&once).unwrap(), once);
-        let bare = edit_book_toml("[book]\ntitle = \"T\"\n").unwrap();
-        assert!(bare.ends_with("[output.html]\nadditional-js = [\"hwscope-loader.js\"]\n"));
+        let old = edit_book_toml("[book]\n[output.html]\nadditional-js = [\"hwscope-loader.js\"]\n").unwrap();
+        assert!(!old.contains("additional-js"), "{old}");
     }
 
     #[test]

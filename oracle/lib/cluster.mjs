@@ -2,6 +2,7 @@
 // per replica (each in its own rack), Kafka's own Java clients, faults by SIGKILL and
 // nftables; every process in its own group, all stopped at the end or on any failure.
 
+import { parseServerLog } from "./kafkalog.mjs";
 import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -409,6 +410,12 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
             .filter((c) => c.t > -3000)
         : [],
       logs,
+      // Each node's server.log, by kind and values (kafkalog.mjs): compared with the simulator's.
+      kafka_log: [controller, ...brokers].flatMap((n) => {
+        // The controller's ReplicationControlManager (fencing) writes to requests.log here.
+        const files = [join(nodeDir(n), "server.log"), ...(n === controller ? [requestsLog] : [])];
+        return files.flatMap((f) => (existsSync(f) ? parseServerLog(readFileSync(f, "utf8"), n.name, "hwscope") : []));
+      }),
       initial: s.initial,
       timings,
     };

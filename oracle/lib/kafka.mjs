@@ -220,6 +220,8 @@ logger.raft.name = org.apache.kafka.raft
 logger.raft.level = WARN
 logger.fetcher.name = kafka.server.ReplicaFetcherThread
 logger.fetcher.level = INFO
+logger.unifiedlog.name = kafka.log.UnifiedLog
+logger.unifiedlog.level = INFO
 ${
   requestsFile
     ? `appender.r.type = File

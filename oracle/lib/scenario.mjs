@@ -1,4 +1,4 @@
-// A format-1 scenario (CONTRACT §2, docs/extensions.md) as a real cluster runs it:
+// A format-1 scenario (docs/format.md, docs/extensions.md) as a real cluster runs it:
 // which Kafka version, which settings go where, what each client does and when, and
 // what cannot be done on a real cluster (the oracle then exits 2 naming it).
 

@@ -1,9 +1,10 @@
-// The simulator's side, through its public CLI only (CONTRACT §3/§4, docs/extensions.md):
+// The simulator's side, through its public CLI only (docs/format.md, docs/cli.md, docs/extensions.md):
 //   cargo run --release --bin hwscope -- run FILE --format jsonl [--preset P] [--log-tail N]
 // The step records are read as a stream and reduced to what a user of a real cluster
 // could observe: send/ack/failure times per record, what each consumer received and
 // when, the controller's (leader, epoch, ISR) over time, and the final logs.
 
+import { parseLine } from "./kafkalog.mjs";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
@@ -52,6 +53,11 @@ class Reducer {
 
   step(s) {
     this.steps++;
+    // What each broker's and the controller's log would say (src/kafka_log.rs), by kind and values.
+    for (const line of s.kafka_log ?? []) {
+      const e = parseLine(line);
+      if (e) (this.kafkaLog ??= []).push(e);
+    }
     const t = s.time_ms;
     const e = s.event ?? {};
     const p = s.partition;
@@ -108,6 +114,7 @@ class Reducer {
     for (const b of this.arrivals.keys()) this.heartbeats.push(this.heartbeatAt(b, -1, interval));
     const s = this.last;
     return {
+      kafkaLog: this.kafkaLog ?? [],
       steps: this.steps,
       end_ms: s?.time_ms ?? 0,
       sends: this.sends,

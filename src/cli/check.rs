@@ -10,14 +10,7 @@ use crate::json::Named;
 use crate::scenario::Preset;
 use std::time::Instant;
 
-pub const USAGE: &str = "  hwscope check SCENARIO.json|--builtin NAME [--max-depth N] [--faults K] [--threads T]
-              [--property any|acked-record-lost|replicas-diverged|consumed-record-lost] [--allowed]
-              [--records R] [--unflushed U] [--one-way] [--no-cuts] [--no-crash] [--no-restart]
-              [--cut-controller] [--cut-clients]
-              [--catch C] [--epochs E] [--max-time MS]
-              [--max-states N] [--memory MIB] [--keep-faults] [--no-symmetry] [--preset NAME]
-              [--out FILE] [--json]
-                                   search every schedule and up to K faults for a counterexample";
+pub use super::CHECK_USAGE as USAGE;
 
 /// What the command was asked.
 struct Args {

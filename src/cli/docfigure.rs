@@ -17,6 +17,25 @@ pub const MIN_HEIGHT: u32 = 380;
 
 /// The static figure for a block's text, or the error that the block has.
 pub fn figure(text: &str) -> Result<String, BlockError> {
+    drawn(text).map(|d| d.html)
+}
+
+/// A block drawn: the step's SVG, its alt text (the title, the step and its sentence),
+/// and the figure's HTML (what `figure` returns).
+pub struct Drawn {
+    pub svg: String,
+    pub alt: String,
+    pub html: String,
+    pub title: String,
+    pub step: u64,
+    /// The SVG's height at its 800 px width.
+    pub height: u32,
+    /// The block's least height in CSS px.
+    pub min_height: u32,
+}
+
+/// A block's text drawn as its first step, or the error that the block has.
+pub fn drawn(text: &str) -> Result<Drawn, BlockError> {
     let block = docblock::parse(text)?;
     let run = block.run_to_first()?;
     Ok(figure_of(&block, &run.record(), text))
@@ -35,14 +54,14 @@ pub fn link_warning(text: &str) -> Option<String> {
     }
 }
 
-fn figure_of(block: &DocBlock, rec: &crate::StepRecord, text: &str) -> String {
+fn figure_of(block: &DocBlock, rec: &crate::StepRecord, text: &str) -> Drawn {
     let title = block.title();
     let image = svg::render(rec, &title);
     let height =
         image.split_once("height=\"").and_then(|(_, rest)| rest.split('"').next()).and_then(|h| h.parse::<u32>().ok()).unwrap_or(600);
     let alt = format!("{title}, step {}: {}", rec.step, rec.text);
     let min = block.height.unwrap_or(MIN_HEIGHT);
-    format!(
+    let html = format!(
         concat!(
             r#"<figure class="hwscope-figure" data-hwscope="{src}" data-hwscope-step="{step}" style="display:block;width:auto;max-width:none;margin:1em 0;padding:0">"#,
             r#"<div class="hwscope-box" style="position:relative;width:100%;aspect-ratio:800/{h};min-height:{min}px">"#,
@@ -55,7 +74,8 @@ fn figure_of(block: &DocBlock, rec: &crate::StepRecord, text: &str) -> String {
         min = min,
         data = data_uri(&image),
         alt = attr(&alt),
-    )
+    );
+    Drawn { svg: image, alt, html, title, step: rec.step, height, min_height: min }
 }
 
 /// A block that cannot be drawn: the message and the block, visible in the page.
@@ -295,23 +315,24 @@ pub struct Report {
 /// `hwscope render-docs`: every `.html` file under `dir` gets its hwscope blocks
 /// drawn as static figures (a block that cannot be drawn becomes an error box,
 /// and is reported with the file and line).
-pub fn render_dir(dir: &std::path::Path, report: &mut Report) -> std::io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.path());
+/// Errors are worded as `std::io::Error` words them (`crate::cli::io`).
+pub fn render_dir(dir: &std::path::Path, report: &mut Report) -> Result<(), String> {
+    use crate::cli::io;
+    let mut entries = io::read_dir(dir)?;
+    entries.sort_by(|a, b| a.path.cmp(&b.path));
     for e in entries {
-        let path = e.path();
-        let kind = e.file_type()?;
-        if kind.is_dir() {
+        let path = e.path;
+        if e.is_dir {
             render_dir(&path, report)?;
-        } else if kind.is_file() && path.extension().is_some_and(|x| x == "html") {
-            let html = std::fs::read_to_string(&path)?;
+        } else if e.is_file && path.extension().is_some_and(|x| x == "html") {
+            let html = io::read_to_string(&path)?;
             let mut changed = false;
             let out = rewrite_html(&html, |f| {
                 changed = true;
                 draw(&path.display().to_string(), f, report)
             });
             if changed {
-                std::fs::write(&path, out)?;
+                io::write(&path, &out)?;
                 report.files += 1;
             }
         }

@@ -6,14 +6,15 @@
 
 pub mod docfigure;
 pub mod format;
+pub mod io;
 pub mod svg;
 
 use crate::{builtin, Run, Scenario, ScenarioError};
-use std::io::Write;
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown] [--until-ms N] [--preset NAME]
+  hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown|kafka-log] [--until-ms N] [--preset NAME]
               [--log-tail N]   (lighter records: only the last N entries of each log and list)
               [--show-config]  (first, on stderr: every setting in force and where it comes from)
   hwscope config SCENARIO.json|--builtin NAME [--preset NAME] [--json]
@@ -25,21 +26,42 @@ const USAGE: &str = "usage:
                                    the Kafka defaults that differ between them
   hwscope figure [BLOCK_FILE]      a ```hwscope block's text (stdin without a file) as a static HTML figure
   hwscope render-docs DIR... [--allow-errors]   draw the hwscope blocks of built HTML pages as static figures
+  hwscope render-markdown [--file NAME] [--allow-errors]   Markdown on stdin, each ```hwscope fence
+                                   drawn as a static figure, on stdout; errors name NAME:line
   hwscope bench [--seconds S] [--only NAME] [--json]   simulated events per second per built-in scenario
 ";
 
 /// Prints a line to stdout; a closed pipe (`hwscope … | head`) ends quietly, not in a panic.
 macro_rules! out {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+        if !$crate::cli::io::stdout(&format!("{}\n", format_args!($($arg)*))) {
             std::process::exit(0);
         }
     }};
 }
 
+/// A line on stderr (through `io`, so the npm package's command line prints it too).
+macro_rules! err {
+    ($($arg:tt)*) => {{
+        $crate::cli::io::stderr(&format!("{}\n", format_args!($($arg)*)));
+    }};
+}
+
+// The model checker runs on every core (threads): native only.
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub mod check;
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub mod parallel;
+
+/// `hwscope check` (native only; its usage is in every build's help).
+pub const CHECK_USAGE: &str = "  hwscope check SCENARIO.json|--builtin NAME [--max-depth N] [--faults K] [--threads T]
+              [--property any|acked-record-lost|replicas-diverged|consumed-record-lost] [--allowed]
+              [--records R] [--unflushed U] [--one-way] [--no-cuts] [--no-crash] [--no-restart]
+              [--cut-controller] [--cut-clients]
+              [--catch C] [--epochs E] [--max-time MS]
+              [--max-states N] [--memory MIB] [--keep-faults] [--no-symmetry] [--preset NAME]
+              [--out FILE] [--json]
+                                   search every schedule and up to K faults for a counterexample";
 
 /// A usage or input error: exit status 2, one line on stderr.
 pub(crate) struct Fail(pub(crate) String);
@@ -51,13 +73,20 @@ impl From<ScenarioError> for Fail {
 }
 
 /// Runs the command line with the process's arguments.
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 pub fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
+    ExitCode::from(run_args(&args))
+}
+
+/// Runs the command line with these arguments (the program name left out); the exit status.
+/// The npm package's `hwscope` (src/wasm_node.rs) calls this too.
+pub fn run_args(args: &[String]) -> u8 {
+    match run(args) {
+        Ok(()) => 0,
         Err(Fail(msg)) => {
-            eprintln!("hwscope: {msg}");
-            ExitCode::from(2)
+            err!("hwscope: {msg}");
+            2
         }
     }
 }
@@ -74,17 +103,22 @@ fn run(args: &[String]) -> Result<(), Fail> {
         }
         Some("presets") => cmd_presets(&args[1..]),
         Some("config") => cmd_config(&args[1..]),
+        #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
         Some("bench") => cmd_bench(&args[1..]),
         Some("link") => cmd_link(&args[1..]),
         Some("svg") => cmd_svg(&args[1..]),
+        #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
         Some("check") => check::cmd_check(&args[1..]),
+        #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+        Some(c @ ("check" | "bench")) => Err(Fail(format!("{c} runs natively only: the Rust command line (cargo install hwscope) has it"))),
         Some("figure") => cmd_figure(&args[1..]),
         Some("render-docs") => cmd_render_docs(&args[1..]),
+        Some("render-markdown") => cmd_render_markdown(&args[1..]),
         Some("-h" | "--help" | "help") => {
-            out!("{USAGE}{}", check::USAGE);
+            out!("{USAGE}{}", CHECK_USAGE);
             Ok(())
         }
-        _ => Err(Fail(format!("expected a command\n{USAGE}{}", check::USAGE))),
+        _ => Err(Fail(format!("expected a command\n{USAGE}{}", CHECK_USAGE))),
     }
 }
 
@@ -103,7 +137,7 @@ pub(crate) fn value<'a>(args: &'a [String], i: &mut usize, flag: &str) -> Result
 pub(crate) fn load_scenario(file: Option<String>, builtin_name: Option<String>) -> Result<Scenario, Fail> {
     match (file, builtin_name) {
         (Some(path), None) => {
-            let text = std::fs::read_to_string(&path).map_err(|e| Fail(format!("{path}: {e}")))?;
+            let text = io::read_to_string(&path).map_err(|e| Fail(format!("{path}: {e}")))?;
             Ok(Scenario::from_json(&text)?)
         }
         (None, Some(name)) => Ok(builtin::load(&name)?),
@@ -225,15 +259,17 @@ fn cmd_svg(args: &[String]) -> Result<(), Fail> {
     let title = scenario.title.clone();
     let mut run = Run::new(scenario);
     run.seek(at);
-    print!("{}", svg::render(&run.record(), &title));
+    if !io::stdout(&svg::render(&run.record(), &title)) {
+        std::process::exit(0);
+    }
     Ok(())
 }
 
 /// A block's text (a file, or stdin) as the static figure documentation pages embed.
 fn cmd_figure(args: &[String]) -> Result<(), Fail> {
     let text = match args {
-        [] => std::io::read_to_string(std::io::stdin()).map_err(|e| Fail(format!("stdin: {e}")))?,
-        [path] => std::fs::read_to_string(path).map_err(|e| Fail(format!("{path}: {e}")))?,
+        [] => io::stdin().map_err(|e| Fail(format!("stdin: {e}")))?,
+        [path] => io::read_to_string(path).map_err(|e| Fail(format!("{path}: {e}")))?,
         _ => return Err(Fail(format!("figure takes one block file (or stdin)\n{USAGE}"))),
     };
     let html = docfigure::figure(&text).map_err(|e| Fail(format!("hwscope block: {e}")))?;
@@ -255,17 +291,52 @@ fn cmd_render_docs(args: &[String]) -> Result<(), Fail> {
         docfigure::render_dir(std::path::Path::new(d), &mut report).map_err(|e| Fail(format!("{d}: {e}")))?;
     }
     for w in &report.warnings {
-        eprintln!("hwscope: warning: {w}");
+        err!("hwscope: warning: {w}");
     }
     for e in &report.errors {
-        eprintln!("hwscope: {e}");
+        err!("hwscope: {e}");
     }
-    eprintln!("hwscope render-docs: {} figures in {} pages, {} blocks with errors", report.figures, report.files, report.errors.len());
+    err!("hwscope render-docs: {} figures in {} pages, {} blocks with errors", report.figures, report.files, report.errors.len());
     if !report.errors.is_empty() && !allow {
         return Err(Fail(format!(
             "{} hwscope blocks cannot be drawn (see above; --allow-errors keeps the error boxes and exits 0)",
             report.errors.len()
         )));
+    }
+    Ok(())
+}
+
+/// A Markdown page's ```hwscope fences drawn as static figures (one-line HTML blocks), for
+/// docs tools that hand a plugin the page's Markdown: mkdocs-hwscope runs this command in
+/// its WASI build. Each block that cannot be drawn becomes an error box and a line on
+/// stderr, `NAME:line: hwscope block: …`; unless --allow-errors the command then fails
+/// (exit 2), after writing the page.
+fn cmd_render_markdown(args: &[String]) -> Result<(), Fail> {
+    let mut name = "(stdin)".to_string();
+    let mut allow = false;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--file" => name = value(args, &mut i, "--file")?.to_string(),
+            "--allow-errors" => allow = true,
+            other => return Err(Fail(format!("render-markdown: unknown argument {other}\n{USAGE}"))),
+        }
+        i += 1;
+    }
+    let md = io::stdin().map_err(|e| Fail(format!("stdin: {e}")))?;
+    let mut report = docfigure::Report::default();
+    let out = docfigure::rewrite_markdown(&md, |f| docfigure::draw(&name, f, &mut report));
+    if !io::stdout(&out) {
+        return Ok(());
+    }
+    for w in &report.warnings {
+        err!("hwscope: warning: {w}");
+    }
+    for e in &report.errors {
+        err!("hwscope: {e}");
+    }
+    if !report.errors.is_empty() && !allow {
+        return Err(Fail(format!("{} hwscope blocks cannot be drawn (see above)", report.errors.len())));
     }
     Ok(())
 }
@@ -292,26 +363,34 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
         }
         i += 1;
     }
-    if !matches!(fmt.as_str(), "jsonl" | "table" | "markdown") {
-        return Err(Fail(format!("--format: must be jsonl, table or markdown, got {fmt:?}")));
+    if !matches!(fmt.as_str(), "jsonl" | "table" | "markdown" | "kafka-log") {
+        return Err(Fail(format!("--format: must be jsonl, table, markdown or kafka-log, got {fmt:?}")));
     }
     let mut scenario = load_scenario(file, builtin_name)?;
     if let Some(p) = preset {
         set_preset(&mut scenario, p)?;
     }
     if show_config {
-        print_config(&scenario, |line| eprintln!("{line}"));
+        print_config(&scenario, |line| err!("{line}"));
     }
     if let Some(u) = until {
         scenario.stop_at_ms = u.min(crate::scenario::MAX_TIME_MS);
     }
     let mut run = Run::new(scenario);
     run.set_log_tail(log_tail.filter(|&n| n > 0));
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    if fmt == "jsonl" {
+    let mut out = io::Buffered::new();
+    if fmt == "kafka-log" {
+        // What the brokers' and the controller's logs would say, step by step (kafka_log.rs).
         run.for_each_record(|r| {
-            if writeln!(out, "{}", r.to_json()).is_err() {
+            for line in &r.kafka_log {
+                if !out.push(&format!("{:>9} ms  step {:<5} {line}\n", r.time_ms, r.step)) {
+                    std::process::exit(0);
+                }
+            }
+        });
+    } else if fmt == "jsonl" {
+        run.for_each_record(|r| {
+            if !out.push(&r.to_json()) || !out.push("\n") {
                 // The reader has gone (`| head`): stop quietly.
                 std::process::exit(0);
             }
@@ -320,16 +399,17 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
         let mut records = Vec::new();
         run.for_each_record(|r| records.push(r.clone()));
         let text = if fmt == "table" { format::table(&records) } else { format::markdown(&records) };
-        if out.write_all(text.as_bytes()).is_err() {
+        if !out.push(&text) {
             std::process::exit(0);
         }
     }
-    let _ = out.flush();
+    out.flush();
     Ok(())
 }
 
 /// Simulated events per second, natively, for each built-in scenario (narration
 /// and step records off: this is the engine's own speed), and peak memory.
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
 fn cmd_bench(args: &[String]) -> Result<(), Fail> {
     let mut seconds = 2.0f64;
     let mut json = false;

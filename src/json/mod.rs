@@ -16,4 +16,4 @@ pub use fields::{
 pub(crate) use fields::{json_record, json_struct, json_write};
 pub use read::{parse, JsonError};
 pub use value::{lookup, Value};
-pub use write::{to_string, write_f64, write_i64, write_str, write_u64, Obj, ToJson};
+pub use write::{quoted, to_string, write_f64, write_i64, write_str, write_u64, Obj, ToJson};

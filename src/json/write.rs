@@ -111,6 +111,45 @@ pub fn write_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// `text` between `quote`s as Rust's `{:?}` writes a `str` (`'"'`) or a `char`
+/// (`'\''`), for what an error message quotes: the quote, `\\`, `\n`, `\r`, `\t`,
+/// `\0` escaped, other control characters as `\u{7f}`, the rest as it is (where
+/// `Debug` also escapes unprintable Unicode). Messages use it instead of `Debug`,
+/// whose escaping tables the page's WebAssembly then need not carry.
+pub fn quoted(text: &str, quote: char) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\0' => out.push_str("\\0"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => {
+                out.push_str("\\u{");
+                write_u64_hex(&mut out, c as u64);
+                out.push('}');
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+fn write_u64_hex(out: &mut String, n: u64) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digits = (64 - n.leading_zeros()).div_ceil(4).max(1);
+    for i in (0..digits).rev() {
+        out.push(HEX[((n >> (4 * i)) & 15) as usize] as char);
+    }
+}
+
 /// A whole number in decimal.
 pub fn write_u64(out: &mut String, mut n: u64) {
     let mut digits = [0u8; 20];
@@ -308,5 +347,21 @@ impl<A: ToJson, B: ToJson> ToJson for (A, B) {
         out.push(',');
         self.1.write_json(out);
         out.push(']');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quoted;
+
+    /// `quoted` writes what `{:?}` writes for everything but unprintable Unicode.
+    #[test]
+    fn quoted_is_debug_for_what_messages_quote() {
+        for s in ["", "v2", "abc…", "a\"b", "it's", "back\\slash", "new\nline\r\ttab", "nul\0", "bell\u{7}del\u{7f}", "é日本"] {
+            assert_eq!(quoted(s, '"'), format!("{s:?}"), "{s}");
+        }
+        for c in ['!', '\'', '"', '\\', '\n', '\u{1}', 'é', ' '] {
+            assert_eq!(quoted(c.encode_utf8(&mut [0; 4]), '\''), format!("{c:?}"), "{c}");
+        }
     }
 }

@@ -18,7 +18,8 @@ impl Narrator<'_> {
                 Event::Truncated { leo_before, to, rule: TruncationRule::DivergingEpoch, .. } => {
                     let (epoch, end) = resp.diverging_epoch.unwrap_or_default();
                     return format!(
-                        "Follower {id} learns its log diverges from leader {leader}'s: epoch {epoch} ends at {end} on the leader. It truncates {leo_before} → {to} (the HW is not updated this round, KAFKA-14704) and fetches again at {to}.{}",
+                        "Follower {id} learns its log diverges from leader {leader}'s: epoch {epoch} ends at {end} on the leader. It truncates {leo_before} → {to} (the HW is not updated this round, KAFKA-14704) and fetches again at {to}.{}{}",
+                        self.dropped(id),
                         self.fetch_note()
                     );
                 }
@@ -51,6 +52,25 @@ impl Narrator<'_> {
     }
 
     /// The message of the Fetch this step sent.
+    /// The records a truncation at this step removed from broker `id`'s log, by name,
+    /// and how many of them had been acknowledged (lost here: `Partition.truncateTo`).
+    fn dropped(&self, id: u32) -> String {
+        let step = self.sim.step;
+        let gone: Vec<_> = self.sim.broker(id).ghosts.iter().filter(|g| g.step == step).collect();
+        if gone.is_empty() {
+            return String::new();
+        }
+        let names: Vec<String> = gone.iter().map(|g| self.sim.record_name(g.id)).collect();
+        let named = if names.len() > 4 { format!("{}, {} … {}", names[0], names[1], names[names.len() - 1]) } else { names.join(", ") };
+        let acked = gone.iter().filter(|g| self.sim.invariants.losses.iter().any(|l| l.id == g.id)).count();
+        let lost = match acked {
+            0 => String::new(),
+            n if n == gone.len() => format!(": all {n} had been acknowledged, and are lost here"),
+            n => format!(": {n} of them had been acknowledged, and are lost here"),
+        };
+        format!(" It drops {} record{} ({named}){lost}.", gone.len(), plural(gone.len()))
+    }
+
     fn fetch_note(&self) -> &'static str {
         let msg = self.events.iter().find_map(|e| match e {
             Event::FetchSent { msg, .. } => Some(*msg),

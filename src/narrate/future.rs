@@ -50,5 +50,9 @@ pub fn pending_text(sim: &Sim, p: &Pending) -> String {
         }
         Pending::Rejoining { follower } => format!("follower {follower} catches up with {leader} and rejoins the ISR"),
         Pending::ConsumerBehind { consumer: i } => format!("{} reads up to the HW of the replica it reads from", consumer(i)),
+        Pending::ConsumerOnLaggingReplica { consumer: i, replica, at_ms } => format!(
+            "{} reads from broker {replica}, whose HW lags {leader}'s, until its metadata refresh at {at_ms} ms (metadata.max.age.ms); then it asks {leader} again",
+            consumer(i)
+        ),
     }
 }

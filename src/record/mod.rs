@@ -1,4 +1,4 @@
-//! The step record (CONTRACT.md §3): what one step did and the whole state
+//! The step record (docs/format.md, the step record): what one step did and the whole state
 //! after it, built from the simulation's state and the step's typed events
 //! (`state.rs`, `event.rs`), with the sentence from `crate::narrate`, and
 //! written as JSON. Nothing here decides anything.
@@ -30,7 +30,7 @@ json_record! {
 }
 
 json_record! {
-    /// The step's event: `type` and the fields that type carries (CONTRACT §3,
+    /// The step's event: `type` and the fields that type carries (docs/format.md, the step record;
     /// docs/extensions.md), `None` fields left out.
     #[derive(Debug, Clone, Default, PartialEq)]
     pub struct EventRecord {
@@ -96,6 +96,12 @@ json_record! {
         pub elr: Option<Vec<u32>> = "elr", opt;
         /// 4.1 (KIP-966), written only when ELR is on: the last known leader, kept while the ISR is empty.
         pub last_known_elr: Option<Vec<u32>> = "last_known_elr", opt;
+        /// Written only while the leader's ISR is smaller than min.insync.replicas (as the
+        /// leader applies it, `Partition.effectiveMinIsr`): that minimum. acks=all writes
+        /// are refused (NOT_ENOUGH_REPLICAS) while it is written.
+        pub under_min_isr: Option<u32> = "under_min_isr", opt;
+        /// Written (true) with `under_min_isr` where the leader holds its HW meanwhile (3.7+, KAFKA-15583).
+        pub hw_held: Option<bool> = "hw_held", opt;
     }
 }
 
@@ -286,7 +292,7 @@ json_record! {
 }
 
 json_record! {
-    /// A step as the CLI prints it and the page receives it (CONTRACT §3).
+    /// A step as the CLI prints it and the page receives it (docs/format.md, the step record).
     #[derive(Debug, Clone)]
     pub struct StepRecord {
         pub step: u64 = "step", always;
@@ -302,6 +308,9 @@ json_record! {
         pub violations: Vec<Violation> = "violations", always;
         /// Every record lost so far in the run (`violations` says it once, here it stays).
         pub lost: Vec<LossRecord> = "lost", nonempty;
+        /// What the brokers' and the controller's logs would say at this step, in the
+        /// preset's version's format (`kafka_log.rs`); none under `textbook`.
+        pub kafka_log: Vec<String> = "kafka_log", nonempty;
         /// Set in the lighter form: lists hold only their last `log_tail` items.
         pub log_tail: Option<usize> = "log_tail", opt;
     }

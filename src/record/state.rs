@@ -23,6 +23,7 @@ impl Sim {
     pub fn record_with_tail(&self, tail: Option<usize>) -> StepRecord {
         let c = &self.controller;
         let maximal_isr = c.leader.and_then(|l| self.broker(l).lead.as_ref()).map_or_else(|| c.isr.clone(), |ls| ls.maximal_isr());
+        let under_min_isr = c.leader.filter(|&l| self.under_min_isr(l)).map(|_| self.effective_min_isr());
         StepRecord {
             step: self.step,
             time_ms: self.now,
@@ -37,6 +38,8 @@ impl Sim {
                 cut_links: self.net.cut_links().into_iter().map(|(a, b)| (self.node_name(a), self.node_name(b))).collect(),
                 elr: self.behavior.eligible_leader_replicas.then(|| c.elr.clone()),
                 last_known_elr: self.behavior.eligible_leader_replicas.then(|| c.last_known_elr.clone()),
+                under_min_isr,
+                hw_held: under_min_isr.and(self.behavior.hw_held_under_min_isr.then_some(true)),
             },
             replicas: self.brokers.iter().map(|b| self.replica_record(b.id, tail)).collect(),
             in_flight: self.in_flight.values().map(|(m, _)| self.in_flight_record(m)).collect(),
@@ -123,6 +126,7 @@ impl Sim {
                     allowed: l.allowed,
                 })
                 .collect(),
+            kafka_log: crate::kafka_log::lines(self),
             log_tail: tail,
         }
     }

@@ -1,4 +1,4 @@
-//! The input: a scenario in format 1 (CONTRACT.md §2). This file: its types,
+//! The input: a scenario in format 1 (docs/format.md). This file: its types,
 //! each a field list that gives the JSON key, the default, how the field is
 //! read and when it is written (a new field is one line); `validate.rs`: the
 //! checks a JSON type cannot make; `switches.rs`: the behaviour switches;
@@ -158,7 +158,7 @@ json_struct! {
 }
 
 /// A node on the network as a scenario names it: a broker number, `"controller"`,
-/// or a producer's or consumer's id (CONTRACT §7).
+/// or a producer's or consumer's id (docs/format.md).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Endpoint {
     Broker(u32),
@@ -242,7 +242,7 @@ json_struct! {
         pub id: String = "id", required(string), always;
         pub acks: Acks = "acks", or(Acks::All, Acks::read), always;
         pub request_timeout_ms: u64 = "request.timeout.ms", or(30_000, uint), always;
-        /// The Java producer's settings (CONTRACT §7), written only when set: unset
+        /// The Java producer's settings (docs/format.md), written only when set: unset
         /// takes Kafka's default for the preset (`ProducerSpec::settings`).
         pub enable_idempotence: Option<bool> = "enable.idempotence", opt(boolean), opt;
         pub retries: Option<u64> = "retries", opt(uint), opt;
@@ -285,7 +285,7 @@ json_struct! {
         /// (auto.offset.reset=latest on an idle partition).
         pub position: Option<u64> = "position", opt(uint), opt;
         pub request_timeout_ms: u64 = "request.timeout.ms", or(30_000, uint), always;
-        /// The consumer's settings (CONTRACT §7), written only when set.
+        /// The consumer's settings (docs/format.md), written only when set.
         pub metadata_max_age_ms: Option<u64> = "metadata.max.age.ms", opt(uint), opt;
         pub retry_backoff_ms: Option<u64> = "retry.backoff.ms", opt(uint), opt;
         pub auto_offset_reset: Option<OffsetReset> = "auto.offset.reset", opt(OffsetReset::parse), opt;

@@ -20,7 +20,7 @@ pub enum Preset {
     Kafka28,
     Kafka37,
     Kafka38,
-    /// The default, and what `latest` names (CONTRACT §2): scenarios and links that
+    /// The default, and what `latest` names (docs/format.md): scenarios and links that
     /// name no preset keep their behaviour.
     #[default]
     Kafka40,

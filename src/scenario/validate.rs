@@ -300,7 +300,10 @@ fn in_range(field: &str, value: u64, min: u64, max: u64) -> Result<(), ScenarioE
 fn client_id(field: &str, id: &str) -> Result<(), ScenarioError> {
     let ok = !id.is_empty() && id.len() <= 32 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.');
     if !ok {
-        return Err(ScenarioError::new(field, format!("must be 1 to 32 letters, digits, '.', '_' or '-', got {:?}", truncate(id, 40))));
+        return Err(ScenarioError::new(
+            field,
+            format!("must be 1 to 32 letters, digits, '.', '_' or '-', got {}", crate::json::quoted(&truncate(id, 40), '"')),
+        ));
     }
     if id == "controller" {
         return Err(ScenarioError::new(field, "\"controller\" is reserved"));

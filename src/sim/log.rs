@@ -52,6 +52,7 @@ impl Log {
     }
 
     /// The produced record at `offset`, or None for an initial record or past the end.
+    #[inline(always)]
     pub fn get(&self, offset: u64) -> Option<Entry> {
         if offset < self.base || offset >= self.leo() {
             return None;

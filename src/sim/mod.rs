@@ -143,7 +143,9 @@ impl Sim {
             .map(|(i, spec)| Producer {
                 // Validated already; Kafka's defaults if a bad value slipped through.
                 settings: spec.settings(scenario.preset, &format!("producers[{i}]")).unwrap_or_else(|_| {
-                    crate::scenario::ProducerSpec::new(&spec.id, spec.acks).settings(scenario.preset, "").expect("defaults are valid")
+                    crate::scenario::ProducerSpec::new(&spec.id, spec.acks)
+                        .settings(scenario.preset, "")
+                        .unwrap_or_else(|e| panic!("defaults are valid: {e}"))
                 }),
                 next_n: 1,
                 acked: pvec::PVec::new(),
@@ -217,12 +219,12 @@ impl Sim {
         sim
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn broker(&self, id: u32) -> &Broker {
         &self.brokers[id as usize]
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn broker_mut(&mut self, id: u32) -> &mut Broker {
         &mut self.brokers[id as usize]
     }
@@ -435,6 +437,7 @@ impl Sim {
     // Effects: commands are collected and applied at the end of the step; events
     // are applied as they are emitted.
 
+    #[inline(always)]
     pub(crate) fn push_command(&mut self, command: Command) {
         self.commands.push(command);
     }

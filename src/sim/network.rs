@@ -107,6 +107,7 @@ impl Network {
         }
     }
 
+    #[inline(always)]
     pub fn conn(&self, client: Node, server: Node) -> Option<Conn> {
         if self.conns.is_empty() {
             return None;

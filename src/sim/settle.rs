@@ -104,6 +104,10 @@ pub enum Pending {
     Rejoining { follower: u32 },
     /// A consumer below the HW of the replica it reads from.
     ConsumerBehind { consumer: usize },
+    /// A consumer reading from a replica the leader named (KIP-392) that has left the
+    /// ISR and whose HW is below the leader's: it stays there until its metadata refresh (`metadata.max.age.ms`,
+    /// `Fetcher.selectReadReplica`) or an error, then asks the leader again.
+    ConsumerOnLaggingReplica { consumer: usize, replica: u32, at_ms: u64 },
 }
 
 impl Pending {
@@ -116,6 +120,7 @@ impl Pending {
             | Pending::DelayedProduce { at_ms, .. }
             | Pending::LostFetch { at_ms, .. }
             | Pending::LostConsumerFetch { at_ms, .. }
+            | Pending::ConsumerOnLaggingReplica { at_ms, .. }
             | Pending::Message { at_ms, .. } => Some(at_ms),
             _ => None,
         }
@@ -131,7 +136,16 @@ impl Sim {
         self.pending_consumers(&mut out);
         let mut timed = Vec::new();
         self.pending_timers_and_messages(&mut timed);
-        timed.sort_by_key(|p| p.at_ms());
+        // Soonest first, keeping the queue's order among equals. The queue yields them
+        // nearly in order, so an insertion sort (and not the standard library's stable
+        // sort, ~3 KB of the page's WebAssembly for this one call).
+        for i in 1..timed.len() {
+            let mut j = i;
+            while j > 0 && timed[j - 1].at_ms() > timed[j].at_ms() {
+                timed.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         out.extend(timed);
         out
     }
@@ -364,6 +378,14 @@ impl Sim {
             let Some(b) = from.map(|b| self.broker(b)) else { continue };
             if b.alive && c.position < b.hw {
                 out.push(Pending::ConsumerBehind { consumer: i });
+            } else if let (Some((r, until)), Some(l)) = (c.preferred, self.controller.leader) {
+                // At the end of what a lagging replica serves: it returns to the leader at its refresh.
+                // (An ISR member's HW trails the leader's by a round trip: that is no reason to wait.)
+                let lb = self.broker(l);
+                let out_of_isr = lb.lead.as_ref().is_some_and(|ls| !ls.isr.contains(&r));
+                if r != l && out_of_isr && b.hw < lb.hw && c.position < lb.hw {
+                    out.push(Pending::ConsumerOnLaggingReplica { consumer: i, replica: r, at_ms: until });
+                }
             }
         }
     }

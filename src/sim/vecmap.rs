@@ -19,14 +19,29 @@ impl<K: Ord, V> VecMap<K, V> {
         Self::default()
     }
 
+    // The page's core is built for size (Cargo.toml, profile `page`), where the
+    // compiler inlines next to nothing: these few lookups, on every step's path,
+    // are inlined by request (docs/performance.md, "The page's core built for size").
+    #[inline(always)]
     fn find(&self, key: &K) -> Result<usize, usize> {
-        self.entries.binary_search_by(|(k, _)| k.cmp(key))
+        let (mut lo, mut hi) = (0, self.entries.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.entries[mid].0.cmp(key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Ok(mid),
+            }
+        }
+        Err(lo)
     }
 
+    #[inline(always)]
     pub fn get(&self, key: &K) -> Option<&V> {
         self.find(key).ok().map(|i| &self.entries[i].1)
     }
 
+    #[inline(always)]
     pub fn get_mut(&mut self, key: &K) -> Option<&mut V> {
         match self.find(key) {
             Ok(i) => Some(&mut self.entries[i].1),
@@ -34,6 +49,7 @@ impl<K: Ord, V> VecMap<K, V> {
         }
     }
 
+    #[inline(always)]
     pub fn contains_key(&self, key: &K) -> bool {
         self.find(key).is_ok()
     }

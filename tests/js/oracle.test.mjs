@@ -358,3 +358,35 @@ test("the exactness table has one row per scenario with version, run, verdict an
   assert.match(lines[0], /^\| `a\.json` \| 4\.0\.2 \| 2026-12-03 09:00; 3\.5 \| agree \| \d+\/\d+ \|.*c-follower − c-leader: 502 ms real \/ 501 ms sim.*fenced — ms after last heartbeat real \/ — ms sim.*\| lag ±35\.1 ms; no-timer durations \+52 ms noise; statuses, states, sets exact \| — \|$/);
   assert.match(lines[1], /cannot run on a real cluster \| — \| network: no \|/);
 });
+
+// ---- the broker log (issue 29): the simulator's lines against server.log ------------------
+
+import { compareKafkaLogs, parseLine, parseServerLog } from "../../oracle/lib/kafkalog.mjs";
+
+test("the broker log: the simulator's lines and a real server.log compare by kinds and values", () => {
+  const sim = [
+    "broker 0 | [Partition t-0 broker=0] Shrinking ISR from 0,1,2 to 0,1. Leader: (highWatermark: 101, endOffset: 104). Out of sync replicas: (brokerId: 2, endOffset: 101, lastCaughtUpTimeMs: 505).",
+    "broker 0 | [Partition t-0 broker=0] ISR updated to 0,1  and version updated to 1",
+    "controller | [QuorumController id=c] Fencing broker 2 because its session has timed out.",
+    "broker 2 | [UnifiedLog partition=t-0, dir=/tmp/kafka-logs] Truncating to offset 101",
+  ].map((l) => parseLine(l));
+  const b0 = [
+    "12:00:01.000 INFO  [Partition] [Partition hwscope-0 broker=0] Shrinking ISR from 0,1,2 to 0,1. Leader: (highWatermark: 101, endOffset: 104). Out of sync replicas: (brokerId: 2, endOffset: 101, lastCaughtUpTimeMs: 1733480000505).",
+    "12:00:01.010 INFO  [Partition] [Partition __consumer_offsets-3 broker=0] ISR updated to 0  and version updated to 7",
+    "12:00:01.020 INFO  [Partition] [Partition hwscope-0 broker=0] ISR updated to 0,1  and version updated to 1",
+  ].join("\n");
+  const b2 = "12:00:09.000 INFO  [UnifiedLog] [UnifiedLog partition=hwscope-0, dir=/dev/shm/x/b2/data] Truncating to offset 101";
+  const ctl = "1733480009000 Fencing broker 2 because its session has timed out.";
+  const real = [...parseServerLog(b0, "b0", "hwscope"), ...parseServerLog(b2, "b2", "hwscope"), ...parseServerLog(ctl, "controller", "hwscope")];
+  assert.equal(real.length, 4, "another partition's lines are left out");
+  const same = compareKafkaLogs(sim, real);
+  assert.equal(same.same, true, same.diffs.join("; "));
+  // A truncation to another offset, and a shrink only one side logs, are reported.
+  const other = parseServerLog(b2.replace("offset 101", "offset 100"), "b2", "hwscope");
+  const d = compareKafkaLogs(sim, [...real.filter((e) => e.kind !== "truncate" && e.kind !== "isr-shrink"), ...other]);
+  assert.equal(d.same, false);
+  assert.deepEqual(d.diffs, [
+    'b0 isr-shrink #1: only the simulator logs {"from":"0,1,2","to":"0,1"}',
+    'b2 truncate #1: simulator {"to":101}, Kafka {"to":100}',
+  ]);
+});

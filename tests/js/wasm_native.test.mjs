@@ -1,5 +1,5 @@
 // The wasm build and the native CLI must produce the same trace, record for record
-// (CONTRACT §3: "the wasm step() returns the same object; they are equal field for field").
+// (docs/format.md, the step record: "the wasm step() returns the same object; they are equal field for field").
 //
 // Needs www/pkg (npm run build). Builds the native CLI once (cargo build --release --bin
 // hwscope, a no-op when it is fresh); HWSCOPE_BIN=/path/to/hwscope skips that build.
@@ -160,7 +160,7 @@ test("builtinScenarios() lists named scenarios, each valid JSON", () => {
   for (const b of BUILTINS) {
     assert.equal(typeof b.name, "string");
     assert.equal(typeof b.title, "string");
-    // The brief names the field `scenario`; the facade currently calls it `json` (CONTRACT.md
+    // The brief names the field `scenario`; the facade currently calls it `json` (docs/api.md
     // does not fix builtinScenarios()), so either is accepted.
     assert.equal(
       typeof scenarioOf(b),

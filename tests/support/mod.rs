@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests (each test file includes them with
 //! `mod support;`). Tests read what a user sees:
-//! the step records of CONTRACT.md §3, as JSON.
+//! the step records of docs/format.md, the step record; as JSON.
 #![allow(dead_code)]
 
 use hwscope::{Run, Scenario};

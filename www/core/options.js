@@ -1,4 +1,4 @@
-// Every option the page reads from its query (CONTRACT §6, docs/embedding.md),
+// Every option the page reads from its query (docs/format.md, docs/embedding.md),
 // read once at boot: embed, fit, theme, motion, the step range (from, to, loop),
 // controls, the host's origin, the built-in scenario, and Learn's tour/view.
 // Values that make no sense are named in `problems` and left at their default.

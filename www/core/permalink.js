@@ -1,4 +1,4 @@
-// Share links in the URL fragment (CONTRACT §6; the codec is src/link.rs): read
+// Share links in the URL fragment (docs/format.md, share links; the codec is src/link.rs): read
 // one, check it reproduces the state it was made from, keep it on the step shown.
 
 /** null (no link, or an anchor), {scenario?, at?, hash?}, or {error}. */

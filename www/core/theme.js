@@ -21,7 +21,12 @@ export function setTheme(mode, button, persist = true) {
     const word = document.createElement("span");
     word.className = "theme-word";
     word.textContent = "Theme: ";
-    button.replaceChildren(word, mode);
+    // …and says it with a sign, so "auto" alone is not a riddle.
+    const icon = document.createElement("span");
+    icon.className = "theme-icon";
+    icon.setAttribute("aria-hidden", "true");
+    icon.textContent = "◐\u2009";
+    button.replaceChildren(icon, word, mode);
     button.setAttribute("aria-label", `Theme: ${mode}`);
   }
   if (persist) {

@@ -10,8 +10,12 @@
 // then, with one WebAssembly module for every figure of the page), in the box
 // the static figure reserved, so nothing below it moves. Until the reader
 // does something, the page costs only its static figures and this script. Colours follow the site's theme:
-// mdBook's classes, Docusaurus's data-theme, MkDocs Material's
-// data-md-color-scheme, else prefers-color-scheme. Every file comes from the
+// mdBook's classes, Docusaurus's and Starlight's data-theme, MkDocs Material's
+// data-md-color-scheme, a class the site names (`auto.js?dark-class=dark`: VitePress
+// marks only dark mode, with <html class="dark">), else prefers-color-scheme.
+// Printing shows the static figure, in light colours. Pages that a single-page
+// site swaps in (Docusaurus, VitePress, Material's instant loading, Astro's view
+// transitions, which replace <body>) are scanned again. Every file comes from the
 // folder this script is in; nothing is requested from another origin.
 
 const BLOCKS = "figure.hwscope-figure, pre > code.language-hwscope, pre.hwscope, div.hwscope, hwscope-playground";
@@ -21,10 +25,13 @@ let live = null;
 /** Figures in view; they wake at the reader's first scroll, key or touch. */
 const visible = new Set();
 let engaged = false;
+/** The class that marks dark mode on <html>, when the site said (auto.js?dark-class=NAME). */
+const DARK_CLASS = new URL(import.meta.url).searchParams.get("dark-class");
 
 /** The site's colour mode: "dark" or "light". */
 export function siteTheme() {
   const root = document.documentElement;
+  if (DARK_CLASS) return root.classList.contains(DARK_CLASS) ? "dark" : "light";
   const md = document.body?.dataset.mdColorScheme ?? root.dataset.mdColorScheme;
   if (md) return md === "slate" ? "dark" : "light";
   for (const v of [root.dataset.theme, root.dataset.bsTheme, root.dataset.colorMode]) {
@@ -75,7 +82,24 @@ function textOf(el) {
   return words.join(" ");
 }
 
+/** Print: the static figure (drawn at build time), in light colours, not the live one. */
+function printStyle() {
+  if (document.getElementById("hwscope-print")) return;
+  const style = document.createElement("style");
+  style.id = "hwscope-print";
+  style.textContent =
+    "@media print{.hwscope-figure .hwscope-live{display:none!important}.hwscope-figure img.hwscope-static{visibility:visible!important;color-scheme:light!important}}";
+  document.head.append(style);
+}
+
 function find(root = document) {
+  // Figures of a page the site has navigated away from.
+  for (const fig of figures) {
+    if (fig.isConnected) continue;
+    figures.delete(fig);
+    visible.delete(fig);
+    seen.unobserve(fig);
+  }
   for (const el of root.querySelectorAll(BLOCKS)) {
     if (el.closest("[data-hwscope-live], .hwscope-error")) continue;
     let fig;
@@ -89,6 +113,7 @@ function find(root = document) {
     } else if (el.localName === "code") fig = boxFor(el.textContent, el.parentElement);
     else fig = boxFor(el.textContent, el);
     if (figures.has(fig)) continue;
+    if (!figures.size) printStyle();
     figures.add(fig);
     fig.dataset.hwscopeLive = "waiting";
     const theme = /(?:^|\s)theme=(light|dark)\b/.exec(fig.dataset.hwscope)?.[1];
@@ -178,9 +203,6 @@ for (const ev of ENGAGE) addEventListener(ev, engage, { capture: true, passive: 
 function themeChanged() {
   for (const fig of figures) applyTheme(fig);
 }
-const watch = new MutationObserver(themeChanged);
-watch.observe(document.documentElement, { attributes: true, attributeFilter: ["class", "data-theme", "data-bs-theme", "data-color-mode", "data-md-color-scheme"] });
-if (document.body) watch.observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
 matchMedia("(prefers-color-scheme: dark)").addEventListener("change", themeChanged);
 
 /** For pages that add blocks later (a single-page docs site after navigation). */
@@ -190,11 +212,25 @@ export function scan(root = document) {
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => find());
 else find();
-// Sites that swap pages without reloading (Docusaurus, MkDocs Material's instant loading).
+// One observer for every site: the theme attributes of <html> and <body> (a toggle
+// re-themes the figures at once), and pages swapped in without a reload (Docusaurus,
+// VitePress, MkDocs Material's instant loading; Astro's view transitions replace
+// <body> itself, so the observer sits on <html>).
+const THEME_ATTRIBUTES = ["class", "data-theme", "data-bs-theme", "data-color-mode", "data-md-color-scheme"];
 let pending = 0;
-new MutationObserver(() => {
-  pending ||= requestAnimationFrame(() => {
-    pending = 0;
-    find();
-  });
-}).observe(document.body ?? document.documentElement, { childList: true, subtree: true });
+new MutationObserver((records) => {
+  let theme = false;
+  let added = false;
+  for (const r of records) {
+    if (r.type === "attributes") theme ||= r.target === document.documentElement || r.target === document.body;
+    else added ||= r.addedNodes.length > 0;
+  }
+  if (theme) themeChanged();
+  if (added) {
+    pending ||= requestAnimationFrame(() => {
+      pending = 0;
+      find();
+      themeChanged();
+    });
+  }
+}).observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: THEME_ATTRIBUTES });

@@ -144,6 +144,12 @@ async function create(api) {
     return JSON.stringify(obj);
   }
 
+  /** Opens a counterexample as the page's run, and shows the stage it is drawn on. */
+  function openRun(link) {
+    api.openLink(link);
+    document.querySelector(".stage-col")?.scrollIntoView({ block: "start" });
+  }
+
   function showResult(m) {
     const r = m.result;
     section.dataset.state = r.verdict;
@@ -156,7 +162,7 @@ async function create(api) {
     ];
     if (r.allowed_seen) parts.push(h("p", { class: "muted" }, `Seen on the way, permitted by the configuration (not a counterexample): ${r.allowed_seen}`));
     if (r.verdict === "counterexample") {
-      const openB = h("button", { type: "button", class: "primary", onclick: () => api.openLink(r.link) }, `Open it as a run (step ${r.step})`);
+      const openB = h("button", { type: "button", class: "primary", onclick: () => openRun(r.link) }, `Open it as a run (step ${r.step})`);
       const copyB = h("button", { type: "button", onclick: () => copy(`${location.href.replace(/[?#].*$/s, "")}#${r.link}`, copyB) }, "Share: copy its link");
       parts.push(h("div", { class: "ex-actions" }, openB, copyB));
       parts.push(h("h4", {}, "Why: the steps that led there, newest first"));
@@ -168,6 +174,8 @@ async function create(api) {
       if (!r.replays) parts.push(h("p", { class: "warn" }, "This counterexample did not replay to the same violation: a bug in hwscope; please report it with its link."));
     }
     verdict.replaceChildren(...parts);
+    // The verdict sits under the form: bring its head into view (at 1280 × 800 it was below the fold).
+    verdict.scrollIntoView({ block: "nearest" });
   }
 
   async function copy(text, button) {

@@ -60,7 +60,7 @@ export function createCompare(box, hub, preset = {}) {
   const note = h("p", { class: "muted cmp-note" });
   const sides = [side("A"), side("B")];
   box.append(
-    h("div", { class: "row" }, h("label", {}, "B differs in ", which), valueBox, aBox),
+    h("div", { class: "row", hidden: preset.pair ? "" : null }, h("label", {}, "B differs in ", which), valueBox, aBox),
     h("div", { class: "cmp-scrubrow" }, prev, scrub, next, out),
     note,
     h("div", { class: "cmp-sides" }, sides.map((s) => s.box)));
@@ -104,7 +104,8 @@ export function createCompare(box, hub, preset = {}) {
     if (aValue) s.set(a, aValue.value);
     const b = structuredClone(base);
     s.set(b, v);
-    const jsons = [JSON.stringify(a), JSON.stringify(b)];
+    // Two given runs (two branches of the page's run), else the base with one setting changed.
+    const jsons = preset.pair ? preset.pair.map((p) => p.json) : [JSON.stringify(a), JSON.stringify(b)];
     const err = wasm.validateScenario(jsons[1]);
     if (err) {
       note.textContent = `B cannot run: ${err}`;
@@ -113,7 +114,7 @@ export function createCompare(box, hub, preset = {}) {
     runs = jsons.map((json, i) => {
       const trace = Trace.of(wasm, json, { tail: 16 }).upTo(LIMIT - 1);
       const sd = sides[i];
-      sd.head.textContent = `${sd.name} · ${s.label} ${s.get(JSON.parse(json))}`;
+      sd.head.textContent = preset.pair ? `${sd.name} · ${preset.pair[i].label}` : `${sd.name} · ${s.label} ${s.get(JSON.parse(json))}`;
       // A new SVG per run: the stage keeps its own listeners on it.
       const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
       svg.setAttribute("class", "stage cmp-stage");
@@ -131,7 +132,9 @@ export function createCompare(box, hub, preset = {}) {
     scrub.max = end;
     const cut = runs.some((r) => !r.trace.done);
     const what = aValue ? `A runs it under ${aValue.value}, B under ${v}` : `B changes ${s.label} only`;
-    note.textContent = `A is the scenario as loaded (without your interventions); ${what}.${cut ? ` Long run: the first ${LIMIT} steps of each.` : ""}`;
+    note.textContent = preset.pair
+      ? `Two branches of the page's run, each with its own interventions.${cut ? ` Long run: the first ${LIMIT} steps of each.` : ""}`
+      : `A is the scenario as loaded (without your interventions); ${what}.${cut ? ` Long run: the first ${LIMIT} steps of each.` : ""}`;
     box.dataset.setting = which.value;
     box.dataset.value = v;
     go(Math.min(t || hub.rec().time_ms, end));
@@ -183,6 +186,7 @@ export function createCompare(box, hub, preset = {}) {
   which.value = preset.setting && SETTINGS[preset.setting] ? preset.setting : "preset";
   valueControl();
   if (preset.value !== undefined) value.value = String(preset.value);
+  if (preset.a !== undefined && aValue) aValue.value = String(preset.a);
   run(value.value);
 
   return {

@@ -158,7 +158,7 @@ async function createHub(api) {
       const spec = VIEWS[name];
       if (!spec) return null;
       if (views.has(name)) {
-        if (name === "compare" && opts.setting) closeView(name);
+        if (name === "compare" && (opts.setting || opts.pair)) closeView(name);
         else return views.get(name);
       }
       const mod = await spec.module();

@@ -4,10 +4,14 @@
 
 import { h } from "../core/dom.js";
 
-/** `extra` goes after the name (app.js's "modified by interventions" note). */
+/** Open only where there is room for it and the stage's controls below it (a
+ *  phone folds it, and so does a laptop's 800 px: the Intervene row stays in view).
+ *  `extra` goes after the name (app.js's "modified by interventions" note). */
 export function renderAbout(box, { title, description, embed, extra = null }) {
   const heading = h("b", {}, title || "Custom scenario");
+  // An embed's one line cuts a long title short: there the mark comes first.
+  const line = embed ? [extra, heading] : [heading, extra];
   box.replaceChildren(description
-    ? h("details", { open: innerWidth > 640 && !embed ? "" : null }, h("summary", {}, heading, extra), description)
-    : h("p", {}, heading, extra));
+    ? h("details", { open: innerWidth > 640 && innerHeight >= 900 && !embed ? "" : null }, h("summary", {}, ...line), description)
+    : h("p", {}, ...line));
 }

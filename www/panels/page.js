@@ -9,6 +9,7 @@ import { createSettings } from "./settings.js";
 import { createClients } from "./clients.js";
 import { createLost } from "./lost.js";
 import { createFuture } from "./future.js";
+import { createKafkaLog } from "./kafkalog.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -21,9 +22,11 @@ export function createPagePanels({ sim, wasm, go, intervene, load }) {
   const clients = createClients($("clients"));
   const lost = createLost($("lost-panel"), $("lost"), go);
   const future = createFuture($("future"), sim);
+  const kafkaLog = createKafkaLog($("kafka-log"), $("kafka-log-note"), sim, go);
   return {
     show(rec, selection, playing) {
       narration.show(rec);
+      kafkaLog.show(rec);
       inspect(rec, selection);
       clients(rec);
       lost(rec);
@@ -33,6 +36,9 @@ export function createPagePanels({ sim, wasm, go, intervene, load }) {
     inspect,
     interventions,
     openSettings,
-    reset: () => narration.reset(),
+    reset: () => {
+      narration.reset();
+      kafkaLog.reset();
+    },
   };
 }

@@ -42,6 +42,8 @@ export function splitError(err) {
 
 /** "30000 — Kafka 2.5+ default (KIP-537)", "1 — set by the scenario". */
 export function sourceText(s) {
+  // "none: a KRaft cluster has no ZooKeeper" says it already: not "none — none: …".
+  if (s.value === null && /^none\b/.test(s.note)) return `${s.note}${s.used ? "" : " (not used by this preset)"}`;
   const value = s.value === null ? "none" : String(s.value);
   return `${value} — ${s.note}${s.used ? "" : " (not used by this preset)"}`;
 }

@@ -4,6 +4,14 @@
 import { h } from "../core/dom.js";
 import { isrText } from "../render/isr.js";
 
+/** The box has a fixed width (nothing moves while playing), wide enough for 13
+ *  characters: past 100 s the time is in seconds, to the millisecond while it fits. */
+export function timeText(t) {
+  if (t < 1e5) return `t = ${t.toFixed(1)} ms`;
+  const s = t / 1000;
+  return `t = ${s.toFixed(s < 1e3 ? 3 : s < 1e4 ? 2 : s < 1e5 ? 1 : 0)} s`;
+}
+
 export function createStatus(line, violations) {
   const parts = {};
   for (const key of ["seed", "time", "step", "part"]) {
@@ -18,8 +26,7 @@ export function createStatus(line, violations) {
       parts.seed.textContent = `seed ${seed} · ${s.preset ?? "kafka-4.0"}`;
     },
     time(t) {
-      // The box has a fixed width (nothing moves while playing): past 1,000 s, seconds.
-      const s = t < 1e6 ? `t = ${t.toFixed(1)} ms` : `t = ${(t / 1000).toFixed(t < 1e8 ? 2 : 1)} s`;
+      const s = timeText(t);
       if (parts.time.textContent !== s) parts.time.textContent = s;
     },
     /** `live`: the run is the core's (the first stage, drawn before it, is not: tools
@@ -34,7 +41,9 @@ export function createStatus(line, violations) {
       const cut = p.cut_links?.length ? ` · cut ${p.cut_links.map(([a, b]) => `${a}→${b}`).join(" ")}` : "";
       // KIP-966 (kafka-4.1): the eligible leader replicas beside the ISR.
       const elr = p.elr ? ` · ELR {${p.elr.join(", ")}}${p.last_known_elr?.length ? ` · last known leader ${p.last_known_elr.join(", ")}` : ""}` : "";
-      parts.part.textContent = `leader ${p.leader ?? "none"} · epoch ${p.leader_epoch} · ${isrText(rec)}${elr}${cut}`;
+      // Under min.insync.replicas: acks=all is refused, and from 3.7 the HW is held.
+      const min = p.under_min_isr != null ? ` < min.insync ${p.under_min_isr}${p.hw_held ? " (HW held)" : ""}` : "";
+      parts.part.textContent = `leader ${p.leader ?? "none"} · epoch ${p.leader_epoch} · ${isrText(rec)}${min}${elr}${cut}`;
       violations.replaceChildren(...rec.violations.map((v) => h("li", {}, h("b", {}, v.invariant), ` ${v.text}`)));
     },
   };

@@ -42,7 +42,9 @@ export function createBrokers(layer) {
       const col = L.cols[r.broker];
       const inIsr = isr.includes(r.broker);
       const inElr = (elr ?? []).includes(r.broker);
-      const tag = inElr ? "ELR" : (lastKnown ?? []).includes(r.broker) ? "last leader" : "";
+      // The leader of an ISR smaller than min.insync.replicas: acks=all is refused there.
+      const underMin = rec.partition.under_min_isr != null && rec.partition.leader === r.broker;
+      const tag = inElr ? "ELR" : (lastKnown ?? []).includes(r.broker) ? "last leader" : underMin ? `ISR < ${rec.partition.under_min_isr}` : "";
       const isrMembership = memberOf(rec, r.broker, changes);
       const membership = isrMembership === "out of ISR" && inElr ? "in ELR" : isrMembership;
       const role = r.alive ? r.role : "offline";
@@ -62,7 +64,9 @@ export function createBrokers(layer) {
         "data-elr": tag || null,
         "data-zombie": zombie || null,
         "data-state": r.state ?? null,
+        "data-under-min-isr": underMin ? rec.partition.under_min_isr : null,
       });
+      n.tag.classList.toggle("under-min", underMin);
       set(n.box, { x, y: L.top, width: w, height: L.headH });
       board?.take({ x0: x, x1: x + w, y0: L.top, y1: L.top + L.headH });
       const room = w - 10;
@@ -90,7 +94,7 @@ export function createBrokers(layer) {
       });
       // The accessible name starts with the words drawn (WCAG 2.5.3), then says them in full.
       const drawn = [...lines.filter(Boolean), tag].filter(Boolean).join(", ");
-      set(n.g, { "aria-label": `${drawn}: broker ${r.broker}, ${role}${zombie ? " in its own view (the controller elected another: a zombie)" : ""}${state ? `, ${state}` : ""}, leader epoch ${r.leader_epoch}, ${r.fenced ? "fenced, " : ""}${membership}${tag === "last leader" ? ", last known leader" : ""}, LEO ${r.leo}, HW ${r.hw}` });
+      set(n.g, { "aria-label": `${drawn}: broker ${r.broker}, ${role}${zombie ? " in its own view (the controller elected another: a zombie)" : ""}${state ? `, ${state}` : ""}, leader epoch ${r.leader_epoch}, ${r.fenced ? "fenced, " : ""}${membership}${tag === "last leader" ? ", last known leader" : ""}${underMin ? `, ISR under min.insync.replicas ${rec.partition.under_min_isr}${rec.partition.hw_held ? ", HW held" : ""}` : ""}, LEO ${r.leo}, HW ${r.hw}` });
     });
   };
 }

@@ -35,7 +35,9 @@ export function createClients(layer, markLayer) {
       draw(n, L.producers.get(p.id), L.font, board);
       // The batch being retried, if any (its attempt and error are in the pill's words: layout.js).
       const retrying = (p.batches ?? []).some((b) => b.attempts > 0);
-      set(n.g, { class: `client producer${retrying ? " retrying" : ""}`, "data-producer": p.id, "data-retries": p.retries ?? 0 });
+      const refused = (p.batches ?? []).some((b) => b.attempts > 0 && b.error);
+      const failed = (p.failed_count ?? p.failed?.length ?? 0) > 0;
+      set(n.g, { class: `client producer${retrying ? " retrying" : ""}${refused || failed ? " refused" : ""}`, "data-producer": p.id, "data-retries": p.retries ?? 0, "data-failed": failed ? p.failed_count ?? p.failed.length : null });
     });
     controller.sync([0], () => 0, (n) => draw(n, L.controller, L.font, board));
     consumers.sync(rec.consumers, (c) => c.id, (n, c) => {

@@ -29,7 +29,10 @@ export function pillText(kind, c, small) {
     const retrying = (c.batches ?? []).find((b) => b.attempts > 0);
     // (The error it answers is in the producer's panel and the narration: the pill stays short.)
     const retry = retrying ? ` · retry ${retrying.attempts}` : "";
-    return `${c.id} acks=${c.acks}${!small && c.pending.length ? ` · ${c.pending.length} pending` : ""}${retry}`;
+    // …but a write refused for too small an ISR, or given up, is said on it.
+    const refused = !small && retrying?.error?.startsWith("NOT_ENOUGH_REPLICAS") ? " (ISR too small)" : "";
+    const failed = c.failed_count ?? c.failed?.length ?? 0;
+    return `${c.id} acks=${c.acks}${!small && c.pending.length ? ` · ${c.pending.length} pending` : ""}${retry}${refused}${failed ? ` · ${failed} failed` : ""}`;
   }
   if (kind === "consumer") return small ? `${c.id} @${c.position}` : `${c.id} · at ${c.position} · read ${c.records_read}`;
   return "controller";
@@ -74,6 +77,8 @@ export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
   let need = 1;
   for (const r of rec.replicas) need = Math.max(need, r.leo + 1);
   for (const c of rec.consumers) need = Math.max(need, c.position + 1);
+  // Records a truncation removed stay in view while their ghosts are drawn.
+  for (const r of rec.replicas) for (const g of r.lost ?? []) need = Math.max(need, g.offset + 1);
   let lo = Math.max(0, initialEnd - 3);
   if (need - lo > rows) lo = Math.ceil((need - rows) / 4) * 4;
   const hi = lo + rows;
@@ -81,7 +86,7 @@ export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
   const ruler = Math.max(small ? 20 : 30, Math.ceil(textWidth(String(hi), FONT)) + 8);
   const colW = (width - ruler) / n;
   const left = small ? 14 : 28;
-  const right = small ? 54 : 70;
+  const right = small ? 62 : 70;
   const stripW = Math.max(24, Math.min(110, colW - left - right - 4));
 
   // Producers stack down the left, the controller sits on the right, above the brokers.
@@ -92,7 +97,9 @@ export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
 
   const cols = rec.replicas.map((_, i) => {
     const x0 = ruler + i * colW;
-    const sx = x0 + Math.max(left, (colW - stripW - left - right) / 2 + left);
+    // On a narrow stage the strip keeps to the left of its column: its HW and LEO
+    // labels then have the whole right margin, the last column's too.
+    const sx = x0 + (small ? left : Math.max(left, (colW - stripW - left - right) / 2 + left));
     return { x0, w: colW, sx, cx: sx + stripW / 2 };
   });
 

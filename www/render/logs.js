@@ -154,11 +154,14 @@ export function createLogs(rulerLayer, layer) {
       set(n.leo, { x1: sx - 4, x2: right, y1: yLeo, y2: yLeo });
       const was = prev?.get(r.broker);
       const moved = was !== undefined && was !== r.hw;
-      set(n.hwLabel, { class: moved ? "hwt moved" : "hwt" });
+      // The leader's HW held while its ISR is under min.insync.replicas (3.7+).
+      const held = rec.partition.hw_held && r.broker === rec.partition.leader && r.role === "leader";
+      set(n.hw, { class: held ? "hwl held" : "hwl" });
+      set(n.hwLabel, { class: moved ? "hwt moved" : held ? "hwt held" : "hwt" });
       // HW first: it matters most; then LEO, then the lag.
       // Right of the strip, else left of it (the last column of a narrow stage).
       const hwAt = (words) => [[right + 2, yHw + fs + 1, "start", words], [sx - 8, yHw + fs + 1, "end", words]];
-      label(n.hwLabel, board, moved ? fs + 1 : fs, 700, moved ? [...hwAt(`HW ${was}→${r.hw}`), ...hwAt(`HW↑${r.hw}`), ...hwAt(`↑${r.hw}`)] : hwAt(`HW ${r.hw}`));
+      label(n.hwLabel, board, moved ? fs + 1 : fs, 700, moved ? [...hwAt(`HW ${was}→${r.hw}`), ...hwAt(`HW↑${r.hw}`), ...hwAt(`↑${r.hw}`)] : held ? [...hwAt(`HW ${r.hw} held`), ...hwAt(`HW ${r.hw}`)] : hwAt(`HW ${r.hw}`));
       label(n.leoLabel, board, fs, 400, [[right + 2, yLeo - 3, "start", `LEO ${r.leo}`], [sx - 8, yLeo - 3, "end", `LEO ${r.leo}`]]);
       label(n.lagLabel, board, fs, 700, [[right + 2, yHw + 2 * fs + 5, "start", lag > 0 ? `lag ${lag}` : ""]]);
       // A record lost where another stands now: "✕ p1-1 #8" beside that row.
@@ -186,7 +189,8 @@ export function createLogs(rulerLayer, layer) {
         const y = L.y(o);
         set(m.g, { class: fs2.every((f) => f.in_isr === false) ? "fmark out" : "fmark" });
         set(m.tip, { d: `M${x},${y}l-5,-4v8z` });
-        const names = fs2.map((f) => f.broker).join(",");
+        // Two followers at one offset read as two ("1 & 2"), not as a number ("1,2").
+        const names = fs2.map((f) => f.broker).join(" & ");
         label(m.label, board, fs, 600, [[x - 6, y + fs / 3, "end", names], [x - 6, y - 4, "end", names], [x - 6, y + fs + 2, "end", names]]);
         text(m.title, fs2.map((f) => `Leader's view of follower ${f.broker}: fetch offset ${f.fetch_offset}`).join("; "));
       });

@@ -14,6 +14,7 @@ import { slow } from "./slow-follower.js";
 import { follower } from "./follower-fetch.js";
 import { kip101Old, kip101New, kip101Latest } from "./kip101.js";
 import { zombie, bounce, duplicates, failover } from "./faults.js";
+import { QUESTION_TOURS } from "./questions.js";
 
 export const LEVELS = ["junior", "middle", "senior", "principal"];
 
@@ -60,4 +61,5 @@ export const TOURS = [
       { scenario: "retry-through-failover", beats: failover },
     ],
   },
+  ...QUESTION_TOURS,
 ];

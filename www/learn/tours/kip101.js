@@ -8,6 +8,15 @@ import { ev, both, hwMoved, any, set, WRONG, hwOf } from "./common.js";
 const rejoins = (b) => (r) =>
   r.event?.to === b && ["broker_registration_response", "leader_and_isr", "broker_heartbeat_response"].includes(r.event.type) && ["become-follower", "become-leader"].includes(r.event.outcome);
 
+/** How the dead leader's end is noticed, by era: ZooKeeper expires its session, or
+ *  (KRaft) the controller fences it once its heartbeats stop. */
+export function sessionEnds(c) {
+  const zk = c.cfg("zookeeper.session.timeout.ms");
+  return zk != null
+    ? `ZooKeeper expires broker ${c.e.broker}'s session after zookeeper.session.timeout.ms (${zk} ms); the controller sees it gone`
+    : `The controller fences broker ${c.e.broker} after broker.session.timeout.ms (${c.cfg("broker.session.timeout.ms")} ms)`;
+}
+
 export const kip101Old = [
   {
     id: "start",
@@ -74,7 +83,7 @@ export const kip101Old = [
     title: "The follower is elected",
     at: ev("leader_election"),
     say: {
-      junior: (c) => `The controller fences broker ${c.e.broker} after broker.session.timeout.ms (${c.cfg("broker.session.timeout.ms")} ms) and elects broker ${c.e.leader} from the ISR: leader epoch ${c.e.leader_epoch}.`,
+      junior: (c) => `${sessionEnds(c)} and elects broker ${c.e.leader} from the ISR: leader epoch ${c.e.leader_epoch}.`,
     },
   },
   {
@@ -144,10 +153,21 @@ export const kip101Latest = [
   },
   {
     id: "leader",
-    level: "principal",
-    title: "The lesson",
+    level: "junior",
+    title: "kafka-4.0: the same faults, and the record is kept",
     at: ev("leader_and_isr", { outcome: "become-leader" }),
+    quiz: {
+      kind: "value",
+      ask: (c) => `The same faults at the same moments, under ${c.sc.preset}. Broker ${c.L} is about to lead. What will its LEO be: does it hold the acknowledged record?`,
+      answer: (c) => ({ value: c.lead.leo, broker: c.L, field: "leo" }),
+      choices: (c) => [
+        { value: c.lead.leo },
+        { value: c.lead.leo - 1, why: "That is what kafka-0.10 came to, by truncating the restarted follower to its stale HW. Since KIP-101 (0.11) no replica truncates to its own HW: only to where the leader's epoch ends." },
+      ],
+      explain: (c) => `Broker ${c.L} leads with LEO ${c.lead.leo}: the acknowledged record is still there.`,
+    },
     say: {
+      junior: (c) => `Same schedule under ${c.sc.preset}: broker ${c.L} is elected (epoch ${c.rec.partition.leader_epoch}) with LEO ${c.lead.leo} and HW ${c.lead.hw}. ${c.L === 1 ? "The restarted follower did not truncate to its own stale HW" : `Follower 1 restarted without truncating to its stale HW, and broker ${c.L}, which never lost the record, leads again`}: ${(c.rec.lost ?? []).some((l) => !l.allowed) ? "yet a record was lost." : "the acknowledged record is kept; nothing acknowledged is lost."}`,
       principal: (c) => `Broker ${c.L} leads epoch ${c.rec.partition.leader_epoch} with LEO ${c.lead.leo}; HW ${c.was(c.L).hw} → ${c.lead.hw}. A follower's HW lags the leader's by design (one Fetch later, or replica.fetch.wait.max.ms on an idle partition), so it cannot mark the end of committed data. Leader epochs record where each leader's writes begin, and truncation is decided from them. KIP-101 scenario 2 (kip101-divergence) shows the same fix for diverged logs.`,
     },
   },

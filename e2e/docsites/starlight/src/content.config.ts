@@ -1,0 +1,5 @@
+import { defineCollection } from "astro:content";
+import { docsLoader } from "@astrojs/starlight/loaders";
+import { docsSchema } from "@astrojs/starlight/schema";
+
+export const collections = { docs: defineCollection({ loader: docsLoader(), schema: docsSchema() }) };

@@ -1,0 +1,424 @@
+// Issue 29, "from a person-style pass over the page": each defect a new user met,
+// as that user would meet it, in Chromium. Each test failed on the page before
+// its fix. Needs www/pkg (npm run build).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { assertNoErrors, launch, ROOT, scrubTo, stepOf } from "./helpers.mjs";
+
+const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
+wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
+
+const builtin = (name) => wasm.builtinScenarios().find((s) => s.name === name).json;
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(async () => {
+  await env?.close();
+});
+
+async function open(path, viewport) {
+  const page = await env.newPage();
+  if (viewport) await page.setViewportSize(viewport);
+  await page.goto(new URL(path, env.baseURL).href);
+  await page.waitForSelector("html[data-boot=live]");
+  await page.waitForSelector("#status[data-step]");
+  return page;
+}
+
+const box = (page, sel) => page.$eval(sel, (e) => {
+  const r = e.getBoundingClientRect();
+  return { x0: r.left, x1: r.right, y0: r.top, y1: r.bottom, w: r.width, h: r.height };
+});
+
+describe("fix 6: the status line is never cut", () => {
+  test("past 100 s the time keeps its unit, inside its box", async () => {
+    const long = { format: 1, title: "A quiet partition for five minutes", replicas: 2, initial: { log_end_offset: 10 }, stop_at_ms: 300000 };
+    const page = await open(`/#${wasm.encodeLink(JSON.stringify(long))}`);
+    await page.click("#end");
+    await page.waitForFunction(() => Number(document.getElementById("status").dataset.time) >= 100000);
+    const t = await page.$eval("#status .time", (e) => ({ text: e.textContent, fits: e.scrollWidth <= e.clientWidth + 0.5 }));
+    assert.match(t.text, /^t = \d+(\.\d+)? s$/, t.text);
+    assert.ok(t.fits, `"${t.text}" fits its box`);
+    assertNoErrors(page);
+    await page.close();
+  });
+
+  test("in an embed the time and the step do not overlap; the modified mark is not cut off", async () => {
+    // A run with an intervention, made on the page, then opened as an embed.
+    const full = await open("/?scenario=slow-follower-isr");
+    await scrubTo(full, 3);
+    await full.click('[data-iv="crash"]');
+    await full.waitForFunction(() => /modified/.test(document.getElementById("about").textContent));
+    await full.waitForTimeout(600); // the address bar is rewritten at most every 500 ms
+    const hash = new URL(full.url()).hash;
+    await full.close();
+    const page = await open(`/?embed=1${hash.replace(/at=\d+/, "at=30")}`, { width: 640, height: 500 });
+    await page.waitForFunction(() => document.getElementById("status").dataset.step === "30");
+    const time = await box(page, "#status .time");
+    const step = await box(page, "#status .step");
+    assert.ok(time.x1 <= step.x0, `the time (ends ${time.x1}) ends before the step (starts ${step.x0})`);
+    const t = await page.$eval("#status .time", (e) => ({ text: e.textContent, fits: e.scrollWidth <= e.clientWidth + 0.5 }));
+    assert.ok(t.fits, `"${t.text}" fits its box`);
+    const mark = await page.$eval("#about .modified", (m) => {
+      const r = m.getBoundingClientRect();
+      const line = m.parentElement.getBoundingClientRect();
+      return { text: m.textContent, inside: r.width > 0 && r.right <= line.right + 0.5 };
+    });
+    assert.match(mark.text, /modified/);
+    assert.ok(mark.inside, "the modified mark is within the one line the embed has");
+    await page.close();
+  });
+});
+
+describe("fix 9: small layout defects", () => {
+  test("at 360 px every replica's HW and LEO are written right of its own log", async () => {
+    const page = await open("/?scenario=slow-follower-isr#at=30", { width: 360, height: 800 });
+    const labels = await page.$$eval("#stage g.log", (gs) => gs.map((g) => {
+      const strip = g.querySelector("rect.strip")?.getBoundingClientRect();
+      const t = (cls) => {
+        const n = g.querySelector(`text.${cls}`);
+        const r = n?.getBoundingClientRect();
+        return { text: n?.textContent ?? "", x0: r?.left ?? 0 };
+      };
+      return { broker: g.dataset.broker, right: strip.right, hw: t("hwt"), leo: t("leot") };
+    }));
+    assert.equal(labels.length, 3);
+    for (const l of labels) {
+      assert.match(l.hw.text, /^HW \d+/, `broker ${l.broker} has its HW label`);
+      assert.match(l.leo.text, /^LEO \d+/, `broker ${l.broker} has its LEO label`);
+      assert.ok(l.hw.x0 >= l.right && l.leo.x0 >= l.right, `broker ${l.broker}'s labels are right of its log`);
+    }
+    await page.close();
+  });
+
+  test("at 360 px the ? button is at least 24 × 24 and the theme button says what it is", async () => {
+    const page = await open("/", { width: 360, height: 800 });
+    const help = await box(page, "#help-open");
+    assert.ok(help.w >= 24 && help.h >= 24, `? is ${help.w} × ${help.h}`);
+    const theme = await page.$eval("#theme", (b) => b.innerText.trim());
+    assert.notEqual(theme, "auto", "more than a bare “auto”");
+    assert.match(theme, /◐/);
+    await page.close();
+  });
+
+  test("two followers at one fetch offset are marked as two, not as “1,2”", async () => {
+    const page = await open("/?scenario=slow-follower-isr#at=30");
+    const marks = await page.$$eval("#stage .fmark text", (ts) => ts.map((t) => t.textContent).filter(Boolean));
+    assert.ok(marks.length > 0);
+    assert.ok(!marks.some((m) => /\d,\d/.test(m)), `marks: ${marks}`);
+    assert.ok(marks.some((m) => /1 & 2/.test(m)), `marks: ${marks}`);
+    await page.close();
+  });
+
+  test("a quiz's question sits inside its box", async () => {
+    const page = await open("/?tour=hw-lag&beat=3&level=junior");
+    await page.waitForSelector(".tour form.quiz legend");
+    const legend = await box(page, ".tour form.quiz legend");
+    const set = await box(page, ".tour form.quiz fieldset");
+    assert.ok(legend.y0 >= set.y0 + 0.5, `the question (top ${legend.y0}) is below the box's border (${set.y0})`);
+    await page.close();
+  });
+
+  test("Settings does not say “none — none”", async () => {
+    const page = await open("/?scenario=seed-walkthrough");
+    await page.click("#settings-open");
+    await page.waitForSelector("#settings[open]");
+    const zk = await page.textContent("#f-config-zookeeper_session_timeout_ms-src");
+    assert.match(zk, /ZooKeeper/);
+    assert.doesNotMatch(zk, /none — none/);
+    await page.close();
+  });
+
+  test("an embed's “link reproduced exactly” goes once another step is shown", async () => {
+    const full = await open("/?scenario=seed-walkthrough");
+    await scrubTo(full, 4);
+    await full.waitForTimeout(600);
+    const hash = new URL(full.url()).hash;
+    await full.close();
+    const page = await open(`/?embed=1${hash}`);
+    await page.waitForSelector("#status .verified:not([hidden])");
+    await page.keyboard.press("ArrowRight");
+    await page.waitForFunction(() => document.getElementById("status").dataset.step === "5");
+    assert.equal(await page.isHidden("#status .verified"), true);
+    await page.close();
+  });
+});
+
+describe("fix 2 and fix 8: a built-in under another preset keeps its name and its moment", () => {
+  test("kip101-data-loss at its end, Settings › kafka-4.0 › Run: same moment, same name, both presets one click away", async () => {
+    const page = await open("/?scenario=kip101-data-loss");
+    await page.click("#end");
+    await page.waitForFunction(() => Number(document.getElementById("status").dataset.step) > 20);
+    const before = await page.$eval("#status", (s) => ({ step: Number(s.dataset.step), t: Number(s.dataset.time) }));
+    await page.click("#settings-open");
+    await page.waitForSelector("#settings[open]");
+    await page.selectOption("#f-preset", "kafka-4.0");
+    await page.click("#settings-run");
+    await page.waitForFunction(() => /kafka-4\.0/.test(document.querySelector("#status .seed").textContent));
+    const after = await page.$eval("#status", (s) => ({ step: Number(s.dataset.step), t: Number(s.dataset.time) }));
+    assert.ok(after.step > 0, "not back at step 0");
+    assert.ok(after.t <= before.t && after.t > before.t - 2000, `the same moment: ${after.t} ms against ${before.t} ms`);
+    assert.equal(await page.$eval("#scenario", (s) => s.value), "kip101-data-loss", "the picker keeps the built-in");
+    assert.match(await page.$eval("#scenario", (s) => s.selectedOptions[0].textContent), /under kafka-4\.0/);
+    const about = await page.textContent("#about");
+    assert.match(about, /under kafka-4\.0/, "the heading says which preset runs");
+    assert.match(about, /Written for kafka-0\.10/, "the description says which version it tells of");
+    // One click: both presets side by side.
+    await page.click("#notice .notice-action");
+    await page.waitForSelector(".view-compare .cmp-side[data-side=B] h4");
+    const heads = await page.$$eval(".view-compare .cmp-side h4", (hs) => hs.map((x) => x.textContent));
+    assert.match(heads[0], /kafka-0\.10/);
+    assert.match(heads[1], /kafka-4\.0/);
+    assertNoErrors(page);
+    await page.close();
+  });
+
+  test("an edited built-in's description is marked as the built-in's", async () => {
+    const page = await open("/?scenario=seed-walkthrough");
+    await page.click("#settings-open");
+    await page.waitForSelector("#settings[open]");
+    await page.fill("#f-title", "My own run");
+    await page.fill("#f-replicas", "3");
+    await page.click("#settings-run");
+    await page.waitForFunction(() => /My own run/.test(document.getElementById("about").textContent));
+    assert.match(await page.textContent("#about"), /which your edits changed/);
+    await page.close();
+  });
+
+  test("the KIP-101 tour: part 2 keeps the built-in's name; the junior level shows kafka-4.0 keeping the record", async () => {
+    const page = await open("/?tour=kip101&level=junior");
+    await page.waitForSelector(".tour[data-beat]");
+    const seen = [];
+    for (;;) {
+      const c = await page.$eval(".tour", (t) => ({ ...t.dataset }));
+      if (c.state === "ask") {
+        await page.click(".tour form.quiz button.link");
+        await page.waitForSelector(".tour[data-state=show]");
+      }
+      const pick = await page.$eval("#scenario", (s) => s.selectedOptions[0]?.textContent ?? "");
+      seen.push({ preset: c.preset, pick, text: await page.textContent(".tour .beat-body") });
+      if (await page.isDisabled(".tour-nav .primary")) break;
+      await page.click(".tour-nav .primary");
+    }
+    const latest = seen.filter((s) => s.preset === "kafka-4.0");
+    assert.ok(latest.length > 0, "a junior beat under kafka-4.0");
+    assert.ok(latest.some((s) => /the acknowledged record is kept/.test(s.text)), "it shows the record kept");
+    for (const s of seen) assert.doesNotMatch(s.pick, /Custom/, `the picker names the built-in under ${s.preset}`);
+    assert.ok(seen.some((s) => /under kafka-4\.0/.test(s.pick)));
+    await page.close();
+  });
+});
+
+describe("fix 3: min.insync.replicas on the stage", () => {
+  test("RF 5, min.insync 3, three followers crashed: the leader is marked under min ISR, its HW held, the producer's refused write shown", async () => {
+    const sc = {
+      format: 1, title: "Three of five down under min.insync.replicas 3", replicas: 5, initial: { log_end_offset: 100 },
+      config: { "min.insync.replicas": 3 }, producers: [{ id: "p1", acks: "all" }],
+      events: [
+        { at_ms: 500, crash: { broker: 2 } }, { at_ms: 500, crash: { broker: 3 } }, { at_ms: 500, crash: { broker: 4 } },
+        { at_ms: 1000, produce: { producer: "p1", records: 1 } },
+        { at_ms: 14000, produce: { producer: "p1", records: 1 } },
+      ],
+      stop_at_ms: 16000,
+    };
+    const page = await open(`/#${wasm.encodeLink(JSON.stringify(sc))}`);
+    await page.click("#end");
+    await page.waitForFunction(() => document.querySelector('#stage .broker[data-under-min-isr]'));
+    // Step to a moment where the leader is under min ISR.
+    const leader = await page.$eval("#stage .broker[data-under-min-isr]", (g) => ({ broker: g.dataset.broker, min: g.dataset.underMinIsr, label: g.getAttribute("aria-label"), tag: g.querySelector(".elr-tag text")?.textContent }));
+    assert.equal(leader.min, "3");
+    assert.match(leader.tag, /ISR < 3/);
+    assert.match(leader.label, /under min\.insync\.replicas 3, HW held/);
+    const hw = await page.$eval(`#stage g.log[data-broker="${leader.broker}"]`, (g) => ({ line: g.querySelector("line.hwl").getAttribute("class"), label: g.querySelector("text.hwt").textContent }));
+    assert.match(hw.line, /held/);
+    assert.match(hw.label, /held/);
+    assert.match(await page.textContent("#status"), /< min\.insync 3 \(HW held\)/);
+    const producer = await page.$eval('#stage .producer[data-producer="p1"]', (g) => ({ cls: g.getAttribute("class"), text: g.textContent }));
+    assert.match(producer.cls, /refused/);
+    assert.match(producer.text, /ISR too small|failed/);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
+
+describe("fix 5: the Share dialog locks the embed to a range", () => {
+  test("the range around the step shown, and the loop, go into the iframe snippet", async () => {
+    const page = await open("/?scenario=slow-follower-isr");
+    await scrubTo(page, 20);
+    await page.click("#share-open");
+    await page.waitForSelector("#share[open]");
+    assert.doesNotMatch(await page.inputValue("#share-iframe"), /from=/, "not locked unless asked");
+    assert.equal(await page.isDisabled("#share-from"), true);
+    await page.check("#share-lock");
+    assert.equal(await page.inputValue("#share-from"), "10");
+    assert.equal(await page.inputValue("#share-to"), "30");
+    assert.match(await page.inputValue("#share-iframe"), /&amp;from=10&amp;to=30#/);
+    await page.check("#share-loop");
+    assert.match(await page.inputValue("#share-iframe"), /from=10&amp;to=30&amp;loop=1#/);
+    await page.fill("#share-to", "25");
+    assert.match(await page.inputValue("#share-iframe"), /from=10&amp;to=25&amp;loop=1#/);
+    // The snippet's own address opens an embed held to that range.
+    const src = (await page.inputValue("#share-iframe")).match(/src="([^"]+)"/)[1].replace(/&amp;/g, "&");
+    const embed = await open(new URL(src).pathname + new URL(src).search + new URL(src).hash);
+    await embed.waitForFunction(() => document.getElementById("scrub").min === "10" || Number(document.getElementById("status").dataset.step) >= 10);
+    assert.ok((await stepOf(embed)) >= 10 && (await stepOf(embed)) <= 25);
+    await embed.close();
+    await page.close();
+  });
+});
+
+describe("fix 1: a zombie's truncation shows what it loses", () => {
+  test("across the truncation every truncated record stays in view, the sentence names them, and the losses are dated then", async () => {
+    const page = await open("/?scenario=zombie-leader");
+    await page.selectOption("#jump-kind", "truncation");
+    await page.click("#jump-next");
+    await page.waitForFunction(() => /truncat/i.test(document.getElementById("live").textContent));
+    const at = await stepOf(page);
+    const ghosts = await page.$$eval('#stage g.log[data-broker="0"] .ghost', (gs) => gs.map((g) => g.dataset.id));
+    const text = await page.textContent("#live");
+    const m = text.match(/It drops (\d+) records? \(([^)]*)\)/);
+    assert.ok(m, `the sentence names what is dropped: ${text}`);
+    assert.match(text, /acknowledged, and are lost here/);
+    assert.equal(ghosts.length, Number(m[1]), `every truncated record is drawn (${ghosts.length} of ${m[1]})`);
+    // The step before: the same offsets in view, as records.
+    await page.keyboard.press("ArrowLeft");
+    await page.waitForFunction((s) => document.getElementById("status").dataset.step === String(s - 1), at);
+    const records = await page.$$eval('#stage g.log[data-broker="0"] .rec', (gs) => gs.length);
+    assert.ok(records >= Number(m[1]), `before the truncation its records are in view too (${records})`);
+    await page.keyboard.press("ArrowRight");
+    await page.waitForFunction((s) => document.getElementById("status").dataset.step === String(s), at);
+    // "Lost in this run" dates these losses at the truncation.
+    const dated = await page.$$eval("#lost li", (ls) => ls.map((l) => ({ id: l.dataset.id, step: Number(l.dataset.step) })));
+    const truncated = dated.filter((d) => ghosts.includes(d.id));
+    assert.ok(truncated.length > 0);
+    for (const d of truncated) assert.equal(d.step, at, `${d.id} is dated at the truncation`);
+    await page.close();
+  });
+});
+
+describe("fix 7: a consumer on a cut follower", () => {
+  test("the run goes on until the consumer's metadata refresh takes it back to the leader, and says so", async () => {
+    const sc = JSON.parse(builtin("follower-fetch-consumer"));
+    sc.title = "A consumer on a cut follower";
+    sc.consumers = sc.consumers.map((c) => (c.fetch_from != null ? { ...c, "metadata.max.age.ms": 20000 } : c));
+    sc.events = [...sc.events, { at_ms: 1500, partition: { between: [0, 1] } }];
+    sc.after_stop = "settle";
+    const page = await open(`/#${wasm.encodeLink(JSON.stringify(sc))}`);
+    // Past the ISR shrink, the line under the scrubber names the wait.
+    let said = "";
+    for (let i = 0; i < 40 && !/metadata refresh/.test(said); i++) {
+      await page.click("#end");
+      await page.waitForTimeout(300);
+      said = await page.textContent("#future");
+    }
+    await page.click("#end");
+    await page.waitForFunction(() => /ends here|settled/.test(document.getElementById("future").textContent), null, { timeout: 30000 });
+    const end = await page.evaluate(() => {
+      const st = document.getElementById("status").dataset;
+      const pos = Number(document.querySelector('#stage .consumer[data-consumer="c-follower"]').dataset.position);
+      const lead = document.querySelector("#stage .broker.leader");
+      return { t: Number(st.time), pos, hw: Number(lead.dataset.hw), future: document.getElementById("future").textContent };
+    });
+    assert.ok(end.t >= 20000, `the run went on past the refresh (${end.t} ms)`);
+    assert.equal(end.pos, end.hw, `c-follower caught up with the leader's HW: ${end.future}`);
+    await page.close();
+  });
+});
+
+describe("fix 4: at 1280 × 800 the main actions and their results are in view", () => {
+  const inView = (page, sel) => page.$eval(sel, (e) => {
+    const r = e.getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= innerHeight + 0.5 && r.height > 0;
+  });
+
+  test("the Intervene panel is in view at load", async () => {
+    const page = await open("/?scenario=seed-walkthrough", { width: 1280, height: 800 });
+    assert.equal(await inView(page, "#intervene"), true, "the whole Intervene panel is above the fold");
+    await page.close();
+  });
+
+  test("Explore's verdict comes into view, and “Open it as a run” shows the stage", async () => {
+    const page = await open("/?scenario=kip101-data-loss", { width: 1280, height: 800 });
+    await page.click("#explore-open");
+    await page.waitForSelector("#explore button[type=submit]");
+    await page.click("#explore button[type=submit]");
+    await page.waitForFunction(() => document.getElementById("explore")?.dataset.state === "counterexample", null, { timeout: 120_000 });
+    await page.waitForTimeout(300);
+    assert.equal(await inView(page, "#explore .ex-verdict h3"), true, "the verdict's head is in view");
+    assert.equal(await inView(page, "#explore .ex-actions button.primary"), true, "so is Open it as a run");
+    await page.click("#explore .ex-actions button.primary");
+    await page.waitForFunction(() => document.getElementById("status").dataset.step === "28");
+    await page.waitForTimeout(300);
+    assert.equal(await inView(page, "#stage"), true, "the stage is in view");
+    await page.close();
+  });
+});
+
+describe("what your broker log would say", () => {
+  test("the panel shows each step's log lines in the version's format, and a click shows the step", async () => {
+    const page = await open("/?scenario=slow-follower-isr");
+    await page.click(".klog-panel summary");
+    await page.click("#end");
+    await page.waitForFunction(() => /Shrinking ISR from 0,1,2 to 0,1\. Leader: \(highWatermark: \d+, endOffset: \d+\)\. Out of sync replicas: \(brokerId: 2, endOffset: \d+, lastCaughtUpTimeMs: \d+\)\./.test(document.getElementById("kafka-log").textContent), null, { timeout: 10000 });
+    const b = await page.$eval("#kafka-log button", (x) => Number(x.dataset.step));
+    await page.click("#kafka-log button");
+    assert.equal(await stepOf(page), b);
+    await page.close();
+  });
+
+  test("under kafka-0.10 the lines are 0.10's, and the textbook has none", async () => {
+    const sc = JSON.parse(builtin("slow-follower-isr"));
+    sc.preset = "kafka-0.10";
+    const page = await open(`/#${wasm.encodeLink(JSON.stringify(sc))}`);
+    await page.click(".klog-panel summary");
+    await page.click("#end");
+    await page.waitForFunction(() => /Partition \[t,0\] on broker 0: Shrinking ISR for partition \[t,0\] from 0,1,2 to 0,1/.test(document.getElementById("kafka-log").textContent), null, { timeout: 10000 });
+    await page.close();
+    const textbook = await open("/?scenario=seed-walkthrough");
+    await textbook.click(".klog-panel summary");
+    assert.match(await textbook.textContent("#kafka-log-note"), /no broker log/);
+    await textbook.close();
+  });
+});
+
+describe("a timeline that branches", () => {
+  test("an intervention makes a branch; any branch can be returned to, compared, and Back still works", async () => {
+    const page = await open("/?scenario=seed-walkthrough");
+    assert.equal(await page.isHidden("#branches"), true, "no branches before an intervention");
+    await scrubTo(page, 3);
+    await page.click('[data-iv="produce"]');
+    await page.waitForFunction(() => document.getElementById("status").dataset.step === "4");
+    await page.waitForSelector("#branches:not([hidden])");
+    const names = () => page.$$eval("#branches button.branch", (bs) => bs.map((b) => `${b.textContent}${b.getAttribute("aria-current") ? "*" : ""}`));
+    assert.deepEqual(await names(), ["as loaded", "1 record from p1 @3*"]);
+    // A second intervention, earlier: a second branch, and the first is kept.
+    await scrubTo(page, 1);
+    await page.selectOption("#iv-broker", "1");
+    await page.click('[data-iv="crash"]');
+    await page.waitForFunction(() => document.getElementById("status").dataset.step === "2");
+    assert.deepEqual(await names(), ["as loaded", "1 record from p1 @3", "crash broker 1 @1*"]);
+    // Return to the first branch: its link, at the step it was left at.
+    await page.click('#branches button.branch:text("1 record from p1 @3")');
+    await page.waitForFunction(() => /intervention at step 4\b/.test(document.getElementById("about").textContent));
+    assert.deepEqual(await names(), ["as loaded", "1 record from p1 @3*", "crash broker 1 @1"]);
+    assert.match(decodeURIComponent(page.url()), /#v=1&s=/, "the address holds the branch shown");
+    // Compare: Shift+click another branch, then Compare.
+    await page.click('#branches button.branch:text("crash broker 1 @1")', { modifiers: ["Shift"] });
+    await page.click("#branches button.link:not([hidden])");
+    await page.waitForSelector('.view-compare .cmp-side[data-side="B"] h4');
+    const heads = await page.$$eval(".view-compare .cmp-side h4", (hs) => hs.map((x) => x.textContent));
+    assert.match(heads[0], /1 record from p1 @3/);
+    assert.match(heads[1], /crash broker 1 @1/);
+    // Back: the branch shown before.
+    await page.goBack();
+    await page.waitForFunction(() => /intervention at step 2\b/.test(document.getElementById("about").textContent));
+    assert.deepEqual(await names(), ["as loaded", "1 record from p1 @3", "crash broker 1 @1*"]);
+    assertNoErrors(page);
+    await page.close();
+  });
+});

@@ -1,0 +1,69 @@
+// The broker log, compared (issue 29): what the simulator says each broker and the
+// controller would log (`kafka_log` in its step records, src/kafka_log.rs) against
+// what the real cluster's server.log files say, as a sequence of kinds and values
+// (never timestamps): ISR shrinks, expansions and updates, truncations, leader and
+// follower transitions, fencing and registration.
+
+/** One line → {kind, node, values} or null (a line of no kind compared here). `node`
+ *  is whose log it is ("b0".."bN", "controller"), given for server.log lines. */
+export function parseLine(line, node = null) {
+  let who = node;
+  let text = line;
+  const sim = /^(broker (\d+)|controller) \| (.*)$/.exec(line);
+  if (sim) {
+    who = sim[2] !== undefined ? `b${sim[2]}` : "controller";
+    text = sim[3];
+  }
+  let m;
+  if ((m = /Shrinking ISR (?:for partition \S+ )?from ([\d,]+) to ([\d,]+)/.exec(text))) return { kind: "isr-shrink", node: who, values: { from: m[1], to: m[2] } };
+  if ((m = /Expanding ISR (?:for partition \S+ )?from ([\d,]+) to ([\d,]+)/.exec(text))) return { kind: "isr-expand", node: who, values: { from: m[1], to: m[2] } };
+  if ((m = /ISR updated to ([\d,]+)/.exec(text))) return { kind: "isr-updated", node: who, values: { isr: m[1] } };
+  if ((m = /Truncating (?:log \S+ )?to offset (\d+)/.exec(text))) return { kind: "truncate", node: who, values: { to: Number(m[1]) } };
+  if ((m = /Leader \S+ (?:with topic id \S+ )?starts at leader epoch (\d+) from offset (\d+)/.exec(text))) return { kind: "leader-start", node: who, values: { epoch: Number(m[1]), offset: Number(m[2]) } };
+  if ((m = /Follower \S+ starts at leader epoch (\d+) from offset (\d+).*Current leader is (\d+)/.exec(text))) return { kind: "follower-start", node: who, values: { epoch: Number(m[1]), offset: Number(m[2]), leader: Number(m[3]) } };
+  if ((m = /Fencing broker (\d+) because its session has timed out/.exec(text))) return { kind: "fence", node: "controller", values: { broker: Number(m[1]) } };
+  if ((m = /RegisterBrokerRecord establishing a new incarnation of broker (\d+)/.exec(text))) return { kind: "register", node: "controller", values: { broker: Number(m[1]) } };
+  return null;
+}
+
+/** server.log text of one node → its entries, only those about `topic`'s partition 0
+ *  (controller lines name no partition and are all kept). */
+export function parseServerLog(text, node, topic) {
+  const out = [];
+  for (const line of text.split("\n")) {
+    if (node !== "controller" && !line.includes(`${topic}-0`) && !line.includes(`[${topic},0]`)) continue;
+    const e = parseLine(line, node);
+    if (e) out.push(e);
+  }
+  return out;
+}
+
+const key = (e) => `${e.node} ${e.kind} ${JSON.stringify(e.values)}`;
+
+/** The two sequences, per node and kind in order: the entries only one side has, and
+ *  the ones whose values differ, as lines for the report. Kinds the real cluster never
+ *  logs at INFO in this setup (leader/follower starts go to state-change.log) are
+ *  compared only when the real side has any. */
+export function compareKafkaLogs(simEntries, realEntries) {
+  const groups = new Map();
+  for (const [side, list] of [["sim", simEntries], ["real", realEntries]]) {
+    for (const e of list) {
+      const g = `${e.node} ${e.kind}`;
+      if (!groups.has(g)) groups.set(g, { sim: [], real: [] });
+      groups.get(g)[side].push(e);
+    }
+  }
+  const diffs = [];
+  for (const [g, { sim, real }] of groups) {
+    const kind = g.split(" ")[1];
+    if ((kind === "leader-start" || kind === "follower-start") && !realEntries.some((e) => e.kind === kind)) continue;
+    const n = Math.max(sim.length, real.length);
+    for (let i = 0; i < n; i++) {
+      const a = sim[i];
+      const b = real[i];
+      if (a && b && key(a) === key(b)) continue;
+      diffs.push(a && b ? `${g} #${i + 1}: simulator ${JSON.stringify(a.values)}, Kafka ${JSON.stringify(b.values)}` : a ? `${g} #${i + 1}: only the simulator logs ${JSON.stringify(a.values)}` : `${g} #${i + 1}: only Kafka logs ${JSON.stringify(b.values)}`);
+    }
+  }
+  return { same: diffs.length === 0, compared: simEntries.length + realEntries.length, diffs };
+}

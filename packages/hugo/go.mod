@@ -1,0 +1,3 @@
+module github.com/hwscope/hugo-hwscope
+
+go 1.20

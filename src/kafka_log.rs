@@ -1,0 +1,216 @@
+//! What a broker's or the controller's log would say for a step, in the format of
+//! the version the preset models (`hwscope run --format kafka-log`, the page's
+//! "What your broker log would say" panel, the oracle's comparison with a real
+//! server.log). Facts from Kafka's source at each release tag: `Partition`'s
+//! ISR changes and leader/follower transitions (core/.../cluster/Partition.scala),
+//! `Log`/`UnifiedLog.truncateTo`, `KafkaController.onBrokerChange` (ZooKeeper
+//! era) and `ReplicationControlManager`/`ClusterControlManager` (KRaft).
+//! Each line starts with whose log it is (`broker 0 | `, `controller | `), then
+//! `[ident] message` without timestamp or logger name. The topic is written `t`
+//! (partition `t-0`), the controller's id `c`.
+
+use crate::scenario::Preset;
+use crate::sim::event::{Event, TruncationRule};
+use crate::sim::Sim;
+
+/// The log formats hwscope writes, by the first version that used each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Era {
+    /// 0.10.2: `Partition [t,0] on broker 0: Shrinking ISR for partition [t,0] from …`.
+    V010,
+    /// 0.11: the same ident, `Shrinking ISR from 0,1,2 to 0,1`.
+    V011,
+    /// 2.0: `[Partition t-0 broker=0] Shrinking ISR from 0,1,2 to 0,1`.
+    V20,
+    /// 2.4: the shrink names the leader's HW and LEO and each out-of-sync replica's LEO.
+    V24,
+    /// 2.8: AlterIsr; the applied ISR is `ISR updated to … and version updated to [n]`.
+    V28,
+    /// 3.7: the out-of-sync replicas' lastCaughtUpTimeMs; `(under-min-isr)`; KRaft controller lines.
+    V37,
+}
+
+fn era(preset: Preset) -> Option<Era> {
+    Some(match preset {
+        Preset::Textbook => return None,
+        Preset::Kafka010 => Era::V010,
+        Preset::Kafka011 => Era::V011,
+        Preset::Kafka20 | Preset::Kafka21 => Era::V20,
+        Preset::Kafka24 => Era::V24,
+        Preset::Kafka28 => Era::V28,
+        Preset::Kafka37 | Preset::Kafka38 | Preset::Kafka40 | Preset::Kafka41 => Era::V37,
+    })
+}
+
+const DIR: &str = "/tmp/kafka-logs";
+
+fn ids(v: impl IntoIterator<Item = u32>) -> String {
+    v.into_iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// `Partition.logIdent` at that version.
+fn ident(era: Era, broker: u32) -> String {
+    if era < Era::V20 {
+        format!("Partition [t,0] on broker {broker}: ")
+    } else {
+        format!("[Partition t-0 broker={broker}] ")
+    }
+}
+
+/// The brokers the controller has registered (ZooKeeper: live znodes), but `gone`.
+fn registered(sim: &Sim, gone: Option<u32>) -> String {
+    let live = sim.controller.registrations.iter().enumerate().filter(|(_, r)| !r.fenced).map(|(b, _)| b as u32);
+    ids(live.filter(|&b| Some(b) != gone))
+}
+
+/// The lines the brokers and the controller would log for the step just taken
+/// (empty for the textbook preset, which models no Kafka version).
+pub fn lines(sim: &Sim) -> Vec<String> {
+    let Some(era) = era(sim.scenario.preset) else { return Vec::new() };
+    let kraft = sim.behavior.broker_liveness == crate::scenario::BrokerLiveness::BrokerHeartbeat;
+    let events = &sim.last.events;
+    let mut out = Vec::new();
+    let mut at = |source: String, line: String| out.push(format!("{source} | {line}"));
+    let src = |id: u32| format!("broker {id}");
+    let ctl = || "controller".to_string();
+    for (i, e) in events.iter().enumerate() {
+        match *e {
+            Event::IsrShrunk { leader, before, after, out: gone, .. } => {
+                let p = ident(era, leader);
+                let (b, a) = (ids(before.iter()), ids(after.iter()));
+                at(
+                    src(leader),
+                    match era {
+                        Era::V010 => format!("{p}Shrinking ISR for partition [t,0] from {b} to {a}"),
+                        Era::V011 | Era::V20 => format!("{p}Shrinking ISR from {b} to {a}"),
+                        _ => {
+                            let lb = sim.broker(leader);
+                            // The HW as it was when the line was written: before any move later in this step.
+                            let hw = events[i..]
+                                .iter()
+                                .find_map(|x| match *x {
+                                    Event::LeaderHwMoved { leader: l, from, .. } if l == leader => Some(from),
+                                    _ => None,
+                                })
+                                .unwrap_or(lb.hw);
+                            let views = lb.lead.as_ref();
+                            let replicas: Vec<String> = gone
+                                .iter()
+                                .map(|f| {
+                                    let v = views.and_then(|ls| ls.followers.get(&f));
+                                    let leo = v.and_then(|v| v.leo).map_or("unknown".to_string(), |x| x.to_string());
+                                    if era >= Era::V37 {
+                                        let caught = v.map_or("unknown".to_string(), |v| v.last_caught_up_ms.unwrap_or(0).to_string());
+                                        format!("(brokerId: {f}, endOffset: {leo}, lastCaughtUpTimeMs: {caught})")
+                                    } else {
+                                        format!("(brokerId: {f}, endOffset: {leo})")
+                                    }
+                                })
+                                .collect();
+                            format!(
+                                "{p}Shrinking ISR from {b} to {a}. Leader: (highWatermark: {hw}, endOffset: {}). Out of sync replicas: {}.",
+                                lb.log.leo(),
+                                replicas.join(" ")
+                            )
+                        }
+                    },
+                );
+            }
+            // Up to 2.4 the leader expands the ISR itself and says so; from 2.8 it proposes
+            // the change and logs only the ISR the controller committed (`IsrApplied`).
+            Event::IsrExpanded { leader, before, after, .. } if era < Era::V28 => {
+                let p = ident(era, leader);
+                let (b, a) = (ids(before.iter()), ids(after.iter()));
+                at(
+                    src(leader),
+                    if era == Era::V010 {
+                        format!("{p}Expanding ISR for partition t-0 from {b} to {a}")
+                    } else {
+                        format!("{p}Expanding ISR from {b} to {a}")
+                    },
+                );
+            }
+            Event::IsrApplied { leader, after, partition_epoch, .. } if era >= Era::V28 => {
+                let p = ident(era, leader);
+                let a = ids(after.iter());
+                at(
+                    src(leader),
+                    if era >= Era::V37 {
+                        let under = if sim.under_min_isr(leader) { "(under-min-isr)" } else { "" };
+                        format!("{p}ISR updated to {a} {under} and version updated to {partition_epoch}")
+                    } else {
+                        format!("{p}ISR updated to {a} and version updated to [{partition_epoch}]")
+                    },
+                );
+            }
+            Event::Truncated { broker, to, leo_before, rule } => {
+                if to >= leo_before && rule != TruncationRule::HighWatermark {
+                    continue;
+                }
+                at(
+                    src(broker),
+                    match era {
+                        Era::V010 | Era::V011 | Era::V20 | Era::V24 => format!("Truncating log t-0 to offset {to}."),
+                        Era::V28 => format!("[Log partition=t-0, dir={DIR}] Truncating to offset {to}"),
+                        Era::V37 => format!("[UnifiedLog partition=t-0, dir={DIR}] Truncating to offset {to}"),
+                    },
+                );
+            }
+            // `Partition.makeLeader` / `makeFollower`: 2.4 logs at the partition, from 2.8 the
+            // state-change logger (`[Broker id=n]`), from 3.7 with the partition epoch.
+            Event::BecameLeader { broker, epoch, leo, hw_before, .. } if era >= Era::V24 => {
+                let isr = sim.broker(broker).lead.as_ref().map_or_else(String::new, |ls| ids(ls.isr.iter().copied()));
+                let pe = sim.controller.partition_epoch;
+                at(src(broker), match era {
+                    Era::V24 => format!("{}t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw_before}. Previous leader epoch was {}.", ident(era, broker), epoch - 1),
+                    Era::V28 => format!("[Broker id={broker}] Leader t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw_before} ISR [{isr}] addingReplicas [] removingReplicas []. Previous leader epoch was {}.", epoch - 1),
+                    _ => format!("[Broker id={broker}] Leader t-0 with topic id Some(t) starts at leader epoch {epoch} from offset {leo} with partition epoch {pe}, high watermark {hw_before}, ISR [{isr}], adding replicas [] and removing replicas [] {}. Previous leader … and previous leader epoch was {}.", if sim.under_min_isr(broker) { "(under-min-isr)" } else { "" }, epoch - 1),
+                });
+            }
+            Event::BecameFollower { broker, leader: Some(l), .. } if era >= Era::V28 => {
+                let b = sim.broker(broker);
+                let (epoch, leo, hw, pe) = (b.leader_epoch, b.log.leo(), b.hw, sim.controller.partition_epoch);
+                at(
+                    src(broker),
+                    if era >= Era::V37 {
+                        format!("[Broker id={broker}] Follower t-0 starts at leader epoch {epoch} from offset {leo} with partition epoch {pe} and high watermark {hw}. Current leader is {l}. Previous leader … and previous leader epoch was {}.", epoch - 1)
+                    } else {
+                        format!("[Broker id={broker}] Follower t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw}. Current leader is {l}. Previous leader epoch was {}.", epoch - 1)
+                    },
+                );
+            }
+            Event::SessionExpired { broker, .. } => {
+                at(
+                    ctl(),
+                    if kraft {
+                        format!("[QuorumController id=c] Fencing broker {broker} because its session has timed out.")
+                    } else {
+                        let live = registered(sim, Some(broker));
+                        if era >= Era::V24 {
+                            format!("[Controller id=c] Newly added brokers: , deleted brokers: {broker}, bounced brokers: , all live brokers: {live}")
+                        } else {
+                            format!("[BrokerChangeListener on Controller c]: Newly added brokers: , deleted brokers: {broker}, all live brokers: {live}")
+                        }
+                    },
+                );
+            }
+            Event::BrokerRegistered { broker, broker_epoch, .. } => {
+                at(
+                    ctl(),
+                    if kraft {
+                        format!("[QuorumController id=c] Replayed RegisterBrokerRecord establishing a new incarnation of broker {broker}: BrokerRegistration(id={broker}, epoch={broker_epoch}, …)")
+                    } else {
+                        let live = registered(sim, None);
+                        if era >= Era::V24 {
+                            format!("[Controller id=c] Newly added brokers: {broker}, deleted brokers: , bounced brokers: , all live brokers: {live}")
+                        } else {
+                            format!("[BrokerChangeListener on Controller c]: Newly added brokers: {broker}, deleted brokers: , all live brokers: {live}")
+                        }
+                    },
+                );
+            }
+            _ => {}
+        }
+    }
+    out
+}
