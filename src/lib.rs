@@ -13,7 +13,7 @@
 //!   defaults that changed between versions with the settings in force
 //! - `sim/`       the engine: `mod.rs` (a step: decide, apply, check), `step.rs`
 //!   (trigger, commands), `event.rs` (typed events), `scheduler.rs` (the only place
-//!   order is decided), `network.rs`, `log.rs`, `msg.rs`, `state.rs`, `invariants.rs`
+//!   order is decided), `network.rs`, `log.rs`, `msg.rs`, `state.rs`, `invariants/`
 //!   (named properties); the rules: `leader/` (fetch, hw, isr, purgatory, produce),
 //!   `follower.rs`, `truncation.rs`, `controller.rs`, `election.rs`, `elr.rs`,
 //!   `producer.rs`, `consumer.rs`; `why.rs` (the reasons events carry)
@@ -25,6 +25,8 @@
 //! - `run`        a run with checkpoints: step, seek back and forth, fork
 //! - `marks`      the run's key moments (HW, ISR, elections, truncations, losses,
 //!   interventions), noted as steps are computed
+//! - `verdict`    each property's verdict at every step, with its witness (the
+//!   strip under the scrubber), noted as steps are computed
 //! - `link`       the share-link codec (URL fragment)
 //! - `builtin`    the built-in scenarios (JSON files in `scenarios/`)
 //! - `docblock`   a ```hwscope block in documentation (built-in + options, scenario, or link)
@@ -46,6 +48,7 @@ pub mod record;
 pub mod run;
 pub mod scenario;
 pub mod sim;
+pub mod verdict;
 
 /// The command line and its renderers (SVG, table, markdown, docs figures): not in
 /// the page's WebAssembly (wasm32-unknown-unknown); in the npm package's (feature `node`)

@@ -7,6 +7,7 @@ use crate::scenario::Action;
 use crate::scenario::{AfterStop, EventSpec, Scenario, ScenarioError};
 use crate::sim::vecmap::VecMap;
 use crate::sim::Sim;
+use crate::verdict::Verdicts;
 
 /// At most this many checkpoints are kept; their spacing doubles as a run grows.
 const MAX_CHECKPOINTS: usize = 256;
@@ -39,6 +40,8 @@ pub struct Run {
     log_tail: Option<usize>,
     /// The run's key moments as far as it is computed (marks.rs).
     marks: Marks,
+    /// Each property's verdict at every step computed (verdict.rs).
+    verdicts: Verdicts,
     /// Past the script, the run goes on until its consequences settle (an
     /// intervention or `settle()` turns it on; `after_stop` in a link).
     settling: bool,
@@ -57,6 +60,8 @@ impl Run {
         let picks = scenario.schedule.iter().map(|p| (p.at_step, p.pick)).collect();
         let settling = scenario.after_stop == AfterStop::Settle;
         let sim = Sim::new(scenario);
+        let mut verdicts = Verdicts::default();
+        verdicts.note(&sim);
         Run {
             checkpoints: vec![sim.clone()],
             sim,
@@ -69,6 +74,7 @@ impl Run {
             picks,
             log_tail: None,
             marks: Marks::default(),
+            verdicts,
             settling,
         }
     }
@@ -99,6 +105,16 @@ impl Run {
     /// The run's key moments, as far as it is computed.
     pub fn marks(&self) -> &Marks {
         &self.marks
+    }
+
+    /// Each property's verdict at every step, as far as the run is computed.
+    pub fn verdicts(&self) -> &Verdicts {
+        &self.verdicts
+    }
+
+    /// The verdicts as JSON (what the page's strip reads).
+    pub fn verdicts_json(&self) -> String {
+        crate::json::to_string(&crate::verdict::VerdictsJson { verdicts: &self.verdicts, sim: &self.sim, known: self.known })
     }
 
     /// Records list only the last `tail` items of each log and list (None: complete records).
@@ -148,10 +164,11 @@ impl Run {
     }
 
     /// A step computed: it is known, and, the first time, its marks are noted.
-    fn note(known: &mut u64, marks: &mut Marks, interventions: &VecMap<u64, Action>, sim: &Sim) {
+    fn note(known: &mut u64, marks: &mut Marks, verdicts: &mut Verdicts, interventions: &VecMap<u64, Action>, sim: &Sim) {
         if sim.step + 1 > *known {
             *known = sim.step + 1;
             marks.note(sim.step, marks::kinds_of(sim, interventions.contains_key(&sim.step)));
+            verdicts.note(sim);
         }
     }
 
@@ -206,7 +223,7 @@ impl Run {
             &mut self.spacing,
             &Steps { interventions: &self.interventions, picks: &self.picks },
         ) {
-            Self::note(&mut self.known, &mut self.marks, &self.interventions, &self.sim);
+            Self::note(&mut self.known, &mut self.marks, &mut self.verdicts, &self.interventions, &self.sim);
             true
         } else {
             self.done = true;
@@ -240,7 +257,7 @@ impl Run {
                 self.done = true;
                 break;
             }
-            Self::note(&mut self.known, &mut self.marks, &self.interventions, &sim);
+            Self::note(&mut self.known, &mut self.marks, &mut self.verdicts, &self.interventions, &sim);
         }
         self.ahead = Some(sim);
         (self.known, self.done)
@@ -271,7 +288,7 @@ impl Run {
                 // The run ended first: the last step is the answer.
                 return sim;
             }
-            Self::note(&mut self.known, &mut self.marks, &self.interventions, &sim);
+            Self::note(&mut self.known, &mut self.marks, &mut self.verdicts, &self.interventions, &sim);
         }
         sim
     }
@@ -316,8 +333,9 @@ impl Run {
         self.intervention_specs.insert(at, EventSpec { at_ms: self.sim.now as i64, at_step: Some(at), repeat: None, ..event.clone() });
         self.sim.apply_now(action);
         self.marks.truncate_after(self.sim.step - 1);
+        self.verdicts.truncate_after(self.sim.step - 1);
         self.known = self.sim.step;
-        Self::note(&mut self.known, &mut self.marks, &self.interventions, &self.sim);
+        Self::note(&mut self.known, &mut self.marks, &mut self.verdicts, &self.interventions, &self.sim);
         let s = self.sim.step;
         if s % self.spacing == 0 && s / self.spacing == self.checkpoints.len() as u64 {
             self.checkpoints.push(self.sim.clone());

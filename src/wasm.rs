@@ -153,6 +153,14 @@ impl Playground {
         Ok(self.run()?.marks().buckets(from.max(0.0) as u64, to.max(0.0) as u64, n))
     }
 
+    /// Each property's verdict along the run, as far as it is computed: `{known,
+    /// properties: [{name, tla, kind, segments: [{from, verdict, text?, record?,
+    /// replica?, other?, offset?, epoch?}]}]}` (verdict.rs): the strip under the scrubber.
+    pub fn verdicts(&mut self) -> Result<JsValue, JsError> {
+        let text = self.run()?.verdicts_json();
+        text_to_js(&text)
+    }
+
     /// The next step after `step` (or the last before it) marked with one of the
     /// kinds in `mask`, among the steps computed; -1 if none.
     #[wasm_bindgen(js_name = nextMark)]

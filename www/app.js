@@ -9,6 +9,7 @@ import { createStage } from "./render/stage.js";
 import { createControls, applyControls } from "./panels/controls.js";
 import { createStatus } from "./panels/status.js";
 import { createMarks } from "./panels/marks.js";
+import { createVerdicts } from "./panels/verdicts.js";
 import { renderAbout } from "./panels/about.js";
 import { fmt, h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
@@ -59,6 +60,7 @@ export function start(wasm, opts, boot = {}) {
   sim.listen(() => controls.update());
   const marks = createMarks(document, sim, player, { go, find: (test, label) => frontier.find(test, FAR_MS, label) });
   controls.jumps = marks;
+  const verdicts = opts.embed ? { step() {}, reset() {} } : createVerdicts(document, sim, player, { go });
   const notice = createNotice($("notice"));
   // The tree of branches under the scrubber (the full page only): each is a share link.
   // A branch is known by its link's scenario part (the scenario and its interventions).
@@ -102,6 +104,7 @@ export function start(wasm, opts, boot = {}) {
     status.step(rec);
     panels.show(rec, selection, player.playing);
     controls.update(rec.step);
+    verdicts.step(rec.step);
     frontier.follow(rec.step, player.to);
     // "Reproduced exactly" is said of the link's step, not of the ones stepped to after.
     if (!verified.hidden && rec.step !== verifiedAt) verified.hidden = true;
@@ -140,6 +143,7 @@ export function start(wasm, opts, boot = {}) {
     }
     // A "Jump to" result named a step of the run this one replaces.
     marks.reset();
+    verdicts.reset();
     remember(before);
     if (dropped.length) {
       const which = dropped.length === 1 ? `The intervention at step ${dropped[0]} was` : `The interventions at steps ${dropped.join(", ")} were`;

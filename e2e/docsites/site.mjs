@@ -34,8 +34,8 @@ export const ARTIFACTS = {
   hwscopeCrate: join(PACKAGES, `hwscope-${VERSION}.crate`),
   hugo: join(PACKAGES, "hugo-hwscope"),
 };
-/** Versions the fresh venvs install from the wheelhouse (.tools/wheels, install-docs-tools.sh wheels). */
-const PY_TOOLS = { mkdocs: ["mkdocs==1.6.1", "mkdocs-material==9.7.7"], zensical: ["zensical==0.0.52"] };
+/** What the fresh venv installs from the wheelhouse (.tools/wheels, install-docs-tools.sh wheels) with the wheel. */
+const PY_TOOLS = ["mkdocs==1.6.1", "mkdocs-material==9.7.7", "zensical==0.0.52"];
 /** A PATH for the docs tools: the system's folders and `extra`, never cargo's or node's. */
 export function bareEnv(extra = []) {
   const sys = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
@@ -160,24 +160,27 @@ function contentHash(dir) {
 }
 
 /**
- * A fresh venv (one per process and tool) with the mkdocs-hwscope wheel and MkDocs +
- * Material, or Zensical, from the wheelhouse (no index): the packed wheel as a docs
- * author installs it.
+ * A fresh venv (one per process) with the mkdocs-hwscope wheel and MkDocs, Material and
+ * Zensical, from the wheelhouse (no index): the packed wheel as a docs author installs it.
+ * (One venv for the three tools: a pip install is most of their tests' time.)
  */
 const venvs = {};
 const venvSeconds = {};
 export function pythonVenv(tool) {
-  if (venvs[tool]) return venvs[tool];
+  if (venvs.python) {
+    venvSeconds[tool] ??= venvSeconds.python;
+    return venvs.python;
+  }
   const { wheel } = packedArtifacts();
-  const dir = mkdtempSync(join(tmpdir(), `hwscope-venv-${tool}-`));
+  const dir = mkdtempSync(join(tmpdir(), "mkdocs-hwscope-venv-"));
   const t0 = Date.now();
   must(run("python3", ["-m", "venv", dir]), "python3 -m venv");
   must(
-    run(join(dir, "bin/pip"), ["install", "--quiet", "--disable-pip-version-check", "--no-index", "--find-links", join(TOOLS, "wheels"), wheel, ...PY_TOOLS[tool]]),
+    run(join(dir, "bin/pip"), ["install", "--quiet", "--disable-pip-version-check", "--no-index", "--find-links", join(TOOLS, "wheels"), wheel, ...PY_TOOLS]),
     `pip install ${wheel}`,
   );
-  venvSeconds[tool] = (Date.now() - t0) / 1000;
-  venvs[tool] = dir;
+  venvSeconds.python = venvSeconds[tool] = (Date.now() - t0) / 1000;
+  venvs.python = dir;
   return dir;
 }
 process.on("exit", () => {

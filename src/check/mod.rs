@@ -22,6 +22,7 @@ pub mod options;
 pub mod properties;
 pub mod report;
 pub mod search;
+pub mod simulate;
 pub mod symmetry;
 pub mod trace;
 
@@ -32,6 +33,7 @@ pub use options::Options;
 pub use properties::{Failure, Target, PROPERTIES};
 pub use report::{describe_bounds, Finished};
 pub use search::Search;
+pub use simulate::Simulation;
 pub use trace::{Counterexample, WhyStep};
 
 use crate::scenario::{Scenario, MAX_TIME_MS};

@@ -4,7 +4,8 @@
 //! `{"property":"any","allowed":false,"max_depth":28,"faults":3,"records":0,
 //!   "unflushed":0,"cuts":true,"one_way":false,
 //!   "controller_cuts":false,"client_cuts":false,"catch":0,"epochs":null,"max_time_ms":null,
-//!   "max_states":null,"memory_mb":1024,"drop_faults":true,"symmetry":true}`
+//!   "max_states":null,"memory_mb":1024,"drop_faults":true,"symmetry":true,
+//!   "seed":1,"walks":null}` (`seed` and `walks`: the simulation's, `check::simulate`)
 
 use super::{Bounds, Config, FaultMenu, Target};
 use crate::json::{self, boolean, err, json_struct, string, u32_of, uint, Read, Value};
@@ -30,6 +31,9 @@ json_struct! {
         pub memory_mb: u64 = "memory_mb", or(1024, uint), always;
         pub drop_faults: bool = "drop_faults", or(true, boolean), always;
         pub symmetry: bool = "symmetry", or(true, boolean), always;
+        /// Simulation only (`Simulation`): the first walk's seed, and how many walks at most.
+        pub seed: u64 = "seed", or(1, uint), always;
+        pub walks: Option<u64> = "walks", or(None, nullable(uint)), opt;
     }
 }
 

@@ -7,6 +7,7 @@
 pub mod docfigure;
 pub mod format;
 pub mod io;
+pub mod itf;
 pub mod svg;
 
 use crate::{builtin, Run, Scenario, ScenarioError};
@@ -16,6 +17,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   hwscope run SCENARIO.json|--builtin NAME [--format jsonl|table|markdown|kafka-log] [--until-ms N] [--preset NAME]
               [--log-tail N]   (lighter records: only the last N entries of each log and list)
+              [--itf FILE]     (also writes the run as an ITF trace: Apalache ADR-015, for TLA+ and Quint tools)
               [--show-config]  (first, on stderr: every setting in force and where it comes from)
   hwscope config SCENARIO.json|--builtin NAME [--preset NAME] [--json]
                                    every setting in force: the scenario's, else the preset's default
@@ -60,8 +62,12 @@ pub const CHECK_USAGE: &str = "  hwscope check SCENARIO.json|--builtin NAME [--m
               [--cut-controller] [--cut-clients]
               [--catch C] [--epochs E] [--max-time MS]
               [--max-states N] [--memory MIB] [--keep-faults] [--no-symmetry] [--preset NAME]
-              [--out FILE] [--json]
-                                   search every schedule and up to K faults for a counterexample";
+              [--replicas N] [--out FILE] [--itf FILE] [--json]
+                                   search every schedule and up to K faults for a counterexample
+  hwscope check ... --simulate [--seed S] [--walks W] [--seconds T] [--no-cut-controller] [--no-cut-clients]
+                                   random walks instead (each draws its depth up to --max-depth (default 200),
+                                   faults up to --faults (8), records up to --records (3) and its fault mix);
+                                   a walk that breaks a property is shrunk to a short replay";
 
 /// A usage or input error: exit status 2, one line on stderr.
 pub(crate) struct Fail(pub(crate) String);
@@ -349,10 +355,12 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     let mut preset = None;
     let mut log_tail = None;
     let mut show_config = false;
+    let mut itf_path = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
             "--builtin" => builtin_name = Some(value(args, &mut i, "--builtin")?.to_string()),
+            "--itf" => itf_path = Some(value(args, &mut i, "--itf")?.to_string()),
             "--format" => fmt = value(args, &mut i, "--format")?.to_string(),
             "--until-ms" => until = Some(number::<u64>(args, &mut i, "--until-ms", "a number of milliseconds")?),
             "--preset" => preset = Some(value(args, &mut i, "--preset")?.to_string()),
@@ -375,6 +383,10 @@ fn cmd_run(args: &[String]) -> Result<(), Fail> {
     }
     if let Some(u) = until {
         scenario.stop_at_ms = u.min(crate::scenario::MAX_TIME_MS);
+    }
+    if let Some(path) = &itf_path {
+        let text = itf::trace(&scenario, None, "hwscope run");
+        io::write(path, &text).map_err(|e| Fail(format!("{path}: {e}")))?;
     }
     let mut run = Run::new(scenario);
     run.set_log_tail(log_tail.filter(|&n| n > 0));

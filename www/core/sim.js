@@ -252,6 +252,11 @@ export class Sim {
     return this.call(() => this.#p.markBuckets?.(from, to, buckets) ?? new Uint8Array(buckets));
   }
 
+  /** Each property's verdict along the run as far as it is computed (src/verdict.rs), or null from an older core. */
+  verdicts() {
+    return this.call(() => this.#p.verdicts?.() ?? null);
+  }
+
   /** The next step after `step` (forward) or the last before it marked with a kind in `mask`; -1 if none computed. */
   nextMark(step, mask, forward) {
     return this.call(() => this.#p.nextMark?.(step, mask, forward) ?? -1);

@@ -4,7 +4,7 @@
 
 /** Starts a search: `on(message)` gets every message (bounds, progress, done,
  *  stopped, error); returns {stop}. */
-export function search(scenario, options, on, { memoryBytes = 1024 * 2 ** 20 } = {}) {
+export function search(scenario, options, on, { memoryBytes = 1024 * 2 ** 20, mode = "search" } = {}) {
   const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
   let over = false;
   const end = () => {
@@ -22,7 +22,7 @@ export function search(scenario, options, on, { memoryBytes = 1024 * 2 ** 20 } =
     end();
     on({ type: "error", message: e.message || "the explorer's worker failed to start" });
   };
-  worker.postMessage({ type: "start", scenario, options, memoryBytes });
+  worker.postMessage({ type: "start", scenario, options, memoryBytes, mode });
   return {
     stop() {
       if (over) return false;
@@ -34,8 +34,12 @@ export function search(scenario, options, on, { memoryBytes = 1024 * 2 ** 20 } =
 
 const fmt = (n) => Math.round(n).toLocaleString("en");
 
-/** One line of progress: level, states, rate, memory. */
+/** One line of progress: level, states, rate, memory (walks and steps for a simulation). */
 export function progressLine(p, ms, wasmBytes, maxDepth) {
+  if (p.walks !== undefined) {
+    const per = ms > 0 ? 1000 / ms : 0;
+    return `${fmt(p.walks)} walks · ${fmt(p.steps)} steps · deepest ${fmt(p.deepest)} · ${fmt(p.walks * per)} walks/s · ${fmt(p.steps * per)} steps/s`;
+  }
   const rate = ms > 0 ? (p.distinct * 1000) / ms : 0;
   return `level ${p.depth + 1} of ${maxDepth} · ${fmt(p.distinct)} distinct states · ${fmt(p.queued)} queued · ${fmt(rate)} states/s · ${fmt(wasmBytes / 2 ** 20)} MiB`;
 }

@@ -70,6 +70,13 @@ async function create(api) {
   const controllerCuts = h("input", { type: "checkbox", name: "controller_cuts" });
   const clientCuts = h("input", { type: "checkbox", name: "client_cuts" });
   const caught = number("catch", "Caught", 0, 0, 4, "messages on the wire a cut may catch (of the first 16)");
+  const method = h("select", { name: "method" },
+    h("option", { value: "search" }, "every timing, breadth-first (exhaustive within the bounds)"),
+    h("option", { value: "simulate" }, "random walks from a seed (for bounds too big to exhaust)"));
+  const seed = number("seed", "Seed", 1, 0, 2 ** 52, "walk i uses seed + i: a walk's seed alone walks it again");
+  const walks = number("walks", "Walks", 10000, 1, 1e9, "at most; Stop ends it sooner");
+  const simFields = h("div", { class: "ex-sim", hidden: "" }, seed.row, walks.row);
+  const tooBig = h("p", { class: "ex-hint", hidden: "" });
   const runB = h("button", { type: "submit", class: "primary" }, "Run");
   const stopB = h("button", { type: "button", disabled: "" }, "Stop");
   const bar = h("progress", { max: 12, value: 0, "aria-label": "Search progress (levels)" });
@@ -79,6 +86,9 @@ async function create(api) {
     h("fieldset", {}, h("legend", {}, "Look for"),
       h("label", { class: "ex-field wide" }, h("span", {}, "Property"), property),
       h("label", { class: "ex-check" }, allowed, " also losses the configuration permits (acks=0/1…)")),
+    h("fieldset", {}, h("legend", {}, "How"),
+      h("label", { class: "ex-field wide" }, h("span", {}, "Method"), method),
+      simFields, tooBig),
     h("fieldset", {}, h("legend", {}, "Start from"),
       h("label", { class: "ex-field wide" }, h("span", {}, "Scenario"), start),
       h("label", { class: "ex-field wide" }, h("span", {}, "Preset"), preset)),
@@ -111,6 +121,34 @@ async function create(api) {
   }
   fillPresets();
 
+  // Random walks are offered when an exhaustive search would be too big for a tab:
+  // many steps or faults, or three replicas and more.
+  const simulating = () => method.value === "simulate";
+  function offer() {
+    simFields.hidden = !simulating();
+    let replicas = 2;
+    try {
+      replicas = JSON.parse(api.scenarioText()).replicas ?? 3;
+    } catch {
+      /* no scenario yet */
+    }
+    const big = Number(depth.input.value) > 60 || Number(faults.input.value) > 4 || replicas >= 3 || controllerCuts.checked || clientCuts.checked;
+    tooBig.hidden = simulating() || !big;
+    tooBig.replaceChildren(big && !simulating() ? h("span", {}, "These bounds may be too big to search exhaustively in a tab. ",
+      h("button", { type: "button", class: "link", onclick: () => { method.value = "simulate"; depth.input.value = Math.max(Number(depth.input.value), 200); faults.input.value = Math.max(Number(faults.input.value), 8); offer(); } }, "Use random walks instead"),
+      " (200 steps, 8 faults; each walk draws its own depth, budget and mix of faults).") : "");
+  }
+  // Random walks want wider bounds than a breadth-first search: the BFS defaults become the simulation's.
+  method.addEventListener("change", () => {
+    if (!simulating()) return;
+    if (depth.input.value === "28") depth.input.value = "200";
+    if (faults.input.value === "3") faults.input.value = "8";
+    if (records.input.value === "0") records.input.value = "3";
+  });
+  form.addEventListener("input", offer);
+  form.addEventListener("change", offer);
+  offer();
+
   let running = null;
   const setRunning = (on) => {
     runB.disabled = on;
@@ -135,6 +173,7 @@ async function create(api) {
       max_time_ms: int(time.input),
       memory_mb: int(memory.input) ?? 1024,
       drop_faults: start.value === "drop",
+      ...(simulating() ? { seed: int(seed.input) ?? 1, walks: int(walks.input) } : {}),
     };
   }
 
@@ -154,11 +193,14 @@ async function create(api) {
     const r = m.result;
     section.dataset.state = r.verdict;
     const secs = (m.ms / 1000).toFixed(m.ms < 10000 ? 2 : 1);
-    const head = r.verdict === "counterexample" ? (r.allowed ? "Found a loss the configuration permits" : "Counterexample found") : r.verdict === "none-within-bounds" ? "No counterexample within these bounds" : "Stopped before the end";
+    const head = r.verdict === "counterexample" ? (r.allowed ? "Found a loss the configuration permits" : "Counterexample found") : r.verdict === "none-within-bounds" ? "No counterexample within these bounds" : r.verdict === "none-found" ? "No counterexample in these walks" : "Stopped before the end";
+    const counts = r.mode === "simulate"
+      ? `${fmt(r.walks)} walks, ${fmt(r.steps)} steps in ${secs} s (${fmt((r.walks * 1000) / Math.max(1, m.ms))} walks/s).${r.walk_seed !== undefined ? ` Walk seed ${r.walk_seed}: ${fmt(r.walked)} steps, shrunk to ${fmt(r.step)}.` : ""}`
+      : `${fmt(r.distinct)} distinct states in ${secs} s (${fmt((r.distinct * 1000) / Math.max(1, m.ms))} states/s), about ${fmt(r.bytes_per_state)} bytes each at the peak.`;
     const parts = [
       h("h3", {}, head),
       h("p", { class: "ex-sentence" }, r.sentence),
-      h("p", { class: "muted ex-bounds-said" }, `Bounds: ${r.bounds}. ${fmt(r.distinct)} distinct states in ${secs} s (${fmt((r.distinct * 1000) / Math.max(1, m.ms))} states/s), about ${fmt(r.bytes_per_state)} bytes each at the peak.`),
+      h("p", { class: "muted ex-bounds-said" }, `Bounds: ${r.bounds}. ${counts}`),
     ];
     if (r.allowed_seen) parts.push(h("p", { class: "muted" }, `Seen on the way, permitted by the configuration (not a counterexample): ${r.allowed_seen}`));
     if (r.verdict === "counterexample") {
@@ -198,9 +240,11 @@ async function create(api) {
       verdict.replaceChildren(h("p", { class: "warn" }, "No scenario to explore yet."));
       return;
     }
-    bar.max = opts.max_depth;
+    const sim = simulating();
+    bar.max = sim ? (opts.walks ?? 10000) : opts.max_depth;
     bar.value = 0;
-    line.textContent = "Starting the search…";
+    bar.setAttribute("aria-label", sim ? "Simulation progress (walks)" : "Search progress (levels)");
+    line.textContent = sim ? "Starting the walks…" : "Starting the search…";
     verdict.replaceChildren();
     setRunning(true);
     let frame = 0;
@@ -208,7 +252,7 @@ async function create(api) {
     const paint = () => {
       frame = 0;
       if (!latest) return;
-      bar.value = Math.min(opts.max_depth, latest.progress.depth);
+      bar.value = sim ? latest.progress.walks : Math.min(opts.max_depth, latest.progress.depth);
       line.textContent = progressLine(latest.progress, latest.ms, latest.wasmBytes, opts.max_depth);
     };
     running = search(text, opts, (m) => {
@@ -231,11 +275,11 @@ async function create(api) {
         section.dataset.state = "stopped-memory";
         verdict.replaceChildren(h("h3", {}, "Stopped: the memory bound"), h("p", {}, `The search used ${fmt(m.wasmBytes / 2 ** 20)} MiB, over the ${fmt(opts.memory_mb)} MiB bound, after ${fmt(m.progress.distinct)} distinct states, before it was done: no counterexample among those, but the bounds were not exhausted. Tighten the bounds (fewer steps or faults) or raise the memory bound.`));
       } else {
-        bar.value = opts.max_depth;
+        bar.value = bar.max;
         line.textContent = progressLine(m.progress, m.ms, m.wasmBytes, opts.max_depth);
         showResult(m);
       }
-    }, { memoryBytes: opts.memory_mb * 2 ** 20 });
+    }, { memoryBytes: opts.memory_mb * 2 ** 20, mode: sim ? "simulate" : "search" });
   });
 
   stopB.addEventListener("click", () => {
@@ -243,7 +287,7 @@ async function create(api) {
     running = null;
     setRunning(false);
     section.dataset.state = "cancelled";
-    verdict.replaceChildren(h("p", {}, `Stopped by you: ${line.textContent || "before any progress"}. Nothing found so far; that says nothing about the states not explored.`));
+    verdict.replaceChildren(h("p", {}, `Stopped by you: ${line.textContent || "before any progress"}. Nothing found so far; that says nothing about the ${simulating() ? "walks not taken" : "states not explored"}.`));
   });
 
   return {
@@ -253,7 +297,7 @@ async function create(api) {
     /** Sets fields for a caller (the tour, tests): {property, allowed, max_depth, faults, records, preset, start}. */
     set(values) {
       fillPresets();
-      const fields = { property, preset, start, max_depth: depth.input, faults: faults.input, records: records.input, unflushed: unflushed.input, catch: caught.input, max_time_ms: time.input, memory_mb: memory.input };
+      const fields = { property, preset, start, method, seed: seed.input, walks: walks.input, max_depth: depth.input, faults: faults.input, records: records.input, unflushed: unflushed.input, catch: caught.input, max_time_ms: time.input, memory_mb: memory.input };
       for (const [k, v] of Object.entries(values)) {
         if (k === "allowed") allowed.checked = !!v;
         else if (k === "cuts") cuts.checked = !!v;
@@ -262,6 +306,7 @@ async function create(api) {
         else if (k === "client_cuts") clientCuts.checked = !!v;
         else if (fields[k]) fields[k].value = String(v);
       }
+      offer();
     },
     run: () => form.requestSubmit(),
     refresh: fillPresets,

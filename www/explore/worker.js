@@ -3,12 +3,13 @@
 // it) and runs the search in slices of about 50 ms, posting progress after
 // each. The page never waits for it; Stop terminates the worker.
 //
-// in:  {type:"start", scenario: JSON text, options: {...}, memoryBytes}
+// in:  {type:"start", scenario: JSON text, options: {...}, memoryBytes, mode: "search"|"simulate"}
+//      (simulate: seeded random walks, check/simulate.rs; progress counts walks and steps)
 // out: {type:"bounds", bounds} · {type:"progress", progress, ms, wasmBytes}
 //      {type:"done", result, ms, wasmBytes} · {type:"stopped", reason, progress, ms, wasmBytes}
 //      {type:"error", message}
 
-import init, { Explorer } from "../pkg-explore/hwscope.js";
+import init, { Explorer, Simulator } from "../pkg-explore/hwscope.js";
 
 const SLICE_MS = 50;
 
@@ -19,7 +20,7 @@ onmessage = async (e) => {
   let explorer;
   try {
     wasm = await init();
-    explorer = new Explorer(msg.scenario, msg.options ?? {});
+    explorer = msg.mode === "simulate" ? new Simulator(msg.scenario, msg.options ?? {}) : new Explorer(msg.scenario, msg.options ?? {});
   } catch (err) {
     postMessage({ type: "error", message: err?.message ?? String(err) });
     return;

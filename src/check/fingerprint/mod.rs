@@ -348,6 +348,8 @@ impl Walker<'_> {
             leader_verified: _,
             pair_verified: _,
             last_leo: _,
+            // Derived from `watched` (hashed below).
+            acked_end: _,
             appended_alone,
             unflushed,
             last_unclean,

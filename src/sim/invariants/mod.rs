@@ -33,6 +33,19 @@ pub struct Violation {
     pub invariant: &'static str,
     pub text: String,
     pub allowed: bool,
+    /// What breaks it, as data (the verdict strip names and jumps to it; not in the step record).
+    pub witness: Witness,
+}
+
+/// The witness of a broken property: which record, which replica (and which other
+/// one, for a pair), which offset, which leader epoch (the election it is about).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Witness {
+    pub record: Option<RecordId>,
+    pub replica: Option<u32>,
+    pub other: Option<u32>,
+    pub offset: Option<u64>,
+    pub epoch: Option<i32>,
 }
 
 /// Why a record must stay on the leader (read by the explorer's fingerprint, `crate::check`).
@@ -92,6 +105,9 @@ pub struct Invariants {
     /// the replica properties need a look only when it changes.
     pub(crate) replica_digest: u64,
     pub(crate) reported: VecSet<(&'static str, u64, u64)>,
+    /// One past the highest offset of a record acknowledged with acks=all (derived
+    /// from `watched`, kept so that `isr_member_incomplete` costs O(replicas)).
+    pub(crate) acked_end: u64,
 }
 
 impl Invariants {
@@ -99,14 +115,14 @@ impl Invariants {
         self.new_violations.clear();
     }
 
-    fn report(&mut self, invariant: &'static str, key: (u64, u64), text: String) -> bool {
-        self.report_as(invariant, key, text, false)
+    fn report(&mut self, invariant: &'static str, key: (u64, u64), text: String, witness: Witness) -> bool {
+        self.report_as(invariant, key, text, false, witness)
     }
 
     /// Reports a violation once (by invariant and key); true when it is new.
-    fn report_as(&mut self, invariant: &'static str, key: (u64, u64), text: String, allowed: bool) -> bool {
+    fn report_as(&mut self, invariant: &'static str, key: (u64, u64), text: String, allowed: bool, witness: Witness) -> bool {
         if self.reported.insert((invariant, key.0, key.1)) {
-            self.new_violations.push(Violation { invariant, text, allowed });
+            self.new_violations.push(Violation { invariant, text, allowed, witness });
             return true;
         }
         false
@@ -115,14 +131,27 @@ impl Invariants {
     /// A record acknowledged or read is gone: reported once, and kept in `losses`
     /// (`allowed` when the configuration permits the loss).
     #[allow(clippy::too_many_arguments)]
-    fn report_loss(&mut self, step: u64, invariant: &'static str, key: (u64, u64), id: RecordId, offset: u64, text: String, allowed: bool) {
-        if self.report_as(invariant, key, text.clone(), allowed) {
+    fn report_loss(
+        &mut self,
+        step: u64,
+        invariant: &'static str,
+        key: (u64, u64),
+        id: RecordId,
+        offset: u64,
+        text: String,
+        allowed: bool,
+        witness: Witness,
+    ) {
+        if self.report_as(invariant, key, text.clone(), allowed, witness) {
             self.losses.push(Loss { step, invariant, id, offset, text, allowed });
         }
     }
 
     fn watch(&mut self, offset: u64, why: Watch, id: RecordId, step: u64) {
         self.watched.push((offset, why, id));
+        if why == Watch::Acked {
+            self.acked_end = self.acked_end.max(offset + 1);
+        }
         self.fresh.push((offset, why, id));
         self.watched_since.insert((offset, id.producer, id.n), step);
     }
@@ -231,13 +260,19 @@ fn observe(sim: &mut Sim) {
         let key = (o, id.n as u64 | ((id.producer as u64) << 32));
         if idempotent {
             let text = format!("{name} is in the log a second time, at offset {o}, although its producer is idempotent.");
-            sim.invariants.report(DUPLICATE_RECORD, key, text);
+            sim.invariants.report(DUPLICATE_RECORD, key, text, Witness { record: Some(id), offset: Some(o), ..Witness::default() });
         } else {
             let p = &sim.scenario.producers[id.producer as usize].id;
             let text = format!(
                 "{name} is appended again, at offset {o}: {p}'s retry after a lost answer, and with enable.idempotence false the leader cannot tell a retry from a new record."
             );
-            sim.invariants.report_as(DUPLICATE_RECORD, key, text, true);
+            sim.invariants.report_as(
+                DUPLICATE_RECORD,
+                key,
+                text,
+                true,
+                Witness { record: Some(id), offset: Some(o), ..Witness::default() },
+            );
         }
     }
 }
@@ -284,7 +319,8 @@ fn hw_above_leo(sim: &mut Sim) {
         if b.alive && b.hw > b.log.leo() {
             let text = format!("Broker {}'s HW {} is above its LEO {}.", b.id, b.hw, b.log.leo());
             let key = (b.id as u64, b.hw);
-            sim.invariants.report(HW_ABOVE_LEO, key, text);
+            let witness = Witness { replica: Some(b.id), offset: Some(b.hw), epoch: Some(b.leader_epoch), ..Witness::default() };
+            sim.invariants.report(HW_ABOVE_LEO, key, text, witness);
         }
     }
 }
@@ -305,7 +341,8 @@ fn follower_hw_above_leader(sim: &mut Sim) {
         if b.id != l && b.alive && b.hw_epoch == epoch && b.leader_epoch == epoch && b.hw > leader_hw {
             let text = format!("Follower {}'s HW {} is above leader {l}'s HW {leader_hw} in epoch {epoch}.", b.id, b.hw);
             let key = (b.id as u64, b.hw);
-            sim.invariants.report(FOLLOWER_HW_ABOVE_LEADER, key, text);
+            let witness = Witness { replica: Some(b.id), other: Some(l), offset: Some(b.hw), epoch: Some(epoch), ..Witness::default() };
+            sim.invariants.report(FOLLOWER_HW_ABOVE_LEADER, key, text, witness);
         }
     }
 }
@@ -318,7 +355,8 @@ fn consumer_read_uncommitted(sim: &mut Sim) {
         if sim.invariants.committed_at(id).is_none() {
             let Watch::Consumed(c) = w else { continue };
             let text = format!("{} read {} at offset {o}, which no leader had committed.", sim.consumers[c].spec.id, sim.record_name(id));
-            sim.invariants.report(CONSUMER_READ_UNCOMMITTED, (o, id.n as u64 | ((id.producer as u64) << 32)), text);
+            let witness = Witness { record: Some(id), offset: Some(o), ..Witness::default() };
+            sim.invariants.report(CONSUMER_READ_UNCOMMITTED, (o, id.n as u64 | ((id.producer as u64) << 32)), text, witness);
         }
     }
 }
@@ -349,17 +387,18 @@ fn records_kept_by_leader(sim: &mut Sim) {
         let key = (o, id.n as u64 | ((id.producer as u64) << 32));
         let permit = permitted_loss(sim, o, w, id);
         let why = permit.map_or(String::new(), |p| format!(" {p}"));
+        let witness = Witness { record: Some(id), replica: Some(l), offset: Some(o), epoch: Some(epoch), ..Witness::default() };
         match w {
             Watch::Acked => {
                 let text = format!(
                     "{name} was acknowledged with acks=all at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.{why}"
                 );
-                sim.invariants.report_loss(sim.step, ACKED_RECORD_LOST, key, id, o, text, permit.is_some());
+                sim.invariants.report_loss(sim.step, ACKED_RECORD_LOST, key, id, o, text, permit.is_some(), witness);
             }
             Watch::AckedAlone(acks) => {
                 let how = if acks == 0 { "sent with acks=0 and appended" } else { "acknowledged with acks=1" };
                 let text = format!("{name} was {how} at offset {o}, but leader {l} (epoch {epoch}) does not have it: {instead}.{why}");
-                sim.invariants.report_loss(sim.step, ACKED_RECORD_LOST, key, id, o, text, true);
+                sim.invariants.report_loss(sim.step, ACKED_RECORD_LOST, key, id, o, text, true, witness);
             }
             Watch::Consumed(c) => {
                 let text = format!(
@@ -374,6 +413,7 @@ fn records_kept_by_leader(sim: &mut Sim) {
                     o,
                     text,
                     permit.is_some(),
+                    witness,
                 );
             }
         }
@@ -470,8 +510,13 @@ fn replicas_diverged(sim: &mut Sim) {
                     name(sim, a),
                     name(sim, b)
                 );
-                sim.invariants.report(REPLICAS_DIVERGED, (o, ((a as u64) << 8) | b as u64), text);
+                let record = sim.broker(a).log.get(o).map(|e| e.id);
+                let witness = Witness { record, replica: Some(a), other: Some(b), offset: Some(o), epoch: Some(epoch) };
+                sim.invariants.report(REPLICAS_DIVERGED, (o, ((a as u64) << 8) | b as u64), text, witness);
             }
         }
     }
 }
+
+mod state;
+pub use state::*;
