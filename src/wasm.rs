@@ -176,7 +176,8 @@ impl Playground {
     }
 
     /// How far the run goes and why, at the cursor: `{stop_at_ms, settling,
-    /// pending: [{text, at_ms}], settled_since, ends_at_ms}` (sim/settle.rs).
+    /// pending: [{text, at_ms}], settled_since, ends_at_ms, quiet_since}` (sim/settle.rs;
+    /// `quiet_since`: when what a user sees last changed, once nothing has for `QUIET_MS`).
     pub fn future(&mut self) -> Result<JsValue, JsError> {
         let run = self.run()?;
         let sim = run.sim();
@@ -188,6 +189,7 @@ impl Playground {
             pending,
             settled_since: sim.settled_since,
             ends_at_ms: (run.is_settling() && sim.settled_since.is_some()).then(|| sim.run_on_until()),
+            quiet_since: (run.is_settling() && sim.quiet()).then_some(sim.last_change_ms),
         };
         to_js(&info)
     }
@@ -219,6 +221,7 @@ json_record! {
         pending: Vec<PendingInfo> = "pending", always;
         settled_since: Option<u64> = "settled_since", always;
         ends_at_ms: Option<u64> = "ends_at_ms", always;
+        quiet_since: Option<u64> = "quiet_since", always;
     }
 }
 

@@ -371,5 +371,155 @@ fn a_refused_connection_does_not_use_up_retries() {
         assert_eq!((&p["acked"], &p["failed"]), (&json!(["p1-1"]), &json!([])), "{preset}: {}", t.summary());
         let refused = (0..t.len()).find(|&i| t.at(i)["text"].as_str().unwrap_or("").contains("refuses")).expect("a refused connection");
         assert!(t.at(refused)["text"].as_str().unwrap().contains("never sent"), "{}", line(t.at(refused)));
+
+// ---------------------------------------------------------------------------
+// A late AlterPartition answer (2.7+ for the state check, 2.8+ for the partition
+// epoch, 3.3+ for makeLeader's skip): no preset before 2.8 sends AlterPartition, so
+// both sides of these rules are kafka-2.8 and later; the check is that the leader's
+// partition epoch never goes back within one leadership, and that the answers
+// Kafka ignores are ignored.
+// ---------------------------------------------------------------------------
+
+/// ISR churn (follower 2 cut from the leader every 1.5 s, a short lag time) with
+/// 40 ms of jitter, so that answers and metadata from the controller overtake each other.
+fn jittery_isr_churn(seed: u64, preset: &str) -> String {
+    format!(
+        r#"{{"format":1,"title":"ISR churn with jitter","preset":"{preset}","replicas":3,"seed":{seed},"initial":{{"log_end_offset":100}},
+        "network":{{"latency_ms":5,"jitter_ms":40}},"config":{{"replica.lag.time.max.ms":300}},
+        "producers":[{{"id":"p1","acks":"all"}}],
+        "events":[{{"at_ms":0,"produce":{{"producer":"p1","records":1}},"repeat":{{"count":200,"every_ms":37}}}},
+          {{"at_ms":500,"partition":{{"between":[0,2]}},"repeat":{{"count":5,"every_ms":1500}}}},
+          {{"at_ms":1100,"heal":{{"between":[0,2]}},"repeat":{{"count":5,"every_ms":1500}}}}],
+        "stop_at_ms":8000}}"#
+    )
+}
+
+/// Runs a scenario and returns (how many late answers were ignored, how many older
+/// metadata the leader skipped), asserting that the leader's partition epoch never
+/// goes back while it leads in one epoch.
+fn late_answers(json: &str) -> (usize, usize) {
+    use hwscope::sim::{Event, Sim};
+    let mut sim = Sim::new(scenario(json));
+    let (mut stale, mut skipped) = (0, 0);
+    let mut held: Option<(u32, i32, u32)> = None;
+    while sim.step() {
+        for e in &sim.last.events {
+            match e {
+                Event::AlterPartitionAnswerStale { .. } => stale += 1,
+                Event::LeaderStateNewer { .. } => skipped += 1,
+                _ => {}
+            }
+        }
+        let Some(l) = sim.controller.leader else { continue };
+        let b = sim.broker(l);
+        let Some(ls) = b.lead.as_ref() else { continue };
+        if let Some((hl, he, hp)) = held {
+            assert!(
+                !(hl == l && he == b.leader_epoch && ls.partition_epoch < hp),
+                "step {}: partition epoch {hp} → {}",
+                sim.step,
+                ls.partition_epoch
+            );
+        }
+        held = Some((l, b.leader_epoch, ls.partition_epoch));
+    }
+    (stale, skipped)
+}
+
+/// `Partition.submitAlterPartition`'s callback (2.7–4.1): an answer that arrives after
+/// metadata replaced the proposal (`partitionState != proposedIsrState`) is ignored,
+/// and the answer's ISR is not applied (seed 6: the answer commits {0, 1, 2} at
+/// partition epoch 6 after a heartbeat answer brought epoch 5).
+#[test]
+fn a_late_alter_partition_answer_is_ignored_once_the_proposal_is_replaced() {
+    for preset in ["kafka-3.7", "kafka-4.0", "kafka-4.1"] {
+        let (stale, _) = late_answers(&jittery_isr_churn(6, preset));
+        assert!(stale > 0, "{preset}: no late answer in the jittery run");
+    }
+    let t = Trace::of(&jittery_isr_churn(6, "kafka-4.0"));
+    let at = t.find(0, &json!({"type": "isr_change", "from": "controller", "to": 0, "outcome": "ignored"}));
+    assert_eq!(t.at(at)["event"]["isr"], json!([0, 1, 2]), "{}", line(t.at(at)));
+    assert_eq!(follower_view(t.at(at), 0, 2)["in_isr"], false, "the leader keeps its ISR: {}", line(t.at(at)));
+}
+
+/// `Partition.makeLeader` (3.3+): metadata older than the partition epoch an
+/// AlterPartition answer gave the leader is skipped, so its ISR never goes back.
+#[test]
+fn a_leader_skips_metadata_older_than_its_partition_epoch() {
+    let mut total = 0;
+    for seed in [17, 127, 133] {
+        let (_, skipped) = late_answers(&jittery_isr_churn(seed, "kafka-4.0"));
+        total += skipped;
+    }
+    assert!(total > 0, "no older metadata met in the jittery runs");
+}
+
+// ---------------------------------------------------------------------------
+// fenced_broker_keeps_session, registration_cleans_unclean_shutdown:
+// kafka-3.7, kafka-3.8 | kafka-4.0 (KAFKA-17793; BrokerUncleanShutdownHandler at
+// metadata version 3.9-IV0+).
+// ---------------------------------------------------------------------------
+
+/// Leader 0 is killed at 1 s and started again at 1.5 s; its session ends at 7000 ms
+/// and the stale-broker checks run at 1124 + k·1125 ms, so its try at 7507 ms comes
+/// after the session but before a check fenced it.
+fn leader_registers_after_its_session() -> String {
+    r#"{"format":1,"title":"t","preset":"kafka-4.0","replicas":3,"initial":{"log_end_offset":100},
+     "phases":{"heartbeat_ms":[0,0,0],"fence_check_ms":1124},
+     "producers":[{"id":"p1","acks":"all"}],
+     "events":[{"at_ms":1000,"crash":{"broker":0}},{"at_ms":1500,"restart":{"broker":0}},
+       {"at_ms":12000,"produce":{"producer":"p1","records":1}}],
+     "stop_at_ms":16000}"#
+        .into()
+}
+
+/// `ClusterControlManager.registerBroker`: from 4.0 the registration runs the unclean
+/// shutdown handler (broker 1 elected at the registration, broker 0 out of the ISR);
+/// in 3.7 (no handler) and 3.8 (it returns early below ELR's metadata version) broker
+/// 0's new incarnation keeps the leadership and the ISR, and leads again once caught up.
+#[test]
+fn kafka_3_8_re_registration_keeps_the_isr_and_the_leader_and_4_0_cleans_up() {
+    let v: Value = serde_json::from_str(&leader_registers_after_its_session()).unwrap();
+    let t = under(&v, "kafka-4.0");
+    let reg = t.find(0, &json!({"from": 0, "to": "controller", "outcome": "registered"}));
+    assert!(event_matches(t.at(reg), &json!({"type": "leader_election", "leader": 1})), "{}", line(t.at(reg)));
+    assert_eq!(t.at(reg)["partition"]["isr"], json!([1, 2]), "{}", line(t.at(reg)));
+    for preset in ["kafka-3.7", "kafka-3.8"] {
+        let t = under(&v, preset);
+        let reg = t.find(0, &json!({"type": "broker_registration", "from": 0, "outcome": "registered"}));
+        assert!(time(t.at(reg)) < 9000, "{preset}: after the session, before a check fenced it: {}", line(t.at(reg)));
+        assert_eq!(t.at(reg)["partition"]["leader"], 0, "{preset}: {}", line(t.at(reg)));
+        assert_eq!(t.at(reg)["partition"]["isr"], json!([0, 1, 2]), "{preset}: {}", line(t.at(reg)));
+        assert!(t.try_find(0, &json!({"type": "leader_election"})).is_none(), "{preset}: nobody is elected");
+        let ack = t.find(reg, &json!({"type": "produce_response", "from": 0, "to": "p1"}));
+        assert!(t.at(ack)["event"]["error"].is_null(), "{preset}: leader 0 acknowledges: {}", line(t.at(ack)));
+    }
+}
+
+/// Follower 2 is fenced (killed at 1 s), started again at 12 s and registered fenced,
+/// killed again before the answer reaches it (the controller's link to it takes 50 ms)
+/// and started again at 12.5 s.
+fn fenced_broker_restarts_again() -> String {
+    r#"{"format":1,"title":"t","preset":"kafka-4.0","replicas":3,"initial":{"log_end_offset":100},
+     "network":{"links":[{"from":"controller","to":2,"latency_ms":50}]},
+     "events":[{"at_ms":1000,"crash":{"broker":2}},{"at_ms":12000,"restart":{"broker":2}},
+       {"at_ms":12020,"crash":{"broker":2}},{"at_ms":12500,"restart":{"broker":2}}],
+     "stop_at_ms":16000}"#
+        .into()
+}
+
+/// `BrokerHeartbeatManager.hasValidSession` (3.7–3.9: false for a fenced broker) against
+/// 4.0's `BrokerHeartbeatTracker` (KAFKA-17793: the fenced incarnation's session counts).
+#[test]
+fn kafka_3_8_accepts_a_fenced_brokers_new_incarnation_at_once_and_4_0_refuses_it() {
+    let v: Value = serde_json::from_str(&fenced_broker_restarts_again()).unwrap();
+    for (preset, outcome) in [("kafka-3.7", "registered"), ("kafka-3.8", "registered"), ("kafka-4.0", "refused")] {
+        let t = under(&v, preset);
+        let second = t.find(0, &json!({"type": "broker_registration", "from": 2}));
+        assert!(time(t.at(second)) < 12500, "{preset}: the first registration");
+        let again = t.find(0, &json!({"type": "restart", "broker": 2}));
+        let again = t.find(again + 1, &json!({"type": "restart", "broker": 2}));
+        let reg = t.find(again, &json!({"type": "broker_registration", "from": 2}));
+        assert!(event_matches(t.at(reg), &json!({ "outcome": outcome })), "{preset}: {}", line(t.at(reg)));
     }
 }

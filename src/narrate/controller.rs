@@ -66,9 +66,14 @@ impl Narrator<'_> {
                     let previous = expired_unfenced.map_or(String::new(), |d| {
                         format!(" Its previous incarnation's session ran out at {d} ms and no stale-broker check had fenced it yet: this registration removes it, as an unclean shutdown.")
                     });
+                    let stays = if self.sim.behavior.registration_cleans_unclean_shutdown {
+                        ""
+                    } else {
+                        " This version has no unclean-shutdown clean-up at registration: the previous incarnation's place in the ISR and any leadership stay as they were."
+                    };
                     text = if fenced {
                         format!(
-                            "The controller registers broker {broker}'s incarnation {incarnation} with broker epoch {broker_epoch}, fenced until it has caught up with the metadata.{previous}{text}"
+                            "The controller registers broker {broker}'s incarnation {incarnation} with broker epoch {broker_epoch}, fenced until it has caught up with the metadata.{previous}{stays}{text}"
                         )
                     } else {
                         format!(

@@ -27,6 +27,10 @@ pub fn pending_text(sim: &Sim, p: &Pending) -> String {
         Pending::ProduceTimeout { producer: i, at_ms } => {
             format!("{}'s unanswered write times out at {at_ms} ms (request.timeout.ms)", producer(i))
         }
+        Pending::ProduceExpiry { producer: i, at_ms } => format!(
+            "{} gives its unsent writes up at {at_ms} ms (delivery.timeout.ms): no broker can lead the partition while the controller's leader is cut off from it",
+            producer(i)
+        ),
         Pending::DelayedProduce { leader, at_ms } => {
             format!("an acks=all write waits at leader {leader} for the ISR, until {at_ms} ms at most")
         }

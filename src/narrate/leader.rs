@@ -263,6 +263,16 @@ impl Narrator<'_> {
                         "Broker {broker} gets an AlterPartition answer for epoch {leader_epoch}, but it no longer leads in that epoch; ignored."
                     )
                 }
+                Event::AlterPartitionAnswerStale { leader, state_changed: true, .. } => {
+                    return format!(
+                        "Leader {leader} gets an answer to an ISR change it no longer has pending (new metadata or a newer proposal replaced it); ignored."
+                    )
+                }
+                Event::AlterPartitionAnswerStale { leader, answered, held, .. } => {
+                    return format!(
+                        "Leader {leader} gets an AlterPartition answer at partition epoch {answered}, older than the {held} it holds; ignored."
+                    )
+                }
                 Event::IsrChangeRefused { leader, error } => {
                     return format!(
                         "The controller refuses leader {leader}'s ISR change with {}; {}",

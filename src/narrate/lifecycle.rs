@@ -311,6 +311,11 @@ impl Narrator<'_> {
         for e in self.events {
             match *e {
                 Event::MetadataStale { broker, .. } => return format!("Broker {broker} gets metadata it has already applied; ignored."),
+                Event::LeaderStateNewer { broker, partition_epoch, held } => {
+                    return format!(
+                        "Broker {broker} gets metadata at partition epoch {partition_epoch}, older than the {held} an AlterPartition answer gave it; it keeps its state."
+                    )
+                }
                 Event::MetadataWhileStarting { broker } => {
                     return format!("Broker {broker} gets metadata before it is registered; it will catch up when it registers.")
                 }

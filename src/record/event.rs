@@ -381,6 +381,8 @@ fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool
         Event::BecameFollower { .. } => r.outcome = Some("become-follower"),
         Event::FetchFailed { .. } => r.outcome = Some("error"),
         Event::AlterPartitionIgnored { .. }
+        | Event::AlterPartitionAnswerStale { .. }
+        | Event::LeaderStateNewer { .. }
         | Event::RegistrationResponseIgnored { .. }
         | Event::HeartbeatResponseIgnored { .. }
         | Event::MetadataWhileStarting { .. }

@@ -61,11 +61,16 @@ const KAFKA_4_0: Behavior = Behavior {
     broker_liveness: BrokerLiveness::BrokerHeartbeat,
     controller_isr_removal_bumps_epoch: false,
     eligible_leader_replicas: false,
+    fenced_broker_keeps_session: true,
+    registration_cleans_unclean_shutdown: true,
 };
 
 const KAFKA_4_1: Behavior = Behavior { eligible_leader_replicas: true, ..KAFKA_4_0 };
 
-const KAFKA_3_7: Behavior = Behavior { consumer_fetch_above_hw: AboveHw::Park, ..KAFKA_4_0 };
+/// 3.8 (and 3.9): a fenced broker has no session, and re-registration cleans nothing up.
+const KAFKA_3_8: Behavior = Behavior { fenced_broker_keeps_session: false, registration_cleans_unclean_shutdown: false, ..KAFKA_4_0 };
+
+const KAFKA_3_7: Behavior = Behavior { consumer_fetch_above_hw: AboveHw::Park, ..KAFKA_3_8 };
 
 /// 2.8 as a ZooKeeper cluster (KRaft was an early-access preview in 2.8).
 const KAFKA_2_8: Behavior = Behavior {
@@ -112,6 +117,8 @@ const TEXTBOOK: Behavior = Behavior {
     broker_liveness: BrokerLiveness::BrokerHeartbeat,
     controller_isr_removal_bumps_epoch: false,
     eligible_leader_replicas: false,
+    fenced_broker_keeps_session: true,
+    registration_cleans_unclean_shutdown: true,
 };
 
 /// Every preset, oldest first (`textbook` is not a version and comes first).
@@ -176,13 +183,13 @@ pub const PRESETS: [PresetInfo; 11] = [
         preset: Preset::Kafka38,
         name: "kafka-3.8",
         summary: "KAFKA-16452: a consumer fetch above the serving replica's HW is answered at once, empty (DelayedFetch Case F), not parked.",
-        behavior: KAFKA_4_0,
+        behavior: KAFKA_3_8,
         defaults: KAFKA_3_7_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka40,
         name: "kafka-4.0",
-        summary: "ZooKeeper removed; replication as in 3.8 (the default preset, also `latest`; ELR exists but is off by default).",
+        summary: "ZooKeeper removed; a fenced broker's session counts and a re-registration cleans up the unclean shutdown (KAFKA-17793, BrokerUncleanShutdownHandler); replication as in 3.8 (the default preset, also `latest`; ELR exists but is off by default).",
         behavior: KAFKA_4_0,
         defaults: KAFKA_3_7_DEFAULTS,
     },

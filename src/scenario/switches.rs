@@ -146,6 +146,17 @@ switches! {
     /// min.insync.replicas as electable, the ISR may become empty, and the last leader
     /// may come back (`PartitionChangeBuilder`).
     eligible_leader_replicas: bool = "eligible_leader_replicas", boolean;
+    /// 4.0 (KAFKA-17793, `BrokerHeartbeatTracker`): a fenced broker's session counts, so a new
+    /// incarnation is refused while a fenced one's session lasts. In 3.7–3.9
+    /// `BrokerHeartbeatManager.hasValidSession` is false for a fenced broker: its new
+    /// registration is accepted at once.
+    fenced_broker_keeps_session: bool = "fenced_broker_keeps_session", boolean;
+    /// 4.0 (metadata version 3.9-IV0 and later, `MetadataVersion.isElrSupported`): a
+    /// registration of a new incarnation runs `BrokerUncleanShutdownHandler`, taking the old
+    /// one out of the ISR and replacing it as leader. 3.7 has no such handler, and 3.8's
+    /// (`ReplicationControlManager.handleBrokerUncleanShutdown`) returns early below that
+    /// metadata version: the old incarnation keeps its ISR place and leadership.
+    registration_cleans_unclean_shutdown: bool = "registration_cleans_unclean_shutdown", boolean;
 }
 
 impl BehaviorOverrides {

@@ -262,6 +262,11 @@ impl Sim {
                     return self.hw_after_isr_change(id);
                 }
                 self.broker_mut(id).image_partition_epoch = Some(meta.partition_epoch);
+                let held = self.lead(id).partition_epoch;
+                if meta.partition_epoch < held {
+                    // `Partition.makeLeader` (3.3+): an AlterPartition answer already gave it a newer state.
+                    return self.emit(Event::LeaderStateNewer { broker: id, partition_epoch: meta.partition_epoch, held });
+                }
                 // Same epoch: an ISR change by the controller; follower states are kept
                 // (`testDoNotResetReplicaStateIfLeaderEpochIsNotBumped`).
                 let before = BrokerSet::of(&self.lead(id).isr);

@@ -57,24 +57,30 @@ impl Sim {
     }
 
     /// `ClusterControlManager.registerBroker` (3.x–4.x): a new incarnation is refused
-    /// while the previous one's session is valid (DuplicateBrokerRegistrationException);
-    /// otherwise the previous incarnation's unclean shutdown is cleaned up
+    /// while the previous one's session is valid (DuplicateBrokerRegistrationException;
+    /// in 3.7–3.9 `BrokerHeartbeatManager.hasValidSession` is false for a fenced broker,
+    /// from 4.0 a fenced broker's session counts: `fenced_broker_keeps_session`);
+    /// otherwise, from 4.0, the previous incarnation's unclean shutdown is cleaned up
     /// (`BrokerUncleanShutdownHandler`: out of the ISR, replaced as leader, as if
-    /// fenced) and the new one is registered, fenced, with a new broker epoch and a
-    /// fresh session.
+    /// fenced; `registration_cleans_unclean_shutdown`) and the new one is registered,
+    /// fenced, with a new broker epoch and a fresh session.
     pub(crate) fn handle_broker_registration(&mut self, msg: &Msg, incarnation: u32) {
         let Node::Broker(id) = msg.from else { return };
         let reg = self.controller.registrations[id as usize];
-        let valid = reg.session_deadline.is_some_and(|d| d >= self.now);
+        let session_counts = !reg.fenced || self.behavior.fenced_broker_keeps_session;
+        let valid = session_counts && reg.session_deadline.is_some_and(|d| d >= self.now);
         if valid && reg.incarnation != incarnation {
             let body = Body::BrokerRegistrationResponse { broker_epoch: None, metadata: None };
             let sent = self.send(Node::Controller, msg.from, body);
             return self.emit(Event::RegistrationRefused { broker: id, session_deadline: reg.session_deadline.unwrap_or(0), msg: sent });
         }
         if reg.incarnation != incarnation {
-            let expired_unfenced = reg.session_deadline.filter(|_| !reg.fenced);
-            self.broker_gone(id, ElectionCause::LeaderShutdown { old: id });
-            self.handle_broker_unclean_shutdown(id);
+            let cleans = self.behavior.registration_cleans_unclean_shutdown;
+            let expired_unfenced = reg.session_deadline.filter(|_| !reg.fenced && cleans);
+            if cleans {
+                self.broker_gone(id, ElectionCause::LeaderShutdown { old: id });
+                self.handle_broker_unclean_shutdown(id);
+            }
             let broker_epoch = self.controller.metadata_offset + 1;
             let session_deadline = self.now + self.liveness().1;
             self.emit(Event::BrokerRegistered { broker: id, broker_epoch, incarnation, session_deadline, fenced: true, expired_unfenced });
@@ -298,7 +304,7 @@ impl Sim {
         }
         let c = &self.controller;
         let (le, pe, committed) = (c.leader_epoch, c.partition_epoch, c.isr.clone());
-        let body = Body::AlterPartitionResponse { leader_epoch: le, partition_epoch: pe, isr: committed, error };
+        let body = Body::AlterPartitionResponse { request: msg.id, leader_epoch: le, partition_epoch: pe, isr: committed, error };
         let sent = self.send(Node::Controller, msg.from, body);
         self.emit(Event::AlterPartitionAnswered { leader: from, error, partition_epoch: pe, msg: sent });
     }

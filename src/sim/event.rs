@@ -124,6 +124,11 @@ pub enum Event {
     AlterPartitionCommitted { leader: u32, before: BrokerSet, after: BrokerSet },
     AlterPartitionAnswered { leader: u32, error: Option<AlterPartitionError>, partition_epoch: u32, msg: u64 },
     AlterPartitionIgnored { broker: u32, leader_epoch: i32 },
+    /// The answer no longer fits the leader's partition state (`Partition.submitAlterPartition`'s
+    /// callback): `state_changed`, the state it proposed was replaced since (metadata committed an
+    /// ISR, a refusal reverted it, a newer proposal is in flight); otherwise its partition epoch
+    /// `answered` is older than the one the leader `held` (`handleAlterPartitionUpdate`).
+    AlterPartitionAnswerStale { leader: u32, state_changed: bool, answered: u32, held: u32 },
     IsrChangeRefused { leader: u32, error: AlterPartitionError },
     IsrApplied { leader: u32, before: BrokerSet, after: BrokerSet, partition_epoch: u32 },
 
@@ -193,6 +198,9 @@ pub enum Event {
     PartitionOffline { old_leader: u32, epoch: i32, isr: BrokerSet },
     MetadataStale { broker: u32, epoch: i32, own_epoch: i32 },
     LeaderIsrUpdated { broker: u32, before: BrokerSet, after: BrokerSet, partition_epoch: u32 },
+    /// `Partition.makeLeader` (3.3+): metadata older than the partition epoch the leader holds
+    /// (it learned a newer one from an AlterPartition answer) is skipped.
+    LeaderStateNewer { broker: u32, partition_epoch: u32, held: u32 },
     /// `again`: it led already: a new epoch from the same leader (the ZooKeeper-era bump).
     BecameLeader { broker: u32, epoch: i32, leo: u64, hw_before: u64, hw: u64, again: bool },
     NothingChanges { broker: u32 },

@@ -85,6 +85,8 @@ pub struct Sim {
     pub settle: bool,
     /// Since when nothing has been pending, once past the script (settle.rs).
     pub settled_since: Option<u64>,
+    /// When a step last changed what a user sees (settle.rs `changes_state`).
+    pub last_change_ms: u64,
 }
 
 impl Sim {
@@ -192,6 +194,7 @@ impl Sim {
             done: false,
             settle: scenario.after_stop == crate::scenario::AfterStop::Settle,
             settled_since: None,
+            last_change_ms: 0,
             scenario: scenario.clone(),
         };
         for (i, e) in scenario.events.iter().enumerate().filter(|(_, e)| e.at_step.is_none()) {
@@ -331,6 +334,9 @@ impl Sim {
             Trigger::Timer(timer) => self.fire(*timer),
         }
         self.last.trigger = trigger;
+        if self.last.events.iter().any(settle::changes_state) {
+            self.last_change_ms = self.now;
+        }
         self.apply_commands();
         invariants::check(self);
     }
@@ -379,8 +385,8 @@ impl Sim {
             Body::AlterPartition { leader_epoch, partition_epoch, isr } => {
                 self.handle_alter_partition(msg, *leader_epoch, *partition_epoch, isr)
             }
-            Body::AlterPartitionResponse { leader_epoch, partition_epoch, isr, error } => {
-                self.handle_alter_partition_response(msg, *leader_epoch, *partition_epoch, isr, *error)
+            Body::AlterPartitionResponse { request, leader_epoch, partition_epoch, isr, error } => {
+                self.handle_alter_partition_response(msg, *request, *leader_epoch, *partition_epoch, isr, *error)
             }
             Body::LeaderAndIsr(meta) => self.handle_leader_and_isr(msg, meta),
             Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => {

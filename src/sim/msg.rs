@@ -171,7 +171,9 @@ pub enum Body {
         partition_epoch: u32,
         isr: Vec<u32>,
     },
+    /// `request`: the AlterPartition it answers.
     AlterPartitionResponse {
+        request: u64,
         leader_epoch: i32,
         partition_epoch: u32,
         isr: Vec<u32>,

@@ -14,12 +14,67 @@
 //! the request timeouts that ride with every outstanding fetch, and brokers'
 //! heartbeats to the controller and their answers.
 
+use super::event::Event;
 use super::msg::{Body, Node};
 use super::scheduler::{Due, Timer};
-use super::{Role, Sim};
+use super::{Lifecycle, Role, Sim};
+use crate::scenario::IsrUpdate;
 
 /// Past the script, a run goes on at most this long (a day of simulated time).
 pub const MAX_RUN_ON_MS: u64 = 86_400_000;
+
+/// Past the script, a run in which nothing a user sees has changed for this long
+/// (ten minutes of simulated time, longer than any of Kafka's default timers:
+/// delivery.timeout.ms 2 min, metadata.max.age.ms 5 min) is settled even if
+/// something is still pending: what is pending repeats without effect (a client
+/// asking a broker that cannot learn it leads, a follower that can never rejoin).
+pub const QUIET_MS: u64 = 600_000;
+
+/// Whether an event changes what a user sees: logs, HWs, the ISR, leaders,
+/// registrations and fencing, acknowledgements and failures, what consumers
+/// receive, crashes, restarts and cuts. Requests, answers that change nothing,
+/// retries and timeouts do not.
+pub fn changes_state(e: &Event) -> bool {
+    use Event as E;
+    match e {
+        E::FollowerAppended { records, hw, hw_before, .. } => *records > 0 || hw != hw_before,
+        E::MetadataUpdated { changed, .. } => *changed,
+        E::Appended { .. }
+        | E::LeaderHwMoved { .. }
+        | E::Truncated { .. }
+        | E::IsrExpanded { .. }
+        | E::IsrShrunk { .. }
+        | E::IsrApplied { .. }
+        | E::AlterPartitionCommitted { .. }
+        | E::LeaderIsrUpdated { .. }
+        | E::ControllerIsrShrunk { .. }
+        | E::SessionExpired { .. }
+        | E::BrokerRegistered { .. }
+        | E::PreviousIncarnationRemoved { .. }
+        | E::RegistrationAccepted { .. }
+        | E::HeartbeatReceived { unfence: true, .. }
+        | E::LeaderElected { .. }
+        | E::LeaderEpochBumped { .. }
+        | E::ElrChanged { .. }
+        | E::PartitionOffline { .. }
+        | E::BecameLeader { .. }
+        | E::BecameFollower { .. }
+        | E::ProduceAcked { .. }
+        | E::ProduceFailed { .. }
+        | E::ProduceExpired { .. }
+        | E::ConsumerReceived { .. }
+        | E::ConsumerOffsetReset { .. }
+        | E::ConsumerTruncationDetected { .. }
+        | E::ConsumerStopped { .. }
+        | E::ConsumerAdded { .. }
+        | E::Crashed { .. }
+        | E::Restarted { .. }
+        | E::Halted { .. }
+        | E::LinksCut { .. }
+        | E::LinksHealed { .. } => true,
+        _ => false,
+    }
+}
 
 /// Something that keeps a run going after its script, and when it is due (if a
 /// time is known).
@@ -33,6 +88,8 @@ pub enum Pending {
     DelayedProduce { leader: u32, at_ms: u64 },
     /// A follower's Fetch was lost: it times out (`replica.socket.timeout.ms`), then backs off.
     LostFetch { follower: u32, at_ms: u64 },
+    /// No broker can serve the partition: the producer gives its batches up (delivery.timeout.ms).
+    ProduceExpiry { producer: usize, at_ms: u64 },
     /// A consumer's fetch was lost: it times out and is sent again.
     LostConsumerFetch { consumer: usize, at_ms: u64 },
     /// A message that changes state is on the wire (a write, its answer, an
@@ -59,6 +116,7 @@ impl Pending {
         match *self {
             Pending::SessionExpiry { at_ms, .. }
             | Pending::ProduceTimeout { at_ms, .. }
+            | Pending::ProduceExpiry { at_ms, .. }
             | Pending::DelayedProduce { at_ms, .. }
             | Pending::LostFetch { at_ms, .. }
             | Pending::LostConsumerFetch { at_ms, .. }
@@ -98,9 +156,24 @@ impl Sim {
     }
 
     fn pending_timers_and_messages(&self, out: &mut Vec<Pending>) {
+        let unservable = self.unservable();
+        if unservable {
+            // Clients loop on NOT_LEADER_OR_FOLLOWER and metadata that never changes;
+            // only a producer giving its batches up (delivery.timeout.ms) is still to come.
+            for (i, p) in self.producers.iter().enumerate() {
+                let expiry = p.batches.iter().map(|b| b.created_ms.saturating_add(p.settings.delivery_timeout_ms)).min();
+                if let Some(at_ms) =
+                    expiry.filter(|_| p.settings.retries > 0 && p.settings.delivery_timeout_ms < super::settle::MAX_RUN_ON_MS)
+                {
+                    out.push(Pending::ProduceExpiry { producer: i, at_ms: at_ms.max(self.now) });
+                }
+            }
+        }
         for &(key, ref due) in self.sched.iter() {
             let at_ms = key.0;
             match due {
+                Due::Timer(Timer::ProducerWake { .. } | Timer::ProduceRequestTimeout { .. } | Timer::ConsumerRequestTimeout { .. })
+                    if unservable => {}
                 // Always scheduled (at the grid slot after the earliest session deadline);
                 // it will fence only a broker whose heartbeats stopped arriving: one that is
                 // down or cut off from the controller.
@@ -118,7 +191,7 @@ impl Sim {
                         }
                     }
                 }
-                Due::Timer(Timer::AlterPartitionRetry { leader }) => {
+                Due::Timer(Timer::AlterPartitionRetry { leader }) if self.alter_partition_can_land(*leader) => {
                     out.push(Pending::Message { kind: "alter_partition", from: Node::Broker(*leader), to: Node::Controller, at_ms })
                 }
                 // A sender with batches to deliver (a retry backoff, a delivery timeout);
@@ -155,7 +228,9 @@ impl Sim {
                             | Body::BrokerHeartbeat { .. }
                             | Body::BrokerHeartbeatResponse { .. }
                     );
-                    if !steady {
+                    let client = matches!(msg.from, Node::Producer(_) | Node::Consumer(_))
+                        || matches!(msg.to, Node::Producer(_) | Node::Consumer(_));
+                    if !(steady || unservable && client) {
                         out.push(Pending::Message { kind: crate::sim::msg::kind_of(&msg.body), from: msg.from, to: msg.to, at_ms });
                     }
                 }
@@ -184,6 +259,71 @@ impl Sim {
         self.brokers.iter().any(|b| b.lead.as_ref().is_some_and(|ls| ls.parked_fetches.iter().any(|p| p.follower == follower)))
     }
 
+    /// Whether an AlterPartition resent now can change anything: it reaches the
+    /// controller, and either its answer can come back or the controller would commit
+    /// it (the leader's epochs are the controller's). A leader cut from the controller
+    /// resends for ever without effect.
+    fn alter_partition_can_land(&self, leader: u32) -> bool {
+        let b = self.broker(leader);
+        let Some(ls) = b.lead.as_ref().filter(|_| b.alive) else { return false };
+        let me = Node::Broker(leader);
+        if self.net.is_cut(me, Node::Controller) {
+            return false;
+        }
+        let c = &self.controller;
+        !self.net.is_cut(Node::Controller, me) || (c.leader_epoch == b.leader_epoch && c.partition_epoch == ls.partition_epoch)
+    }
+
+    /// Whether no broker can serve the partition for good: none acts as a leader, and
+    /// the one the controller names cannot learn that it leads (cut off from the
+    /// controller). Clients then loop on NOT_LEADER_OR_FOLLOWER and on metadata that
+    /// never changes, as Kafka's would: a steady state, not a pending consequence.
+    fn unservable(&self) -> bool {
+        if self.brokers.iter().any(|b| b.alive && b.lead.is_some()) {
+            return false;
+        }
+        let c = &self.controller;
+        match c.leader {
+            Some(l) => self.broker(l).alive && !self.can_learn_metadata(l),
+            // Offline: no live broker may ever be elected (in the ISR, the ELR or the last
+            // known leader, or any with unclean election; and unfenced, or able to heartbeat).
+            None => !self.brokers.iter().any(|b| {
+                let eligible = self.settings.unclean_leader_election_enable
+                    || c.isr.contains(&b.id)
+                    || c.elr.contains(&b.id)
+                    || c.last_known_elr.contains(&b.id);
+                let unfenceable = !c.fenced.contains(&b.id) || self.can_be_unfenced(b.id);
+                b.alive && eligible && unfenceable
+            }),
+        }
+    }
+
+    /// Whether a fenced broker can still be unfenced: its heartbeats reach the
+    /// controller and it can catch up with the metadata up to its registration.
+    fn can_be_unfenced(&self, broker: u32) -> bool {
+        !self.net.is_cut(Node::Broker(broker), Node::Controller) && self.can_learn_metadata(broker)
+    }
+
+    /// Whether the leader can still change the ISR: before 2.7 it writes the change
+    /// itself; from 2.7 its AlterPartition must reach the controller and the outcome
+    /// come back (the answer or metadata).
+    fn leader_can_change_isr(&self, leader: u32) -> bool {
+        self.behavior.isr_update == IsrUpdate::Immediate
+            || (!self.net.is_cut(Node::Broker(leader), Node::Controller) && self.can_learn_metadata(leader))
+    }
+
+    /// Whether a broker behind the controller's leader epoch can still learn it: it
+    /// hears the controller, or metadata to it is on the wire. One cut off from the
+    /// controller for good never catches up, so it keeps no run going.
+    fn can_learn_metadata(&self, broker: u32) -> bool {
+        let me = Node::Broker(broker);
+        // A new incarnation learns only once registered: its registration must get through.
+        let registers = self.broker(broker).lifecycle != Lifecycle::Starting || !self.net.is_cut(me, Node::Controller);
+        let hears =
+            !self.net.is_cut(Node::Controller, me) || self.in_flight.values().any(|(m, _)| m.from == Node::Controller && m.to == me);
+        registers && hears
+    }
+
     /// Whether two brokers can talk both ways.
     fn reachable(&self, a: u32, b: u32) -> bool {
         !self.net.is_cut(Node::Broker(a), Node::Broker(b)) && !self.net.is_cut(Node::Broker(b), Node::Broker(a))
@@ -199,17 +339,33 @@ impl Sim {
         else {
             return;
         };
+        let isr_changes = self.leader_can_change_isr(l);
         for f in self.brokers.iter().filter(|b| b.id != l && b.alive) {
             let reachable = self.reachable(f.id, l);
             let in_isr = c.isr.contains(&f.id);
-            let caught = f.leader_epoch == c.leader_epoch && f.log.leo() == leader.log.leo() && f.hw == leader.hw && ls.isr.contains(&f.id);
-            if reachable && !caught {
+            // A follower the leader cannot add has caught up once its log and HW have:
+            // the leader's AlterPartition cannot land, or the follower stays fenced (its
+            // heartbeats cannot reach the controller).
+            let never_unfenced = c.fenced.contains(&f.id) && !self.can_be_unfenced(f.id);
+            let joinable = isr_changes && !never_unfenced;
+            let caught = f.leader_epoch == c.leader_epoch
+                && f.log.leo() == leader.log.leo()
+                && f.hw == leader.hw
+                && (ls.isr.contains(&f.id) || !joinable);
+            let stale_epoch = f.leader_epoch != c.leader_epoch || f.leader != Some(l) || f.lifecycle == Lifecycle::Starting;
+            let learns = !stale_epoch || self.can_learn_metadata(f.id);
+            if reachable && !caught && learns {
                 out.push(if in_isr || c.fenced.contains(&f.id) {
                     Pending::CatchingUp { follower: f.id }
                 } else {
                     Pending::Rejoining { follower: f.id }
                 });
-            } else if !reachable && in_isr && ls.isr.len() > 1 && !at_leader_leo(ls.followers.get(&f.id), leader.log.leo()) {
+            } else if !reachable
+                && in_isr
+                && ls.isr.len() > 1
+                && (isr_changes || ls.pending.is_none())
+                && !at_leader_leo(ls.followers.get(&f.id), leader.log.leo())
+            {
                 // A member the leader last saw at its LEO stays caught up (`Replica.isCaughtUp`)
                 // while the LEO stays: on an idle partition no shrink is coming.
                 out.push(Pending::ShrinkDue { follower: f.id });
@@ -218,6 +374,9 @@ impl Sim {
     }
 
     fn pending_consumers(&self, out: &mut Vec<Pending>) {
+        if self.unservable() {
+            return;
+        }
         for (i, c) in self.consumers.iter().enumerate() {
             // The replica the leader named (KIP-392) while it lasts, else the leader.
             let from = c.preferred.map(|(b, _)| b).or(self.controller.leader);
@@ -247,7 +406,13 @@ impl Sim {
             self.settled_since = None;
             return;
         }
-        self.settled_since = if self.settled() { self.settled_since.or(Some(self.now)) } else { None };
+        self.settled_since = if self.settled() || self.quiet() { self.settled_since.or(Some(self.now)) } else { None };
+    }
+
+    /// Whether nothing a user sees has changed for `QUIET_MS` past the script: what is
+    /// still pending repeats without effect, and the run ends.
+    pub fn quiet(&self) -> bool {
+        self.now > self.scenario.stop_at_ms && self.now >= self.last_change_ms.saturating_add(QUIET_MS)
     }
 
     /// When the run ends past its script, as far as is known now: at the script's

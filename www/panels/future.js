@@ -24,6 +24,9 @@ export function createFuture(line, sim) {
       if (!atEnd) text = `The script runs to ${stop}.`;
       else if (pending.length) text = `The script ends here (${stop}), with consequences still pending: ${list}. Play continues the run until they have played out.`;
       else text = `The script ends here (${stop}); nothing is pending: the partition has settled.`;
+    } else if (f.quiet_since != null && pending.length) {
+      // sim/settle.rs QUIET_MS: nothing a user sees has changed for ten minutes of simulated time.
+      text = `Nothing has changed since ${fmt(f.quiet_since)} ms: what is still pending repeats without effect (${list}), so the run ${atEnd ? "stops here" : "stops ten minutes of simulated time after that"}.`;
     } else if (pending.length && atEnd) {
       // sim/settle.rs MAX_RUN_ON_MS: a run goes on at most a day of simulated time past its script.
       text = `The run stops here, a day of simulated time past its script (${stop}), with this still pending: ${list}.`;

@@ -260,6 +260,8 @@ impl Walker<'_> {
             // and only `Sim::step` past the script writes `settled_since`.
             settle: _,
             settled_since: _,
+            // Read only past the script (`Sim::quiet`), as `settled_since`.
+            last_change_ms: _,
         } = self.sim;
         // Absolute time: the horizon (`stop_at_ms`: nothing runs or strikes after it)
         // leaves a state at t and the same state at a later t different futures, and

@@ -259,8 +259,9 @@ impl Walker<'_> {
                 self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
                 self.brokers(isr);
             }
-            Body::AlterPartitionResponse { leader_epoch, partition_epoch, isr, error } => {
+            Body::AlterPartitionResponse { request, leader_epoch, partition_epoch, isr, error } => {
                 self.word(8);
+                self.id(*request);
                 self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
                 self.brokers(isr);
                 self.word(error.map_or(0, |e| e as u64 + 1));

@@ -327,8 +327,14 @@ fn hw_above_leo(sim: &mut Sim) {
 
 /// `follower-hw-above-leader`: a follower's HW, learned from the current leader in
 /// its current epoch, never exceeds that leader's HW (the HW flows leader → follower).
+/// Not checked while a restarted leader leads in the epoch it had before its crash
+/// (3.7/3.8, no unclean-shutdown clean-up at registration): it starts again from its
+/// checkpointed HW, below what its followers learned from its previous incarnation.
 fn follower_hw_above_leader(sim: &mut Sim) {
     let Some(l) = sim.acting_leader() else { return };
+    if !sim.behavior.registration_cleans_unclean_shutdown && sim.broker(l).incarnation > 0 {
+        return;
+    }
     let (leader_hw, epoch) = (sim.broker(l).hw, sim.broker(l).leader_epoch);
     for i in 0..sim.brokers.len() {
         let b = &sim.brokers[i];

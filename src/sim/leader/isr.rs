@@ -116,12 +116,18 @@ impl Sim {
         }
     }
 
-    /// The controller's answer to AlterPartition (2.7+, `Partition.handleAlterPartitionUpdate`
-    /// / `handleAlterPartitionError`): applied (then the HW may move), refused (reverted
-    /// or kept pending), or ignored by a broker that no longer leads in that epoch.
+    /// The controller's answer to AlterPartition (2.7+, `Partition.submitAlterPartition`'s
+    /// callback, 2.7–4.1): an answer counts only while the leader's partition state is still
+    /// the proposal it answers (`partitionState != proposedIsrState`: ignored once metadata
+    /// committed an ISR, a refusal reverted it, or a newer proposal replaced it; an answer to
+    /// a request the channel already resent never arrives, its connection was dropped). Then
+    /// refused (`handleAlterPartitionError`: reverted or kept pending), or applied
+    /// (`handleAlterPartitionUpdate`, 2.8+) unless it is for another leader epoch or its
+    /// partition epoch is older than the one the leader holds.
     pub(crate) fn handle_alter_partition_response(
         &mut self,
         msg: &Msg,
+        request: u64,
         leader_epoch: i32,
         partition_epoch: u32,
         isr: &[u32],
@@ -129,17 +135,27 @@ impl Sim {
     ) {
         let Node::Broker(leader) = msg.to else { return };
         let b = self.broker(leader);
-        if b.lead.is_none() {
+        let Some(ls) = b.lead.as_ref() else {
             return self.emit(Event::AlterPartitionIgnored { broker: leader, leader_epoch });
+        };
+        let ours = ls.alter.is_some_and(|(sent, _)| sent == request);
+        let held = ls.partition_epoch;
+        if ours {
+            if let Some((_, timer)) = self.lead_mut(leader).alter.take() {
+                self.cancel(timer);
+            }
         }
-        if let Some((_, timer)) = self.lead_mut(leader).alter.take() {
-            self.cancel(timer);
+        if !ours || self.lead(leader).pending.is_none() {
+            return self.emit(Event::AlterPartitionAnswerStale { leader, state_changed: true, answered: partition_epoch, held });
         }
         if let Some(error) = error {
             return self.emit(Event::IsrChangeRefused { leader, error });
         }
         if self.broker(leader).leader_epoch != leader_epoch {
             return self.emit(Event::AlterPartitionIgnored { broker: leader, leader_epoch });
+        }
+        if partition_epoch < held {
+            return self.emit(Event::AlterPartitionAnswerStale { leader, state_changed: false, answered: partition_epoch, held });
         }
         let before = BrokerSet::of(&self.lead(leader).isr);
         self.emit(Event::IsrApplied { leader, before, after: BrokerSet::of(isr), partition_epoch });
