@@ -371,6 +371,8 @@ fn a_refused_connection_does_not_use_up_retries() {
         assert_eq!((&p["acked"], &p["failed"]), (&json!(["p1-1"]), &json!([])), "{preset}: {}", t.summary());
         let refused = (0..t.len()).find(|&i| t.at(i)["text"].as_str().unwrap_or("").contains("refuses")).expect("a refused connection");
         assert!(t.at(refused)["text"].as_str().unwrap().contains("never sent"), "{}", line(t.at(refused)));
+    }
+}
 
 // ---------------------------------------------------------------------------
 // A late AlterPartition answer (2.7+ for the state check, 2.8+ for the partition

@@ -161,10 +161,10 @@ impl Sim {
             // Clients loop on NOT_LEADER_OR_FOLLOWER and metadata that never changes;
             // only a producer giving its batches up (delivery.timeout.ms) is still to come.
             for (i, p) in self.producers.iter().enumerate() {
-                let expiry = p.batches.iter().map(|b| b.created_ms.saturating_add(p.settings.delivery_timeout_ms)).min();
-                if let Some(at_ms) =
-                    expiry.filter(|_| p.settings.retries > 0 && p.settings.delivery_timeout_ms < super::settle::MAX_RUN_ON_MS)
-                {
+                // Before 2.1 there is no delivery timeout (KIP-91): nothing expires.
+                let Some(limit) = p.settings.delivery_timeout_ms else { continue };
+                let expiry = p.batches.iter().map(|b| b.created_ms.saturating_add(limit)).min();
+                if let Some(at_ms) = expiry.filter(|_| p.settings.retries > 0 && limit < super::settle::MAX_RUN_ON_MS) {
                     out.push(Pending::ProduceExpiry { producer: i, at_ms: at_ms.max(self.now) });
                 }
             }
