@@ -164,7 +164,7 @@ impl Scenario {
         }
         in_range(&format!("{field}.fetch.max.wait.ms"), c.fetch_max_wait_ms, 0, 600_000)?;
         if let Some(v) = c.request_timeout_ms {
-            in_range(&format!("{field}.request.timeout.ms"), v, 0, MAX_TIME_MS)?;
+            in_range(&format!("{field}.request.timeout.ms"), v, 1, MAX_TIME_MS)?;
         }
         if let Some(v) = c.metadata_max_age_ms {
             in_range(&format!("{field}.metadata.max.age.ms"), v, 0, MAX_TIME_MS)?;
