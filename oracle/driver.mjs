@@ -17,7 +17,7 @@ import { dirname, join, resolve, basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RESTART_ALLOWANCE_MS, runOnKafka, defaultWorkRoot } from "./lib/cluster.mjs";
 import { compare, overload, realObservations, runNoise, simObservations, verdictOf, NOISE_MS, NOISE_MEDIAN_MS } from "./lib/compare.mjs";
-import { Unrunnable, compileHarness, resolveKafka } from "./lib/kafka.mjs";
+import { Unrunnable, compileHarness, resolveKafka, shareWithNodeUsers } from "./lib/kafka.mjs";
 import { fenceCheckPhase, heartbeatPhases } from "./lib/phases.mjs";
 import { nftAvailable } from "./lib/netfilter.mjs";
 import { cleanupAll, installExitHandlers, runSync } from "./lib/procs.mjs";
@@ -133,8 +133,12 @@ async function main() {
   }
   const plan = planFor(raw, { kafkaOverride: o.kafka ? o.kafka.split(".").slice(0, 2).join(".") : null });
   checkTools();
-  const kafka = resolveKafka(root, o.kafka ?? plan.kafkaLine, { refresh: o.refresh, log });
-  const harness = compileHarness(kafka, join(here, "harness", "OracleClient.java"));
+  const resolved = resolveKafka(root, o.kafka ?? plan.kafkaLine, { refresh: o.refresh, log });
+  const { kafka, harnessDir: harness } = shareWithNodeUsers(
+    resolved,
+    compileHarness(resolved, join(here, "harness", "OracleClient.java")),
+    { log },
+  );
   const simPreset = o.kafka ? `kafka-${plan.kafkaLine}` : null;
   const presetRun = simPreset ?? plan.scenario.preset;
 

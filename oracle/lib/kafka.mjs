@@ -3,6 +3,8 @@
 
 import { createHash } from "node:crypto";
 import {
+  chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   readFileSync,
@@ -142,6 +144,58 @@ export function compileHarness(kafka, sourceFile) {
     renameSync(tmp, out);
   }
   return out;
+}
+
+/**
+ * Every node of the cluster runs as its own unprivileged uid, so the jars and the harness
+ * classes must be readable by any user. They are not when .tools/ lies under a private home
+ * (a clean clone in CI links .tools/ to ~/.cache/hwscope/tools, and /root is mode 700): then
+ * they are copied once to a world-readable folder (HWSCOPE_ORACLE_SHARED, default
+ * /var/tmp/hwscope-oracle), keyed by Kafka version and harness stamp, and used from there.
+ */
+export function shareWithNodeUsers(kafka, harnessDir, { log = () => {}, readableByAll = readableByAnyUser } = {}) {
+  const probe = [join(kafka.lib, readdirSync(kafka.lib).find((f) => f.endsWith(".jar")) ?? ""), join(harnessDir, "OracleClient.class")];
+  if (probe.every(readableByAll)) return { kafka, harnessDir };
+  const shared = process.env.HWSCOPE_ORACLE_SHARED || "/var/tmp/hwscope-oracle";
+  const dir = join(shared, kafka.version);
+  const harness = join(dir, "harness", harnessDir.split("/").at(-1));
+  if (!existsSync(join(dir, ".complete"))) {
+    log(`the jars under ${kafka.dir} are not readable by the nodes' users: copying them to ${dir}`);
+    const tmp = `${dir}.tmp-${process.pid}`;
+    rmSync(tmp, { recursive: true, force: true });
+    mkdirSync(tmp, { recursive: true, mode: 0o755 });
+    cpSync(kafka.lib, join(tmp, "lib"), { recursive: true });
+    writeFileSync(join(tmp, ".complete"), "");
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(tmp, dir);
+  }
+  if (!existsSync(join(harness, "OracleClient.class"))) {
+    const tmp = `${harness}.tmp-${process.pid}`;
+    cpSync(harnessDir, tmp, { recursive: true });
+    rmSync(harness, { recursive: true, force: true });
+    renameSync(tmp, harness);
+  }
+  chmodAll(shared);
+  return { kafka: { ...kafka, dir, lib: join(dir, "lib"), classpath: `${join(dir, "lib")}/*` }, harnessDir: harness };
+}
+
+/** Whether an unprivileged user (nobody) can read this file: every folder above it included. */
+function readableByAnyUser(file) {
+  try {
+    runSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "test", "-r", file]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function chmodAll(path) {
+  chmodSync(path, 0o755);
+  for (const e of readdirSync(path, { withFileTypes: true })) {
+    const p = join(path, e.name);
+    if (e.isDirectory()) chmodAll(p);
+    else chmodSync(p, 0o644);
+  }
 }
 
 export const TOPIC_KEYS = new Set(["min.insync.replicas", "unclean.leader.election.enable"]);
