@@ -336,9 +336,7 @@ describe("fix 4: at 1280 × 800 the main actions and their results are in view",
     return r.top >= 0 && r.bottom <= innerHeight + 0.5 && r.height > 0;
   });
 
-  // TODO(next session): since the verdict strip joined the scrubber on main, the Intervene panel's
-  // bottom edge falls below 800 px at load; reported as a todo until the layout is fixed.
-  test("the Intervene panel is in view at load", { todo: "the verdict strip pushed Intervene below the fold at 1280 × 800" }, async () => {
+  test("the Intervene panel is in view at load", async () => {
     const page = await open("/?scenario=seed-walkthrough", { width: 1280, height: 800 });
     assert.equal(await inView(page, "#intervene"), true, "the whole Intervene panel is above the fold");
     await page.close();
@@ -389,9 +387,7 @@ describe("what your broker log would say", () => {
 });
 
 describe("a timeline that branches", () => {
-  // TODO(next session): on the merged main, Back after Compare no longer returns to the branch shown
-  // before (times out waiting for "intervention at step 2"); reported as a todo until fixed.
-  test("an intervention makes a branch; any branch can be returned to, compared, and Back still works", { todo: "Back after Compare does not return to the earlier branch on the merged main" }, async () => {
+  test("an intervention makes a branch; any branch can be returned to, compared, and Back still works", async () => {
     const page = await open("/?scenario=seed-walkthrough");
     assert.equal(await page.isHidden("#branches"), true, "no branches before an intervention");
     await scrubTo(page, 3);

@@ -101,8 +101,8 @@ export function createVerdicts(doc, sim, player, { go }) {
           r.setAttribute("x", a.toFixed(1));
           r.setAttribute("y", y.toFixed(2));
           r.setAttribute("width", w.toFixed(1));
-          // A 1 px gap between rows where they are tall enough to afford it.
-          r.setAttribute("height", (ROW >= 3 ? ROW - 1 : ROW).toFixed(2));
+          // A 1 px gap between rows where they are tall enough to afford it (2 px and up).
+          r.setAttribute("height", (ROW >= 2 ? ROW - 1 : ROW).toFixed(2));
           r.setAttribute("class", `v-${v}`);
         });
       });
