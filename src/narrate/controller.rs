@@ -174,4 +174,83 @@ impl Narrator<'_> {
         }
         String::new()
     }
+
+    /// A metadata Fetch reaches the controller (after a cut or a timeout).
+    pub(super) fn metadata_fetch_at_controller(&self, broker: u32) -> String {
+        for e in self.events {
+            match *e {
+                Event::MetadataFetchAnswered { msg, offset, .. } => {
+                    return format!(
+                        "Broker {broker}'s metadata Fetch reaches the controller, behind its log (offset {offset}): answered at once with what it lacks.{}",
+                        self.note(Some(msg))
+                    );
+                }
+                Event::MetadataFetchParked { .. } => {
+                    return format!(
+                        "Broker {broker}'s metadata Fetch reaches the controller, which has nothing newer: it waits there up to 500 ms (KafkaRaftClient.MAX_FETCH_WAIT_MS) for new records."
+                    );
+                }
+                _ => {}
+            }
+        }
+        String::new()
+    }
+
+    /// A parked metadata Fetch ends its wait.
+    pub(super) fn metadata_fetch_expired(&self, broker: u32) -> String {
+        for e in self.events {
+            if let Event::MetadataFetchExpired { msg, .. } = *e {
+                return format!(
+                    "Nothing new for broker {broker}'s metadata Fetch after 500 ms: the controller answers it empty.{}",
+                    self.note(Some(msg))
+                );
+            }
+        }
+        String::new()
+    }
+
+    /// An empty answer reaches the broker: its long poll goes on.
+    pub(super) fn metadata_fetch_empty(&self, broker: u32) -> String {
+        let sent = self.events.iter().find_map(|e| match *e {
+            Event::MetadataFetchSent { msg, .. } => Some(msg),
+            _ => None,
+        });
+        match sent {
+            Some(msg) => format!(
+                "Broker {broker}'s metadata Fetch is answered with nothing new; the next waits across the cut.{}",
+                self.note(Some(msg))
+            ),
+            None => format!("Broker {broker}'s metadata Fetch is answered with nothing new; it long-polls the controller again."),
+        }
+    }
+
+    /// The broker's metadata fetch timer: a Fetch given up, or the next one sent.
+    pub(super) fn metadata_fetch_timer(&self, broker: u32) -> String {
+        for e in self.events {
+            match *e {
+                Event::MetadataFetchTimedOut { sent, .. } => {
+                    return format!(
+                        "Broker {broker}'s metadata Fetch sent at {sent} ms has had no answer for controller.quorum.request.timeout.ms (2000 ms): it gives it up, resets its connection to the controller and tries again after controller.quorum.retry.backoff.ms (20 ms)."
+                    );
+                }
+                Event::MetadataFetchSent { msg, .. } => {
+                    return format!("Broker {broker} fetches the metadata log from the controller again.{}", self.note(Some(msg)));
+                }
+                _ => {}
+            }
+        }
+        String::new()
+    }
+
+    /// A heartbeat (or registration) had no answer: given up.
+    pub(super) fn heartbeat_timed_out(&self, broker: u32) -> String {
+        for e in self.events {
+            if let Event::HeartbeatTimedOut { next_at, .. } = *e {
+                return format!(
+                    "Broker {broker}'s heartbeat has had no answer: it gives it up (\"Unable to send a heartbeat because the RPC got timed out\") and sends the next at {next_at} ms."
+                );
+            }
+        }
+        String::new()
+    }
 }

@@ -43,7 +43,9 @@ impl Narrator<'_> {
             (Body::ConsumerFetchResponse(resp), ..) => self.consumer_fetch_response(resp),
             (Body::AlterPartition { isr, .. }, ..) => self.alter_partition(isr),
             (Body::AlterPartitionResponse { .. }, ..) => self.alter_partition_response(),
-            (Body::LeaderAndIsr(meta), ..) => self.leader_and_isr(meta),
+            (Body::LeaderAndIsr(meta), ..) | (Body::MetadataFetchResponse { metadata: Some(meta), .. }, ..) => self.leader_and_isr(meta),
+            (Body::MetadataFetchResponse { metadata: None, .. }, Node::Broker(id), _) => self.metadata_fetch_empty(id),
+            (Body::MetadataFetch { .. }, _, Node::Broker(id)) => self.metadata_fetch_at_controller(id),
             (Body::OffsetsForLeaderEpoch { .. }, ..) => self.offsets_for_leader_epoch(),
             (Body::OffsetsForLeaderEpochResponse { .. }, Node::Broker(id), _) => self.offsets_for_leader_epoch_response(id),
             (Body::OffsetsForLeaderEpochResponse { .. }, Node::Consumer(_), _) => self.consumer_validation(),
@@ -90,6 +92,9 @@ impl Narrator<'_> {
             Timer::AlterPartitionRetry { .. } => self.alter_partition_retry(),
             Timer::ProducerWake { producer } => self.producer_wake(producer),
             Timer::MetadataTimeout { .. } => self.metadata_timeout(),
+            Timer::MetadataFetch { broker } => self.metadata_fetch_timer(broker),
+            Timer::MetadataFetchExpiry { broker } => self.metadata_fetch_expired(broker),
+            Timer::HeartbeatTimeout { broker } => self.heartbeat_timed_out(broker),
         }
     }
 

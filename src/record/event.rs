@@ -126,11 +126,13 @@ fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
             r.isr = Some(isr.clone());
             r.error = error.map(|e| e.name());
         }
-        Body::LeaderAndIsr(meta) => {
+        Body::LeaderAndIsr(meta) | Body::MetadataFetchResponse { metadata: Some(meta), .. } => {
             r.leader = Some(meta.leader);
             r.leader_epoch = Some(meta.leader_epoch);
             r.isr = Some(meta.isr.clone());
         }
+        Body::MetadataFetchResponse { metadata: None, .. } => {}
+        Body::MetadataFetch { offset } => r.fetch_offset = Some(*offset),
         Body::OffsetsForLeaderEpoch { epoch, .. } => r.epoch = Some(*epoch),
         Body::OffsetsForLeaderEpochResponse { requested, answer, error, .. } => {
             r.epoch = Some(*requested);
@@ -196,6 +198,9 @@ fn timer_record(sim: &Sim, timer: Timer) -> EventRecord {
         }
         Timer::Heartbeat { broker } => return EventRecord { broker: Some(broker), timer: Some("heartbeat"), ..new("timeout") },
         Timer::AlterPartitionRetry { leader } => (leader, "alter-partition-retry"),
+        Timer::MetadataFetch { broker } => (broker, "metadata-fetch"),
+        Timer::MetadataFetchExpiry { broker } => (broker, "metadata-fetch-expiry"),
+        Timer::HeartbeatTimeout { broker } => (broker, "heartbeat-timeout"),
         Timer::ProduceExpiry { leader, .. } => (leader, "produce-expiry"),
         Timer::IsrExpiration { leader } => (leader, "isr-expiration"),
         Timer::FetcherRetry { follower } => (follower, "fetcher-retry"),

@@ -131,6 +131,21 @@ pub fn message_label(m: &InFlightRecord) -> String {
         ("broker_registration_response", _) => {
             l.s("registration");
         }
+        // KRaft: a broker fetches the metadata log; the answer carries the partition's state.
+        ("metadata_fetch", _) => {
+            l.s("Fetch metadata");
+        }
+        ("metadata_fetch_response", _) if m.leader.is_none() => {
+            l.s("nothing new");
+        }
+        ("metadata_fetch_response", _) => {
+            l.s("Leader ");
+            match m.leader.flatten() {
+                Some(leader) => l.n(Some(u64::from(leader))),
+                None => l.s("none"),
+            };
+            l.s(" e").i(m.leader_epoch.unwrap_or(0).into());
+        }
         ("metadata_request", _) => {
             l.s("Metadata?");
         }

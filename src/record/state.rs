@@ -292,11 +292,13 @@ impl Sim {
                 r.isr = Some(isr.clone());
                 r.error = error.map(|e| e.name());
             }
-            Body::LeaderAndIsr(meta) => {
+            Body::LeaderAndIsr(meta) | Body::MetadataFetchResponse { metadata: Some(meta), .. } => {
                 r.leader = Some(meta.leader);
                 r.leader_epoch = Some(meta.leader_epoch);
                 r.isr = Some(meta.isr.clone());
             }
+            Body::MetadataFetchResponse { metadata: None, .. } => {}
+            Body::MetadataFetch { offset } => r.fetch_offset = Some(*offset),
             Body::OffsetsForLeaderEpoch { epoch, .. } => r.epoch = Some(*epoch),
             Body::OffsetsForLeaderEpochResponse { requested, answer, error, .. } => {
                 r.epoch = Some(*requested);

@@ -28,10 +28,12 @@ impl Sim {
         self.clear_fetcher(id);
         self.drop_leadership(id, None);
         let b = self.broker_mut(id);
-        let timers: Vec<_> = b.parked_consumers.iter().map(|p| p.timer).chain(b.heartbeat_timer.take()).collect();
+        let rpc = b.heartbeat_rpc.take().map(|(_, t)| t);
+        let timers: Vec<_> = b.parked_consumers.iter().map(|p| p.timer).chain(b.heartbeat_timer.take()).chain(rpc).collect();
         for t in timers {
             self.cancel(t);
         }
+        self.stop_metadata_fetch(id);
         if !silent {
             self.reset_connections(id, &waiting);
         }
@@ -126,13 +128,15 @@ impl Sim {
         let incarnation = b.incarnation + 1;
         self.emit(Event::Restarted { broker: id, leo, hw, hw_before, incarnation });
         self.rebuild_producer_state(id);
+        self.broker_mut(id).heartbeat_failures = 0;
         if self.zookeeper() {
             // The new process's ZooKeeper client opens a session and creates its node.
             self.zookeeper_ping_due(id);
+            self.schedule_heartbeat(id);
         } else {
+            self.start_metadata_fetch(id);
             self.send_registration(id);
         }
-        self.schedule_heartbeat(id);
     }
 
     /// `BrokerLifecycleManager` after DUPLICATE_BROKER_REGISTRATION (4.0.2, measured by
@@ -147,6 +151,13 @@ impl Sim {
         let timer = self.set_timer(at, Timer::Heartbeat { broker: id });
         self.broker_mut(id).heartbeat_timer = Some(timer);
         self.emit(Event::RegistrationRetries { broker: id, at });
+    }
+
+    /// After an answer, the next heartbeat on the grid, unless one is already set.
+    fn schedule_next_heartbeat(&mut self, id: u32) {
+        if self.broker(id).heartbeat_timer.is_none() && self.broker(id).alive {
+            self.schedule_heartbeat(id);
+        }
     }
 
     /// The next heartbeat (or registration attempt), on the broker's grid:
@@ -167,10 +178,11 @@ impl Sim {
         if !self.broker(id).alive {
             return;
         }
-        self.schedule_heartbeat(id);
         if self.zookeeper() {
+            self.schedule_heartbeat(id);
             return self.zookeeper_ping_due(id);
         }
+        // KRaft: the next is scheduled when this one is answered or given up.
         match self.broker(id).broker_epoch {
             None => self.send_registration(id),
             Some(epoch) => self.send_heartbeat(id, epoch),
@@ -180,12 +192,14 @@ impl Sim {
     fn send_registration(&mut self, id: u32) {
         let incarnation = self.broker(id).incarnation;
         let msg = self.send(Node::Broker(id), Node::Controller, Body::BrokerRegistration { incarnation });
+        self.await_heartbeat_answer(id, msg);
         self.emit(Event::RegistrationSent { broker: id, incarnation, msg });
     }
 
     pub(crate) fn send_heartbeat(&mut self, id: u32, broker_epoch: u64) {
         let metadata_offset = self.broker(id).metadata_offset;
         let msg = self.send(Node::Broker(id), Node::Controller, Body::BrokerHeartbeat { broker_epoch, metadata_offset });
+        self.await_heartbeat_answer(id, msg);
         self.emit(Event::HeartbeatSent { broker: id, msg });
     }
 
@@ -196,7 +210,9 @@ impl Sim {
     /// heartbeats at once (`setReadyToUnfence`).
     pub(crate) fn handle_registration_response(&mut self, msg: &Msg, broker_epoch: Option<u64>, meta: Option<&Metadata>) {
         let Node::Broker(id) = msg.to else { return };
+        self.heartbeat_answered(id);
         if self.broker(id).lifecycle != Lifecycle::Starting {
+            self.schedule_next_heartbeat(id);
             return self.emit(Event::RegistrationResponseIgnored { broker: id });
         }
         let Some(epoch) = broker_epoch else {
@@ -216,6 +232,8 @@ impl Sim {
     /// and whether it is fenced; a broker in recovery that is unfenced now runs.
     pub(crate) fn handle_heartbeat_response(&mut self, msg: &Msg, fenced: bool, meta: Option<&Metadata>, error: Option<KafkaError>) {
         let Node::Broker(id) = msg.to else { return };
+        self.heartbeat_answered(id);
+        self.schedule_next_heartbeat(id);
         if error.is_some() || self.broker(id).broker_epoch.is_none() {
             return self.emit(Event::HeartbeatResponseIgnored { broker: id });
         }
@@ -234,15 +252,7 @@ impl Sim {
     /// registering, or one that has applied newer metadata, ignores it.
     pub(crate) fn handle_leader_and_isr(&mut self, msg: &Msg, meta: &Metadata) {
         let Node::Broker(id) = msg.to else { return };
-        let b = self.broker(id);
-        // A ZooKeeper-era broker takes LeaderAndIsr as soon as it runs (no KRaft registration).
-        if b.lifecycle == Lifecycle::Starting && !self.zookeeper() {
-            return self.emit(Event::MetadataWhileStarting { broker: id });
-        }
-        if meta.offset <= b.metadata_offset {
-            return self.emit(Event::MetadataStale { broker: id, epoch: meta.leader_epoch, own_epoch: b.leader_epoch });
-        }
-        self.apply_metadata(id, meta);
+        self.learn_metadata(id, meta);
     }
 
     /// `ReplicaManager.applyDelta`: become leader, become follower, or update the ISR.

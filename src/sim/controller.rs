@@ -110,10 +110,9 @@ impl Sim {
         if unfence {
             self.handle_broker_unfenced(id);
         }
-        let c = &self.controller;
-        let fenced = c.registrations[id as usize].fenced;
-        let metadata = (metadata_offset < c.metadata_offset).then(|| self.metadata());
-        self.send(Node::Controller, msg.from, Body::BrokerHeartbeatResponse { fenced, metadata, error: None });
+        // The answer says whether the broker is fenced; metadata comes by its fetch.
+        let fenced = self.controller.registrations[id as usize].fenced;
+        self.send(Node::Controller, msg.from, Body::BrokerHeartbeatResponse { fenced, metadata: None, error: None });
         self.reschedule_fence_check();
     }
 
@@ -263,12 +262,14 @@ impl Sim {
         }
     }
 
-    /// Metadata to every live broker that is registered, but `skip`. (KRaft brokers
-    /// fetch the metadata log; a push is the same message one hop later. A broker the
-    /// push does not reach gets it with its next heartbeat answer.)
-    /// In the ZooKeeper era the controller sends LeaderAndIsr to the brokers it holds
-    /// live (registered in ZooKeeper, as its watch told it).
+    /// Metadata to every live broker that is registered, but `skip`. KRaft brokers
+    /// fetch the metadata log: the Fetches waiting at the controller are answered
+    /// (`metadata_fetch.rs`). In the ZooKeeper era the controller sends LeaderAndIsr to
+    /// the brokers it holds live (registered in ZooKeeper, as its watch told it).
     pub(crate) fn send_metadata_except(&mut self, skip: Option<u32>) {
+        if self.fetches_metadata() {
+            return self.answer_waiting_metadata_fetches(skip);
+        }
         let meta = self.metadata();
         let zookeeper = self.zookeeper();
         for b in 0..self.scenario.replicas {
@@ -307,6 +308,11 @@ impl Sim {
         let body = Body::AlterPartitionResponse { request: msg.id, leader_epoch: le, partition_epoch: pe, isr: committed, error };
         let sent = self.send(Node::Controller, msg.from, body);
         self.emit(Event::AlterPartitionAnswered { leader: from, error, partition_epoch: pe, msg: sent });
+        // The PartitionChangeRecord is in the metadata log: the Fetches waiting for it
+        // are answered (`KafkaRaftClient`; the ZooKeeper era has no such record).
+        if error.is_none() && self.fetches_metadata() {
+            self.answer_waiting_metadata_fetches(None);
+        }
     }
 
     /// The registrations at the start: every broker registered and unfenced, its last

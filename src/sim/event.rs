@@ -181,6 +181,20 @@ pub enum Event {
     HeartbeatResponseIgnored { broker: u32 },
     /// `running`: Unfenced now: RECOVERY → RUNNING.
     /// `caught_up`: The metadata offset it caught up to, if the answer carried metadata.
+    /// A heartbeat (or registration) got no answer in time: given up, the next at `next_at`.
+    HeartbeatTimedOut { broker: u32, next_at: u64 },
+    /// KRaft metadata fetch: a Fetch sent across a cut or after a timeout.
+    MetadataFetchSent { broker: u32, msg: u64 },
+    /// The controller answers a Fetch behind its log at once.
+    MetadataFetchAnswered { broker: u32, msg: u64, offset: u64 },
+    /// A caught-up Fetch waits at the controller for new records.
+    MetadataFetchParked { broker: u32 },
+    /// A parked Fetch's wait ends: answered with no records.
+    MetadataFetchExpired { broker: u32, msg: u64 },
+    /// An answer without records reaches the broker.
+    MetadataFetchEmpty { broker: u32 },
+    /// A Fetch unanswered for controller.quorum.request.timeout.ms is given up (sent at `sent`).
+    MetadataFetchTimedOut { broker: u32, sent: u64 },
     HeartbeatAnswered { broker: u32, fenced: bool, running: bool, caught_up: Option<u64> },
     /// Metadata reaches a broker that is not registered yet: it waits for its registration.
     MetadataWhileStarting { broker: u32 },

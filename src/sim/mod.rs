@@ -27,6 +27,7 @@ mod follower;
 pub mod invariants;
 mod leader;
 pub mod log;
+mod metadata_fetch;
 pub mod msg;
 pub mod network;
 mod producer;
@@ -45,11 +46,11 @@ pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, Fe
 pub use scheduler::{Due, Key, Timer};
 pub use state::{
     Batch, Broker, ClientMeta, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, Ghost, LeaderState,
-    Lifecycle, ParkedConsumerFetch, ParkedFetch, PendingIsr, Producer, Registration, Role, GHOSTS,
+    Lifecycle, MetadataFetch, ParkedConsumerFetch, ParkedFetch, PendingIsr, Producer, Registration, Role, GHOSTS,
 };
 pub use step::{Command, Step, Trigger};
 
-use crate::scenario::{Action, Behavior, Scenario, Settings};
+use crate::scenario::{Action, Behavior, BrokerLiveness, Scenario, Settings};
 use invariants::Invariants;
 use log::{Log, RecordId};
 use network::Network;
@@ -121,6 +122,13 @@ impl Sim {
                 image_partition_epoch: Some(0),
                 metadata_offset: 0,
                 heartbeat_timer: None,
+                heartbeat_rpc: None,
+                heartbeat_failures: 0,
+                metadata_fetch: if behavior.broker_liveness == BrokerLiveness::ZookeeperSession {
+                    MetadataFetch::Off
+                } else {
+                    MetadataFetch::Polling { since: 0 }
+                },
                 hw_checkpoint: (0, leo),
                 hw_checkpoint_phase: checkpoint_phase[id as usize],
                 producer_state: VecMap::new(),
@@ -185,6 +193,7 @@ impl Sim {
                 check_anchor,
                 check: None,
                 zookeeper: Vec::new(),
+                parked_fetches: vec![None; n as usize],
             },
             producers,
             consumers: Vec::new(),
@@ -389,6 +398,8 @@ impl Sim {
                 self.handle_alter_partition_response(msg, *request, *leader_epoch, *partition_epoch, isr, *error)
             }
             Body::LeaderAndIsr(meta) => self.handle_leader_and_isr(msg, meta),
+            Body::MetadataFetch { offset } => self.handle_metadata_fetch(msg, *offset),
+            Body::MetadataFetchResponse { request, metadata } => self.handle_metadata_fetch_response(msg, *request, metadata.as_ref()),
             Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => {
                 self.handle_offsets_for_leader_epoch(msg, *epoch, *current_leader_epoch)
             }
@@ -443,6 +454,9 @@ impl Sim {
             Timer::AlterPartitionRetry { leader } => self.alter_partition_retry(leader),
             Timer::ProducerWake { producer } => self.producer_wake(producer),
             Timer::MetadataTimeout { client } => self.metadata_request_timeout(client),
+            Timer::MetadataFetch { broker } => self.metadata_fetch_timer(broker),
+            Timer::MetadataFetchExpiry { broker } => self.expire_parked_metadata_fetch(broker),
+            Timer::HeartbeatTimeout { broker } => self.heartbeat_timed_out(broker),
         }
     }
 

@@ -180,6 +180,16 @@ pub enum Body {
         error: Option<AlterPartitionError>,
     },
     LeaderAndIsr(Metadata),
+    /// KRaft: a broker fetches the metadata log from the controller from `offset`.
+    MetadataFetch {
+        offset: u64,
+    },
+    /// The records it lacked (the partition's state), or none after the wait.
+    /// `request`: the Fetch it answers (0: the idle round's Fetch, not a step of its own).
+    MetadataFetchResponse {
+        request: u64,
+        metadata: Option<Metadata>,
+    },
     OffsetsForLeaderEpoch {
         epoch: i32,
         current_leader_epoch: i32,
@@ -259,6 +269,7 @@ impl Body {
                 | Body::OffsetsForLeaderEpoch { .. }
                 | Body::BrokerRegistration { .. }
                 | Body::BrokerHeartbeat { .. }
+                | Body::MetadataFetch { .. }
                 | Body::MetadataRequest
                 | Body::ZkPing { .. }
                 | Body::ZkRegister { .. }
@@ -326,6 +337,8 @@ pub fn kind_of(body: &Body) -> &'static str {
         Body::AlterPartition { .. } => "alter_partition",
         Body::AlterPartitionResponse { .. } => "alter_partition_response",
         Body::LeaderAndIsr(_) => "leader_and_isr",
+        Body::MetadataFetch { .. } => "metadata_fetch",
+        Body::MetadataFetchResponse { .. } => "metadata_fetch_response",
         Body::OffsetsForLeaderEpoch { .. } => "offsets_for_leader_epoch",
         Body::OffsetsForLeaderEpochResponse { .. } => "offsets_for_leader_epoch_response",
         Body::BrokerRegistration { .. } => "broker_registration",

@@ -10,11 +10,11 @@
 //! it held is gone; a new connection needs both directions, its handshake retried
 //! after 1 s, then 2, 4… (Linux's RTOs: `TCP_RTO_MIN`, `TCP_TIMEOUT_INIT`).
 //!
-//! Traffic between brokers and the controller is different: a message sent into
-//! such a cut is lost. The broker's own timers stand in for the retransmissions
-//! (a heartbeat every `broker.heartbeat.interval.ms`, missed metadata with the next
-//! heartbeat answer, AlterPartition again after `request.timeout.ms`), as Kafka's
-//! controller channel and metadata fetcher resend on their own short timeouts.
+//! Under KRaft, traffic between brokers and the controller is held the same way
+//! (each broker owns its connection to the controller; its metadata fetch and
+//! heartbeats give requests up on their own timeouts, `metadata_fetch.rs`). In the
+//! ZooKeeper era a message to or from the controller sent into a cut is lost: the
+//! broker's own timers stand in for the retransmissions.
 //!
 //! A killed broker's kernel resets its connections: peers waiting on it are told at
 //! once (a `Reset` one hop later), and a new connection to it is refused. A host that
@@ -151,13 +151,13 @@ pub fn peer_node(s: &Scenario, e: &crate::scenario::Endpoint, consumers: &[Strin
     }
 }
 
-/// Messages a cut loses rather than holds: the controller's (its senders' timers
-/// resend), and a ZooKeeper client's pings and their answers (the client pings
+/// Messages a cut loses rather than holds: in the ZooKeeper era the controller's (its
+/// senders' timers resend; under KRaft TCP holds them as any other), and a ZooKeeper client's pings and their answers (the client pings
 /// again; ZooKeeper times the session out on what reaches it). The controller's
 /// watch notifications are held, as the controller's own session delivers them
 /// after the link heals (its session expiring in a long cut is not modelled).
-fn is_lost_in_a_cut(from: Node, to: Node, body: &Body) -> bool {
-    let controller = from == Node::Controller || to == Node::Controller;
+fn is_lost_in_a_cut(from: Node, to: Node, body: &Body, zookeeper_era: bool) -> bool {
+    let controller = (from == Node::Controller || to == Node::Controller) && zookeeper_era;
     let zookeeper = from == Node::ZooKeeper || to == Node::ZooKeeper;
     (controller || zookeeper) && !matches!(body, Body::ZkWatch { .. })
 }
@@ -214,7 +214,7 @@ impl Sim {
     /// made), or loses it (a cut controller link, a connection its client closed, a
     /// dead receiver; a killed broker refuses a request with a reset).
     pub(crate) fn transmit(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body) {
-        let controller_link = is_lost_in_a_cut(from, to, &body);
+        let controller_link = is_lost_in_a_cut(from, to, &body, self.zookeeper());
         let (client, server) = conn_of(from, to, &body);
         let request = from == client;
         if self.is_dead(to) {
@@ -309,6 +309,35 @@ impl Sim {
         }
     }
 
+    /// A broker's metadata Fetch was given up (`KafkaRaftClient`): its connection to the
+    /// controller is reset, and the Fetches and answers on it (held by TCP, or due at a
+    /// retransmission after a heal) are gone.
+    pub(crate) fn close_metadata_connection(&mut self, broker: u32) {
+        let me = Node::Broker(broker);
+        let ids: Vec<u64> = self
+            .in_flight
+            .iter()
+            .filter(|(_, (m, _))| (m.held.is_some() || m.resent_ms.is_some()) && conn_of(m.from, m.to, &m.body) == (me, Node::Controller))
+            .filter(|(_, (m, _))| matches!(m.body, Body::MetadataFetch { .. } | Body::MetadataFetchResponse { .. }))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            if let Some((m, key)) = self.in_flight.remove(&id) {
+                if m.held.is_none() {
+                    self.sched.cancel(key);
+                }
+            }
+        }
+        self.net.set_conn(me, Node::Controller, Some(Conn::Closed));
+    }
+
+    /// A request given up while TCP held it: it is dropped (its connection was reset).
+    pub(crate) fn drop_held_message(&mut self, id: u64) {
+        if self.in_flight.get(&id).is_some_and(|(m, _)| m.held.is_some()) {
+            self.in_flight.remove(&id);
+        }
+    }
+
     /// A client gives up on a connection (its request timed out): what TCP held on it
     /// is dropped, and the next request opens a new one.
     pub(crate) fn close_conn(&mut self, client: Node, server: Node) {
@@ -348,6 +377,7 @@ impl Sim {
             return self.emit(Event::LinkEndpointMissing);
         };
         self.emit(Event::LinksCut { from, to, both_ways: links.len() == 2 });
+        self.catch_idle_metadata_fetches();
     }
 
     /// A cut strikes while messages are on the wire across it: those named (by id)
@@ -363,7 +393,7 @@ impl Sim {
             }
             let (key, from, to, sent_ms) = (*key, m.from, m.to, m.sent_ms);
             self.sched.cancel(key);
-            if is_lost_in_a_cut(from, to, &m.body) || matches!(m.body, Body::Reset { .. }) {
+            if is_lost_in_a_cut(from, to, &m.body, self.zookeeper()) || matches!(m.body, Body::Reset { .. }) {
                 self.in_flight.remove(&id);
                 self.last.lost.push(id);
                 continue;

@@ -197,6 +197,19 @@ pub enum Timer {
     MetadataTimeout {
         client: super::msg::Node,
     },
+    /// A KRaft broker's metadata Fetch: given up (controller.quorum.request.timeout.ms)
+    /// while one waits, sent again after the backoff (controller.quorum.retry.backoff.ms).
+    MetadataFetch {
+        broker: u32,
+    },
+    /// A metadata Fetch parked at the controller reaches its wait (`MAX_FETCH_WAIT_MS`).
+    MetadataFetchExpiry {
+        broker: u32,
+    },
+    /// A heartbeat (or registration) went unanswered: given up, the next after a backoff.
+    HeartbeatTimeout {
+        broker: u32,
+    },
 }
 
 /// A small, portable, seeded generator (SplitMix64): the same numbers on every platform.

@@ -217,17 +217,28 @@ impl Sim {
                     }
                 }
                 Due::Scenario { .. } | Due::Intervention(_) => {}
+                // A broker behind the controller's metadata that will fetch it (not cut off).
+                Due::Timer(Timer::MetadataFetch { broker }) if self.metadata_fetch_brings_news(*broker) => {
+                    out.push(Pending::Message { kind: "metadata_fetch", from: Node::Broker(*broker), to: Node::Controller, at_ms })
+                }
                 Due::Deliver(id) => {
                     let Some((msg, _)) = self.in_flight.get(id) else { continue };
-                    let steady = matches!(
-                        msg.body,
-                        Body::Fetch(_)
-                            | Body::FetchResponse(_)
-                            | Body::ConsumerFetch { .. }
-                            | Body::ConsumerFetchResponse(_)
-                            | Body::BrokerHeartbeat { .. }
-                            | Body::BrokerHeartbeatResponse { .. }
-                    );
+                    // The metadata long poll is steady unless it carries (or will fetch) news.
+                    let idle_poll = match msg.body {
+                        Body::MetadataFetch { offset } => offset >= self.controller.metadata_offset,
+                        Body::MetadataFetchResponse { ref metadata, .. } => metadata.is_none(),
+                        _ => false,
+                    };
+                    let steady = idle_poll
+                        || matches!(
+                            msg.body,
+                            Body::Fetch(_)
+                                | Body::FetchResponse(_)
+                                | Body::ConsumerFetch { .. }
+                                | Body::ConsumerFetchResponse(_)
+                                | Body::BrokerHeartbeat { .. }
+                                | Body::BrokerHeartbeatResponse { .. }
+                        );
                     let client = matches!(msg.from, Node::Producer(_) | Node::Consumer(_))
                         || matches!(msg.to, Node::Producer(_) | Node::Consumer(_));
                     if !(steady || unservable && client) {
@@ -237,6 +248,17 @@ impl Sim {
                 Due::Timer(_) => {}
             }
         }
+    }
+
+    /// Whether a broker's next metadata Fetch will bring it something: it is behind the
+    /// controller and can reach it both ways.
+    fn metadata_fetch_brings_news(&self, broker: u32) -> bool {
+        let me = Node::Broker(broker);
+        let b = self.broker(broker);
+        b.alive
+            && b.metadata_offset < self.controller.metadata_offset
+            && !self.net.is_cut(me, Node::Controller)
+            && !self.net.is_cut(Node::Controller, me)
     }
 
     /// Whether a fetch (or an epoch query) from or to `node` is on the wire.

@@ -160,6 +160,13 @@ pub struct Broker {
     pub metadata_offset: u64,
     /// The next heartbeat (or registration attempt).
     pub heartbeat_timer: Option<Key>,
+    /// The heartbeat (or registration) waiting for its answer: (message, the timer that
+    /// gives it up). KRaft only.
+    pub heartbeat_rpc: Option<(u64, Key)>,
+    /// Heartbeats (or registrations) given up in a row (`BrokerLifecycleManager.failedAttempts`).
+    pub heartbeat_failures: u32,
+    /// The broker's metadata log fetch (KRaft only).
+    pub metadata_fetch: MetadataFetch,
     /// The HW as last written to `replication-offset-checkpoint`: (when, HW).
     pub hw_checkpoint: (u64, u64),
     /// The checkpoint task runs at this phase plus multiples of the interval.
@@ -186,6 +193,23 @@ pub struct Broker {
     /// Records this replica's log lost (a truncation, unflushed records at a crash),
     /// newest last, at most `GHOSTS`: what the page draws as ghosts where they were.
     pub ghosts: Vec<Ghost>,
+}
+
+/// A KRaft broker's fetch of the metadata log from the controller (its raft client, an
+/// observer: `KafkaRaftClient.pollFollowerAsObserver`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetadataFetch {
+    /// Connected and long-polling: a Fetch waits at the controller, answered at once when
+    /// the metadata changes, otherwise empty after `MAX_FETCH_WAIT_MS` and sent again at
+    /// once. These idle rounds are not steps: they run on a grid from `since`.
+    Polling { since: u64 },
+    /// A Fetch sent at `sent` and not answered yet: `msg`, or None for the idle round's
+    /// Fetch that a cut caught; `timer` gives it up at controller.quorum.request.timeout.ms.
+    Waiting { msg: Option<u64>, sent: u64, timer: Key },
+    /// A Fetch was given up: the next goes out after controller.quorum.retry.backoff.ms.
+    Backoff { timer: Key },
+    /// Not fetching (down, or the ZooKeeper era).
+    Off,
 }
 
 /// A broker as the controller has it registered (`BrokerRegistration` and its heartbeat tracker entry).
@@ -239,6 +263,9 @@ pub struct Controller {
     /// ZooKeeper's sessions, one per broker (the ZooKeeper era; ZooKeeper is its own
     /// node on the network, `zookeeper.rs`, its state kept here beside the controller's).
     pub zookeeper: Vec<super::zookeeper::ZkSession>,
+    /// Each broker's metadata Fetch waiting at the controller for new records, if one
+    /// arrived as a message: (request, the timer that answers it empty).
+    pub parked_fetches: Vec<Option<(u64, Key)>>,
 }
 
 /// What a client knows of the partition (`Metadata`): the leader and its epoch, and

@@ -5,7 +5,7 @@
 use super::Walker;
 use crate::sim::state::{
     Batch, Broker, ClientMeta, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, LeaderState, Lifecycle,
-    ParkedConsumerFetch, ParkedFetch, PendingIsr, ProduceRequest, Producer, ProducerEntry, Registration, Role,
+    MetadataFetch, ParkedConsumerFetch, ParkedFetch, PendingIsr, ProduceRequest, Producer, ProducerEntry, Registration, Role,
 };
 
 impl Walker<'_> {
@@ -19,6 +19,9 @@ impl Walker<'_> {
             broker_epoch,
             metadata_offset,
             heartbeat_timer,
+            heartbeat_rpc,
+            heartbeat_failures,
+            metadata_fetch,
             hw_checkpoint,
             hw_checkpoint_phase,
             producer_state,
@@ -53,6 +56,31 @@ impl Walker<'_> {
         }
         self.word(*metadata_offset);
         self.opt_key(*heartbeat_timer);
+        match heartbeat_rpc {
+            Some((msg, k)) => {
+                self.id(*msg);
+                self.key(*k);
+            }
+            None => self.word(u64::MAX),
+        }
+        self.word(u64::from(*heartbeat_failures));
+        match *metadata_fetch {
+            MetadataFetch::Polling { since } => {
+                self.word(1);
+                self.time(since);
+            }
+            MetadataFetch::Waiting { msg, sent, timer } => {
+                self.word(2);
+                self.id(msg.unwrap_or(0));
+                self.time(sent);
+                self.key(timer);
+            }
+            MetadataFetch::Backoff { timer } => {
+                self.word(3);
+                self.key(timer);
+            }
+            MetadataFetch::Off => self.word(4),
+        }
         self.time(hw_checkpoint.0);
         self.word(hw_checkpoint.1);
         self.word(*hw_checkpoint_phase);
@@ -188,6 +216,7 @@ impl Walker<'_> {
             check_anchor,
             check,
             zookeeper,
+            parked_fetches,
         } = c;
         self.opt_broker(*leader);
         self.word(*leader_epoch as u32 as u64);
@@ -212,6 +241,16 @@ impl Walker<'_> {
             self.opt_time(s.deadline);
         }
         self.word(*metadata_offset);
+        // Parked metadata Fetches in new-id order.
+        for new in 0..parked_fetches.len() {
+            match parked_fetches[self.perm.from[new] as usize] {
+                Some((request, k)) => {
+                    self.id(request);
+                    self.key(k);
+                }
+                None => self.word(u64::MAX - 6),
+            }
+        }
         self.time(*check_anchor);
         match check {
             Some((k, at)) => {

@@ -148,6 +148,18 @@ impl Walker<'_> {
                 self.word(13);
                 self.node(client);
             }
+            Timer::MetadataFetch { broker } => {
+                self.word(14);
+                self.broker(broker);
+            }
+            Timer::MetadataFetchExpiry { broker } => {
+                self.word(15);
+                self.broker(broker);
+            }
+            Timer::HeartbeatTimeout { broker } => {
+                self.word(16);
+                self.broker(broker);
+            }
         }
     }
 
@@ -269,6 +281,19 @@ impl Walker<'_> {
             Body::LeaderAndIsr(meta) => {
                 self.word(9);
                 self.metadata(meta);
+            }
+            Body::MetadataFetch { offset } => {
+                self.word(30);
+                self.word(*offset);
+            }
+            Body::MetadataFetchResponse { request, metadata } => {
+                self.word(31);
+                if *request == 0 {
+                    self.word(u64::MAX - 1);
+                } else {
+                    self.id(*request);
+                }
+                self.opt_metadata(metadata);
             }
             Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => {
                 self.word(10);
