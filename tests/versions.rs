@@ -525,3 +525,24 @@ fn kafka_3_8_accepts_a_fenced_brokers_new_incarnation_at_once_and_4_0_refuses_it
         assert!(event_matches(t.at(reg), &json!({ "outcome": outcome })), "{preset}: {}", line(t.at(reg)));
     }
 }
+
+#[test]
+#[ignore]
+fn scan_seeds_tmp() {
+    for seed in 0..200u64 {
+        let (s40, k40) = late_answers(&jittery_isr_churn(seed, "kafka-4.0"));
+        let (s37, _) = late_answers(&jittery_isr_churn(seed, "kafka-3.7"));
+        let (s41, _) = late_answers(&jittery_isr_churn(seed, "kafka-4.1"));
+        let mut ok = false;
+        if s40 > 0 {
+            let t = Trace::of(&jittery_isr_churn(seed, "kafka-4.0"));
+            if let Some(at) = (0..t.len()).find(|&i| {
+                let e = &t.at(i)["event"];
+                e["type"] == "isr_change" && e["from"] == "controller" && e["to"] == 0 && e["outcome"] == "ignored"
+            }) {
+                ok = t.at(at)["event"]["isr"] == json!([0, 1, 2]) && follower_view(t.at(at), 0, 2)["in_isr"] == false;
+            }
+        }
+        eprintln!("SEED {seed} stale {s37} {s40} {s41} skipped {k40} late_ok {ok}");
+    }
+}

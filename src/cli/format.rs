@@ -46,7 +46,6 @@ pub fn short_event(e: &Option<EventRecord>) -> String {
             format!("election leader {} epoch {}", e.leader.flatten().map_or("none".into(), |l| l.to_string()), e.leader_epoch.unwrap_or(0))
         }
         "leader_and_isr" => format!("LeaderAndIsr →{}{outcome}", node(&e.to)),
-        "metadata_fetch_response" if e.leader.is_some() => format!("metadata →{}{outcome}", node(&e.to)),
         "isr_change" => format!("ISR {}", e.isr.as_ref().map(|i| set(i)).unwrap_or_default()),
         "alter_partition" => format!("AlterPartition {}{outcome}", e.isr.as_ref().map(|i| set(i)).unwrap_or_default()),
         "truncate" => format!(

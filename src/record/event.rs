@@ -82,6 +82,10 @@ fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
     let kind = match msg.body {
         // The leader applying the controller's answer is an ISR change.
         Body::AlterPartitionResponse { .. } => "isr_change",
+        // Metadata reaching a broker is one kind of event in every era: LeaderAndIsr
+        // before KRaft, the answer to its metadata fetch under KRaft (on the wire it is
+        // a `metadata_fetch_response`).
+        Body::MetadataFetchResponse { metadata: Some(_), .. } => "leader_and_isr",
         _ => body_type(&msg.body),
     };
     let mut r = EventRecord { from: Some(sim.node_name(msg.from)), to: Some(sim.node_name(msg.to)), ..new(kind) };
