@@ -430,15 +430,15 @@ fn late_answers(json: &str) -> (usize, usize) {
 
 /// `Partition.submitAlterPartition`'s callback (2.7–4.1): an answer that arrives after
 /// metadata replaced the proposal (`partitionState != proposedIsrState`) is ignored,
-/// and the answer's ISR is not applied (seed 6: the answer commits {0, 1, 2} at
-/// partition epoch 6 after a heartbeat answer brought epoch 5).
+/// and the answer's ISR is not applied (seed 16: the answer commits {0, 1, 2} after
+/// the metadata fetch brought a newer partition state).
 #[test]
 fn a_late_alter_partition_answer_is_ignored_once_the_proposal_is_replaced() {
     for preset in ["kafka-3.7", "kafka-4.0", "kafka-4.1"] {
-        let (stale, _) = late_answers(&jittery_isr_churn(6, preset));
+        let (stale, _) = late_answers(&jittery_isr_churn(16, preset));
         assert!(stale > 0, "{preset}: no late answer in the jittery run");
     }
-    let t = Trace::of(&jittery_isr_churn(6, "kafka-4.0"));
+    let t = Trace::of(&jittery_isr_churn(16, "kafka-4.0"));
     let at = t.find(0, &json!({"type": "isr_change", "from": "controller", "to": 0, "outcome": "ignored"}));
     assert_eq!(t.at(at)["event"]["isr"], json!([0, 1, 2]), "{}", line(t.at(at)));
     assert_eq!(follower_view(t.at(at), 0, 2)["in_isr"], false, "the leader keeps its ISR: {}", line(t.at(at)));
@@ -448,12 +448,11 @@ fn a_late_alter_partition_answer_is_ignored_once_the_proposal_is_replaced() {
 /// AlterPartition answer gave the leader is skipped, so its ISR never goes back.
 #[test]
 fn a_leader_skips_metadata_older_than_its_partition_epoch() {
-    let mut total = 0;
-    for seed in [17, 127, 133] {
-        let (_, skipped) = late_answers(&jittery_isr_churn(seed, "kafka-4.0"));
-        total += skipped;
-    }
-    assert!(total > 0, "no older metadata met in the jittery runs");
+    // Metadata comes by the broker's fetch (one hop after the commit), so an older
+    // state arrives after a newer AlterPartition answer only with a wide jitter.
+    let json = jittery_isr_churn(57, "kafka-4.0").replace("\"jitter_ms\":40", "\"jitter_ms\":80");
+    let (_, skipped) = late_answers(&json);
+    assert!(skipped > 0, "no older metadata met in the jittery run");
 }
 
 // ---------------------------------------------------------------------------
@@ -523,26 +522,5 @@ fn kafka_3_8_accepts_a_fenced_brokers_new_incarnation_at_once_and_4_0_refuses_it
         let again = t.find(again + 1, &json!({"type": "restart", "broker": 2}));
         let reg = t.find(again, &json!({"type": "broker_registration", "from": 2}));
         assert!(event_matches(t.at(reg), &json!({ "outcome": outcome })), "{preset}: {}", line(t.at(reg)));
-    }
-}
-
-#[test]
-#[ignore]
-fn scan_seeds_tmp() {
-    for seed in 0..200u64 {
-        let (s40, k40) = late_answers(&jittery_isr_churn(seed, "kafka-4.0"));
-        let (s37, _) = late_answers(&jittery_isr_churn(seed, "kafka-3.7"));
-        let (s41, _) = late_answers(&jittery_isr_churn(seed, "kafka-4.1"));
-        let mut ok = false;
-        if s40 > 0 {
-            let t = Trace::of(&jittery_isr_churn(seed, "kafka-4.0"));
-            if let Some(at) = (0..t.len()).find(|&i| {
-                let e = &t.at(i)["event"];
-                e["type"] == "isr_change" && e["from"] == "controller" && e["to"] == 0 && e["outcome"] == "ignored"
-            }) {
-                ok = t.at(at)["event"]["isr"] == json!([0, 1, 2]) && follower_view(t.at(at), 0, 2)["in_isr"] == false;
-            }
-        }
-        eprintln!("SEED {seed} stale {s37} {s40} {s41} skipped {k40} late_ok {ok}");
     }
 }
