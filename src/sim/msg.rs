@@ -213,7 +213,8 @@ pub enum Body {
         broker_epoch: u64,
         metadata_offset: u64,
     },
-    /// `metadata`: what the broker missed (standing in for its metadata fetch).
+    /// `metadata`: always None since the metadata fetch loop (`metadata_fetch.rs`): a
+    /// heartbeat answer says whether the broker is fenced, as Kafka's does.
     BrokerHeartbeatResponse {
         fenced: bool,
         metadata: Option<Metadata>,
