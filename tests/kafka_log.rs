@@ -50,7 +50,10 @@ fn truncation_fencing_and_leadership_are_logged() {
         fence.1
     );
     let z38 = lines("zombie-leader", "kafka-3.8");
-    assert!(z38.iter().any(|(_, l)| l == "controller | [QuorumController id=c] Fencing broker 0 because its session has timed out."), "{z38:?}");
+    assert!(
+        z38.iter().any(|(_, l)| l == "controller | [QuorumController id=c] Fencing broker 0 because its session has timed out."),
+        "{z38:?}"
+    );
     // The returning zombie is added at the end of the ISR, as Kafka orders it (seen in a real 4.0.2 server.log).
     assert!(z.iter().any(|(_, l)| l == "broker 1 | [Partition t-0 broker=1] ISR updated to 1,2,0  and version updated to 2"), "{z:?}");
     assert!(z

@@ -535,7 +535,9 @@ fn leader_answers_c_follower(t: &Trace, from: usize) -> usize {
     (from..t.len())
         .find(|&i| {
             let r = t.at(i);
-            r["event"]["type"] == "consumer_fetch_response" && r["event"]["to"] == "c-follower" && r["event"]["from"] == r["partition"]["leader"]
+            r["event"]["type"] == "consumer_fetch_response"
+                && r["event"]["to"] == "c-follower"
+                && r["event"]["from"] == r["partition"]["leader"]
         })
         .unwrap_or_else(|| panic!("no answer of the leader to c-follower from step {from}\n{}", t.summary()))
 }
@@ -546,7 +548,8 @@ fn a_consumer_leaves_a_follower_out_of_the_isr_at_its_refresh_from_3_3_2_and_is_
     for (preset, fixed) in [("kafka-2.4", false), ("kafka-2.8", false), ("kafka-3.7", true), ("kafka-4.0", true)] {
         let t = under(&s, preset);
         // Follower 1 leaves the ISR; c-follower still reads from it, up to its stale HW.
-        let shrink = (0..t.len()).find(|&i| !isr(t.at(i)).contains(&1)).unwrap_or_else(|| panic!("{preset}: follower 1 never leaves the ISR"));
+        let shrink =
+            (0..t.len()).find(|&i| !isr(t.at(i)).contains(&1)).unwrap_or_else(|| panic!("{preset}: follower 1 never leaves the ISR"));
         let stale = hw(t.at(shrink), 1);
         assert_eq!(consumer(t.at(shrink), "c-follower")["preferred_read_replica"], 1, "{preset}: {}", line(t.at(shrink)));
         // At its metadata refresh (metadata.max.age.ms after the leader named follower 1) it asks the leader.

@@ -63,7 +63,10 @@ const lagBeats = [
     at: (r) => r.event?.type === "consumer_fetch_response" && r.event.records?.length > 0 && r.consumers.find((x) => x.id === r.event.to)?.fetch_from != null,
     say: {
       junior: (c) => `${c.e.to} gets ${list(c.e.records.map(String))} at ${c.t} ms, ${c.t - (c.leaderMoved(c.rep(followerConsumer(c).fetch_from).hw)?.t ?? c.t)} ms after the leader's HW moved. That is the whole gap: the follower's wait for the HW plus the consumer's own wait on the follower.`,
-      middle: (c) => `The consumer's fetch sat on the follower for up to fetch.max.wait.ms (${cset(c, c.e.to, "fetch.max.wait.ms")} ms). When the follower's HW moves, a parked consumer fetch is completed by it; when it had already expired empty, the consumer asks again and waits again. On an idle partition both waits add: up to replica.fetch.wait.max.ms plus fetch.max.wait.ms, about a second with the defaults.`,
+      middle: (c) => {
+        const expired = c.sentBy()?.ev?.timer === "consumer-fetch-expiry";
+        return `The consumer's fetch sat on the follower for up to fetch.max.wait.ms (${cset(c, c.e.to, "fetch.max.wait.ms")} ms). ${expired ? `This one was answered only when that wait ran out, although the follower's HW had moved: under ${c.sc.preset} an HW move on a follower does not complete the consumer fetches parked on it (it does from 3.4, KAFKA-14334).` : "It was answered the moment the follower's HW moved (a follower completes the consumer fetches parked on it since 3.4, KAFKA-14334); a fetch that had already expired empty is sent again and waits again."} On an idle partition the waits add up: up to replica.fetch.wait.max.ms plus fetch.max.wait.ms, about a second with the defaults.`;
+      },
       principal: () => "To shorten it: keep traffic flowing (each new record releases the parked Fetches), lower replica.fetch.wait.max.ms (more idle Fetches on the leader), or read from the leader. A consumer on a follower that left the ISR keeps reading it until its metadata refresh (metadata.max.age.ms) or an error; from 3.3.2 and 3.4.0 (KAFKA-14372) the leader names only ISR members as a preferred read replica.",
     },
   },
@@ -78,11 +81,11 @@ const staleBeats = (fixed) => [
     id: "left-isr",
     level: "senior",
     title: fixed ? "The follower leaves the ISR; its consumer stays" : "Before KAFKA-14372: the same cut",
-    at: (r) => r.event?.type === "alter_partition" && outOfIsr(r),
+    at: both(ev("isr_change"), outOfIsr),
     say: {
       senior: (c) => {
         const f = cFollower(c.rec);
-        return `Under ${c.sc.preset} follower ${f.fetch_from} has been cut off from leader ${c.L} since ${c.sc.events.find((e) => e.partition)?.at_ms} ms; at ${c.t} ms the controller commits ISR ${set(c.e.isr)} without it. Its HW stays ${c.rep(f.fetch_from).hw} while the leader's is ${c.lead.hw}. ${f.id} still reads from follower ${f.fetch_from}, the preferred read replica the leader named: it is at offset ${f.position} and gets nothing more there. Nothing tells a consumer that its replica left the ISR.`;
+        return `Under ${c.sc.preset} follower ${f.fetch_from} has been cut off from leader ${c.L} since ${c.sc.events.find((e) => e.partition)?.at_ms} ms. At ${c.t} ms the leader applies ISR ${set(c.e.isr)} without it, and its HW, held by follower ${f.fetch_from} until now, moves ${c.e.hw_before} → ${c.e.hw_after}. Follower ${f.fetch_from}'s HW stays ${c.rep(f.fetch_from).hw}. ${f.id} still reads from follower ${f.fetch_from}, the preferred read replica the leader named: it is at offset ${f.position} and gets nothing more there. Nothing tells a consumer that its replica left the ISR.`;
       },
     },
   },
@@ -100,7 +103,7 @@ const staleBeats = (fixed) => [
           ? `${head} Under ${c.sc.preset} the leader names only ISR members as a preferred read replica (KAFKA-14372, from 3.3.2 and 3.4.0): follower ${f.fetch_from} is not one, so leader ${c.L} serves ${f.id} itself, ${plural(count(c.e.records), "record")} up to its HW ${c.e.hw}.`
           : `${head} Under ${c.sc.preset} the leader names any replica that has the offset (before 3.3.2 and 3.4.0, KAFKA-14372): it sends ${f.id} back to follower ${c.e.preferred_read_replica}, whose HW is still ${c.rep(f.fetch_from).hw}, with no records. It will do so at every refresh for as long as the follower lags.`;
       },
-      principal: () => "Watch the consumer's lag (records-lag): it is measured against the HW of the replica it reads from, so a consumer on a lagging follower reports little lag while it falls behind the leader. Before KAFKA-14372, only the follower's return to the ISR, an error or a restart of the consumer ends it.",
+      principal: () => "Watch the consumer's lag (records-lag): it is measured against the HW of the replica it reads from, so a consumer on a lagging follower reports little lag while it falls behind the leader. Before KAFKA-14372 it ends only when the follower catches up, at an error, or when the consumer restarts.",
     },
   },
   {
@@ -108,7 +111,7 @@ const staleBeats = (fixed) => [
     level: "senior",
     title: fixed ? "It reads from the leader until the follower is back" : "It moves on only when the follower does",
     at: fixed
-      ? (r) => r.event?.type === "alter_partition" && !outOfIsr(r) && r.partition.isr.length === r.replicas.length && r.time_ms > 10000
+      ? (r) => r.event?.type === "isr_change" && !outOfIsr(r) && r.time_ms > 10000
       : (r) => r.event?.type === "consumer_fetch_response" && r.event.to === "c-follower" && r.event.from === cFollower(r)?.fetch_from && count(r.event.records) > 0 && r.time_ms > 10000,
     say: {
       senior: (c) => {
@@ -182,7 +185,7 @@ const minIsrBeats = [
     title: "A follower returns: the HW moves",
     at: both(ev("isr_change"), hwMoved),
     say: {
-      junior: (c) => `Follower 1 is back in the ISR ${set(c.e.isr)}, enough for min.insync.replicas again: the HW moves ${c.e.hw_before} → ${c.e.hw_after} and the writes that waited are acknowledged.`,
+      junior: (c) => `${list((c.e.isr ?? []).filter((b) => !(c.e.isr_before ?? []).includes(b)).map((b) => `Follower ${b}`))} is back in the ISR ${set(c.e.isr)}, enough for min.insync.replicas again: the HW moves ${c.e.hw_before} → ${c.e.hw_after} and the writes that waited are acknowledged.`,
       principal: (c) => `Replication factor ${c.rec.replicas.length} with min.insync.replicas ${c.cfg("min.insync.replicas")}: acks=all writes survive any ${c.rec.replicas.length - c.cfg("min.insync.replicas")} lost replica${c.rec.replicas.length - c.cfg("min.insync.replicas") === 1 ? "" : "s"} without a loss, and stop (rather than risk one) at the next. min.insync.replicas = 1 would have let the leader alone acknowledge: one more crash and those records are gone.`,
     },
   },
