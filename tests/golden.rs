@@ -12,17 +12,6 @@ mod support;
 use serde_json::{json, Value};
 use support::*;
 
-/// The step at which the controller learns broker `b` is gone (KRaft's fence, or the
-/// ZooKeeper-era watch after the session expired), from `from` on.
-fn detected(t: &Trace, from: usize, b: u64) -> usize {
-    (from..t.len())
-        .find(|&i| {
-            let e = &t.at(i)["event"];
-            e["broker"] == json!(b) && (e["outcome"] == "fenced" || e["outcome"] == "broker-failure")
-        })
-        .unwrap_or_else(|| panic!("no step from {from} where broker {b} is declared gone\n{}", t.summary()))
-}
-
 // ---------------------------------------------------------------------------
 // The seed walkthrough (built-in `seed-walkthrough`), step by step.
 // ---------------------------------------------------------------------------

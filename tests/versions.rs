@@ -12,18 +12,6 @@ fn builtin(name: &str) -> Value {
     serde_json::from_str(hwscope::builtin::json(name).unwrap_or_else(|| panic!("built-in {name}"))).unwrap()
 }
 
-/// The step at which the controller learns broker `b` is gone, from `from` on: the
-/// KRaft stale-broker check that fences it, or the ZooKeeper-era watch that runs
-/// onBrokerFailure after ZooKeeper expired its session.
-fn detected(t: &Trace, from: usize, b: u64) -> usize {
-    (from..t.len())
-        .find(|&i| {
-            let e = &t.at(i)["event"];
-            e["broker"] == json!(b) && (e["outcome"] == "fenced" || e["outcome"] == "broker-failure")
-        })
-        .unwrap_or_else(|| panic!("no step from {from} where broker {b} is declared gone\n{}", t.summary()))
-}
-
 fn under(v: &Value, preset: &str) -> Trace {
     Trace::of(&with_preset(v, preset))
 }
