@@ -137,12 +137,17 @@ export async function launch({ root = ROOT, viewport = { width: 1280, height: 80
       watch(page);
       return page;
     },
-    /** A new page navigated to `path` (relative to the server root), waited until loaded. */
-    async open(path = "/", { waitUntil = "load" } = {}) {
+    /**
+     * A new page navigated to `path` (relative to the server root), waited until loaded,
+     * at `viewport` when given, then until each selector of `until` is there (in order).
+     */
+    async open(path = "/", { waitUntil = "load", viewport, until = [] } = {}) {
       const page = await env.newPage();
+      if (viewport) await page.setViewportSize(viewport);
       const response = await page.goto(new URL(path, server.url).href, { waitUntil });
       assert.ok(response, `no response for ${path}`);
       assert.equal(response.status(), 200, `HTTP status of ${path}`);
+      for (const sel of until) await page.waitForSelector(sel);
       return page;
     },
     async close() {

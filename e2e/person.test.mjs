@@ -21,14 +21,7 @@ after(async () => {
   await env?.close();
 });
 
-async function open(path, viewport) {
-  const page = await env.newPage();
-  if (viewport) await page.setViewportSize(viewport);
-  await page.goto(new URL(path, env.baseURL).href);
-  await page.waitForSelector("html[data-boot=live]");
-  await page.waitForSelector("#status[data-step]");
-  return page;
-}
+const open = (path, viewport) => env.open(path, { viewport, until: ["html[data-boot=live]", "#status[data-step]"] });
 
 const box = (page, sel) => page.$eval(sel, (e) => {
   const r = e.getBoundingClientRect();

@@ -16,14 +16,7 @@ wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
 export const trace = (name) => cliTrace(["--builtin", name]);
 
 
-async function open(path, viewport) {
-  const page = await env.newPage();
-  if (viewport) await page.setViewportSize(viewport);
-  await page.goto(new URL(path, env.baseURL).href);
-  await page.waitForSelector("#status[data-step]");
-  await page.waitForSelector(".broker[data-broker]");
-  return page;
-}
+const open = (path, viewport) => env.open(path, { viewport, until: ["#status[data-step]", ".broker[data-broker]"] });
 
 let env;
 before(async () => {

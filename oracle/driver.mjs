@@ -213,7 +213,9 @@ async function main() {
       if (sim.ok) {
         const dir = mkdtempSync(join(tmpdir(), "hwscope-oracle-"));
         const f = join(dir, basename(file));
-        writeFileSync(f, JSON.stringify(derived, null, 1));
+        // The preset the simulator runs is part of the lined-up scenario: its phases are
+        // checked against that preset's era (a kafka-0.10 scenario run as 4.0 has heartbeats).
+        writeFileSync(f, JSON.stringify(simPreset ? { ...derived, preset: simPreset } : derived, null, 1));
         const sim2 = await runSimulator(root, f, { preset: simPreset, logTail });
         rmSync(dir, { recursive: true, force: true });
         if (!sim2.ok) throw new Error(`the simulator refused the scenario lined up with the real run: ${sim2.error}`);

@@ -2,8 +2,10 @@
 // the same searches natively on one thread and on all threads (`hwscope check`),
 // in wasm in Chromium (the page's Web Worker, www/explore/worker.js), and
 // stateright 0.31's own 2pc example on the same machine in the same run as
-// the anchor; then the KIP-101 counterexample in the page, timed from pressing
-// Run to the verdict shown. Prints figures; asserts nothing.
+// the anchor; the seeded simulation (`check --simulate`: walks and steps per second,
+// native on one thread and in the page's worker); then the KIP-101 counterexample
+// in the page, timed from pressing Run to the verdict shown. Prints figures;
+// asserts nothing.
 //
 //   node scripts/bench-explore.mjs [--quick] [--no-anchor] [--json]
 //
@@ -172,6 +174,46 @@ try {
     log(`  native, 1 thread      ${fmt(one.distinct_per_second).padStart(10)} distinct states/s  (${one.seconds.toFixed(3)} s)`);
     log(`  native, ${threads} threads     ${fmt(all.distinct_per_second).padStart(10)} distinct states/s  (${all.seconds.toFixed(3)} s; ×${(all.distinct_per_second / one.distinct_per_second).toFixed(2)})`);
     log(`  wasm, Chromium worker ${fmt(wasmRate).padStart(10)} distinct states/s  (${(w.ms / 1000).toFixed(3)} s; ×${(wasmRate / one.distinct_per_second).toFixed(2)} of native)`);
+  }
+
+  // The seeded simulation: the same walks natively and in the page's worker.
+  {
+    const walks = quick ? 3000 : 20000;
+    log(`\n== simulation: kip279-fast-leader-change (kafka-0.11), ${fmt(walks)} walks from seed 1 (check --simulate)`);
+    const sim = () => {
+      const r = spawnSync(bin, ["check", "--builtin", "kip279-fast-leader-change", "--simulate", "--walks", String(walks), "--json", "--quiet"], { cwd: ROOT, encoding: "utf8" });
+      if (r.status !== 0) throw new Error(`hwscope check --simulate failed: ${r.stderr}`);
+      const j = JSON.parse(r.stdout);
+      return { ...j, distinct_per_second: j.steps_per_second };
+    };
+    const one = best(3, sim);
+    const text = JSON.stringify(scenarioText({ scenario: { file: "scenarios/kip279-fast-leader-change.json" } }));
+    const inWorker = [];
+    for (let i = 0; i < 3; i++) {
+      inWorker.push(
+        await page.evaluate(
+          ([text, walks]) =>
+            import("/www/explore/client.js").then(
+              ({ search }) =>
+                new Promise((res) => {
+                  search(text, { walks, seed: 1, max_depth: 200, faults: 8, records: 3, one_way: true, controller_cuts: true, client_cuts: true }, (m) => {
+                    if (m.type === "done") res({ walks: m.progress.walks, steps: m.progress.steps, ms: m.ms, verdict: m.result.verdict });
+                    else if (m.type !== "progress" && m.type !== "bounds") res({ error: m.message ?? m.type });
+                  }, { mode: "simulate" });
+                }),
+            ),
+          [text, walks],
+        ),
+      );
+    }
+    if (inWorker.some((w) => w.error)) throw new Error(`wasm simulation: ${inWorker.find((w) => w.error).error}`);
+    const w = inWorker.reduce((a, b) => (b.steps / b.ms > a.steps / a.ms ? b : a));
+    if (w.steps !== one.steps || w.verdict !== one.verdict) throw new Error(`wasm and native walks disagree: ${JSON.stringify(w)} vs ${one.steps} ${one.verdict}`);
+    const wasmSteps = (w.steps * 1000) / w.ms;
+    out.simulation = { walks, steps: one.steps, verdict: one.verdict, native_1: { walks_per_second: one.walks_per_second, steps_per_second: one.steps_per_second }, wasm: { walks_per_second: (w.walks * 1000) / w.ms, steps_per_second: wasmSteps } };
+    log(`  ${fmt(one.steps)} steps (${one.verdict})`);
+    log(`  native, 1 thread      ${fmt(one.walks_per_second).padStart(10)} walks/s  ${fmt(one.steps_per_second).padStart(10)} steps/s  (${one.seconds.toFixed(3)} s)`);
+    log(`  wasm, Chromium worker ${fmt((w.walks * 1000) / w.ms).padStart(10)} walks/s  ${fmt(wasmSteps).padStart(10)} steps/s  (${(w.ms / 1000).toFixed(3)} s; ×${(wasmSteps / one.steps_per_second).toFixed(2)} of native)`);
   }
 
   // What a user sees: press Run in the Explore panel on kip101-data-loss (its defaults,

@@ -15,8 +15,9 @@
 // the lazy imports are rewritten to name the same files from the bundle's folder;
 // dist.mjs then gives every file its hashed name as it does for any reference.
 //
-//   import { bundlePage } from "./bundle-page.mjs";
+//   import { bundlePage, bundleEntry } from "./bundle-page.mjs";
 //   const { entry, prefetch } = await bundlePage(ROOT);   // "www/pkg/page/main.js", …, relative to ROOT
+//   const text = await bundleEntry(ROOT, "www/embed/embed.js");   // a host page's entry, one file
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build } from "esbuild";
@@ -25,16 +26,17 @@ export const BUNDLE_DIR = "www/pkg/page";
 /** Source module -> its bundle in BUNDLE_DIR. */
 const BUNDLES = { "www/main.js": "main.js", "www/prefetch.js": "prefetch.js", "www/app.js": "app.js", "www/panels/page.js": "page.js" };
 
-export async function bundlePage(root) {
-  const out = join(root, BUNDLE_DIR);
+/** The esbuild plugin: lazy imports and the glue stay separate files, and `new URL("…",
+ *  import.meta.url)` names the same file, both written relative to `out` (the folder the
+ *  bundle is served from); `bundled` maps a source module to its bundle there. */
+function pagePlugin(root, out, bundled) {
   const posix = (p) => p.split(sep).join("/");
   const fromOut = (abs) => {
     const r = posix(relative(out, abs));
     return r.startsWith(".") ? r : `./${r}`;
   };
-  const bundled = new Map(Object.entries(BUNDLES).map(([src, name]) => [resolve(root, src), `./${name}`]));
   const glue = resolve(root, "www/pkg/hwscope.js");
-  const plugin = {
+  return {
     name: "hwscope-page-bundle",
     setup(b) {
       // Lazy imports, and the glue, stay separate files, named from the bundle's folder.
@@ -47,25 +49,38 @@ export async function bundlePage(root) {
       b.onLoad({ filter: /\.m?js$/ }, (a) => {
         const text = readFileSync(a.path, "utf8").replace(/\bnew URL\(\s*(["'])([^"']+)\1\s*,\s*import\.meta\.url\s*\)/g, (whole, q, spec) => {
           if (/^([a-z]+:|\/\/|\/)/i.test(spec)) return whole;
-          return `new URL(${JSON.stringify(fromOut(resolve(dirname(a.path), spec)))}, import.meta.url)`;
+          const to = fromOut(resolve(dirname(a.path), spec));
+          return `new URL(${JSON.stringify(spec.endsWith("/") && !to.endsWith("/") ? `${to}/` : to)}, import.meta.url)`;
         });
         return { contents: text, loader: "js" };
       });
     },
   };
+}
+
+const ESBUILD = { bundle: true, format: "esm", minify: true, target: "es2020", legalComments: "none", logLevel: "error" };
+
+export async function bundlePage(root) {
+  const out = join(root, BUNDLE_DIR);
+  const bundled = new Map(Object.entries(BUNDLES).map(([src, name]) => [resolve(root, src), `./${name}`]));
+  const plugin = pagePlugin(root, out, bundled);
   rmSync(out, { recursive: true, force: true });
   for (const [src, name] of Object.entries(BUNDLES)) {
-    await build({
-      entryPoints: [join(root, src)],
-      bundle: true,
-      format: "esm",
-      outfile: join(out, name),
-      minify: true,
-      target: "es2020",
-      legalComments: "none",
-      plugins: [plugin],
-      logLevel: "error",
-    });
+    await build({ ...ESBUILD, entryPoints: [join(root, src)], outfile: join(out, name), plugins: [plugin] });
   }
   return { entry: `${BUNDLE_DIR}/main.js`, prefetch: `${BUNDLE_DIR}/prefetch.js` };
+}
+
+/**
+ * A host page's entry (www/embed/embed.js, the element; www/embed/auto.js, the docs
+ * sites' loader) with its static imports, as text to publish under the entry's own name:
+ * a docs page then fetches one file before it creates its figures, not a chain of
+ * modules one round trip per level (embed.js's was four: ~600 ms at 150 ms). Its lazy
+ * imports and URLs are written relative to the entry's own folder.
+ */
+export async function bundleEntry(root, src) {
+  const abs = resolve(root, src);
+  const plugin = pagePlugin(root, dirname(abs), new Map());
+  const r = await build({ ...ESBUILD, entryPoints: [abs], outfile: abs, write: false, allowOverwrite: true, plugins: [plugin] });
+  return r.outputFiles[0].text;
 }

@@ -27,7 +27,7 @@ import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
 import { brotliCompressSync, constants as zlib } from "node:zlib";
 import { referencePatterns, target, withPreloads } from "./graph.mjs";
-import { bundlePage } from "./bundle-page.mjs";
+import { bundleEntry, bundlePage } from "./bundle-page.mjs";
 import { CONTENT_SECURITY_POLICY } from "./serve.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -71,7 +71,7 @@ function emit(path) {
   const entry = ENTRIES.includes(rel(path));
   let data = readFileSync(path);
   if (TEXT.has(extname(path))) {
-    let text = data.toString("utf8");
+    let text = entryBundles.get(rel(path)) ?? data.toString("utf8");
     // The page's modules bundled (scripts/bundle-page.mjs): the entry is one file, with
     // nothing else to preload; the checkout's preload block goes.
     if (rel(path) === "index.html") text = withPreloads(text.replace('src="www/main.js"', `src="${pageBundle.entry}"`).replace('src="www/prefetch.js"', `src="${pageBundle.prefetch}"`), [`<link rel="modulepreload" href="${pageBundle.entry}">`]);
@@ -125,6 +125,9 @@ if (!isFile(join(ROOT, "www/pkg/hwscope_bg.wasm"))) {
 execFileSync(process.execPath, [join(ROOT, "scripts/standalone.mjs")], { stdio: "ignore" });
 // The first load as three modules instead of forty (HTTP/1.1: six at a time).
 const pageBundle = await bundlePage(ROOT);
+// A host page's entries, each one file under its own name (scripts/bundle-page.mjs).
+const entryBundles = new Map();
+for (const e of ["www/embed/embed.js", "www/embed/auto.js"]) entryBundles.set(e, await bundleEntry(ROOT, e));
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 for (const e of ENTRIES) emit(join(ROOT, e));

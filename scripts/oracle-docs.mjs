@@ -1,7 +1,10 @@
 // Writes the table of docs/exactness.md from a suite run (scripts/oracle-suite.mjs
-// --full --write-docs): one row per scenario, real against simulated, with the Kafka
-// version, the machine, the date and the tolerance. Only the part between the markers
-// is rewritten; the findings around it are prose kept by hand.
+// --write-docs): one row per scenario, real against simulated, with the Kafka version,
+// the machine, the date, the tolerance and whether the broker log (the simulator's
+// kafka-log lines against the real server.log, oracle/lib/kafkalog.mjs) is the same.
+// A run of some entries (--small, --only) rewrites their rows and keeps the others, each
+// row saying when it ran. Only the part between the markers is rewritten; the findings
+// around it are prose kept by hand.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -46,28 +49,29 @@ function tolerances(run) {
   return out.join("; ");
 }
 
-export function renderTable(summary, totalSeconds) {
-  const lines = [];
-  const any = summary.find((s) => s.result)?.result;
-  const m = any?.machine;
-  lines.push(START);
-  lines.push("");
-  lines.push(
-    `Generated ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`npm run oracle:exactness\` in ${Math.round(totalSeconds / 60)} min` +
-      (m ? ` on ${m.cpu}, ${m.cores} cores, Linux ${m.kernel}` : "") +
-      ". Tolerance: statuses, sets and sequences exact; a duration within max(5 ms, 5% of the simulated duration) plus the measured noise of its kind (see *Noise*). n.m. = not modelled yet by the simulator.",
-  );
-  lines.push("");
-  lines.push("| scenario | Kafka | run (UTC; load) | verdict | compared | figures (real / simulated) | tolerance of those figures | differs |");
-  lines.push("| --- | --- | --- | --- | --- | --- | --- | --- |");
+/** The broker-log cell: the same sequence, or what differs (kinds and values, never times). */
+export function brokerLogCell(run) {
+  const k = run?.kafka_log;
+  if (!k) return "n.m.";
+  if (k.same) return `same (${k.compared} entries)`;
+  const shown = k.diffs.length > 4 ? [...k.diffs.slice(0, 4), `… ${k.diffs.length - 4} more`] : k.diffs;
+  return `**differs**: ${shown.join("; ")}`;
+}
+
+const HEADER = "| scenario | Kafka | run (UTC; load) | verdict | compared | figures (real / simulated) | tolerance of those figures | differs | broker log (kinds and values) |";
+
+/** One row per entry of this run. */
+function rowsOf(summary) {
+  const rows = new Map();
   for (const s of summary) {
     const name = `\`${s.entry.scenario}\``;
+    const push = (line) => rows.set(name, line);
     if (s.entry.unrunnable || s.code === 2) {
-      lines.push(`| ${name} | — | — | cannot run on a real cluster | — | ${esc(s.reason?.replace(/^oracle: cannot run on a real cluster: /, "") ?? s.entry.unrunnable)} | — | — |`);
+      push(`| ${name} | — | — | cannot run on a real cluster | — | ${esc(s.reason?.replace(/^oracle: cannot run on a real cluster: /, "") ?? s.entry.unrunnable)} | — | — | — |`);
       continue;
     }
     if (!s.result) {
-      lines.push(`| ${name} | — | — | run failed (exit ${s.code}) | — | — | — | — |`);
+      push(`| ${name} | — | — | run failed (exit ${s.code}) | — | — | — | — | — |`);
       continue;
     }
     const run = s.result.runs[0];
@@ -80,21 +84,60 @@ export function renderTable(summary, totalSeconds) {
     const verdict = run.verdict === "not modelled yet" ? "Kafka only (n.m.)" : run.verdict === "agree" ? "agree" : s.pass ? "differ (known)" : "**differ**";
     const kafka = `${s.result.kafka_version}${s.entry.kafka ? ` (as ${s.entry.kafka})` : ""}`;
     const when = `${s.result.date.slice(0, 16).replace("T", " ")}; ${s.result.machine.load[0]}`;
-    lines.push(
-      `| ${name} | ${kafka} | ${when} | ${verdict}${s.retried ? " (2nd run)" : ""} | ${compared.length ? `${ok}/${compared.length}` : "—"} | ${esc(keyFigures(run.rows))} | ${esc(tolerances(run))} | ${esc(shown.join("; ") || "—")} |`,
+    push(
+      `| ${name} | ${kafka} | ${when} | ${verdict}${s.retried ? " (2nd run)" : ""} | ${compared.length ? `${ok}/${compared.length}` : "—"} | ${esc(keyFigures(run.rows))} | ${esc(tolerances(run))} | ${esc(shown.join("; ") || "—")} | ${esc(brokerLogCell(run))} |`,
     );
   }
+  return rows;
+}
+
+/** The rows of the table now in the file, by scenario cell; a row written before the
+ *  broker-log column gets that cell as "not compared (run before this column)". */
+export function existingRows(tableText) {
+  const rows = new Map();
+  for (const line of tableText.split("\n")) {
+    const m = /^\| (`[^`]+`) \|/.exec(line);
+    if (!m) continue;
+    const cells = line.split(/(?<!\\)\|/).length - 2;
+    rows.set(m[1], cells >= 9 ? line : `${line} not compared (run before this column) |`);
+  }
+  return rows;
+}
+
+/** The table: this run's rows, then (with `previous`, the table now in the file) the rows
+ *  of entries it did not run, as they were, in the manifest's order when given. */
+export function renderTable(summary, totalSeconds, { previous = "", order = [] } = {}) {
+  const lines = [];
+  const any = summary.find((s) => s.result)?.result;
+  const m = any?.machine;
+  const mine = rowsOf(summary);
+  const rows = new Map([...existingRows(previous), ...mine]);
+  const names = [...order.map((n) => `\`${n}\``).filter((n) => rows.has(n)), ...[...rows.keys()].filter((n) => !order.includes(n.slice(1, -1)))];
+  const kept = names.length - mine.size;
+  lines.push(START);
+  lines.push("");
+  lines.push(
+    `Last written ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`scripts/oracle-suite.mjs --write-docs\`: ${mine.size} row${mine.size === 1 ? "" : "s"} from a run of ${Math.round(totalSeconds / 60)} min` +
+      (m ? ` on ${m.cpu}, ${m.cores} cores, Linux ${m.kernel}` : "") +
+      (kept > 0 ? `; ${kept} kept from earlier runs (their run column says when)` : "") +
+      ". Tolerance: statuses, sets and sequences exact; a duration within max(5 ms, 5% of the simulated duration) plus the measured noise of its kind (see *Noise*). n.m. = not modelled yet by the simulator. *Broker log*: the simulator's kafka-log lines against the real brokers' and controller's server.log after time zero, by kind and values in order (ISR shrinks, expansions and updates, truncations, leader and follower starts, fencing, registration), never by time.",
+  );
+  lines.push("");
+  lines.push(HEADER);
+  lines.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const n of names) lines.push(rows.get(n));
   lines.push("");
   lines.push(END);
   return lines.join("\n");
 }
 
-export function writeExactnessTable(root, summary, totalSeconds) {
+export function writeExactnessTable(root, summary, totalSeconds, order = []) {
   const file = join(root, "docs", "exactness.md");
   const text = readFileSync(file, "utf8");
   const a = text.indexOf(START);
   const b = text.indexOf(END);
   if (a < 0 || b < 0) throw new Error(`${file}: the table markers are missing`);
-  writeFileSync(file, text.slice(0, a) + renderTable(summary, totalSeconds) + text.slice(b + END.length));
+  const previous = text.slice(a, b);
+  writeFileSync(file, text.slice(0, a) + renderTable(summary, totalSeconds, { previous, order }) + text.slice(b + END.length));
   return file;
 }

@@ -20,6 +20,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("bounce-inside-session", include_str!("../scenarios/bounce-inside-session.json")),
     ("retry-duplicates", include_str!("../scenarios/retry-duplicates.json")),
     ("retry-through-failover", include_str!("../scenarios/retry-through-failover.json")),
+    ("lagging-read-replica", include_str!("../scenarios/lagging-read-replica.json")),
     ("steady-load", include_str!("../scenarios/steady-load.json")),
 ];
 

@@ -46,6 +46,10 @@ pub struct DocBlock {
     pub controls: String,
     pub height: Option<u32>,
     pub title: Option<String>,
+    /// The block's lines that gave the first step (`at=`, a share link's, else `from=`) and
+    /// `to=` (0: not given), for errors found when the run is computed.
+    pub at_line: usize,
+    pub to_line: usize,
 }
 
 /// One problem with a block: what is wrong, and on which line of the block (1-based; 0: the whole block).
@@ -321,6 +325,7 @@ fn finish(source: Source, mut scenario: Scenario, link_at: Option<(usize, u64)>,
             return say("from=").n(f).s(" is after to=").n(t).at(seen[2]);
         }
     }
+    let at_line = at.map_or(seen[1], |(line, _)| line);
     let at = match at {
         Some((line, a)) => {
             if from.is_some_and(|f| a < f) || to.is_some_and(|t| a > t) {
@@ -347,6 +352,8 @@ fn finish(source: Source, mut scenario: Scenario, link_at: Option<(usize, u64)>,
         controls: controls_given.unwrap_or_else(|| "compact".to_string()),
         height,
         title,
+        at_line,
+        to_line: seen[2],
     })
 }
 
@@ -358,8 +365,8 @@ impl DocBlock {
         let target = self.to.unwrap_or(self.at).max(self.at);
         run.seek(target);
         if run.current() < target {
-            let what = if self.to.is_some_and(|t| t > self.at) { "to" } else { "at" };
-            return say(what).s("=").n(target).s(": the run ends at step ").n(run.current()).at(0);
+            let (what, line) = if self.to.is_some_and(|t| t > self.at) { ("to", self.to_line) } else { ("at", self.at_line) };
+            return say(what).s("=").n(target).s(": the run ends at step ").n(run.current()).at(line);
         }
         run.seek(self.at);
         Ok(run)
@@ -472,6 +479,11 @@ mod tests {
         assert!(err("seed-walkthrough height=5").contains("height=5"));
         let b = parse("seed-walkthrough at=100000").unwrap();
         assert!(b.run_to_first().map(|_| ()).unwrap_err().message.starts_with("at=100000: the run ends at step "));
+        // Found when the run is computed, still on the option's own line.
+        let line = |text: &str| parse(text).unwrap().run_to_first().map(|_| ()).unwrap_err().line;
+        assert_eq!(line("seed-walkthrough\nloop\nat=100000"), 3);
+        assert_eq!(line("seed-walkthrough\nfrom=2\nto=100000"), 3);
+        assert_eq!(line("seed-walkthrough\nfrom=100000"), 2);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 
 use crate::scenario::Preset;
 use crate::sim::event::{Event, TruncationRule};
+use crate::sim::vecmap::BrokerSet;
 use crate::sim::Sim;
 
 /// The log formats hwscope writes, by the first version that used each.
@@ -28,6 +29,9 @@ enum Era {
     V28,
     /// 3.7: the out-of-sync replicas' lastCaughtUpTimeMs; `(under-min-isr)`; KRaft controller lines.
     V37,
+    /// 4.0: the controller's fencing line names the broker epoch (`ReplicationControlManager`
+    /// as in 4.0.2's release jar; 3.9's source has no epoch there).
+    V40,
 }
 
 fn era(preset: Preset) -> Option<Era> {
@@ -38,7 +42,8 @@ fn era(preset: Preset) -> Option<Era> {
         Preset::Kafka20 | Preset::Kafka21 => Era::V20,
         Preset::Kafka24 => Era::V24,
         Preset::Kafka28 => Era::V28,
-        Preset::Kafka37 | Preset::Kafka38 | Preset::Kafka40 | Preset::Kafka41 => Era::V37,
+        Preset::Kafka37 | Preset::Kafka38 => Era::V37,
+        Preset::Kafka40 | Preset::Kafka41 => Era::V40,
     })
 }
 
@@ -46,6 +51,15 @@ const DIR: &str = "/tmp/kafka-logs";
 
 fn ids(v: impl IntoIterator<Item = u32>) -> String {
     v.into_iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// An expanded ISR in the order Kafka writes it: the ISR it had, then the replicas
+/// added (`Partition.maybeExpandIsr` appends to a small Scala `Set`, which keeps
+/// insertion order, and the controller keeps the order it is sent). The ISR before
+/// is written in broker order here: the simulator keeps no insertion order.
+fn expanded(before: BrokerSet, after: BrokerSet) -> String {
+    let added = after.iter().filter(|&b| !before.contains(b));
+    ids(before.iter().chain(added))
 }
 
 /// `Partition.logIdent` at that version.
@@ -120,7 +134,7 @@ pub fn lines(sim: &Sim) -> Vec<String> {
             // the change and logs only the ISR the controller committed (`IsrApplied`).
             Event::IsrExpanded { leader, before, after, .. } if era < Era::V28 => {
                 let p = ident(era, leader);
-                let (b, a) = (ids(before.iter()), ids(after.iter()));
+                let (b, a) = (ids(before.iter()), expanded(before, after));
                 at(
                     src(leader),
                     if era == Era::V010 {
@@ -130,9 +144,10 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     },
                 );
             }
-            Event::IsrApplied { leader, after, partition_epoch, .. } if era >= Era::V28 => {
+            Event::IsrApplied { leader, before, after, partition_epoch } if era >= Era::V28 => {
                 let p = ident(era, leader);
-                let a = ids(after.iter());
+                let grew = before.iter().all(|b| after.contains(b));
+                let a = if grew { expanded(before, after) } else { ids(after.iter()) };
                 at(
                     src(leader),
                     if era >= Era::V37 {
@@ -152,7 +167,7 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     match era {
                         Era::V010 | Era::V011 | Era::V20 | Era::V24 => format!("Truncating log t-0 to offset {to}."),
                         Era::V28 => format!("[Log partition=t-0, dir={DIR}] Truncating to offset {to}"),
-                        Era::V37 => format!("[UnifiedLog partition=t-0, dir={DIR}] Truncating to offset {to}"),
+                        Era::V37 | Era::V40 => format!("[UnifiedLog partition=t-0, dir={DIR}] Truncating to offset {to}"),
                     },
                 );
             }
@@ -182,7 +197,10 @@ pub fn lines(sim: &Sim) -> Vec<String> {
             Event::SessionExpired { broker, .. } => {
                 at(
                     ctl(),
-                    if kraft {
+                    if kraft && era >= Era::V40 {
+                        let epoch = sim.controller.registrations.get(broker as usize).map_or(0, |r| r.broker_epoch);
+                        format!("[QuorumController id=c] Fencing broker {broker} at epoch {epoch} because its session has timed out.")
+                    } else if kraft {
                         format!("[QuorumController id=c] Fencing broker {broker} because its session has timed out.")
                     } else {
                         let live = registered(sim, Some(broker));

@@ -342,6 +342,11 @@ fn frozen_retry_through_failover() {
 }
 
 #[test]
+fn frozen_lagging_read_replica() {
+    freeze_builtin("lagging-read-replica");
+}
+
+#[test]
 fn frozen_steady_load() {
     freeze_builtin("steady-load");
 }
@@ -366,6 +371,7 @@ fn every_builtin_is_frozen() {
         "bounce-inside-session",
         "retry-duplicates",
         "retry-through-failover",
+        "lagging-read-replica",
         "steady-load",
     ];
     let names: Vec<&str> = hwscope::builtin::names().collect();

@@ -12,18 +12,6 @@ fn builtin(name: &str) -> Value {
     serde_json::from_str(hwscope::builtin::json(name).unwrap_or_else(|| panic!("built-in {name}"))).unwrap()
 }
 
-/// The step at which the controller learns broker `b` is gone, from `from` on: the
-/// KRaft stale-broker check that fences it, or the ZooKeeper-era watch that runs
-/// onBrokerFailure after ZooKeeper expired its session.
-fn detected(t: &Trace, from: usize, b: u64) -> usize {
-    (from..t.len())
-        .find(|&i| {
-            let e = &t.at(i)["event"];
-            e["broker"] == json!(b) && (e["outcome"] == "fenced" || e["outcome"] == "broker-failure")
-        })
-        .unwrap_or_else(|| panic!("no step from {from} where broker {b} is declared gone\n{}", t.summary()))
-}
-
 fn under(v: &Value, preset: &str) -> Trace {
     Trace::of(&with_preset(v, preset))
 }
@@ -628,5 +616,58 @@ fn kafka_3_8_accepts_a_fenced_brokers_new_incarnation_at_once_and_4_0_refuses_it
         let again = t.find(again + 1, &json!({"type": "restart", "broker": 2}));
         let reg = t.find(again, &json!({"type": "broker_registration", "from": 2}));
         assert!(event_matches(t.at(reg), &json!({ "outcome": outcome })), "{preset}: {}", line(t.at(reg)));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// preferred_read_replica_in_isr: kafka-2.8 | kafka-3.7 and later (KAFKA-14372, 3.3.2/3.4.0).
+// ---------------------------------------------------------------------------
+
+/// The first step from `from` on where the leader answers c-follower's fetch.
+fn leader_answers_c_follower(t: &Trace, from: usize) -> usize {
+    (from..t.len())
+        .find(|&i| {
+            let r = t.at(i);
+            r["event"]["type"] == "consumer_fetch_response"
+                && r["event"]["to"] == "c-follower"
+                && r["event"]["from"] == r["partition"]["leader"]
+        })
+        .unwrap_or_else(|| panic!("no answer of the leader to c-follower from step {from}\n{}", t.summary()))
+}
+
+#[test]
+fn a_consumer_leaves_a_follower_out_of_the_isr_at_its_refresh_from_3_3_2_and_is_sent_back_before() {
+    let s = builtin("lagging-read-replica");
+    for (preset, fixed) in [("kafka-2.4", false), ("kafka-2.8", false), ("kafka-3.7", true), ("kafka-4.0", true)] {
+        let t = under(&s, preset);
+        // Follower 1 leaves the ISR; c-follower still reads from it, up to its stale HW.
+        let shrink =
+            (0..t.len()).find(|&i| !isr(t.at(i)).contains(&1)).unwrap_or_else(|| panic!("{preset}: follower 1 never leaves the ISR"));
+        let stale = hw(t.at(shrink), 1);
+        assert_eq!(consumer(t.at(shrink), "c-follower")["preferred_read_replica"], 1, "{preset}: {}", line(t.at(shrink)));
+        // At its metadata refresh (metadata.max.age.ms after the leader named follower 1) it asks the leader.
+        let back = leader_answers_c_follower(&t, shrink);
+        assert!(time(t.at(back)) >= 15_000, "{preset}: {}", line(t.at(back)));
+        let e = &t.at(back)["event"];
+        if fixed {
+            assert!(e["preferred_read_replica"].is_null(), "{preset}: only ISR members are named: {}", line(t.at(back)));
+            assert!(e["records"].as_array().unwrap().len() > 10, "{preset}: the leader serves the records it missed: {}", line(t.at(back)));
+        } else {
+            assert_eq!(e["preferred_read_replica"], 1, "{preset}: follower 1 is named again: {}", line(t.at(back)));
+            // The leader's answer is narrated where the fetch arrives.
+            let asked = (shrink..back).rev().find(|&i| t.at(i)["event"]["type"] == "consumer_fetch_request").unwrap();
+            assert!(t.at(asked)["text"].as_str().unwrap().contains("out of the ISR"), "{}", t.at(asked)["text"]);
+        }
+        // Before the heal (26 s) c-follower has caught up only where the leader named ISR members alone.
+        let before_heal = (0..t.len()).rev().find(|&i| time(t.at(i)) < 26_000).unwrap();
+        let position = consumer(t.at(before_heal), "c-follower")["position"].as_u64().unwrap();
+        if fixed {
+            assert!(position > 20, "{preset}: c-follower reads from the leader at {position}");
+        } else {
+            assert_eq!(position, stale, "{preset}: c-follower stays at follower 1's stale HW");
+        }
+        // After the heal follower 1 rejoins and c-follower reads everything, under every preset.
+        let last = t.last();
+        assert_eq!(consumer(last, "c-follower")["position"], consumer(last, "c-leader")["position"], "{preset}: {}", line(last));
     }
 }

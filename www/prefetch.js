@@ -1,7 +1,8 @@
-// The first thing the page fetches after its entry: the steps file a share link,
+// The first things the page fetches after its entry: the steps file a share link,
 // an embed's #at= or ?from= asks for (core/first-view.js), started here because
 // this module is small and arrives before main.js, which draws that step from it;
-// when no steps file is wanted, the core (the first stage is in main.js already).
+// then the core, at once: a steps file is a few KB, and the core waiting for main.js
+// to arrive and run cost an embed ~150 ms of an idle link before its download began.
 // index.html loads it async; when it cannot load (a sandboxed frame on a host
 // without CORS), main.js fetches the file itself, and www/boot.js takes no notice.
 import { readOptions } from "./core/options.js";
@@ -10,12 +11,11 @@ import { DEFAULT, LINKS, STEPS } from "./pkg/steps.js";
 
 if (!globalThis.hwscopeInlineCore) {
   const view = firstView(readOptions(location.search), location.hash, LINKS, DEFAULT);
-  // With nothing to wait for, the core too: its download starts while main.js is still
-  // on its way (main.js takes this response; it checks the status).
-  if (!fetchSteps(view, STEPS)) {
-    const url = new URL("./pkg/hwscope_bg.wasm", import.meta.url).href;
-    const response = fetch(url);
-    response.catch(() => {});
-    globalThis.hwscopeCore = { url, response };
-  }
+  fetchSteps(view, STEPS);
+  // The core's download starts while main.js is still on its way (main.js takes this
+  // response; it checks the status).
+  const url = new URL("./pkg/hwscope_bg.wasm", import.meta.url).href;
+  const response = fetch(url);
+  response.catch(() => {});
+  globalThis.hwscopeCore = { url, response };
 }

@@ -413,8 +413,9 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
       // Each node's server.log, by kind and values (kafkalog.mjs): compared with the simulator's.
       kafka_log: [controller, ...brokers].flatMap((n) => {
         // The controller's ReplicationControlManager (fencing) writes to requests.log here.
+        // Lines before time zero (topic creation, warm-up) precede the simulated run.
         const files = [join(nodeDir(n), "server.log"), ...(n === controller ? [requestsLog] : [])];
-        return files.flatMap((f) => (existsSync(f) ? parseServerLog(readFileSync(f, "utf8"), n.name, "hwscope") : []));
+        return files.flatMap((f) => (existsSync(f) ? parseServerLog(readFileSync(f, "utf8"), n.name, "hwscope", t0) : []));
       }),
       initial: s.initial,
       timings,

@@ -21,17 +21,41 @@ export function parseLine(line, node = null) {
   if ((m = /Truncating (?:log \S+ )?to offset (\d+)/.exec(text))) return { kind: "truncate", node: who, values: { to: Number(m[1]) } };
   if ((m = /Leader \S+ (?:with topic id \S+ )?starts at leader epoch (\d+) from offset (\d+)/.exec(text))) return { kind: "leader-start", node: who, values: { epoch: Number(m[1]), offset: Number(m[2]) } };
   if ((m = /Follower \S+ starts at leader epoch (\d+) from offset (\d+).*Current leader is (\d+)/.exec(text))) return { kind: "follower-start", node: who, values: { epoch: Number(m[1]), offset: Number(m[2]), leader: Number(m[3]) } };
-  if ((m = /Fencing broker (\d+) because its session has timed out/.exec(text))) return { kind: "fence", node: "controller", values: { broker: Number(m[1]) } };
+  // 4.0 adds the broker epoch ("at epoch 12"): a metadata offset, not compared.
+  if ((m = /Fencing broker (\d+) (?:at epoch \d+ )?because its session has timed out/.exec(text))) return { kind: "fence", node: "controller", values: { broker: Number(m[1]) } };
   if ((m = /RegisterBrokerRecord establishing a new incarnation of broker (\d+)/.exec(text))) return { kind: "register", node: "controller", values: { broker: Number(m[1]) } };
   return null;
 }
 
+/** When a log line was written, in epoch ms: requests.log lines start with it
+ *  (`%d{UNIX_MILLIS}`), server.log lines with the local time of day (`%d{HH:mm:ss.SSS}`),
+ *  read as the day of `near` (the run's time zero) in this machine's time zone. */
+export function lineTime(line, near) {
+  let m = /^(\d{12,})\s/.exec(line);
+  if (m) return Number(m[1]);
+  m = /^(\d\d):(\d\d):(\d\d)\.(\d{3})\s/.exec(line);
+  if (!m || near === undefined) return null;
+  const d = new Date(near);
+  d.setHours(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]));
+  const day = 24 * 3600 * 1000;
+  let t = d.getTime();
+  if (t - near > day / 2) t -= day;
+  else if (near - t > day / 2) t += day;
+  return t;
+}
+
 /** server.log text of one node → its entries, only those about `topic`'s partition 0
- *  (controller lines name no partition and are all kept). */
-export function parseServerLog(text, node, topic) {
+ *  (controller lines name no partition and are all kept). With `since` (the run's time
+ *  zero, epoch ms), lines written before it are left out: topic creation and warm-up,
+ *  which the simulator's run starts after. */
+export function parseServerLog(text, node, topic, since) {
   const out = [];
   for (const line of text.split("\n")) {
     if (node !== "controller" && !line.includes(`${topic}-0`) && !line.includes(`[${topic},0]`)) continue;
+    if (since !== undefined) {
+      const t = lineTime(line, since);
+      if (t !== null && t < since) continue;
+    }
     const e = parseLine(line, node);
     if (e) out.push(e);
   }

@@ -80,18 +80,26 @@ impl Finished {
         }
         o.opt("allowed_seen", &self.allowed_seen);
         if let Some(c) = &self.counterexample {
-            let scenario_value = json::parse(&crate::link::minimal_json(&c.scenario)).unwrap_or(Value::Null);
-            o.field("property", &c.failure.property)
-                .field("allowed", &c.failure.allowed)
-                .field("step", &c.step)
-                .field("text", &c.failure.text)
-                .field("replays", &c.replays())
-                .field("link", &c.link())
-                .field("why", &c.why)
-                .field("scenario", &scenario_value);
+            c.write_fields(&mut o);
         }
         o.end();
         text
+    }
+}
+
+impl Counterexample {
+    /// The counterexample's fields in a search's or a simulation's JSON: the property, the step,
+    /// whether `hwscope run` replays it, its link, the why chain and the scenario that replays it.
+    pub(crate) fn write_fields(&self, o: &mut Obj) {
+        let scenario_value = json::parse(&crate::link::minimal_json(&self.scenario)).unwrap_or(Value::Null);
+        o.field("property", &self.failure.property)
+            .field("allowed", &self.failure.allowed)
+            .field("step", &self.step)
+            .field("text", &self.failure.text)
+            .field("replays", &self.replays())
+            .field("link", &self.link())
+            .field("why", &self.why)
+            .field("scenario", &scenario_value);
     }
 }
 

@@ -371,7 +371,7 @@ impl Simulation {
 
     /// The simulation as JSON (the CLI's `--json`, the page's result); `extra` adds the driver's figures.
     pub fn to_json(&self, scenario: &Scenario, extra: &[(&str, &dyn crate::json::ToJson)]) -> String {
-        use crate::json::{self, Obj, Value};
+        use crate::json::Obj;
         let p = &self.progress;
         let mut text = String::new();
         let mut o = Obj::new(&mut text);
@@ -388,19 +388,8 @@ impl Simulation {
         }
         o.opt("allowed_seen", &self.allowed_seen.as_ref().map(|(_, t)| t.clone()));
         if let (Some(f), Some(c)) = (&self.found, self.counterexample()) {
-            let scenario_value = json::parse(&crate::link::minimal_json(&c.scenario)).unwrap_or(Value::Null);
-            o.field("walk", &f.walk)
-                .field("walk_seed", &f.seed)
-                .field("walked", &(f.walked as u64))
-                .field("shrink_replays", &f.replays)
-                .field("property", &c.failure.property)
-                .field("allowed", &c.failure.allowed)
-                .field("step", &c.step)
-                .field("text", &c.failure.text)
-                .field("replays", &c.replays())
-                .field("link", &c.link())
-                .field("why", &c.why)
-                .field("scenario", &scenario_value);
+            o.field("walk", &f.walk).field("walk_seed", &f.seed).field("walked", &(f.walked as u64)).field("shrink_replays", &f.replays);
+            c.write_fields(&mut o);
         }
         o.end();
         text

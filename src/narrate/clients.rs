@@ -324,8 +324,11 @@ impl Narrator<'_> {
                     let (role, lower) = if leader { ("Leader", "leader") } else { ("Follower", "follower") };
                     let text = match why {
                         Served::NotLeader => format!("Broker {id} does not lead and is not {c}'s preferred replica: NOT_LEADER_OR_FOLLOWER."),
-                        Served::Redirect { to } => format!(
+                        Served::Redirect { to, in_isr: true } => format!(
                             "Leader {id} tells {c} to read from broker {to}, its preferred read replica, and returns no records (KIP-392)."
+                        ),
+                        Served::Redirect { to, in_isr: false } => format!(
+                            "Leader {id} tells {c} to read from broker {to}, its preferred read replica, although {to} is out of the ISR and lags: before 3.3.2 and 3.4.0 (KAFKA-14372) the leader names any replica that has the offset."
                         ),
                         Served::OutOfRange { start, leo } => {
                             format!("{role} {id} has no offset {offset} (its log is [{start}, {leo})): OFFSET_OUT_OF_RANGE for {c}.")

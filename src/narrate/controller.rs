@@ -16,21 +16,29 @@ impl Narrator<'_> {
         }
     }
 
-    /// A broker's heartbeat timer: a heartbeat (or, not registered yet, a registration).
+    /// A broker's liveness timer: KRaft's heartbeat to the controller, or the ZooKeeper era's ping
+    /// to its session; not registered yet, a registration (with the controller, or a new ZooKeeper
+    /// session and its node /brokers/ids/N).
     pub(super) fn heartbeat_due(&self, broker: u32) -> String {
+        let zk = self.zookeeper();
         for e in self.events {
-            match *e {
-                Event::HeartbeatSent { msg, .. } => {
-                    return format!("Broker {broker} sends its heartbeat to the controller.{}", self.note(Some(msg)));
+            let (text, msg) = match *e {
+                Event::HeartbeatSent { msg, .. } if zk => {
+                    (format!("Broker {broker} pings its ZooKeeper session (every third of zookeeper.session.timeout.ms)."), msg)
                 }
+                Event::HeartbeatSent { msg, .. } => (format!("Broker {broker} sends its heartbeat to the controller."), msg),
+                Event::RegistrationSent { incarnation, msg, .. } if zk => (
+                    format!(
+                        "Broker {broker} (incarnation {incarnation}) opens a ZooKeeper session and creates its node /brokers/ids/{broker}."
+                    ),
+                    msg,
+                ),
                 Event::RegistrationSent { incarnation, msg, .. } => {
-                    return format!(
-                        "Broker {broker} (incarnation {incarnation}) asks the controller again to register it.{}",
-                        self.note(Some(msg))
-                    );
+                    (format!("Broker {broker} (incarnation {incarnation}) asks the controller again to register it."), msg)
                 }
-                _ => {}
-            }
+                _ => continue,
+            };
+            return format!("{text}{}", self.note(Some(msg)));
         }
         String::new()
     }

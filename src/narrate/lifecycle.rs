@@ -85,7 +85,6 @@ impl Narrator<'_> {
             Timer::ConsumerRequestTimeout { .. } => self.consumer_request_timeout(),
             Timer::FenceCheck if self.zookeeper() => self.at_zookeeper(),
             Timer::FenceCheck => self.session_expired(),
-            Timer::Heartbeat { broker } if self.zookeeper() => self.zookeeper_ping_sent(broker),
             Timer::Heartbeat { broker } => self.heartbeat_due(broker),
             Timer::AlterPartitionRetry { .. } => self.alter_partition_retry(),
             Timer::ProducerWake { producer } => self.producer_wake(producer),

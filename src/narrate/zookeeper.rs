@@ -11,28 +11,6 @@ impl Narrator<'_> {
         self.sim.settings.zookeeper_session_timeout_ms
     }
 
-    /// A broker's ZooKeeper client on its ping grid.
-    pub(super) fn zookeeper_ping_sent(&self, broker: u32) -> String {
-        for e in self.events {
-            match *e {
-                Event::HeartbeatSent { msg, .. } => {
-                    return format!(
-                        "Broker {broker} pings its ZooKeeper session (every third of zookeeper.session.timeout.ms).{}",
-                        self.note(Some(msg))
-                    );
-                }
-                Event::RegistrationSent { incarnation, msg, .. } => {
-                    return format!(
-                        "Broker {broker} (incarnation {incarnation}) opens a ZooKeeper session and creates its node /brokers/ids/{broker}.{}",
-                        self.note(Some(msg))
-                    );
-                }
-                _ => {}
-            }
-        }
-        String::new()
-    }
-
     /// ZooKeeper receives a ping, a registration, or its session timer fires.
     pub(super) fn at_zookeeper(&self) -> String {
         for e in self.events {
@@ -73,7 +51,7 @@ impl Narrator<'_> {
                 Event::ZkSessionLost { .. } => {
                     return format!(
                         "Broker {broker} learns that ZooKeeper expired its session: it opens a new session and registers again. {}",
-                        self.zookeeper_ping_sent(broker)
+                        self.heartbeat_due(broker)
                     );
                 }
                 Event::ZkAnswerIgnored { .. } => return format!("Broker {broker} ignores an answer about a session it no longer has."),

@@ -273,6 +273,8 @@ impl Scenario {
             };
             InForce { key, value, source, note, used }
         };
+        // A setting whose default is Kafka's in every preset, used by every version.
+        let everywhere = |key: String, value: Value, set: bool| row(key, value, set, false, None, true);
         for (i, p) in self.producers.iter().enumerate() {
             let field = format!("producers[{i}]");
             let Ok(s) = p.settings(self.preset, &field) else { continue };
@@ -297,26 +299,12 @@ impl Scenario {
             let delivery_set = p.delivery_timeout_ms.is_some() && delivery_used;
             rows.push(row(k("delivery.timeout.ms"), delivery, delivery_set, true, delivery_note, delivery_used));
             rows.push(row(k("request.timeout.ms"), Value::UInt(s.request_timeout_ms), p.request_timeout_ms != 30_000, false, None, true));
-            rows.push(row(k("retry.backoff.ms"), Value::UInt(s.retry_backoff_ms), p.retry_backoff_ms.is_some(), false, None, true));
+            rows.push(everywhere(k("retry.backoff.ms"), Value::UInt(s.retry_backoff_ms), p.retry_backoff_ms.is_some()));
             let max_set = p.retry_backoff_max_ms.is_some();
             let max = ms((max_set || d.retry_backoff_max_ms.is_some()).then_some(s.retry_backoff_max_ms));
             rows.push(row(k("retry.backoff.max.ms"), max, max_set, true, None, true));
-            rows.push(row(
-                k("max.in.flight.requests.per.connection"),
-                Value::UInt(s.max_in_flight),
-                p.max_in_flight.is_some(),
-                false,
-                None,
-                true,
-            ));
-            rows.push(row(
-                k("metadata.max.age.ms"),
-                Value::UInt(s.metadata_max_age_ms),
-                p.metadata_max_age_ms.is_some(),
-                false,
-                None,
-                true,
-            ));
+            rows.push(everywhere(k("max.in.flight.requests.per.connection"), Value::UInt(s.max_in_flight), p.max_in_flight.is_some()));
+            rows.push(everywhere(k("metadata.max.age.ms"), Value::UInt(s.metadata_max_age_ms), p.metadata_max_age_ms.is_some()));
         }
         for (i, c) in self.consumers.iter().enumerate() {
             let field = format!("consumers[{i}]");
@@ -332,23 +320,13 @@ impl Scenario {
                 timeout_note,
                 true,
             ));
-            rows.push(row(
+            rows.push(everywhere(
                 k("auto.offset.reset"),
                 Value::String(s.auto_offset_reset.name().to_string()),
                 c.auto_offset_reset.is_some(),
-                false,
-                None,
-                true,
             ));
-            rows.push(row(k("retry.backoff.ms"), Value::UInt(s.retry_backoff_ms), c.retry_backoff_ms.is_some(), false, None, true));
-            rows.push(row(
-                k("metadata.max.age.ms"),
-                Value::UInt(s.metadata_max_age_ms),
-                c.metadata_max_age_ms.is_some(),
-                false,
-                None,
-                true,
-            ));
+            rows.push(everywhere(k("retry.backoff.ms"), Value::UInt(s.retry_backoff_ms), c.retry_backoff_ms.is_some()));
+            rows.push(everywhere(k("metadata.max.age.ms"), Value::UInt(s.metadata_max_age_ms), c.metadata_max_age_ms.is_some()));
         }
         rows
     }

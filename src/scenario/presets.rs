@@ -53,6 +53,7 @@ const KAFKA_4_0: Behavior = Behavior {
     consumer_fetch_above_hw: AboveHw::Empty,
     follower_hw_completes_consumer_fetch: true,
     follower_fetching: true,
+    preferred_read_replica_in_isr: true,
     truncation: Truncation::DivergingEpoch,
     leader_epoch_fencing: true,
     isr_update: IsrUpdate::AlterPartition,
@@ -73,9 +74,11 @@ const KAFKA_3_8: Behavior = Behavior { fenced_broker_keeps_session: false, regis
 
 const KAFKA_3_7: Behavior = Behavior { consumer_fetch_above_hw: AboveHw::Park, ..KAFKA_3_8 };
 
-/// 2.8 as a ZooKeeper cluster (KRaft was an early-access preview in 2.8).
+/// 2.8 as a ZooKeeper cluster (KRaft was an early-access preview in 2.8); KAFKA-14372
+/// (ISR-only preferred read replicas) came in 3.3.2/3.4.0.
 const KAFKA_2_8: Behavior = Behavior {
     hw_counts: HwCounts::MaximalIsrOrCaughtUp,
+    preferred_read_replica_in_isr: false,
     hw_held_under_min_isr: false,
     follower_hw_completes_consumer_fetch: false,
     broker_liveness: BrokerLiveness::ZookeeperSession,
@@ -111,6 +114,7 @@ const TEXTBOOK: Behavior = Behavior {
     consumer_fetch_above_hw: AboveHw::Park,
     follower_hw_completes_consumer_fetch: true,
     follower_fetching: true,
+    preferred_read_replica_in_isr: true,
     truncation: Truncation::HighWatermark,
     leader_epoch_fencing: false,
     isr_update: IsrUpdate::Immediate,
@@ -178,7 +182,7 @@ pub const PRESETS: [PresetInfo; 11] = [
     PresetInfo {
         preset: Preset::Kafka37,
         name: "kafka-3.7",
-        summary: "KRaft: heartbeats and fencing, no epoch bump on ISR shrink; the HW is held while the ISR is under min.insync.replicas (KAFKA-15583); the producer defaults to acks=all and idempotence (3.0, KIP-679).",
+        summary: "KRaft: heartbeats and fencing, no epoch bump on ISR shrink; the HW is held while the ISR is under min.insync.replicas (KAFKA-15583); the producer defaults to acks=all and idempotence (3.0, KIP-679); only ISR members are named as preferred read replicas (KAFKA-14372, 3.3.2).",
         behavior: KAFKA_3_7,
         defaults: KAFKA_3_7_DEFAULTS,
     },

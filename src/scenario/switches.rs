@@ -120,6 +120,10 @@ switches! {
     follower_hw_completes_consumer_fetch: bool = "follower_hw_completes_consumer_fetch", boolean;
     /// 2.4 (KIP-392): consumers may read from followers. Before, `fetch_from` is ignored.
     follower_fetching: bool = "follower_fetching", boolean;
+    /// 3.3.2/3.4.0 (KAFKA-14372, `ReplicaManager.findPreferredReadReplica`): the leader names
+    /// only ISR members as a consumer's preferred read replica. Before, any replica that has
+    /// the offset: a follower that left the ISR is named again at every metadata refresh.
+    preferred_read_replica_in_isr: bool = "preferred_read_replica_in_isr", boolean;
     truncation: Truncation = "truncation", Truncation::parse;
     /// 2.1 (KIP-320): requests carry the current leader epoch; an older one is fenced. The same
     /// change makes a follower restart its fetcher on every new leader epoch, even from the

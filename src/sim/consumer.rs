@@ -173,18 +173,20 @@ impl Sim {
             return self.answer_consumer(id, c, msg.id, offset, Vec::new(), Some(error), why);
         }
         if let Some(to) = preferred.filter(|_| is_leader).and_then(|f| self.find_preferred_read_replica(id, f, offset)) {
-            return self.answer_consumer(id, c, msg.id, offset, Vec::new(), None, Served::Redirect { to });
+            let in_isr = self.broker(id).lead.as_ref().is_some_and(|ls| ls.isr.contains(&to));
+            return self.answer_consumer(id, c, msg.id, offset, Vec::new(), None, Served::Redirect { to, in_isr });
         }
         self.serve_consumer(id, c, msg.id, offset, false);
     }
 
     /// `ReplicaManager.findPreferredReadReplica` (2.4+, KIP-392): the leader names the
-    /// consumer's preferred replica `f` when it is another live ISR member that has
-    /// the offset.
-    fn find_preferred_read_replica(&self, leader: u32, f: u32, offset: u64) -> Option<u32> {
+    /// consumer's preferred replica `f` when it is another live replica that has the
+    /// offset and, from 3.3.2/3.4.0 (KAFKA-14372), is in the ISR.
+    pub(crate) fn find_preferred_read_replica(&self, leader: u32, f: u32, offset: u64) -> Option<u32> {
         let ls = self.broker(leader).lead.as_ref()?;
         let has_offset = ls.followers.get(&f).and_then(|v| v.leo).is_some_and(|leo| leo >= offset);
-        (f != leader && ls.isr.contains(&f) && has_offset && !ls.fenced.contains(&f)).then_some(f)
+        let eligible = ls.isr.contains(&f) || !self.behavior.preferred_read_replica_in_isr;
+        (f != leader && eligible && has_offset && !ls.fenced.contains(&f)).then_some(f)
     }
 
     /// `LocalLog.read` up to the HW: records below it at once; at the HW the fetch
@@ -237,7 +239,7 @@ impl Sim {
         let (hw, leader, log_start) = (b.hw, b.lead.is_some(), b.log.start_offset);
         let n = records.len();
         let preferred = match why {
-            Served::Redirect { to } => Some(to),
+            Served::Redirect { to, .. } => Some(to),
             _ => None,
         };
         let resp = ConsumerFetchResponse { request, offset, records, hw, log_start, error, preferred };

@@ -388,7 +388,9 @@ impl Sim {
                 // (An ISR member's HW trails the leader's by a round trip: that is no reason to wait.)
                 let lb = self.broker(l);
                 let out_of_isr = lb.lead.as_ref().is_some_and(|ls| !ls.isr.contains(&r));
-                if r != l && out_of_isr && b.hw < lb.hw && c.position < lb.hw {
+                // Before KAFKA-14372 the leader names the lagging replica again: nothing changes.
+                let named_again = self.find_preferred_read_replica(l, r, c.position).is_some();
+                if r != l && out_of_isr && !named_again && b.hw < lb.hw && c.position < lb.hw {
                     out.push(Pending::ConsumerOnLaggingReplica { consumer: i, replica: r, at_ms: until });
                 }
             }

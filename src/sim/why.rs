@@ -76,8 +76,9 @@ pub enum Released {
 pub enum Served {
     /// Neither the leader nor the consumer's preferred replica.
     NotLeader,
-    /// KIP-392: the leader names the preferred read replica.
-    Redirect { to: u32 },
+    /// KIP-392: the leader names the preferred read replica (outside the ISR only
+    /// before KAFKA-14372).
+    Redirect { to: u32, in_isr: bool },
     /// The offset is outside the replica's log [start, leo).
     OutOfRange { start: u64, leo: u64 },
     /// Records below the replica's HW.

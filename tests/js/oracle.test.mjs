@@ -355,13 +355,54 @@ test("the exactness table has one row per scenario with version, run, verdict an
   );
   const lines = table.split("\n").filter((l) => l.startsWith("| `"));
   assert.equal(lines.length, 2);
-  assert.match(lines[0], /^\| `a\.json` \| 4\.0\.2 \| 2026-12-03 09:00; 3\.5 \| agree \| \d+\/\d+ \|.*c-follower − c-leader: 502 ms real \/ 501 ms sim.*fenced — ms after last heartbeat real \/ — ms sim.*\| lag ±35\.1 ms; no-timer durations \+52 ms noise; statuses, states, sets exact \| — \|$/);
-  assert.match(lines[1], /cannot run on a real cluster \| — \| network: no \|/);
+  assert.match(lines[0], /^\| `a\.json` \| 4\.0\.2 \| 2026-12-03 09:00; 3\.5 \| agree \| \d+\/\d+ \|.*c-follower − c-leader: 502 ms real \/ 501 ms sim.*fenced — ms after last heartbeat real \/ — ms sim.*\| lag ±35\.1 ms; no-timer durations \+52 ms noise; statuses, states, sets exact \| — \| n\.m\. \|$/);
+  assert.match(lines[1], /cannot run on a real cluster \| — \| network: no \| — \| — \| — \|$/);
+});
+
+test("the exactness table: the broker-log column, and a run of some entries keeps the other rows", async () => {
+  const { renderTable } = await import("../../scripts/oracle-docs.mjs");
+  const { plan, real, sim } = fixture();
+  const rows = compare(plan, realObservations(real, plan), sim);
+  const base = { kafka_version: "4.0.2", date: "2026-12-06T05:00:00.000Z", machine: { cpu: "X", cores: 2, kernel: "k", load: [9] } };
+  const same = { ...base, runs: [{ rows, verdict: "agree", kafka_log: { same: true, compared: 6, diffs: [] } }] };
+  const differs = { ...base, runs: [{ rows, verdict: "agree", kafka_log: { same: false, compared: 5, diffs: ['controller fence #1: only the simulator logs {"broker":2}'] } }] };
+  const previous = [
+    "| `old.json` | 4.0.2 | 2026-12-03 09:00; 12 | agree | 8/8 | f | t | — |",
+    "| `b.json` | 4.0.2 | 2026-12-03 09:00; 12 | agree | 8/8 | f | t | — |",
+  ].join("\n");
+  const table = renderTable(
+    [
+      { entry: { scenario: "a.json" }, result: same, pass: true, code: 0 },
+      { entry: { scenario: "b.json" }, result: differs, pass: true, code: 0 },
+    ],
+    300,
+    { previous, order: ["old.json", "a.json", "b.json"] },
+  );
+  const lines = table.split("\n").filter((l) => l.startsWith("| `"));
+  assert.deepEqual(lines.map((l) => l.split(" | ")[0]), ["| `old.json`", "| `a.json`", "| `b.json`"], "the manifest's order; b's old row replaced");
+  assert.match(lines[0], /\| — \| not compared \(run before this column\) \|$/);
+  assert.match(lines[1], /\| same \(6 entries\) \|$/);
+  assert.match(lines[2], /\| \*\*differs\*\*: controller fence #1: only the simulator logs \{"broker":2\} \|$/);
+  assert.match(table, /2 rows from a run of 5 min.*; 1 kept from earlier runs/);
 });
 
 // ---- the broker log (issue 29): the simulator's lines against server.log ------------------
 
-import { compareKafkaLogs, parseLine, parseServerLog } from "../../oracle/lib/kafkalog.mjs";
+import { compareKafkaLogs, parseLine, parseServerLog, lineTime } from "../../oracle/lib/kafkalog.mjs";
+
+test("the broker log: 4.0's fencing line with the broker epoch parses; lines before time zero are left out", () => {
+  assert.deepEqual(parseLine("1796531693120 [QuorumController id=100] Fencing broker 2 at epoch 12 because its session has timed out.", "controller"), { kind: "fence", node: "controller", values: { broker: 2 } });
+  assert.deepEqual(parseLine("controller | [QuorumController id=c] Fencing broker 2 at epoch 3 because its session has timed out."), { kind: "fence", node: "controller", values: { broker: 2 } });
+  const t0 = new Date(2026, 11, 6, 4, 34, 43, 217).getTime();
+  assert.equal(lineTime("04:34:25.602 INFO  [logger] x", t0), t0 - 17615);
+  assert.equal(lineTime("1796531693120 Fencing", t0), 1796531693120);
+  const log = [
+    "04:34:25.602 INFO  [logger] [Broker id=0] Leader hwscope-0 with topic id Some(x) starts at leader epoch 0 from offset 0 with partition epoch 0, high watermark 0, ISR [0,1,2], adding replicas [] and removing replicas [] . Previous leader None and previous leader epoch was -1.",
+    "04:34:53.100 INFO  [Partition] [Partition hwscope-0 broker=0] ISR updated to 0,1  and version updated to 1",
+  ].join("\n");
+  assert.deepEqual(parseServerLog(log, "b0", "hwscope", t0).map((e) => e.kind), ["isr-updated"], "topic creation precedes the run");
+  assert.equal(parseServerLog(log, "b0", "hwscope").length, 2, "without a time zero every line counts");
+});
 
 test("the broker log: the simulator's lines and a real server.log compare by kinds and values", () => {
   const sim = [

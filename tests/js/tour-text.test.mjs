@@ -11,6 +11,8 @@
 //     or "name = 9000", must be the value in force.
 //  2. The era: a run under a ZooKeeper-era preset has no broker heartbeats, fencing
 //     or KRaft; a KRaft run has no ZooKeeper. Words of the other era fail the beat.
+//  4. Names: a client (p1, c-follower) or record (p1-3) the text names must be one the
+//     run has: a client of the scenario, or a record the beat's records hold.
 //  3. Numbers: every number the text states must be one the run shows: in the
 //     beat's record, the one before it, the scenario, the settings in force, or the
 //     step narration at the beat (±1, for ranges "100–104" and "LEO n+1"), or the
@@ -81,9 +83,16 @@ function textsOf(def, c) {
   return out;
 }
 
-/** What is wrong with one text of a beat, as sentences (empty: nothing). */
-export function check(text, { settings, zookeeper, facts, claimed }) {
+/** The client and record names a text states: p1, c-follower, p1-3, p-one-10. */
+export function namesIn(text) {
+  return [...text.matchAll(/(?<![\w.-])([pc](?:\d+|-[a-z]+)(?:-[a-z0-9]+)*)(?![\w-])/g)].map((m) => m[1]);
+}
+
+/** What is wrong with one text of a beat, as sentences (empty: nothing). `known`: the
+ *  run's client ids and the record ids its records at the beat name (in logs, reads, losses). */
+export function check(text, { settings, zookeeper, facts, claimed, known = null }) {
   const wrong = [];
+  if (known) for (const n of namesIn(text)) if (!known.has(n) && !claimed.has(n)) wrong.push(`names ${n}, which this run does not have here`);
   for (const s of settings) {
     const name = s.key.replace(/^.*\]\./, "");
     const at = text.indexOf(s.key.includes("[") ? name : s.key);
@@ -130,8 +139,16 @@ for (const tour of TOURS) {
           const known = [...facts].filter((n) => Number.isFinite(n) && n >= 0);
           for (const a of known) for (const b of known) if (a > b) facts.add(a - b);
           const claimed = new Set(b.def.claims ? b.def.claims(c) : []);
+          // Names: the scenario's clients, and every record id the records at the beat hold.
+          const names = new Set([...(c.sc.producers ?? []), ...(c.sc.consumers ?? [])].map((x) => x.id));
+          for (const v of [c.rec, c.prev]) {
+            for (const m of JSON.stringify(v ?? {}).matchAll(/"((?:[^"\\]|\\.)*)"/g)) {
+              names.add(m[1]);
+              for (const n of namesIn(m[1])) names.add(n);
+            }
+          }
           for (const [level, text] of textsOf(b.def, c)) {
-            for (const w of check(text, { settings, zookeeper, facts, claimed })) {
+            for (const w of check(text, { settings, zookeeper, facts, claimed, known: names })) {
               failures.push(`beat ${b.def.id} (${level}, step ${b.step}, ${preset}): ${w}\n    ${text}`);
             }
           }
@@ -158,4 +175,13 @@ test("the checker fails a beat that names the other era's setting with the wrong
   assert.deepEqual(check(right, { settings, zookeeper: true, facts: new Set([0, 1, 6000]), claimed: new Set() }), []);
   assert.ok(check("zookeeper.session.timeout.ms (18000 ms)", { settings, zookeeper: true, facts: new Set([18000]), claimed: new Set() }).length > 0);
   assert.deepEqual(numbersIn("KIP-101 at 0.11 lost p1-2 in kafka-0.10 after replica.lag.time.max.ms: 30 s"), [30]);
+});
+
+test("the checker fails a beat that names a client or a record the run does not have there", () => {
+  assert.deepEqual(namesIn("c-follower reads p1-3 and p-one-10 from follower 1; p2 waits (cf. kafka-4.0)."), ["c-follower", "p1-3", "p-one-10", "p2"]);
+  const base = { settings: [], zookeeper: false, facts: new Set([0, 1, 2, 3]), claimed: new Set() };
+  const known = new Set(["p1", "c-follower", "p1-1", "p1-2", "p1-3"]);
+  assert.deepEqual(check("c-follower gets p1-3.", { ...base, known }), []);
+  const wrong = check("c-leader gets p1-4 from p2.", { ...base, known });
+  assert.equal(wrong.length, 3, wrong.join("; "));
 });

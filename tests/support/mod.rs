@@ -279,3 +279,15 @@ pub fn g13_above_hw_scenario() -> Value {
         "stop_at_ms": 6500
     })
 }
+
+/// The step at which the controller learns broker `b` is gone, from `from` on: the KRaft
+/// stale-broker check that fences it, or the ZooKeeper-era watch that runs onBrokerFailure
+/// after ZooKeeper expired its session.
+pub fn detected(t: &Trace, from: usize, b: u64) -> usize {
+    (from..t.len())
+        .find(|&i| {
+            let e = &t.at(i)["event"];
+            e["broker"] == serde_json::json!(b) && (e["outcome"] == "fenced" || e["outcome"] == "broker-failure")
+        })
+        .unwrap_or_else(|| panic!("no step from {from} where broker {b} is declared gone\n{}", t.summary()))
+}

@@ -2,7 +2,8 @@
 // by a run: why a follower's consumer is about a second behind; what acks=all
 // waits for when the ISR is the leader alone; what moves the LEO and the HW;
 // whether a record acknowledged just before the leader dies survives.
-// Every number is read from the step records at the beat (`c`).
+// Every number is read from the step records at the beat (`c`); the deeper levels
+// of the first show a preferred read replica that leaves the ISR (KAFKA-14372).
 
 import { ev, both, hwMoved, withRecords, any, list, set, plural, count, WRONG, hwOf } from "./common.js";
 import { sessionEnds } from "./kip101.js";
@@ -62,8 +63,64 @@ const lagBeats = [
     at: (r) => r.event?.type === "consumer_fetch_response" && r.event.records?.length > 0 && r.consumers.find((x) => x.id === r.event.to)?.fetch_from != null,
     say: {
       junior: (c) => `${c.e.to} gets ${list(c.e.records.map(String))} at ${c.t} ms, ${c.t - (c.leaderMoved(c.rep(followerConsumer(c).fetch_from).hw)?.t ?? c.t)} ms after the leader's HW moved. That is the whole gap: the follower's wait for the HW plus the consumer's own wait on the follower.`,
-      middle: (c) => `The consumer's fetch sat on the follower for up to fetch.max.wait.ms (${cset(c, c.e.to, "fetch.max.wait.ms")} ms). When the follower's HW moves, a parked consumer fetch is completed by it; when it had already expired empty, the consumer asks again and waits again. On an idle partition both waits add: up to replica.fetch.wait.max.ms plus fetch.max.wait.ms, about a second with the defaults.`,
-      principal: () => "To shorten it: keep traffic flowing (each new record releases the parked Fetches), lower replica.fetch.wait.max.ms (more idle Fetches on the leader), or read from the leader. A consumer on a follower that left the ISR keeps reading it until its metadata refresh (metadata.max.age.ms) or an error; from 3.5 (KAFKA-14372) the leader names only ISR members as a preferred read replica.",
+      middle: (c) => {
+        const expired = c.sentBy()?.ev?.timer === "consumer-fetch-expiry";
+        return `The consumer's fetch sat on the follower for up to fetch.max.wait.ms (${cset(c, c.e.to, "fetch.max.wait.ms")} ms). ${expired ? `This one was answered only when that wait ran out, although the follower's HW had moved: under ${c.sc.preset} an HW move on a follower does not complete the consumer fetches parked on it (it does from 3.4, KAFKA-14334).` : "It was answered the moment the follower's HW moved (a follower completes the consumer fetches parked on it since 3.4, KAFKA-14334); a fetch that had already expired empty is sent again and waits again."} On an idle partition the waits add up: up to replica.fetch.wait.max.ms plus fetch.max.wait.ms, about a second with the defaults.`;
+      },
+      principal: () => "To shorten it: keep traffic flowing (each new record releases the parked Fetches), lower replica.fetch.wait.max.ms (more idle Fetches on the leader), or read from the leader. A consumer on a follower that left the ISR keeps reading it until its metadata refresh (metadata.max.age.ms) or an error; from 3.3.2 and 3.4.0 (KAFKA-14372) the leader names only ISR members as a preferred read replica.",
+    },
+  },
+];
+
+// The deeper levels: a preferred read replica that leaves the ISR (KAFKA-14372), per preset.
+const cFollower = (r) => r.consumers.find((x) => x.id === "c-follower");
+const outOfIsr = (r) => !r.partition.isr.includes(cFollower(r)?.fetch_from);
+
+const staleBeats = (fixed) => [
+  {
+    id: "left-isr",
+    level: "senior",
+    title: fixed ? "The follower leaves the ISR; its consumer stays" : "Before KAFKA-14372: the same cut",
+    at: both(ev("isr_change"), outOfIsr),
+    say: {
+      senior: (c) => {
+        const f = cFollower(c.rec);
+        return `Under ${c.sc.preset} follower ${f.fetch_from} has been cut off from leader ${c.L} since ${c.sc.events.find((e) => e.partition)?.at_ms} ms. At ${c.t} ms the leader applies ISR ${set(c.e.isr)} without it, and its HW, held by follower ${f.fetch_from} until now, moves ${c.e.hw_before} → ${c.e.hw_after}. Follower ${f.fetch_from}'s HW stays ${c.rep(f.fetch_from).hw}. ${f.id} still reads from follower ${f.fetch_from}, the preferred read replica the leader named: it is at offset ${f.position} and gets nothing more there. Nothing tells a consumer that its replica left the ISR.`;
+      },
+    },
+  },
+  {
+    id: "refresh",
+    level: "senior",
+    title: fixed ? "At its metadata refresh it asks the leader" : "Sent back to the lagging follower",
+    at: (r) => r.event?.type === "consumer_fetch_response" && r.event.to === "c-follower" && r.event.from === r.partition.leader && outOfIsr(r),
+    say: {
+      senior: (c) => {
+        const f = cFollower(c.rec);
+        const age = cset(c, f.id, "metadata.max.age.ms");
+        const head = `At ${c.t} ms ${f.id}'s metadata refresh is due (metadata.max.age.ms = ${age} ms here, 5 minutes by default) and it fetches from leader ${c.L} again at offset ${c.e.offset}.`;
+        return fixed
+          ? `${head} Under ${c.sc.preset} the leader names only ISR members as a preferred read replica (KAFKA-14372, from 3.3.2 and 3.4.0): follower ${f.fetch_from} is not one, so leader ${c.L} serves ${f.id} itself, ${plural(count(c.e.records), "record")} up to its HW ${c.e.hw}.`
+          : `${head} Under ${c.sc.preset} the leader names any replica that has the offset (before 3.3.2 and 3.4.0, KAFKA-14372): it sends ${f.id} back to follower ${c.e.preferred_read_replica}, whose HW is still ${c.rep(f.fetch_from).hw}, with no records. It will do so at every refresh for as long as the follower lags.`;
+      },
+      principal: () => "Watch the consumer's lag (records-lag): it is measured against the HW of the replica it reads from, so a consumer on a lagging follower reports little lag while it falls behind the leader. Before KAFKA-14372 it ends only when the follower catches up, at an error, or when the consumer restarts.",
+    },
+  },
+  {
+    id: "after",
+    level: "senior",
+    title: fixed ? "It reads from the leader until the follower is back" : "It moves on only when the follower does",
+    at: fixed
+      ? (r) => r.event?.type === "isr_change" && !outOfIsr(r) && r.time_ms > 10000
+      : (r) => r.event?.type === "consumer_fetch_response" && r.event.to === "c-follower" && r.event.from === cFollower(r)?.fetch_from && count(r.event.records) > 0 && r.time_ms > 10000,
+    say: {
+      senior: (c) => {
+        const f = cFollower(c.rec);
+        const leader = c.rec.consumers.find((x) => x.id !== f.id);
+        return fixed
+          ? `The link heals at ${c.sc.events.find((e) => e.heal)?.at_ms} ms; follower ${f.fetch_from} catches up and rejoins the ISR ${set(c.e.isr)} at ${c.t} ms. By then ${f.id} has read up to offset ${f.position} from the leader, as far as ${leader.id} (${leader.position}). Once the follower is back in the ISR the leader may name it again.`
+          : `The link heals at ${c.sc.events.find((e) => e.heal)?.at_ms} ms and follower ${f.fetch_from} catches up. Only at ${c.t} ms does ${f.id} get records again: ${plural(count(c.e.records), "record")} from offset ${c.e.offset}. Under ${c.sc.preset} it had been held at offset ${c.e.offset} since the cut, while ${leader.id} read on.`;
+      },
     },
   },
 ];
@@ -128,7 +185,7 @@ const minIsrBeats = [
     title: "A follower returns: the HW moves",
     at: both(ev("isr_change"), hwMoved),
     say: {
-      junior: (c) => `Follower 1 is back in the ISR ${set(c.e.isr)}, enough for min.insync.replicas again: the HW moves ${c.e.hw_before} → ${c.e.hw_after} and the writes that waited are acknowledged.`,
+      junior: (c) => `${list((c.e.isr ?? []).filter((b) => !(c.e.isr_before ?? []).includes(b)).map((b) => `Follower ${b}`))} is back in the ISR ${set(c.e.isr)}, enough for min.insync.replicas again: the HW moves ${c.e.hw_before} → ${c.e.hw_after} and the writes that waited are acknowledged.`,
       principal: (c) => `Replication factor ${c.rec.replicas.length} with min.insync.replicas ${c.cfg("min.insync.replicas")}: acks=all writes survive any ${c.rec.replicas.length - c.cfg("min.insync.replicas")} lost replica${c.rec.replicas.length - c.cfg("min.insync.replicas") === 1 ? "" : "s"} without a loss, and stop (rather than risk one) at the next. min.insync.replicas = 1 would have let the leader alone acknowledge: one more crash and those records are gone.`,
     },
   },
@@ -320,6 +377,8 @@ export const QUESTION_TOURS = [
     parts: [
       { scenario: "follower-fetch-consumer", preset: "kafka-4.0", beats: lagBeats },
       { scenario: "follower-fetch-consumer", preset: "kafka-2.4", beats: lagBeats.filter((b) => b.id !== "start").map((b) => ({ ...b, level: b.id === "follower-hw" ? "middle" : "senior", quiz: undefined })) },
+      { scenario: "lagging-read-replica", preset: "kafka-4.0", beats: staleBeats(true) },
+      { scenario: "lagging-read-replica", preset: "kafka-2.8", beats: staleBeats(false) },
     ],
   },
   {
