@@ -153,6 +153,111 @@ fn the_zookeeper_controller_bumps_the_leader_epoch_when_it_removes_a_dead_replic
 }
 
 // ---------------------------------------------------------------------------
+// alter_partition_checks_broker_epochs (KIP-903, 3.5): off (3.3–3.4's controller; no
+// preset, the switch overridden under kafka-3.7) | kafka-3.7, kafka-3.8, kafka-4.0.
+// ---------------------------------------------------------------------------
+
+/// Follower 1 falls out of the ISR (cut from leader 0) and is fenced (cut from the
+/// controller); the leader's link to the controller takes 5 s each way, so it still
+/// takes 1 for unfenced when 1 catches up at 13.2 s and asks to add it. Broker 1 then
+/// crashes losing 5 unflushed records (LEO 71 → 66), comes back, registers with a new
+/// broker epoch and is unfenced, but is cut from the leader again and cannot catch
+/// up. The AlterPartition lands at 18.2 s naming broker 1 with the broker epoch of
+/// its previous incarnation's fetch. Then leader 0 dies.
+fn stale_isr_expansion(preset: &str) -> Value {
+    json!({
+        "format": 1, "preset": preset, "replicas": 2,
+        "config": {"min.insync.replicas": 1, "replica.lag.time.max.ms": 2000},
+        "network": {"latency_ms": 1, "links": [
+            {"from": 0, "to": "controller", "latency_ms": 5000}, {"from": "controller", "to": 0, "latency_ms": 5000}]},
+        "producers": [{"id": "p1", "acks": "all"}],
+        "events": [
+            {"at_ms": 0, "produce": {"producer": "p1", "records": 1}, "repeat": {"count": 95, "every_ms": 200}},
+            {"at_ms": 500, "partition": {"between": [1, 0]}},
+            {"at_ms": 500, "partition": {"between": [1, "controller"]}},
+            {"at_ms": 10000, "heal": {"between": [1, 0]}},
+            {"at_ms": 14100, "crash": {"broker": 1, "unflushed": 5}},
+            {"at_ms": 14150, "restart": {"broker": 1}},
+            {"at_ms": 14150, "heal": {"between": [1, "controller"]}},
+            {"at_ms": 14150, "partition": {"between": [1, 0]}},
+            {"at_ms": 20000, "crash": {"broker": 0}}
+        ],
+        "stop_at_ms": 40000
+    })
+}
+
+/// `ReplicationControlManager.ineligibleReplicasForIsr` at 3.5.0 (KIP-903, KAFKA-14139)
+/// compares each member's broker epoch in AlterPartition v3 with its registration; at
+/// 3.4.0 it checks only that the member is registered, unfenced and not shutting down.
+/// Before: the expansion is committed, broker 1 is elected when leader 0 is fenced, and
+/// the five acknowledged records it lost are gone. From 3.5: INELIGIBLE_REPLICA, broker
+/// 1 stays out of the ISR, and the partition waits for leader 0 instead (offline, nothing lost).
+#[test]
+fn from_3_5_the_controller_refuses_an_isr_expansion_naming_a_previous_incarnation() {
+    let mut before = stale_isr_expansion("kafka-3.7");
+    before["behavior"] = json!({"alter_partition_checks_broker_epochs": false});
+    let t = Trace::of_value(&before);
+    let commit = t.find(0, &json!({"type": "alter_partition", "outcome": "committed", "isr": [0, 1]}));
+    let r = t.at(commit);
+    assert_eq!((time(r), leo(r, 1)), (18205, 66), "committed while broker 1 lacks 66..70: {}", line(r));
+    let elected = t.find(commit, &json!({"type": "leader_and_isr", "to": 1, "outcome": "become-leader"}));
+    let lost = t.allowed();
+    assert_eq!(lost.len(), 5, "{lost:?}");
+    assert!(lost.iter().all(|v| v.0 == elected as u64 && v.1 == "acked-record-lost"), "{lost:?}");
+    assert!(lost[0].2.contains("p1-67") && lost[4].2.contains("p1-71"), "{lost:?}");
+    for preset in ["kafka-3.7", "kafka-3.8", "kafka-4.0"] {
+        let t = Trace::of_value(&stale_isr_expansion(preset));
+        let refused = t.find(0, &json!({"type": "alter_partition", "outcome": "rejected", "error": "INELIGIBLE_REPLICA"}));
+        let r = t.at(refused);
+        assert_eq!(time(r), 18205, "{preset}: {}", line(r));
+        let text = r["text"].as_str().unwrap();
+        assert!(text.contains("names broker 1 with broker epoch 1") && text.contains("KIP-903"), "{preset}: {text}");
+        assert!(t.try_find(0, &json!({"type": "alter_partition", "outcome": "committed", "isr": [0, 1]})).is_none(), "{preset}");
+        assert!(t.violations().is_empty() && t.allowed().is_empty(), "{preset}: {:?} {:?}", t.violations(), t.allowed());
+        assert_eq!(t.last()["partition"]["leader"], Value::Null, "{preset}: waits for leader 0");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The ZooKeeper era's conditional ISR write (0.10.2–2.6; not a version boundary:
+// every preset whose leader writes its own ISR).
+// ---------------------------------------------------------------------------
+
+/// Leader 0 is cut from ZooKeeper and the controller at 1 s and keeps taking acks=all
+/// writes; its session expires and broker 1 is elected (epoch 1), which leader 0 never
+/// hears. At its ISR check at 20 s its followers have not fetched for the lag time, but
+/// `Partition.updateIsr` writes the shrunk ISR to the partition znode only if the
+/// zkVersion it cached is still the znode's (`ReplicationUtils.updateLeaderAndIsr` at
+/// 0.10.2 and 2.0.0, `ZkPartitionStateStore` at 2.4): the controller wrote it at the
+/// election, so the write fails and the deposed leader cannot acknowledge the writes alone.
+#[test]
+fn a_deposed_leader_cannot_write_its_isr_to_zookeeper() {
+    let s = json!({
+        "format": 1, "replicas": 3, "config": {"min.insync.replicas": 1},
+        "producers": [{"id": "p1", "acks": "all"}],
+        "events": [
+            {"at_ms": 0, "produce": {"producer": "p1", "records": 1}, "repeat": {"count": 150, "every_ms": 200}},
+            {"at_ms": 1000, "partition": {"between": [0, "zookeeper"]}},
+            {"at_ms": 1000, "partition": {"between": [0, "controller"]}}
+        ],
+        "stop_at_ms": 30000
+    });
+    for preset in ["kafka-0.10", "kafka-2.1", "kafka-2.4"] {
+        let t = under(&s, preset);
+        let elected = t.find(0, &json!({"type": "leader_election", "leader": 1}));
+        let check = t.find(elected, &json!({"type": "timeout", "broker": 0, "timer": "isr-expiration"}));
+        let conflict = (check..t.len())
+            .find(|&i| t.at(i)["text"].as_str().is_some_and(|x| x.contains("its write to ZooKeeper fails")))
+            .unwrap_or_else(|| panic!("{preset}: no failed ISR write\n{}", t.summary()));
+        let r = t.at(conflict);
+        assert_eq!(r["replicas"][0]["role"], "leader", "{preset}: {}", line(r));
+        let in_isr: Vec<bool> = r["replicas"][0]["followers"].as_array().unwrap().iter().map(|f| f["in_isr"] == true).collect();
+        assert_eq!(in_isr, [true, true], "{preset}: the deposed leader's ISR stays {{0, 1, 2}}: {}", line(r));
+        assert!(t.violations().is_empty() && t.allowed().is_empty(), "{preset}: {:?} {:?}", t.violations(), t.allowed());
+    }
+}
+
+// ---------------------------------------------------------------------------
 // leader_epoch_fencing (KIP-320): kafka-2.0 | kafka-2.1. With it, a follower of an
 // unchanged leader restarts on a new epoch (Partition.makeFollower).
 // ---------------------------------------------------------------------------

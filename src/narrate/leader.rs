@@ -57,6 +57,11 @@ impl Narrator<'_> {
                         ),
                     };
                 }
+                Event::IsrWriteConflict { leader, cached, current, .. } => {
+                    expand = format!(
+                        " Follower {follower} has caught up, but leader {leader}'s write of the larger ISR to ZooKeeper fails: the partition's state has changed since it last heard (zkVersion {cached}, now {current}). The ISR stays as it was."
+                    );
+                }
                 Event::LeaderHwMoved { from, to, cause: HwCause::Fetch, .. } => {
                     hw_text = format!("; HW {from} → {to}.");
                     let end = self.events.iter().position(|e| matches!(e, Event::FetchAnswered { .. } | Event::FetchParked { .. }));
@@ -210,6 +215,7 @@ impl Narrator<'_> {
         for e in self.events {
             match *e {
                 Event::IsrCheckNotLeader { broker } => return format!("Broker {broker}'s ISR check finds it no longer leads."),
+                Event::IsrWriteConflict { cached, current, .. } => return format!("Leader {leader} checks the ISR and would drop a lagging follower, but its write to ZooKeeper fails: the partition's state has changed since it last heard (zkVersion {cached}, now {current}; another leader may have been elected). The ISR stays as it was."),
                 Event::IsrCheckPending { period, .. } => {
                     return format!("Leader {leader} checks the ISR, but an ISR change is still in flight; it checks again in {period} ms.")
                 }

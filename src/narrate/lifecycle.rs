@@ -286,9 +286,15 @@ impl Narrator<'_> {
     fn alter_partition(&self, proposed: &[u32]) -> String {
         let mut change = None;
         let mut elr = String::new();
+        let mut why = String::new();
         for e in self.events {
             match *e {
                 Event::AlterPartitionCommitted { before, after, .. } => change = Some((before, after)),
+                Event::StaleBrokerEpochInIsr { broker, named, registered, .. } => {
+                    why = format!(
+                        " It names broker {broker} with broker epoch {named}, from a Fetch of an earlier incarnation; broker {broker} is now registered with epoch {registered}, and what it had not flushed may be gone (KIP-903)."
+                    )
+                }
                 Event::ElrChanged { after, .. } => elr = self.elr_text(after),
                 Event::AlterPartitionAnswered { leader, error, partition_epoch, msg } => {
                     let note = self.note(Some(msg));
@@ -299,7 +305,7 @@ impl Narrator<'_> {
                             set_str(after.iter())
                         ),
                         (error, _) => format!(
-                            "The controller rejects leader {leader}'s ISR change to {}: {}.{note}",
+                            "The controller rejects leader {leader}'s ISR change to {}: {}.{why}{note}",
                             set_str(proposed.iter().copied()),
                             error.map_or("", |e| e.name())
                         ),

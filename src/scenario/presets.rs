@@ -61,6 +61,7 @@ const KAFKA_4_0: Behavior = Behavior {
     out_of_range_halts: false,
     broker_liveness: BrokerLiveness::BrokerHeartbeat,
     controller_isr_removal_bumps_epoch: false,
+    alter_partition_checks_broker_epochs: true,
     eligible_leader_replicas: false,
     fenced_broker_keeps_session: true,
     registration_cleans_unclean_shutdown: true,
@@ -82,6 +83,7 @@ const KAFKA_2_8: Behavior = Behavior {
     follower_hw_completes_consumer_fetch: false,
     broker_liveness: BrokerLiveness::ZookeeperSession,
     controller_isr_removal_bumps_epoch: true,
+    alter_partition_checks_broker_epochs: false,
     ..KAFKA_3_7
 };
 
@@ -120,6 +122,7 @@ const TEXTBOOK: Behavior = Behavior {
     out_of_range_halts: false,
     broker_liveness: BrokerLiveness::BrokerHeartbeat,
     controller_isr_removal_bumps_epoch: false,
+    alter_partition_checks_broker_epochs: true,
     eligible_leader_replicas: false,
     fenced_broker_keeps_session: true,
     registration_cleans_unclean_shutdown: true,

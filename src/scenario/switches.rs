@@ -145,6 +145,13 @@ switches! {
     /// from the ISR (`ReplicaStateMachine.doRemoveReplicasFromIsr`; KRaft did so on every
     /// shrink before metadata version 3.6, `triggerLeaderEpochBumpForIsrShrinkIfNeeded`).
     controller_isr_removal_bumps_epoch: bool = "controller_isr_removal_bumps_epoch", boolean;
+    /// 3.5 (KIP-903, KAFKA-14139): an AlterPartition names each ISR member with the broker
+    /// epoch its last Fetch carried (AlterPartition v3, Fetch v15's ReplicaState.ReplicaEpoch),
+    /// and the controller refuses with INELIGIBLE_REPLICA a member whose epoch is not the one
+    /// it registered with (`ReplicationControlManager.ineligibleReplicasForIsr`). Before, an
+    /// expansion built from a previous incarnation's fetches is committed once the new
+    /// incarnation is registered and unfenced, though it lost what it had not flushed.
+    alter_partition_checks_broker_epochs: bool = "alter_partition_checks_broker_epochs", boolean;
     /// 4.1 (KIP-966, `eligible.leader.replicas.version` on for new clusters): Eligible
     /// Leader Replicas. The controller keeps replicas that left an ISR under
     /// min.insync.replicas as electable, the ISR may become empty, and the last leader

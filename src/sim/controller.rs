@@ -204,9 +204,12 @@ impl Sim {
             }
             return;
         }
-        let after = BrokerSet::of(&self.controller.isr);
-        self.emit(Event::ControllerIsrShrunk { before: isr_before, after });
+        // Only a partition with the broker in its ISR changes (`generateLeaderAndIsrUpdates`
+        // over `partitionsWithBrokerInIsr`): fencing a broker outside the ISR writes no
+        // partition record and leaves the partition epoch as it is.
         if isr_before.contains(id) {
+            let after = BrokerSet::of(&self.controller.isr);
+            self.emit(Event::ControllerIsrShrunk { before: isr_before, after });
             self.bump_leader_epoch_for_isr_removal();
         }
         self.send_metadata_except(None);
@@ -282,9 +285,20 @@ impl Sim {
     }
 
     /// The controller handles AlterPartition (`ReplicationControlManager.alterPartition`):
-    /// committed unless the leader's epochs are stale or the ISR names a fenced broker.
-    pub(crate) fn handle_alter_partition(&mut self, msg: &Msg, leader_epoch: i32, partition_epoch: u32, isr: &[u32]) {
+    /// committed unless the leader's epochs are stale or the ISR names an ineligible
+    /// broker (`ineligibleReplicasForIsr`): a fenced one (3.3, KIP-841) or, from 3.5, one
+    /// named with a broker epoch other than the one it is registered with
+    /// (`kip_903_stale_broker_epoch`).
+    pub(crate) fn handle_alter_partition(
+        &mut self,
+        msg: &Msg,
+        leader_epoch: i32,
+        partition_epoch: u32,
+        isr: &[u32],
+        broker_epochs: &[Option<u64>],
+    ) {
         let Node::Broker(from) = msg.from else { return };
+        let stale = self.kip_903_stale_broker_epoch(isr, broker_epochs);
         let c = &self.controller;
         let error = if leader_epoch < c.leader_epoch {
             Some(AlterPartitionError::FencedLeaderEpoch)
@@ -292,13 +306,16 @@ impl Sim {
             Some(AlterPartitionError::InvalidRequest)
         } else if partition_epoch < c.partition_epoch {
             Some(AlterPartitionError::InvalidUpdateVersion)
-        } else if isr.iter().any(|b| c.fenced.contains(b)) {
+        } else if isr.iter().any(|b| c.fenced.contains(b)) || stale.is_some() {
             Some(AlterPartitionError::IneligibleReplica)
         } else {
             None
         };
+        if let Some((broker, named, registered)) = stale.filter(|_| error == Some(AlterPartitionError::IneligibleReplica)) {
+            self.emit(Event::StaleBrokerEpochInIsr { leader: from, broker, named, registered });
+        }
         if error.is_none() {
-            let isr_before = c.isr.clone();
+            let isr_before = self.controller.isr.clone();
             let before = BrokerSet::of(&isr_before);
             self.emit(Event::AlterPartitionCommitted { leader: from, before, after: BrokerSet::of(isr) });
             self.maybe_populate_target_elr(&isr_before, None);
@@ -313,6 +330,21 @@ impl Sim {
         if error.is_none() && self.fetches_metadata() {
             self.answer_waiting_metadata_fetches(None);
         }
+    }
+
+    /// KIP-903 (3.5, KAFKA-14139; `ReplicationControlManager.ineligibleReplicasForIsr`): the
+    /// first ISR member the AlterPartition names with a broker epoch that is not the one the
+    /// controller holds for it (a fetch of a previous incarnation, which may have had records
+    /// the restarted broker lost): (broker, epoch named, epoch registered). An unknown epoch
+    /// (-1) skips the check; before 3.5 requests carry none.
+    fn kip_903_stale_broker_epoch(&self, isr: &[u32], broker_epochs: &[Option<u64>]) -> Option<(u32, u64, u64)> {
+        if !self.behavior.alter_partition_checks_broker_epochs {
+            return None;
+        }
+        isr.iter().zip(broker_epochs).find_map(|(&b, &named)| {
+            let registered = self.controller.registrations.get(b as usize)?.broker_epoch;
+            named.filter(|&e| e != registered).map(|e| (b, e, registered))
+        })
     }
 
     /// The registrations at the start: every broker registered and unfenced, its last

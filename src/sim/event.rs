@@ -118,11 +118,19 @@ pub enum Event {
     /// `request`: the AlterPartition sent (2.7+); None when committed at once.
     IsrExpanded { leader: u32, follower: u32, before: BrokerSet, after: BrokerSet, request: Option<u64> },
     IsrCheckNotLeader { broker: u32 },
+    /// The ZooKeeper era: the leader's conditional ISR write failed because the partition
+    /// state znode changed since it last heard (`cached` zkVersion, now `current`): the
+    /// ISR stays as it was (`Partition.updateIsr`, "Cached zkVersion not equal to that in
+    /// zookeeper, skip updating ISR"). `follower`: the one it tried to add, if an expansion.
+    IsrWriteConflict { leader: u32, follower: Option<u32>, cached: u32, current: u32 },
     IsrCheckPending { leader: u32, period: u64 },
     IsrCheckNoChange { leader: u32, isr: BrokerSet },
     IsrShrunk { leader: u32, before: BrokerSet, after: BrokerSet, out: BrokerSet, request: Option<u64> },
     AlterPartitionCommitted { leader: u32, before: BrokerSet, after: BrokerSet },
     AlterPartitionAnswered { leader: u32, error: Option<AlterPartitionError>, partition_epoch: u32, msg: u64 },
+    /// KIP-903 (3.5+): the AlterPartition names `broker` with broker epoch `named`, but it is
+    /// registered with `registered` (a previous incarnation's fetch): INELIGIBLE_REPLICA.
+    StaleBrokerEpochInIsr { leader: u32, broker: u32, named: u64, registered: u64 },
     AlterPartitionIgnored { broker: u32, leader_epoch: i32 },
     /// The answer no longer fits the leader's partition state (`Partition.submitAlterPartition`'s
     /// callback): `state_changed`, the state it proposed was replaced since (metadata committed an

@@ -32,6 +32,7 @@ impl Sim {
         };
         let req = FetchRequest {
             replica: id,
+            broker_epoch: b.broker_epoch.filter(|_| self.behavior.alter_partition_checks_broker_epochs),
             fetch_offset,
             last_fetched_epoch: if self.behavior.truncation == Truncation::DivergingEpoch { b.log.last_epoch() } else { None },
             current_leader_epoch: b.leader_epoch,

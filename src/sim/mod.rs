@@ -391,8 +391,8 @@ impl Sim {
             }
             Body::ConsumerFetch { offset, leader_epoch } => self.handle_consumer_fetch(msg, *offset, *leader_epoch),
             Body::ConsumerFetchResponse(resp) => self.handle_consumer_fetch_response(msg, resp),
-            Body::AlterPartition { leader_epoch, partition_epoch, isr } => {
-                self.handle_alter_partition(msg, *leader_epoch, *partition_epoch, isr)
+            Body::AlterPartition { leader_epoch, partition_epoch, isr, broker_epochs } => {
+                self.handle_alter_partition(msg, *leader_epoch, *partition_epoch, isr, broker_epochs)
             }
             Body::AlterPartitionResponse { request, leader_epoch, partition_epoch, isr, error } => {
                 self.handle_alter_partition_response(msg, *request, *leader_epoch, *partition_epoch, isr, *error)

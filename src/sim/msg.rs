@@ -166,10 +166,13 @@ pub enum Body {
         leader_epoch: i32,
     },
     ConsumerFetchResponse(ConsumerFetchResponse),
+    /// `broker_epochs`: per ISR member, in `isr`'s order, the broker epoch its last Fetch
+    /// carried (AlterPartition v3, 3.5, KIP-903); None where unknown or before 3.5 (-1).
     AlterPartition {
         leader_epoch: i32,
         partition_epoch: u32,
         isr: Vec<u32>,
+        broker_epochs: Vec<Option<u64>>,
     },
     /// `request`: the AlterPartition it answers.
     AlterPartitionResponse {
@@ -281,6 +284,9 @@ impl Body {
 #[derive(Debug, Clone, Copy)]
 pub struct FetchRequest {
     pub replica: u32,
+    /// The follower's broker epoch (Fetch v15's ReplicaState.ReplicaEpoch, 3.5, KIP-903);
+    /// None before 3.5 or before it is registered.
+    pub broker_epoch: Option<u64>,
     pub fetch_offset: u64,
     pub last_fetched_epoch: Option<i32>,
     pub current_leader_epoch: i32,

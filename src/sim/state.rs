@@ -26,6 +26,8 @@ pub struct FollowerView {
     /// None: never caught up in this leader's term (Kafka's 0, "long ago").
     pub last_caught_up_ms: Option<u64>,
     pub last_sent_hw: u64,
+    /// The broker epoch its last Fetch carried (`ReplicaState.brokerEpoch`, 3.5, KIP-903).
+    pub broker_epoch: Option<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -83,6 +85,10 @@ pub struct LeaderState {
     pub isr_timer: Option<Key>,
     /// The AlterPartition in flight (request id) and the timer that resends it.
     pub alter: Option<(u64, Key)>,
+    /// The broker epoch it names for each member of the proposed ISR (3.5+, KIP-903): fixed
+    /// when the proposal is made, a resend carries the same (`AlterPartitionManager` re-queues
+    /// the item it built).
+    pub alter_broker_epochs: Vec<(u32, Option<u64>)>,
 }
 
 impl LeaderState {

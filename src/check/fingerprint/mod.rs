@@ -183,6 +183,15 @@ impl Walker<'_> {
         }
     }
 
+    /// A broker epoch a message or a leader's view carries (3.5+, KIP-903): nothing when
+    /// none, so that presets before it hash as they did.
+    pub(super) fn opt_broker_epoch(&mut self, owner: u32, epoch: Option<u64>) {
+        if let Some(e) = epoch {
+            self.word(u64::MAX - 9);
+            self.broker_epoch(owner, e);
+        }
+    }
+
     fn opt_key(&mut self, key: Option<Key>) {
         match key {
             Some(k) => self.key(k),

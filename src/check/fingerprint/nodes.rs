@@ -141,6 +141,7 @@ impl Walker<'_> {
             delayed_produces,
             isr_timer,
             alter,
+            alter_broker_epochs,
         } = ls;
         self.word(*epoch_start_offset);
         self.brokers(isr);
@@ -160,7 +161,15 @@ impl Walker<'_> {
         for new in 0..8u8 {
             let old = self.perm.from[new as usize] as u32;
             if let Some(v) = followers.get(&old) {
-                let FollowerView { leo, log_start_offset, last_fetch_leader_leo, last_fetch_ms, last_caught_up_ms, last_sent_hw } = *v;
+                let FollowerView {
+                    leo,
+                    log_start_offset,
+                    last_fetch_leader_leo,
+                    last_fetch_ms,
+                    last_caught_up_ms,
+                    last_sent_hw,
+                    broker_epoch,
+                } = *v;
                 self.word(new as u64);
                 self.word(leo.map_or(u64::MAX, |l| l));
                 self.word(log_start_offset);
@@ -168,9 +177,17 @@ impl Walker<'_> {
                 self.opt_time(last_fetch_ms);
                 self.opt_time(last_caught_up_ms);
                 self.word(last_sent_hw);
+                self.opt_broker_epoch(old, broker_epoch);
             }
         }
         self.brokers(fenced.iter());
+        for new in 0..8u8 {
+            let old = self.perm.from[new as usize] as u32;
+            if let Some(&(_, e)) = alter_broker_epochs.iter().find(|(b, _)| *b == old) {
+                self.word(new as u64);
+                self.opt_broker_epoch(old, e);
+            }
+        }
         // Parked fetches and delayed produces are answered in their list's order.
         for p in parked_fetches {
             let ParkedFetch { follower, request, req, expire_ms, timer } = p;

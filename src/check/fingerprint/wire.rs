@@ -187,8 +187,9 @@ impl Walker<'_> {
     }
 
     pub(super) fn fetch_request(&mut self, r: &FetchRequest) {
-        let FetchRequest { replica, fetch_offset, last_fetched_epoch, current_leader_epoch, log_start_offset } = *r;
+        let FetchRequest { replica, broker_epoch, fetch_offset, last_fetched_epoch, current_leader_epoch, log_start_offset } = *r;
         self.broker(replica);
+        self.opt_broker_epoch(replica, broker_epoch);
         self.word(fetch_offset);
         self.word(last_fetched_epoch.map_or(u64::MAX, |e| e as u32 as u64));
         self.word(current_leader_epoch as u32 as u64);
@@ -266,10 +267,18 @@ impl Walker<'_> {
                 self.word(error.map_or(0, |e| e as u64 + 1));
                 self.opt_broker(*preferred);
             }
-            Body::AlterPartition { leader_epoch, partition_epoch, isr } => {
+            Body::AlterPartition { leader_epoch, partition_epoch, isr, broker_epochs } => {
                 self.word(7);
                 self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
                 self.brokers(isr);
+                // Each member's broker epoch, in new-id order.
+                for new in 0..8u8 {
+                    let old = self.perm.from[new as usize] as u32;
+                    if let Some(e) = isr.iter().position(|&b| b == old).and_then(|i| broker_epochs.get(i).copied().flatten()) {
+                        self.word(new as u64);
+                        self.opt_broker_epoch(old, Some(e));
+                    }
+                }
             }
             Body::AlterPartitionResponse { request, leader_epoch, partition_epoch, isr, error } => {
                 self.word(8);

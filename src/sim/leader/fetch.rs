@@ -40,7 +40,7 @@ impl Sim {
         let follower = req.replica;
         let previous = self.lead(leader).followers.get(&follower).and_then(|v| v.leo);
         self.emit(Event::FollowerFetched { leader, follower, previous, fetch_offset: req.fetch_offset });
-        let expanded = self.update_follower_fetch_state(leader, follower, req.fetch_offset, req.log_start_offset);
+        let expanded = self.update_follower_fetch_state(leader, follower, req);
         let moved =
             if previous != Some(req.fetch_offset) || expanded { self.maybe_increment_leader_hw(leader, HwCause::Fetch) } else { None };
         match moved {
@@ -71,9 +71,12 @@ impl Sim {
 
     /// `Partition.updateFollowerFetchState` and `Replica.updateFetchStateOrThrow`
     /// (3.x–4.0; every preset uses them): the follower's LEO becomes its fetch offset,
-    /// lastCaughtUpTimeMs moves by the two catch-up rules, then `maybeExpandIsr`.
+    /// lastCaughtUpTimeMs moves by the two catch-up rules, the broker epoch the Fetch
+    /// carried is kept (3.5+, KIP-903), then `maybeExpandIsr`.
     /// Returns whether the ISR grew.
-    fn update_follower_fetch_state(&mut self, leader: u32, follower: u32, fetch_offset: u64, log_start: u64) -> bool {
+    fn update_follower_fetch_state(&mut self, leader: u32, follower: u32, req: &FetchRequest) -> bool {
+        let (fetch_offset, log_start) = (req.fetch_offset, req.log_start_offset);
+        let keeps_epoch = self.behavior.alter_partition_checks_broker_epochs;
         let now = self.now;
         let leo = self.broker(leader).log.leo();
         let ls = self.lead_mut(leader);
@@ -89,6 +92,9 @@ impl Sim {
         view.last_fetch_ms = Some(now);
         view.leo = Some(fetch_offset);
         view.log_start_offset = log_start;
+        if keeps_epoch {
+            view.broker_epoch = req.broker_epoch;
+        }
         self.maybe_expand_isr(leader, follower)
     }
 

@@ -32,11 +32,35 @@ impl Sim {
         proposed.push(follower);
         proposed.sort_unstable();
         let after = BrokerSet::of(&proposed);
+        if self.isr_write_conflicts(leader, Some(follower)) {
+            return false;
+        }
         let request = match self.behavior.isr_update {
             IsrUpdate::Immediate => None,
-            IsrUpdate::AlterPartition => Some(self.send_alter_partition(leader, proposed)),
+            IsrUpdate::AlterPartition => Some(self.send_alter_partition(leader, proposed, false)),
         };
         self.emit(Event::IsrExpanded { leader, follower, before, after, request });
+        true
+    }
+
+    /// The ZooKeeper era before AlterPartition (up to 2.6; `Partition.updateIsr` with
+    /// `ReplicationUtils.updateLeaderAndIsr` at 0.10.2–2.0, `ZkPartitionStateStore` at
+    /// 2.4–2.6): the leader writes its ISR to the partition state znode conditionally on
+    /// the zkVersion it cached from its last LeaderAndIsr (here, its partition epoch). If
+    /// the controller wrote since (a new leader elected, a dead replica removed), the
+    /// write fails and the ISR stays: a deposed leader cannot shrink the ISR to itself and
+    /// acknowledge acks=all writes alone. Returns whether the write failed (it then emits
+    /// the conflict).
+    fn isr_write_conflicts(&mut self, leader: u32, follower: Option<u32>) -> bool {
+        if self.behavior.isr_update != IsrUpdate::Immediate {
+            return false;
+        }
+        let cached = self.lead(leader).partition_epoch;
+        let current = self.controller.partition_epoch;
+        if cached == current {
+            return false;
+        }
+        self.emit(Event::IsrWriteConflict { leader, follower, cached, current });
         true
     }
 
@@ -50,12 +74,32 @@ impl Sim {
     }
 
     /// `AlterPartitionManager.submit` (2.7+, KIP-497): the proposed ISR with the
-    /// leader's leader and partition epochs. The controller channel resends it if no
-    /// answer comes within request.timeout.ms (`NodeToControllerChannelManager`).
-    fn send_alter_partition(&mut self, leader: u32, isr: Vec<u32>) -> u64 {
-        let leader_epoch = self.broker(leader).leader_epoch;
-        let partition_epoch = self.lead(leader).partition_epoch;
-        let msg = self.send(Node::Broker(leader), Node::Controller, Body::AlterPartition { leader_epoch, partition_epoch, isr });
+    /// leader's leader and partition epochs and, from 3.5 (KIP-903, `Partition.prepareIsrExpand`
+    /// and `prepareIsrShrink`), each member's broker epoch: the leader's own, and for a
+    /// follower the one its last Fetch carried. The controller channel resends it if no
+    /// answer comes within request.timeout.ms (`NodeToControllerChannelManager`), naming
+    /// the same epochs.
+    fn send_alter_partition(&mut self, leader: u32, isr: Vec<u32>, resend: bool) -> u64 {
+        let b = self.broker(leader);
+        let leader_epoch = b.leader_epoch;
+        let own = b.broker_epoch;
+        let ls = self.lead(leader);
+        let partition_epoch = ls.partition_epoch;
+        let epochs: Vec<(u32, Option<u64>)> = if self.behavior.alter_partition_checks_broker_epochs {
+            isr.iter()
+                .map(|&m| {
+                    let held = ls.alter_broker_epochs.iter().find(|(b, _)| *b == m).map(|&(_, e)| e);
+                    let fetched = if m == leader { own } else { ls.followers.get(&m).and_then(|v| v.broker_epoch) };
+                    (m, if resend { held.unwrap_or(fetched) } else { fetched })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let broker_epochs = isr.iter().map(|m| epochs.iter().find(|(b, _)| b == m).and_then(|&(_, e)| e)).collect();
+        let body = Body::AlterPartition { leader_epoch, partition_epoch, isr, broker_epochs };
+        self.lead_mut(leader).alter_broker_epochs = epochs;
+        let msg = self.send(Node::Broker(leader), Node::Controller, body);
         let timer = self.set_timer(self.now + self.scenario.config.broker_request_timeout_ms(), Timer::AlterPartitionRetry { leader });
         if let Some((_, old)) = self.lead_mut(leader).alter.replace((msg, timer)) {
             self.cancel(old);
@@ -77,7 +121,7 @@ impl Sim {
             None => return,
         };
         self.lead_mut(leader).alter = None;
-        let msg = self.send_alter_partition(leader, proposed);
+        let msg = self.send_alter_partition(leader, proposed, true);
         self.emit(Event::AlterPartitionResent { leader, msg });
     }
 
@@ -104,13 +148,16 @@ impl Sim {
         }
         let proposed: Vec<u32> = ls.isr.iter().copied().filter(|f| !out.contains(*f)).collect();
         let after = BrokerSet::of(&proposed);
+        if self.isr_write_conflicts(leader, None) {
+            return;
+        }
         match self.behavior.isr_update {
             IsrUpdate::Immediate => {
                 self.emit(Event::IsrShrunk { leader, before, after, out, request: None });
                 self.hw_after_isr_change(leader);
             }
             IsrUpdate::AlterPartition => {
-                let request = self.send_alter_partition(leader, proposed);
+                let request = self.send_alter_partition(leader, proposed, false);
                 self.emit(Event::IsrShrunk { leader, before, after, out, request: Some(request) });
             }
         }

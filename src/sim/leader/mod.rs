@@ -39,6 +39,7 @@ impl Sim {
                     last_fetch_ms: Some(0),
                     last_caught_up_ms: Some(0),
                     last_sent_hw: leo,
+                    broker_epoch: Some(u64::from(f)).filter(|_| self.behavior.alter_partition_checks_broker_epochs),
                 };
                 (f, view)
             })
@@ -61,6 +62,7 @@ impl Sim {
                     last_fetch_ms: None,
                     last_caught_up_ms: isr.contains(&f).then_some(now),
                     last_sent_hw: 0,
+                    broker_epoch: None,
                 };
                 (f, view)
             })
@@ -116,6 +118,7 @@ impl Sim {
             delayed_produces: Vec::new(),
             isr_timer: timer,
             alter: None,
+            alter_broker_epochs: Vec::new(),
         });
     }
 }
