@@ -56,12 +56,14 @@ test("Settings shows each setting's value in force and where it comes from, by p
 });
 
 test("the stage tags the ELR members beside the ISR (kafka-4.1)", async () => {
-  const frag = hwscope(["link", "--builtin", "elr", "--at", "483"]).trim();
-  const rec = JSON.parse(hwscope(["run", "--builtin", "elr"]).split("\n")[483]);
-  assert.deepEqual([rec.partition.isr, rec.partition.elr], [[1], [0, 2]]);
+  // The first step where leader 1 is the ISR alone and 0 and 2 are eligible (ELR).
+  const records = hwscope(["run", "--builtin", "elr"]).trim().split("\n").map((l) => JSON.parse(l));
+  const rec = records.find((r) => JSON.stringify([r.partition.isr, r.partition.elr]) === "[[1],[0,2]]");
+  assert.ok(rec, "the elr built-in reaches ISR {1} with ELR {0, 2}");
+  const frag = hwscope(["link", "--builtin", "elr", "--at", String(rec.step)]).trim();
   const page = await env.open(`/${frag}`);
   await ready(page);
-  await page.waitForFunction(() => document.getElementById("status").dataset.step === "483");
+  await page.waitForFunction((s) => document.getElementById("status").dataset.step === s, String(rec.step));
   const tags = await page.$$eval(".broker[data-broker]", (gs) => gs.map((g) => g.dataset.elr ?? ""));
   assert.deepEqual(tags, ["ELR", "", "ELR"]);
   assert.equal(await page.$eval('.broker[data-broker="2"] .elr-tag text', (t) => t.textContent), "ELR");
