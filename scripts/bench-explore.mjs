@@ -84,6 +84,30 @@ function best(n, f) {
   return top;
 }
 
+/** `n` runs of the Explore panel's worker (www/explore/client.js) in `page`, each a fresh
+ *  worker: each run's "done" message, or an Error naming what the worker said instead. */
+async function inWorker(page, text, options, mode, n = 3) {
+  const runs = [];
+  for (let i = 0; i < n; i++) {
+    const m = await page.evaluate(
+      ([text, options, mode]) =>
+        import("/www/explore/client.js").then(
+          ({ search }) =>
+            new Promise((res) => {
+              search(text, options, (m) => {
+                if (m.type === "done") res({ result: m.result, progress: m.progress, ms: m.ms });
+                else if (m.type !== "progress" && m.type !== "bounds") res({ error: m.message ?? m.type });
+              }, { mode });
+            }),
+        ),
+      [text, options, mode],
+    );
+    if (m.error) throw new Error(`wasm ${mode}: ${m.error}`);
+    runs.push(m);
+  }
+  return runs;
+}
+
 /** The scenario as the page gets it (the built-ins are the files in scenarios/). */
 const scenarioText = (s) => JSON.parse(readFileSync(join(ROOT, s.scenario.file), "utf8"));
 
@@ -136,25 +160,7 @@ try {
     const all = best(3, () => native(s, threads));
     const text = JSON.stringify({ ...scenarioText(s), preset: s.preset });
     // The page's own worker and wasm package; the best of 3 runs, each a fresh worker.
-    const wasm = [];
-    for (let i = 0; i < 3; i++) {
-      wasm.push(
-        await page.evaluate(
-          ([text, options]) =>
-            import("/www/explore/client.js").then(
-              ({ search }) =>
-                new Promise((res) => {
-                  search(text, options, (m) => {
-                    if (m.type === "done") res({ distinct: m.result.distinct, ms: m.ms, verdict: m.result.verdict });
-                    else if (m.type !== "progress" && m.type !== "bounds") res({ error: m.message ?? m.type });
-                  });
-                }),
-            ),
-          [text, s.options],
-        ),
-      );
-    }
-    if (wasm.some((w) => w.error)) throw new Error(`wasm search: ${wasm.find((w) => w.error).error}`);
+    const wasm = (await inWorker(page, text, s.options, "search")).map((m) => ({ distinct: m.result.distinct, ms: m.ms, verdict: m.result.verdict }));
     const w = wasm.reduce((a, b) => (b.distinct / b.ms > a.distinct / a.ms ? b : a));
     const wasmRate = (w.distinct * 1000) / w.ms;
     if (w.distinct !== one.distinct || w.verdict !== one.verdict) throw new Error(`wasm and native disagree: ${JSON.stringify(w)} vs ${one.distinct} ${one.verdict}`);
@@ -188,26 +194,9 @@ try {
     };
     const one = best(3, sim);
     const text = JSON.stringify(scenarioText({ scenario: { file: "scenarios/kip279-fast-leader-change.json" } }));
-    const inWorker = [];
-    for (let i = 0; i < 3; i++) {
-      inWorker.push(
-        await page.evaluate(
-          ([text, walks]) =>
-            import("/www/explore/client.js").then(
-              ({ search }) =>
-                new Promise((res) => {
-                  search(text, { walks, seed: 1, max_depth: 200, faults: 8, records: 3, one_way: true, controller_cuts: true, client_cuts: true }, (m) => {
-                    if (m.type === "done") res({ walks: m.progress.walks, steps: m.progress.steps, ms: m.ms, verdict: m.result.verdict });
-                    else if (m.type !== "progress" && m.type !== "bounds") res({ error: m.message ?? m.type });
-                  }, { mode: "simulate" });
-                }),
-            ),
-          [text, walks],
-        ),
-      );
-    }
-    if (inWorker.some((w) => w.error)) throw new Error(`wasm simulation: ${inWorker.find((w) => w.error).error}`);
-    const w = inWorker.reduce((a, b) => (b.steps / b.ms > a.steps / a.ms ? b : a));
+    const walkOptions = { walks, seed: 1, max_depth: 200, faults: 8, records: 3, one_way: true, controller_cuts: true, client_cuts: true };
+    const runs = (await inWorker(page, text, walkOptions, "simulate")).map((m) => ({ walks: m.progress.walks, steps: m.progress.steps, ms: m.ms, verdict: m.result.verdict }));
+    const w = runs.reduce((a, b) => (b.steps / b.ms > a.steps / a.ms ? b : a));
     if (w.steps !== one.steps || w.verdict !== one.verdict) throw new Error(`wasm and native walks disagree: ${JSON.stringify(w)} vs ${one.steps} ${one.verdict}`);
     const wasmSteps = (w.steps * 1000) / w.ms;
     out.simulation = { walks, steps: one.steps, verdict: one.verdict, native_1: { walks_per_second: one.walks_per_second, steps_per_second: one.steps_per_second }, wasm: { walks_per_second: (w.walks * 1000) / w.ms, steps_per_second: wasmSteps } };
