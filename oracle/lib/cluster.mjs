@@ -45,9 +45,26 @@ function asUid(uid, cmd, args) {
   return ["setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", cmd, ...args]];
 }
 
+/** A kept client's log4j2 configuration: the network layer at DEBUG, the rest at WARN. */
+const CLIENT_LOG4J2 = (file) => `status = error
+appender.f.type = File
+appender.f.name = F
+appender.f.fileName = ${file}
+appender.f.layout.type = PatternLayout
+appender.f.layout.pattern = %d{UNIX_MILLIS} %-5p [%c{1}] %m%n
+rootLogger.level = WARN
+rootLogger.appenderRef.f.ref = F
+logger.net.name = org.apache.kafka.clients.NetworkClient
+logger.net.level = DEBUG
+logger.sel.name = org.apache.kafka.common.network.Selector
+logger.sel.level = DEBUG
+logger.sender.name = org.apache.kafka.clients.producer.internals.Sender
+logger.sender.level = DEBUG
+`;
+
 /** A client harness process: JSON lines out, "go"/"stop" in. */
 class Client {
-  constructor(name, uid, runDir, kafka, harnessDir, plan, log) {
+  constructor(name, uid, runDir, kafka, harnessDir, plan, log, keep = false) {
     this.name = name;
     this.lines = [];
     this.waiters = [];
@@ -56,9 +73,13 @@ class Client {
     mkdirSync(dir, { recursive: true });
     const planFile = join(dir, "plan.json");
     writeFileSync(planFile, JSON.stringify(plan, null, 1));
+    // A kept run also keeps each client's own log: its NetworkClient at DEBUG says when it
+    // connected, gave a connection up, timed a request out and reconnected (F9).
+    const logConf = keep ? [`-Dlog4j2.configurationFile=${join(dir, "log4j2.properties")}`] : [];
+    if (keep) writeFileSync(join(dir, "log4j2.properties"), CLIENT_LOG4J2(join(dir, "client.log")));
     chownR(dir, uid);
     const err = openSync(join(dir, "stderr.log"), "a");
-    const [cmd, args] = asUid(uid, "java", [...CLIENT_JVM, "-cp", `${harnessDir}:${kafka.classpath}`, "OracleClient", planFile]);
+    const [cmd, args] = asUid(uid, "java", [...CLIENT_JVM, ...logConf, "-cp", `${harnessDir}:${kafka.classpath}`, "OracleClient", planFile]);
     this.child = start(cmd, args, { cwd: dir, env: { ...process.env, HOME: dir }, stdio: ["pipe", "pipe", err], label: name });
     closeSync(err);
     this.child.stdin.on("error", () => {});
@@ -211,7 +232,7 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
 
   const clients = [];
   const mkClient = (name, uid, p) => {
-    const c = new Client(name, uid, runDir, kafka, harnessDir, { topic: "hwscope", bootstrap, ...p }, log);
+    const c = new Client(name, uid, runDir, kafka, harnessDir, { topic: "hwscope", bootstrap, ...p }, log, keep);
     clients.push(c);
     return c;
   };
