@@ -53,9 +53,10 @@ function tolerances(run) {
 export function brokerLogCell(run) {
   const k = run?.kafka_log;
   if (!k) return "n.m.";
-  if (k.same) return `same (${k.compared} entries)`;
+  const raced = k.raced ? `; ${k.raced} ISR update${k.raced > 1 ? "s" : ""} the real leader took from metadata first` : "";
+  if (k.same) return `same (${k.compared} entries${raced})`;
   const shown = k.diffs.length > 4 ? [...k.diffs.slice(0, 4), `… ${k.diffs.length - 4} more`] : k.diffs;
-  return `**differs**: ${shown.join("; ")}`;
+  return `**differs**: ${shown.join("; ")}${raced}`;
 }
 
 const HEADER = "| scenario | Kafka | run (UTC; load) | verdict | compared | figures (real / simulated) | tolerance of those figures | differs | broker log (kinds and values) |";
