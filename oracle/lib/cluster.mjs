@@ -22,6 +22,7 @@ import {
   splitDumpByFile,
 } from "./kafka.mjs";
 import { Netfilter } from "./netfilter.mjs";
+import { dropUnflushed } from "./unflushed.mjs";
 import { killGroup, onCleanup, reniceAll, start } from "./procs.mjs";
 
 const BROKER_JVM = ["-Xms384m", "-Xmx384m", "-XX:+UseG1GC", "-XX:-UsePerfData", "-Djava.awt.headless=true"];
@@ -341,7 +342,9 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
         if (down.has(b.name)) rec.note = "already down";
         else {
           killGroup(procs.get(b.name).pid);
-          down.set(b.name, exited(procs.get(b.name)));
+          const gone = exited(procs.get(b.name));
+          // crash.unflushed: once the process is gone, its last records go as in a power cut.
+          down.set(b.name, f.unflushed ? gone.then(() => (rec.unflushed = dropUnflushed(join(dataDir(b), "hwscope-0"), f.unflushed))) : gone);
         }
       } else if (f.kind === "restart") {
         const b = brokers[f.broker];

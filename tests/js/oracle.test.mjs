@@ -63,7 +63,6 @@ test("presets map to Kafka lines; what a real cluster cannot do is refused, name
   assert.throws(() => parseKafkaVersion("3.9.1"), /4\.x only/);
   assert.deepEqual(parseKafkaVersion("4.0"), { line: "4.0", exact: null });
   const refused = [
-    [{ events: [{ at_ms: 1, crash: { broker: 0, unflushed: 2 } }] }, /events\[0\]\.crash\.unflushed/],
     [{ network: { latency_ms: 1, links: [{ from: 1, to: 0, latency_ms: 20 }] } }, /^network:/],
     [{ network: { latency_ms: 1, jitter_ms: 3 } }, /jitter_ms/],
     [{ behavior: { long_poll: false } }, /^behavior: long_poll/],
@@ -72,6 +71,9 @@ test("presets map to Kafka lines; what a real cluster cannot do is refused, name
     [{ events: [{ at_ms: 1, restart: { broker: 5 } }] }, /no broker 5/],
   ];
   for (const [extra, re] of refused) assert.throws(() => planFor({ format: 1, ...extra }), (e) => e instanceof Unrunnable && re.test(e.message), JSON.stringify(extra));
+  // crash.unflushed runs: the oracle cuts the log back once the process is gone (unflushed.mjs).
+  const unflushed = planFor({ format: 1, events: [{ at_ms: 1, crash: { broker: 0, unflushed: 2 } }] });
+  assert.deepEqual(unflushed.faults.map((f) => [f.kind, f.broker, f.unflushed]), [["crash", 0, 2]]);
   // The same scenario as 4.0 on request: the preset is not consulted.
   assert.equal(planFor({ format: 1, preset: "kafka-0.10" }, { kafkaOverride: "4.0" }).kafkaLine, "4.0");
 });
@@ -448,4 +450,31 @@ test("the broker log: an ISR update the real leader took from metadata first is 
   const b = compareKafkaLogs(sim, both);
   assert.equal(b.same, true, b.diffs.join("; "));
   assert.equal(b.raced, 0);
+});
+
+import { batchesOf, dropUnflushed } from "../../oracle/lib/unflushed.mjs";
+import { mkdtempSync, writeFileSync as writeFile, readdirSync as readDir, readFileSync as readFile } from "node:fs";
+import { tmpdir } from "node:os";
+import { join as joinPath } from "node:path";
+
+test("crash.unflushed on a real broker: the segment is cut at the batch of the last records, its indexes rebuilt", () => {
+  // Three v2 batches: offsets 0–1 (two records), 2, 3; each 12 bytes of header + a body whose
+  // lastOffsetDelta sits 11 bytes in.
+  const batch = (base, delta, bodyLength = 61) => {
+    const b = Buffer.alloc(12 + bodyLength);
+    b.writeBigInt64BE(BigInt(base), 0);
+    b.writeInt32BE(bodyLength, 8);
+    b.writeInt32BE(delta, 12 + 11);
+    return b;
+  };
+  const log = Buffer.concat([batch(0, 1), batch(2, 0), batch(3, 0)]);
+  assert.deepEqual(batchesOf(log).map((b) => [b.position, b.base, b.last]), [[0, 0, 1], [73, 2, 2], [146, 3, 3]]);
+  const dir = mkdtempSync(joinPath(tmpdir(), "unflushed-"));
+  for (const f of ["00000000000000000000.log", "00000000000000000000.index", "00000000000000000000.timeindex", "00000000000000000002.snapshot", "00000000000000000004.snapshot", "leader-epoch-checkpoint"])
+    writeFile(joinPath(dir, f), f.endsWith(".log") ? log : "x");
+  assert.deepEqual(dropUnflushed(dir, 2), { leo_before: 4, leo_after: 2 });
+  assert.equal(readFile(joinPath(dir, "00000000000000000000.log")).length, 73);
+  assert.deepEqual(readDir(dir).sort(), ["00000000000000000000.log", "00000000000000000002.snapshot", "leader-epoch-checkpoint"]);
+  // A batch holding more records than are lost goes whole: more is lost, and it says so.
+  assert.deepEqual(dropUnflushed(dir, 1), { leo_before: 2, leo_after: 0 });
 });
