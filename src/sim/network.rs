@@ -25,7 +25,7 @@ use super::msg::{Body, Hold, Msg, Node};
 use super::scheduler::{Due, Key, PROTOCOL};
 use super::step::Command;
 use super::vecmap::{VecMap, VecSet};
-use super::Sim;
+use super::{Shared, Sim};
 use crate::scenario::{Peer, Scenario};
 
 /// A connection's state, as its client (the requester) sees it; absent means open.
@@ -281,13 +281,14 @@ impl Sim {
         let sent_ms = self.now;
         let key = (arrive_ms, PROTOCOL, seq);
         self.sched.insert(key, Due::Deliver(id));
-        self.in_flight.insert(id, (Msg { id, from, to, sent_ms, arrive_ms, body, held: None, resent_ms: None }, key));
+        self.in_flight.insert(id, (Shared::new(Msg { id, from, to, sent_ms, arrive_ms, body, held: None, resent_ms: None }), key));
     }
 
     fn hold(&mut self, id: u64, from: Node, to: Node, body: Body, hold: Hold) {
         let arrive_ms = retransmission_at(hold.since, hold.connect, self.now + 1) + self.net.latency(from, to);
         let key = (NEVER, PROTOCOL, id);
-        self.in_flight.insert(id, (Msg { id, from, to, sent_ms: self.now, arrive_ms, body, held: Some(hold), resent_ms: None }, key));
+        self.in_flight
+            .insert(id, (Shared::new(Msg { id, from, to, sent_ms: self.now, arrive_ms, body, held: Some(hold), resent_ms: None }), key));
         self.last.sent.push(id);
         self.last.held.push(id);
     }
@@ -459,7 +460,7 @@ impl Sim {
     }
 }
 
-fn held_oldest(in_flight: &VecMap<u64, (Msg, Key)>, from: Node, to: Node, connect: bool) -> u64 {
+fn held_oldest(in_flight: &VecMap<u64, (super::Shared<Msg>, Key)>, from: Node, to: Node, connect: bool) -> u64 {
     in_flight
         .values()
         .filter(|(m, _)| m.from == from && m.to == to)
