@@ -215,7 +215,7 @@ impl Sim {
         for (i, e) in scenario.events.iter().enumerate().filter(|(_, e)| e.at_step.is_none()) {
             // Validated already; an action that fails here is skipped, never a panic.
             if let Ok(action) = scenario.action(&format!("events[{i}]"), e) {
-                sim.sched.insert((e.at_ms as u64, SCENARIO, i as u64), Due::Scenario { action, index: i as u32, rep: 0 });
+                sim.sched.insert((e.at_ms as u64, SCENARIO, i as u64), Due::Scenario { action: Rc::new(action), index: i as u32, rep: 0 });
             }
         }
         // The leader starts leading, with every follower known to be caught up.
@@ -309,7 +309,7 @@ impl Sim {
     pub fn apply_now(&mut self, action: Action) {
         // Interventions sort after the scenario's own events (whose sequence is their index).
         let key = (self.now, SCENARIO, u64::MAX - self.step);
-        self.sched.insert(key, Due::Intervention(action));
+        self.sched.insert(key, Due::Intervention(Rc::new(action)));
         self.run(key);
     }
 
@@ -333,9 +333,9 @@ impl Sim {
                         self.sched.insert((at, SCENARIO, index as u64), Due::Scenario { action: action.clone(), index, rep: rep + 1 });
                     }
                 }
-                Trigger::Action(action)
+                Trigger::Action(Rc::unwrap_or_clone(action))
             }
-            Due::Intervention(action) => Trigger::Action(action),
+            Due::Intervention(action) => Trigger::Action(Rc::unwrap_or_clone(action)),
             Due::Deliver(id) => match self.in_flight.remove(&id) {
                 Some((msg, _)) => Trigger::Deliver(msg.into_inner()),
                 None => Trigger::Nothing,
