@@ -229,6 +229,7 @@ async function main() {
     // The broker log: the simulator's lines against the real server.log files (kinds and values).
     const kafkaLog = sim.ok ? compareKafkaLogs(cmpSim.kafkaLog ?? [], real.kafka_log ?? []) : null;
     if (kafkaLog) log(kafkaLog.same ? `broker log: the same ${kafkaLog.compared} entries, in order` : `broker log differs:\n  ${kafkaLog.diffs.join("\n  ")}`);
+    if (kafkaLog?.raced) log(`broker log: ${kafkaLog.raced} ISR update(s) the real leader took from metadata before the AlterPartition answer (a race in Kafka, not compared)`);
     runs.push({ kafkaLog, real, realObs, rows, noise, restartShift, checkPhase, beats, overload: over, verdict: !sim.ok ? "not modelled yet" : over ? "inconclusive" : verdictOf(rows, sim.ok), wall_s: Math.round((Date.now() - started) / 100) / 10 });
   }
 

@@ -53,9 +53,10 @@ function tolerances(run) {
 export function brokerLogCell(run) {
   const k = run?.kafka_log;
   if (!k) return "n.m.";
-  if (k.same) return `same (${k.compared} entries)`;
+  const raced = k.raced ? `; ${k.raced} ISR update${k.raced > 1 ? "s" : ""} the real leader took from metadata first` : "";
+  if (k.same) return `same (${k.compared} entries${raced})`;
   const shown = k.diffs.length > 4 ? [...k.diffs.slice(0, 4), `… ${k.diffs.length - 4} more`] : k.diffs;
-  return `**differs**: ${shown.join("; ")}`;
+  return `**differs**: ${shown.join("; ")}${raced}`;
 }
 
 const HEADER = "| scenario | Kafka | run (UTC; load) | verdict | compared | figures (real / simulated) | tolerance of those figures | differs | broker log (kinds and values) |";
@@ -104,6 +105,14 @@ export function existingRows(tableText) {
   return rows;
 }
 
+/** The 1-minute load average (/proc/loadavg) at the end of this run's rows: " (load a–b)". */
+function loadRange(summary) {
+  const loads = summary.map((s) => s.result?.machine?.load?.[0]).filter((x) => typeof x === "number");
+  if (!loads.length) return "";
+  const [lo, hi] = [Math.min(...loads), Math.max(...loads)];
+  return ` (load ${lo === hi ? lo : `${lo}–${hi}`} on the machine's cores, 1-minute average at the end of each row)`;
+}
+
 /** The table: this run's rows, then (with `previous`, the table now in the file) the rows
  *  of entries it did not run, as they were, in the manifest's order when given. */
 export function renderTable(summary, totalSeconds, { previous = "", order = [] } = {}) {
@@ -117,7 +126,7 @@ export function renderTable(summary, totalSeconds, { previous = "", order = [] }
   lines.push(START);
   lines.push("");
   lines.push(
-    `Last written ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC by \`scripts/oracle-suite.mjs --write-docs\`: ${mine.size} row${mine.size === 1 ? "" : "s"} from a run of ${Math.round(totalSeconds / 60)} min` +
+    `Last written ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC${loadRange(summary)} by \`scripts/oracle-suite.mjs --write-docs\`: ${mine.size} row${mine.size === 1 ? "" : "s"} from a run of ${Math.round(totalSeconds / 60)} min` +
       (m ? ` on ${m.cpu}, ${m.cores} cores, Linux ${m.kernel}` : "") +
       (kept > 0 ? `; ${kept} kept from earlier runs (their run column says when)` : "") +
       ". Tolerance: statuses, sets and sequences exact; a duration within max(5 ms, 5% of the simulated duration) plus the measured noise of its kind (see *Noise*). n.m. = not modelled yet by the simulator. *Broker log*: the simulator's kafka-log lines against the real brokers' and controller's server.log after time zero, by kind and values in order (ISR shrinks, expansions and updates, truncations, leader and follower starts, fencing, registration), never by time.",

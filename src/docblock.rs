@@ -375,7 +375,7 @@ impl DocBlock {
     /// Whether the state at `at` is the one a share link's `h=` names (None: no link or no hash).
     pub fn link_reproduced(&self, run: &Run) -> Option<bool> {
         match &self.source {
-            Source::Link { hash: Some(h) } => Some(link::state_hash(&run.record()) == *h),
+            Source::Link { hash: Some(h) } => Some(link::state_hash(run.record()) == *h),
             _ => None,
         }
     }

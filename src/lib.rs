@@ -48,6 +48,7 @@ pub mod record;
 pub mod run;
 pub mod scenario;
 pub mod sim;
+mod sort;
 pub mod verdict;
 
 /// The command line and its renderers (SVG, table, markdown, docs figures): not in

@@ -149,15 +149,13 @@ pub fn decode(fragment: &str) -> Result<Link, LinkError> {
 
 /// FNV-1a (64-bit) of the step record's JSON, without the messages' labels and
 /// the lists of what was lost (ghosts, losses): the state a link points at.
-pub fn state_hash(record: &StepRecord) -> String {
+/// Takes the record by value: the lists of what was lost are cleared in it (a
+/// copy of a record is ~8 KB of the page's WebAssembly).
+pub fn state_hash(mut record: StepRecord) -> String {
     // What was lost is history, read from the state: links made before the record
     // listed it keep their hash.
-    if !record.lost.is_empty() || record.replicas.iter().any(|r| !r.lost.is_empty()) {
-        let mut bare = record.clone();
-        bare.lost.clear();
-        bare.replicas.iter_mut().for_each(|r| r.lost.clear());
-        return state_hash(&bare);
-    }
+    record.lost.clear();
+    record.replicas.iter_mut().for_each(|r| r.lost.clear());
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut mix = |text: &[u8]| {
         for &b in text {
@@ -189,7 +187,8 @@ pub fn state_hash(record: &StepRecord) -> String {
         start = i.min(bytes.len());
     }
     mix(&bytes[start..]);
-    format!("{h:016x}")
+    // 16 hex digits (`{h:016x}`, without the formatting machinery's hex writer).
+    (0..16).rev().map(|i| char::from(b"0123456789abcdef"[(h >> (4 * i)) as usize & 15])).collect()
 }
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -354,9 +353,9 @@ mod tests {
         run.seek(5);
         let mut record = run.record();
         assert!(record.in_flight.iter().all(|m| !m.label.is_empty()) && !record.in_flight.is_empty());
-        let hash = state_hash(&record);
+        let hash = state_hash(record.clone());
         record.in_flight.iter_mut().for_each(|m| m.label = "a \"quoted\" \\ label".into());
-        assert_eq!(state_hash(&record), hash);
+        assert_eq!(state_hash(record.clone()), hash);
         record.in_flight.iter_mut().for_each(|m| m.label.clear());
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         for b in record.to_json().bytes() {
@@ -365,7 +364,7 @@ mod tests {
         }
         assert_eq!(hash, format!("{h:016x}"));
         record.in_flight[0].hw = Some(7);
-        assert_ne!(state_hash(&record), hash, "a change of state changes the hash");
+        assert_ne!(state_hash(record), hash, "a change of state changes the hash");
     }
 
     #[test]

@@ -134,14 +134,14 @@ impl Playground {
     #[wasm_bindgen(js_name = stateHash)]
     pub fn state_hash(&mut self) -> Result<String, JsError> {
         let run = self.run()?;
-        Ok(link::state_hash(&run.sim().record()))
+        Ok(link::state_hash(run.sim().record()))
     }
 
     /// The share-link fragment (without `#`) for this run at the cursor: the scenario
     /// with the interventions made so far, the step, and its state hash.
     pub fn link(&mut self) -> Result<String, JsError> {
         let run = self.run()?;
-        let hash = link::state_hash(&run.sim().record());
+        let hash = link::state_hash(run.sim().record());
         Ok(link::encode(&run.shared_scenario(), Some(run.current()), Some(&hash)))
     }
 

@@ -304,3 +304,27 @@ fn a_consumer_detects_truncation_after_a_leader_change() {
     let next = t.find(detected, &json!({"type": "consumer_fetch_response", "from": 1, "to": "c1", "records": ["p1-4"]}));
     assert_eq!(t.at(next)["event"]["offset"], 100, "it reads the new leader's record at 100, not past it");
 }
+
+/// F9: a one-way cut that drops a broker's answers also drops its SYN-ACK, so the
+/// producer's new connection waits for the kernel's SYN retransmissions. Linux's
+/// `tcp_retransmit_timer` (6.5+, `tcp_syn_linear_timeouts` = 4) resends a SYN every
+/// second five times before doubling, and Kafka's `NetworkClient` keeps the attempt
+/// (CONNECTING) for `socket.connection.setup.timeout.ms` (10 s): the resend crosses at
+/// the first whole second of the attempt after the heal. The real producer connected
+/// 190 ms after a heal at 6 s (docs/exactness.md, F9); with doubling SYN gaps (1, 2, 4 s)
+/// it would wait until 7.1 s.
+#[test]
+fn a_new_connection_crosses_at_the_syn_retransmission_after_the_heal() {
+    let t = builtin("retry-duplicates");
+    let heal = t.find(0, &json!({"type": "heal"}));
+    let retry = t.find(0, &json!({"type": "timeout", "producer": "p-plain", "timer": "producer-wake", "retry": true}));
+    let connect = time(t.at(retry));
+    let again = t.find(heal, &json!({"type": "produce_request", "from": "p-plain", "records": ["p-plain-2"], "outcome": "appended"}));
+    let arrived = time(t.at(again));
+    // SYNs at connect + 1 s, + 2 s …: the first after the heal at 6 s, one hop later.
+    let syn = (connect..).step_by(1_000).find(|&s| s >= time(t.at(heal))).unwrap();
+    assert!((4_000..5_000).contains(&connect), "the connect after the request timeout: {connect}");
+    assert_eq!(arrived, syn + 1, "the resend arrives on the SYN of {syn} ms (connect at {connect})");
+    let acked = t.find(again, &json!({"type": "produce_response", "to": "p-plain", "records": ["p-plain-2"]}));
+    assert!(time(t.at(acked)) - time(t.at(heal)) < 200, "acknowledged within 200 ms of the heal: {}", time(t.at(acked)));
+}

@@ -95,12 +95,12 @@ fn settling_at_the_end_is_the_same_run_as_settling_from_the_start_and_links_repl
     assert_eq!(end["partition"]["isr"], serde_json::json!([0, 1]), "the cut-off follower left the ISR");
 
     // The link carries the extension: it reproduces the same run, hash and all.
-    let fragment = link::encode(&late.shared_scenario(), Some(last), Some(&link::state_hash(&late.record())));
+    let fragment = link::encode(&late.shared_scenario(), Some(last), Some(&link::state_hash(late.record())));
     let l = link::decode(&fragment).unwrap();
     assert!(l.scenario.to_json().contains("\"after_stop\":\"settle\""));
     let mut replay = Run::new(l.scenario);
     replay.seek(last);
-    assert_eq!(link::state_hash(&replay.record()), l.hash.unwrap());
+    assert_eq!(link::state_hash(replay.record()), l.hash.unwrap());
     assert!(!replay.step(), "and ends where it ended");
 }
 

@@ -84,10 +84,10 @@ fn the_state_hash_leaves_what_was_lost_out() {
         last = run.record();
     }
     assert!(!last.lost.is_empty() && last.replicas.iter().any(|r| !r.lost.is_empty()));
-    let hash = state_hash(&last);
+    let hash = state_hash(last.clone());
     let mut bare = last.clone();
     bare.lost.clear();
     bare.replicas.iter_mut().for_each(|r| r.lost.clear());
-    assert_eq!(state_hash(&bare), hash);
+    assert_eq!(state_hash(bare.clone()), hash);
     assert!(!bare.to_json().contains("\"lost\""), "empty lists are left out of the record");
 }

@@ -22,6 +22,7 @@ import {
   splitDumpByFile,
 } from "./kafka.mjs";
 import { Netfilter } from "./netfilter.mjs";
+import { dropUnflushed } from "./unflushed.mjs";
 import { killGroup, onCleanup, reniceAll, start } from "./procs.mjs";
 
 const BROKER_JVM = ["-Xms384m", "-Xmx384m", "-XX:+UseG1GC", "-XX:-UsePerfData", "-Djava.awt.headless=true"];
@@ -45,9 +46,26 @@ function asUid(uid, cmd, args) {
   return ["setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", cmd, ...args]];
 }
 
+/** A kept client's log4j2 configuration: the network layer at DEBUG, the rest at WARN. */
+const CLIENT_LOG4J2 = (file) => `status = error
+appender.f.type = File
+appender.f.name = F
+appender.f.fileName = ${file}
+appender.f.layout.type = PatternLayout
+appender.f.layout.pattern = %d{UNIX_MILLIS} %-5p [%c{1}] %m%n
+rootLogger.level = WARN
+rootLogger.appenderRef.f.ref = F
+logger.net.name = org.apache.kafka.clients.NetworkClient
+logger.net.level = DEBUG
+logger.sel.name = org.apache.kafka.common.network.Selector
+logger.sel.level = DEBUG
+logger.sender.name = org.apache.kafka.clients.producer.internals.Sender
+logger.sender.level = DEBUG
+`;
+
 /** A client harness process: JSON lines out, "go"/"stop" in. */
 class Client {
-  constructor(name, uid, runDir, kafka, harnessDir, plan, log) {
+  constructor(name, uid, runDir, kafka, harnessDir, plan, log, keep = false) {
     this.name = name;
     this.lines = [];
     this.waiters = [];
@@ -56,9 +74,13 @@ class Client {
     mkdirSync(dir, { recursive: true });
     const planFile = join(dir, "plan.json");
     writeFileSync(planFile, JSON.stringify(plan, null, 1));
+    // A kept run also keeps each client's own log: its NetworkClient at DEBUG says when it
+    // connected, gave a connection up, timed a request out and reconnected (F9).
+    const logConf = keep ? [`-Dlog4j2.configurationFile=${join(dir, "log4j2.properties")}`] : [];
+    if (keep) writeFileSync(join(dir, "log4j2.properties"), CLIENT_LOG4J2(join(dir, "client.log")));
     chownR(dir, uid);
     const err = openSync(join(dir, "stderr.log"), "a");
-    const [cmd, args] = asUid(uid, "java", [...CLIENT_JVM, "-cp", `${harnessDir}:${kafka.classpath}`, "OracleClient", planFile]);
+    const [cmd, args] = asUid(uid, "java", [...CLIENT_JVM, ...logConf, "-cp", `${harnessDir}:${kafka.classpath}`, "OracleClient", planFile]);
     this.child = start(cmd, args, { cwd: dir, env: { ...process.env, HOME: dir }, stdio: ["pipe", "pipe", err], label: name });
     closeSync(err);
     this.child.stdin.on("error", () => {});
@@ -211,7 +233,7 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
 
   const clients = [];
   const mkClient = (name, uid, p) => {
-    const c = new Client(name, uid, runDir, kafka, harnessDir, { topic: "hwscope", bootstrap, ...p }, log);
+    const c = new Client(name, uid, runDir, kafka, harnessDir, { topic: "hwscope", bootstrap, ...p }, log, keep);
     clients.push(c);
     return c;
   };
@@ -305,8 +327,14 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
         // spin
       }
     };
+    // A cut scripted at time zero goes in 150 ms early: applying one takes 10–50 ms (an nft
+    // call), and the simulator cuts before it sends anything scripted at the same instant
+    // (scenario order). Applied at T0, a write sent at 0 reached the follower first
+    // (kip279-fast-leader-change as 4.0: broker 1 had p1-1, so its broker-log offsets were
+    // one higher than the simulator's).
+    const early = (f) => f.at_ms === 0 && f.kind === "partition";
     for (const f of plan.faults) {
-      await waitUntil(f.at_ms);
+      await waitUntil(early(f) ? -150 : f.at_ms);
       const started = epochMs() - t0;
       const rec = { ...f, t: Math.round(started * 1000) / 1000 };
       if (f.kind === "crash") {
@@ -314,7 +342,9 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
         if (down.has(b.name)) rec.note = "already down";
         else {
           killGroup(procs.get(b.name).pid);
-          down.set(b.name, exited(procs.get(b.name)));
+          const gone = exited(procs.get(b.name));
+          // crash.unflushed: once the process is gone, its last records go as in a power cut.
+          down.set(b.name, f.unflushed ? gone.then(() => (rec.unflushed = dropUnflushed(join(dataDir(b), "hwscope-0"), f.unflushed))) : gone);
         }
       } else if (f.kind === "restart") {
         const b = brokers[f.broker];

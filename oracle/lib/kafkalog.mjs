@@ -21,6 +21,10 @@ export function parseLine(line, node = null) {
   if ((m = /Truncating (?:log \S+ )?to offset (\d+)/.exec(text))) return { kind: "truncate", node: who, values: { to: Number(m[1]) } };
   if ((m = /Leader \S+ (?:with topic id \S+ )?starts at leader epoch (\d+) from offset (\d+)/.exec(text))) return { kind: "leader-start", node: who, values: { epoch: Number(m[1]), offset: Number(m[2]) } };
   if ((m = /Follower \S+ starts at leader epoch (\d+) from offset (\d+).*Current leader is (\d+)/.exec(text))) return { kind: "follower-start", node: who, values: { epoch: Number(m[1]), offset: Number(m[2]), leader: Number(m[3]) } };
+  // The leader replaying a committed ISR it already leads with (`Partition.makeLeader`'s
+  // "Skipped the become-leader state change … isr=[1, 2, 0] … since it is already the leader").
+  if ((m = /Skipped the become-leader state change .*\bisr=\[([\d, ]*)\]/.exec(text)))
+    return { kind: "leader-isr-metadata", node: who, values: { isr: m[1].replace(/\s+/g, "") } };
   // 4.0 adds the broker epoch ("at epoch 12"): a metadata offset, not compared.
   if ((m = /Fencing broker (\d+) (?:at epoch \d+ )?because its session has timed out/.exec(text))) return { kind: "fence", node: "controller", values: { broker: Number(m[1]) } };
   if ((m = /RegisterBrokerRecord establishing a new incarnation of broker (\d+)/.exec(text))) return { kind: "register", node: "controller", values: { broker: Number(m[1]) } };
@@ -69,6 +73,29 @@ const key = (e) => `${e.node} ${e.kind} ${JSON.stringify(e.values)}`;
  *  logs at INFO in this setup (leader/follower starts go to state-change.log) are
  *  compared only when the real side has any. */
 export function compareKafkaLogs(simEntries, realEntries) {
+  // A race Kafka does not decide: the leader's AlterPartition answer and the metadata record
+  // carrying the same ISR leave the controller within a millisecond. If the answer is handled
+  // first the leader logs "ISR updated to …" (`Partition.handleAlterPartitionUpdate`); if the
+  // metadata is replayed first, the partition state is no longer the proposal and the answer is
+  // ignored (`partitionState != proposedIsrState`, at DEBUG), so the only line is makeLeader's
+  // "Skipped the become-leader state change … isr=[…]". Both orders were seen in real runs
+  // (fault-zombie-leader: the answer 1 ms first; unclean-election as 4.0: the metadata first).
+  // A simulated ISR update the real leader took from metadata instead is counted as raced.
+  const realUpdated = realEntries.filter((e) => e.kind === "isr-updated");
+  const viaMetadata = realEntries.filter((e) => e.kind === "leader-isr-metadata");
+  let raced = 0;
+  simEntries = simEntries.filter((e) => {
+    if (e.kind !== "isr-updated") return true;
+    const same = (r) => r.node === e.node && r.values.isr === e.values.isr;
+    const i = realUpdated.findIndex(same);
+    if (i >= 0) return realUpdated.splice(i, 1) && true;
+    const j = viaMetadata.findIndex(same);
+    if (j < 0) return true;
+    viaMetadata.splice(j, 1);
+    raced++;
+    return false;
+  });
+  realEntries = realEntries.filter((e) => e.kind !== "leader-isr-metadata");
   const groups = new Map();
   for (const [side, list] of [["sim", simEntries], ["real", realEntries]]) {
     for (const e of list) {
@@ -89,5 +116,5 @@ export function compareKafkaLogs(simEntries, realEntries) {
       diffs.push(a && b ? `${g} #${i + 1}: simulator ${JSON.stringify(a.values)}, Kafka ${JSON.stringify(b.values)}` : a ? `${g} #${i + 1}: only the simulator logs ${JSON.stringify(a.values)}` : `${g} #${i + 1}: only Kafka logs ${JSON.stringify(b.values)}`);
     }
   }
-  return { same: diffs.length === 0, compared: simEntries.length + realEntries.length, diffs };
+  return { same: diffs.length === 0, compared: simEntries.length + realEntries.length, diffs, raced };
 }

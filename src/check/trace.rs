@@ -73,7 +73,7 @@ impl Counterexample {
     pub fn link(&self) -> String {
         let mut run = Run::new(self.scenario.clone());
         run.seek(self.step);
-        let hash = crate::link::state_hash(&run.record());
+        let hash = crate::link::state_hash(run.record());
         crate::link::encode(&self.scenario, Some(self.step), Some(&hash))
     }
 

@@ -238,7 +238,7 @@ fn cmd_link(args: &[String]) -> Result<(), Fail> {
     let hash = at.map(|n| {
         let mut run = Run::new(scenario.clone());
         run.seek(n);
-        crate::link::state_hash(&run.record())
+        crate::link::state_hash(run.record())
     });
     let fragment = crate::link::encode(&scenario, at, hash.as_deref());
     if fragment.len() + 40 > crate::link::MAX_LINK {

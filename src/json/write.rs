@@ -245,7 +245,7 @@ impl ToJson for Value {
             Value::Object(entries) => {
                 // Sorted by key, then as written: of a repeated key only the last entry.
                 let mut sorted: Vec<(&String, usize, &Value)> = entries.iter().enumerate().map(|(i, (k, v))| (k, i, v)).collect();
-                sorted.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
+                crate::sort::sort_by(&mut sorted, |a, b| (a.0, a.1) < (b.0, b.1));
                 out.push('{');
                 let mut first = true;
                 for (i, &(k, _, v)) in sorted.iter().enumerate() {
@@ -316,15 +316,23 @@ impl<T: ToJson> ToJson for Option<T> {
 
 impl<T: ToJson> ToJson for [T] {
     fn write_json(&self, out: &mut String) {
-        out.push('[');
-        for (i, item) in self.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            item.write_json(out);
-        }
-        out.push(']');
+        write_items(out, self.len(), &|i, out| self[i].write_json(out));
     }
+}
+
+/// `[item 0,item 1,…]`, one loop for every element type: generic, it was copied
+/// (with each element's writer inlined) for every list a record has, ~10 KB of
+/// the page's WebAssembly (`twiggy monos`).
+#[inline(never)]
+fn write_items(out: &mut String, len: usize, item: &dyn Fn(usize, &mut String)) {
+    out.push('[');
+    for i in 0..len {
+        if i > 0 {
+            out.push(',');
+        }
+        item(i, out);
+    }
+    out.push(']');
 }
 
 impl<T: ToJson> ToJson for Vec<T> {

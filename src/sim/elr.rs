@@ -30,7 +30,7 @@ impl Sim {
                 }
             }
         }
-        elr.sort_unstable();
+        crate::sort::ids(&mut elr);
         if elr != c.elr {
             let (before, after) = (BrokerSet::of(&c.elr), BrokerSet::of(&elr));
             self.emit(Event::ElrChanged { before, after });

@@ -131,7 +131,8 @@ pub struct Msg {
 }
 
 /// A message TCP holds: sent into a cut link, it is retransmitted (200 ms, then
-/// doubling) until the link heals; a new connection's handshake is retried from 1 s.
+/// doubling) until the link heals; a new connection's SYN is retried every second, five
+/// times, then doubling (`network::syn_retransmission_gap`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hold {
     /// When it (or its connection attempt) was first sent.

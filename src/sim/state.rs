@@ -103,7 +103,7 @@ impl LeaderState {
         if let Some(PendingIsr::Expand(id)) = self.pending {
             if !isr.contains(&id) {
                 isr.push(id);
-                isr.sort_unstable();
+                crate::sort::ids(&mut isr);
             }
         }
         isr

@@ -63,7 +63,6 @@ test("presets map to Kafka lines; what a real cluster cannot do is refused, name
   assert.throws(() => parseKafkaVersion("3.9.1"), /4\.x only/);
   assert.deepEqual(parseKafkaVersion("4.0"), { line: "4.0", exact: null });
   const refused = [
-    [{ events: [{ at_ms: 1, crash: { broker: 0, unflushed: 2 } }] }, /events\[0\]\.crash\.unflushed/],
     [{ network: { latency_ms: 1, links: [{ from: 1, to: 0, latency_ms: 20 }] } }, /^network:/],
     [{ network: { latency_ms: 1, jitter_ms: 3 } }, /jitter_ms/],
     [{ behavior: { long_poll: false } }, /^behavior: long_poll/],
@@ -72,6 +71,9 @@ test("presets map to Kafka lines; what a real cluster cannot do is refused, name
     [{ events: [{ at_ms: 1, restart: { broker: 5 } }] }, /no broker 5/],
   ];
   for (const [extra, re] of refused) assert.throws(() => planFor({ format: 1, ...extra }), (e) => e instanceof Unrunnable && re.test(e.message), JSON.stringify(extra));
+  // crash.unflushed runs: the oracle cuts the log back once the process is gone (unflushed.mjs).
+  const unflushed = planFor({ format: 1, events: [{ at_ms: 1, crash: { broker: 0, unflushed: 2 } }] });
+  assert.deepEqual(unflushed.faults.map((f) => [f.kind, f.broker, f.unflushed]), [["crash", 0, 2]]);
   // The same scenario as 4.0 on request: the preset is not consulted.
   assert.equal(planFor({ format: 1, preset: "kafka-0.10" }, { kafkaOverride: "4.0" }).kafkaLine, "4.0");
 });
@@ -430,4 +432,49 @@ test("the broker log: the simulator's lines and a real server.log compare by kin
     'b0 isr-shrink #1: only the simulator logs {"from":"0,1,2","to":"0,1"}',
     'b2 truncate #1: simulator {"to":101}, Kafka {"to":100}',
   ]);
+});
+
+test("the broker log: an ISR update the real leader took from metadata first is a race, not a difference", () => {
+  const sim = ["broker 1 | [Partition t-0 broker=1] ISR updated to 1,0  and version updated to 3"].map((l) => parseLine(l));
+  const skipped =
+    "12:00:20.100 INFO  [logger] [Broker id=1] Skipped the become-leader state change for hwscope-0 with topic id Some(x) and partition state LeaderAndIsrPartitionState(topicName='hwscope', partitionIndex=0, controllerEpoch=-1, leader=1, leaderEpoch=1, isr=[1, 0], partitionEpoch=3, replicas=[0, 1], addingReplicas=[], removingReplicas=[], isNew=false, leaderRecoveryState=0) since it is already the leader with leader epoch 1. Current high watermark 103, ISR [1,0], adding replicas [] and removing replicas [].";
+  const real = parseServerLog(skipped, "b1", "hwscope");
+  assert.deepEqual(real, [{ kind: "leader-isr-metadata", node: "b1", values: { isr: "1,0" } }]);
+  const r = compareKafkaLogs(sim, real);
+  assert.equal(r.same, true, r.diffs.join("; "));
+  assert.equal(r.raced, 1);
+  // Another ISR in the metadata does not excuse it; a real "ISR updated" still matches as before.
+  const other = parseServerLog(skipped.replace("isr=[1, 0]", "isr=[1]"), "b1", "hwscope");
+  assert.deepEqual(compareKafkaLogs(sim, other).diffs, ['b1 isr-updated #1: only the simulator logs {"isr":"1,0"}']);
+  const both = [...parseServerLog("12:00:20.099 INFO  [Partition] [Partition hwscope-0 broker=1] ISR updated to 1,0  and version updated to 3", "b1", "hwscope"), ...real];
+  const b = compareKafkaLogs(sim, both);
+  assert.equal(b.same, true, b.diffs.join("; "));
+  assert.equal(b.raced, 0);
+});
+
+import { batchesOf, dropUnflushed } from "../../oracle/lib/unflushed.mjs";
+import { mkdtempSync, writeFileSync as writeFile, readdirSync as readDir, readFileSync as readFile } from "node:fs";
+import { tmpdir } from "node:os";
+import { join as joinPath } from "node:path";
+
+test("crash.unflushed on a real broker: the segment is cut at the batch of the last records, its indexes rebuilt", () => {
+  // Three v2 batches: offsets 0–1 (two records), 2, 3; each 12 bytes of header + a body whose
+  // lastOffsetDelta sits 11 bytes in.
+  const batch = (base, delta, bodyLength = 61) => {
+    const b = Buffer.alloc(12 + bodyLength);
+    b.writeBigInt64BE(BigInt(base), 0);
+    b.writeInt32BE(bodyLength, 8);
+    b.writeInt32BE(delta, 12 + 11);
+    return b;
+  };
+  const log = Buffer.concat([batch(0, 1), batch(2, 0), batch(3, 0)]);
+  assert.deepEqual(batchesOf(log).map((b) => [b.position, b.base, b.last]), [[0, 0, 1], [73, 2, 2], [146, 3, 3]]);
+  const dir = mkdtempSync(joinPath(tmpdir(), "unflushed-"));
+  for (const f of ["00000000000000000000.log", "00000000000000000000.index", "00000000000000000000.timeindex", "00000000000000000002.snapshot", "00000000000000000004.snapshot", "leader-epoch-checkpoint"])
+    writeFile(joinPath(dir, f), f.endsWith(".log") ? log : "x");
+  assert.deepEqual(dropUnflushed(dir, 2), { leo_before: 4, leo_after: 2 });
+  assert.equal(readFile(joinPath(dir, "00000000000000000000.log")).length, 73);
+  assert.deepEqual(readDir(dir).sort(), ["00000000000000000000.log", "00000000000000000002.snapshot", "leader-epoch-checkpoint"]);
+  // A batch holding more records than are lost goes whole: more is lost, and it says so.
+  assert.deepEqual(dropUnflushed(dir, 1), { leo_before: 2, leo_after: 0 });
 });

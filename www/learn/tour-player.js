@@ -230,7 +230,10 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
       } }, `Go deeper: the ${next} level (${deeper.length - shown.length} more beats)`)));
     } else {
       const others = TOURS.filter((t) => t.id !== tour.id).slice(0, 2);
-      box.append(h("p", {}, "That is the whole tour. Next: ", ...others.flatMap((t, i) => [i ? " or " : "", h("button", { type: "button", class: "link", onclick: () => hub.startTour(t.id) }, t.title)]), "."));
+      // One tour per line: a title that wraps as an inline button leaves its
+      // separators stranded on lines of their own.
+      box.append(h("p", {}, "That is the whole tour. Next, one of:"),
+        h("ul", { class: "tour-next" }, ...others.map((t) => h("li", {}, h("button", { type: "button", class: "link", onclick: () => hub.startTour(t.id) }, t.title)))));
     }
     return box;
   }

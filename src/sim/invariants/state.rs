@@ -6,6 +6,11 @@
 use super::{permitted_loss, Violation, Watch, Witness};
 use crate::sim::Sim;
 
+/// Broker ids as `{:?}` writes a list, `[0, 1]` (without `Debug` in the page's WebAssembly).
+fn list(ids: &[u32]) -> String {
+    format!("[{}]", ids.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))
+}
+
 /// `leader-maximal-isr` (kafka-tlaplus `ValidLeaderMaximalISR`): a leader that is
 /// not stale (its leader epoch is the controller's) is in its own maximal ISR, and
 /// its maximal ISR (the committed ISR plus a pending expansion, Kafka's
@@ -20,7 +25,7 @@ pub fn leader_maximal_isr(sim: &Sim) -> Option<Violation> {
     }
     let epoch = b.leader_epoch;
     if !ls.in_maximal_isr(l) {
-        let text = format!("Leader {l} (epoch {epoch}) is not in its own maximal ISR {:?}.", ls.maximal_isr());
+        let text = format!("Leader {l} (epoch {epoch}) is not in its own maximal ISR {}.", list(&ls.maximal_isr()));
         return Some(Violation {
             invariant: LEADER_MAXIMAL_ISR,
             text,
@@ -30,9 +35,9 @@ pub fn leader_maximal_isr(sim: &Sim) -> Option<Violation> {
     }
     let missing = sim.controller.isr.iter().copied().find(|&r| !ls.in_maximal_isr(r))?;
     let text = format!(
-        "Leader {l}'s maximal ISR {:?} (epoch {epoch}) lacks broker {missing}, which the controller's ISR {:?} holds: the leader's HW may pass records the controller could elect broker {missing} without.",
-        ls.maximal_isr(),
-        sim.controller.isr
+        "Leader {l}'s maximal ISR {} (epoch {epoch}) lacks broker {missing}, which the controller's ISR {} holds: the leader's HW may pass records the controller could elect broker {missing} without.",
+        list(&ls.maximal_isr()),
+        list(&sim.controller.isr)
     );
     let witness = Witness { replica: Some(l), other: Some(missing), epoch: Some(epoch), ..Witness::default() };
     Some(Violation { invariant: LEADER_MAXIMAL_ISR, text, allowed: false, witness })
@@ -95,13 +100,14 @@ pub fn isr_member_incomplete(sim: &Sim) -> Option<Violation> {
 pub fn isr_elr_invalid(sim: &Sim) -> Option<Violation> {
     let c = &sim.controller;
     if let Some(&both) = c.elr.iter().find(|r| c.isr.contains(r)) {
-        let text = format!("Broker {both} is in both the ISR {:?} and the ELR {:?}.", c.isr, c.elr);
+        let text = format!("Broker {both} is in both the ISR {} and the ELR {}.", list(&c.isr), list(&c.elr));
         let witness = Witness { replica: Some(both), epoch: Some(c.leader_epoch), ..Witness::default() };
         return Some(Violation { invariant: ISR_ELR_INVALID, text, allowed: false, witness });
     }
     let min = sim.scenario.config.min_insync_replicas as usize;
     if c.isr.len() >= min && !c.elr.is_empty() {
-        let text = format!("The ELR {:?} is not empty although the ISR {:?} has min.insync.replicas = {min} members.", c.elr, c.isr);
+        let text =
+            format!("The ELR {} is not empty although the ISR {} has min.insync.replicas = {min} members.", list(&c.elr), list(&c.isr));
         let witness = Witness { replica: c.elr.first().copied(), epoch: Some(c.leader_epoch), ..Witness::default() };
         return Some(Violation { invariant: ISR_ELR_INVALID, text, allowed: false, witness });
     }

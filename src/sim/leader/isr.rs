@@ -30,7 +30,7 @@ impl Sim {
         let before = BrokerSet::of(&ls.isr);
         let mut proposed = ls.isr.clone();
         proposed.push(follower);
-        proposed.sort_unstable();
+        crate::sort::ids(&mut proposed);
         let after = BrokerSet::of(&proposed);
         if self.isr_write_conflicts(leader, Some(follower)) {
             return false;
@@ -114,7 +114,7 @@ impl Sim {
             Some(PendingIsr::Expand(f)) => {
                 let mut isr = ls.isr.clone();
                 isr.push(*f);
-                isr.sort_unstable();
+                crate::sort::ids(&mut isr);
                 isr
             }
             Some(PendingIsr::Shrink(out)) => ls.isr.iter().copied().filter(|b| !out.contains(b)).collect(),
