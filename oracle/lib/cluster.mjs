@@ -333,8 +333,20 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
     // (kip279-fast-leader-change as 4.0: broker 1 had p1-1, so its broker-log offsets were
     // one higher than the simulator's).
     const early = (f) => f.at_ms === 0 && f.kind === "partition";
+    // A crash scripted less than 20 ms after a write waits (at most 250 ms) until that write
+    // was answered: the simulator's write at 0 is acknowledged at 2 ms, before a crash at 2 ms
+    // (kip279-fast-leader-change), while a real producer under load had not even reached the
+    // leader by then and its write went to the next leader instead.
+    const answered = (name, id) => producers.find((c) => c.name === name)?.lines.some((l) => l.kind === "ack" && l.id === id) ?? true;
+    const writesJustBefore = (atMs) =>
+      plan.producers.flatMap((p) => p.events.filter((e) => e.at_ms < atMs && atMs - e.at_ms < 20).flatMap((e) => e.ids.map((id) => [p.id, id])));
     for (const f of plan.faults) {
       await waitUntil(early(f) ? -150 : f.at_ms);
+      if (f.kind === "crash") {
+        const writes = writesJustBefore(f.at_ms);
+        const until = epochMs() + 250;
+        while (writes.some(([p, id]) => !answered(p, id)) && epochMs() < until) await sleep(1);
+      }
       const started = epochMs() - t0;
       const rec = { ...f, t: Math.round(started * 1000) / 1000 };
       if (f.kind === "crash") {

@@ -195,8 +195,12 @@ pub fn retransmission_at(since: u64, connect: bool, now: u64) -> u64 {
 /// that drops the listener's SYN-ACK is crossed at the first of these after the heal:
 /// the oracle's producer in `fault-duplicates-without-idempotence` connected 190 ms after a
 /// heal at 6 s, on the SYN of 6164 ms for a connect at 4164 (docs/exactness.md, F9). Kafka's
-/// client keeps the attempt (CONNECTING) until `socket.connection.setup.timeout.ms` (10 s),
-/// so the kernel's schedule is what decides.
+/// client keeps the attempt CONNECTING (`NetworkClient.handleTimedOutConnections` with
+/// `ClusterConnectionStates`' setup timeout, KIP-601 in 2.7, as at 4.0.2) until
+/// `socket.connection.setup.timeout.ms` (10 s ± 20 %), so for a cut shorter than that the
+/// kernel's schedule is what decides. Not modelled: the attempt given up after that timeout
+/// (or the kernel's `tcp_syn_retries`, about 11 s here) and started again after
+/// `reconnect.backoff.ms`, which only a longer cut of a new connection reaches.
 pub fn syn_retransmission_gap(n: u32) -> u64 {
     const LINEAR: u32 = 4;
     if n <= LINEAR {
