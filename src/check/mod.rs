@@ -150,30 +150,45 @@ pub struct Progress {
     pub done: bool,
 }
 
-/// A state's heap and inline size, estimated from its collections' lengths
-/// (the same figure on every platform of one pointer width; shared log chunks
-/// counted once per state, so it errs high).
+/// A state's heap and inline size, estimated from its collections' lengths (the
+/// same figure on every platform of one pointer width). A node shared with other
+/// states (`Shared`: a broker, the controller, a client, a message in flight) counts
+/// its share: its size divided by how many states hold it. Shared log chunks are
+/// counted once per broker copy, so it errs high.
 pub fn approx_bytes(sim: &Sim) -> u64 {
+    use crate::sim::Shared;
     use std::mem::size_of;
+    fn share<T: Clone>(node: &Shared<T>, bytes: usize) -> usize {
+        bytes / Shared::holders(node)
+    }
     let mut n = size_of::<Sim>();
     n += sim.sched.queue.capacity() * size_of::<(crate::sim::Key, crate::sim::Due)>();
-    n += sim.in_flight.len() * (size_of::<(u64, (crate::sim::Msg, crate::sim::Key))>() + 64);
-    for b in &sim.brokers {
-        n += size_of::<crate::sim::Broker>() + b.log.epochs().len() * 16 + (b.log.leo() - b.log.base()) as usize * 12;
-        if let Some(ls) = &b.lead {
-            n += size_of::<crate::sim::LeaderState>() + ls.isr.len() * 4 + ls.followers.len() * 64;
-            n += ls.parked_fetches.len() * size_of::<crate::sim::ParkedFetch>() + ls.delayed_produces.len() * 96;
-        }
-        n += b.parked_consumers.len() * size_of::<crate::sim::ParkedConsumerFetch>();
+    n += sim.in_flight.len() * size_of::<(u64, (Shared<crate::sim::Msg>, crate::sim::Key))>();
+    for (m, _) in sim.in_flight.values() {
+        n += share(m, size_of::<crate::sim::Msg>() + 64);
     }
-    n += sim.controller.isr.len() * 4
-        + sim.controller.heartbeat_phase.len() * 8
-        + sim.controller.registrations.len() * size_of::<crate::sim::state::Registration>();
+    for b in &sim.brokers {
+        let mut own = size_of::<crate::sim::Broker>() + b.log.epochs().len() * 16 + (b.log.leo() - b.log.base()) as usize * 12;
+        if let Some(ls) = &b.lead {
+            own += size_of::<crate::sim::LeaderState>() + ls.isr.len() * 4 + ls.followers.len() * 64;
+            own += ls.parked_fetches.len() * size_of::<crate::sim::ParkedFetch>() + ls.delayed_produces.len() * 96;
+        }
+        own += b.parked_consumers.len() * size_of::<crate::sim::ParkedConsumerFetch>();
+        n += share(b, own);
+    }
+    let c = &sim.controller;
+    n += share(
+        c,
+        size_of::<crate::sim::Controller>()
+            + c.isr.len() * 4
+            + c.heartbeat_phase.len() * 8
+            + c.registrations.len() * size_of::<crate::sim::state::Registration>(),
+    );
     for p in &sim.producers {
-        n += size_of::<crate::sim::Producer>() + (p.acked.len() + p.failed.len() + p.pending.len()) * 8 + p.requests.len() * 64;
+        n += share(p, size_of::<crate::sim::Producer>() + (p.acked.len() + p.failed.len() + p.pending.len()) * 8 + p.requests.len() * 64);
     }
     for c in &sim.consumers {
-        n += size_of::<crate::sim::Consumer>() + c.read.len() * 16;
+        n += share(c, size_of::<crate::sim::Consumer>() + c.read.len() * 16);
     }
     let inv = &sim.invariants;
     n += inv.pair_verified.len() * 8 + inv.last_leo.len() * 8 + inv.watched.len() * 24 + inv.reported.iter().count() * 32;
@@ -190,7 +205,8 @@ pub fn shed(sim: &mut Sim) {
     sim.last = crate::sim::Step::new();
     sim.invariants.losses = Vec::new();
     sim.invariants.history = Vec::new();
-    for b in &mut sim.brokers {
+    // Only where there are any: a write copies a node shared with the parent state.
+    for b in sim.brokers.iter_mut().filter(|b| !b.ghosts.is_empty()) {
         b.ghosts = Vec::new();
     }
 }

@@ -12,7 +12,7 @@ use super::{approx_bytes, Config, Outcome, Progress, StopReason};
 use crate::scenario::{Action, Scenario};
 use crate::sim::vecmap::VecMap;
 use crate::sim::Sim;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A state the search knows: how it was first reached.
@@ -26,8 +26,11 @@ pub struct Node {
 /// A state waiting to be expanded.
 pub struct Queued {
     pub node: u32,
-    pub sim: Sim,
+    /// Boxed: the queues move states around, and a box moves as a pointer.
+    pub sim: Box<Sim>,
     pub used: Used,
+    /// Its share of the frontier's memory when it was queued (`approx_bytes`).
+    pub bytes: u32,
 }
 
 /// Fingerprints are already hashes: the map uses them as they are.
@@ -107,7 +110,8 @@ pub struct Search {
     pub setup: Setup,
     pub nodes: Vec<Node>,
     seen: Seen,
-    current: Vec<Queued>,
+    /// The level being expanded, in the order its states were found.
+    current: VecDeque<Queued>,
     next: Vec<Queued>,
     depth: u32,
     explored: u64,
@@ -133,7 +137,7 @@ impl Search {
             setup,
             nodes: vec![Node { parent: 0, mv: Move::Scripted }],
             seen,
-            current: vec![Queued { node: 0, sim: root, used }],
+            current: VecDeque::from(vec![Queued { node: 0, sim: Box::new(root), used, bytes: frontier_bytes as u32 }]),
             next: Vec::new(),
             depth: 0,
             explored: 1,
@@ -175,13 +179,12 @@ impl Search {
     pub fn run(&mut self, budget: u64) -> Progress {
         let mut spent = 0;
         while self.outcome.is_none() && spent < budget {
-            let Some(q) = self.current.pop() else {
+            let Some(q) = self.current.pop_front() else {
                 if self.next.is_empty() {
                     self.outcome = Some(Outcome::Exhausted);
                     break;
                 }
-                std::mem::swap(&mut self.current, &mut self.next);
-                self.current.reverse();
+                self.current = VecDeque::from(std::mem::take(&mut self.next));
                 self.depth += 1;
                 continue;
             };
@@ -206,15 +209,18 @@ impl Search {
 
     /// Expands one state; returns the transitions explored.
     fn expand(&mut self, q: Queued) -> u64 {
-        let Queued { node, sim, used } = q;
-        self.frontier_bytes = self.frontier_bytes.saturating_sub(approx_bytes(&sim));
+        let Queued { node, sim, used, bytes } = q;
+        self.frontier_bytes = self.frontier_bytes.saturating_sub(bytes as u64);
         let mut moves = std::mem::take(&mut self.moves);
         self.setup.moves(&sim, used, &mut moves);
         let count = moves.len();
         let mut parent = Some(sim);
         for (i, &mv) in moves.iter().enumerate() {
-            let mut child =
-                if i + 1 == count { parent.take().expect("kept for the last move") } else { parent.as_ref().expect("parent").clone() };
+            let mut child = if i + 1 == count {
+                parent.take().expect("kept for the last move")
+            } else {
+                Box::new(Sim::clone(parent.as_ref().expect("parent")))
+            };
             self.setup.apply(&mut child, mv);
             self.explored += 1;
             if self.child(node, mv, child, used.after(mv)) {
@@ -226,7 +232,7 @@ impl Search {
     }
 
     /// A new state: counted, checked, queued. Returns true when the search is over.
-    fn child(&mut self, parent: u32, mv: Move, mut sim: Sim, used: Used) -> bool {
+    fn child(&mut self, parent: u32, mv: Move, mut sim: Box<Sim>, used: Used) -> bool {
         let fp = self.setup.fingerprint(&sim, used);
         let id = self.nodes.len() as u32;
         if self.seen.contains_key(&fp) {
@@ -249,8 +255,9 @@ impl Search {
         }
         if self.depth + 1 < self.setup.config.bounds.max_depth {
             super::shed(&mut sim);
-            self.frontier_bytes += approx_bytes(&sim);
-            self.next.push(Queued { node: id, sim, used });
+            let bytes = approx_bytes(&sim);
+            self.frontier_bytes += bytes;
+            self.next.push(Queued { node: id, sim, used, bytes: bytes as u32 });
         }
         false
     }

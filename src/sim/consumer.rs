@@ -14,7 +14,7 @@ use super::msg::{Body, ConsumerFetchResponse, KafkaError, Msg, Node};
 use super::pvec::PVec;
 use super::scheduler::Timer;
 use super::state::{ClientMeta, Consumer, ConsumerFetch, ParkedConsumerFetch};
-use super::Sim;
+use super::{Shared, Sim};
 use crate::scenario::{AboveHw, ConsumerSpec, OffsetReset};
 
 impl Consumer {
@@ -41,7 +41,7 @@ impl Sim {
         meta.leader_epoch = self.controller.leader_epoch;
         meta.updated_ms = self.now;
         let id = spec.id.clone();
-        self.consumers.push(Consumer {
+        self.consumers.push(Shared::new(Consumer {
             spec,
             settings,
             position,
@@ -53,7 +53,7 @@ impl Sim {
             preferred: None,
             awaiting_validation: false,
             stopped: None,
-        });
+        }));
         let c = self.consumers.len() - 1;
         let scenario = self.scenario.clone();
         self.net.add_consumer_links(&scenario, &id, Node::Consumer(c));

@@ -34,6 +34,7 @@ mod producer;
 pub mod pvec;
 pub mod scheduler;
 pub mod settle;
+pub mod shared;
 pub mod state;
 pub mod step;
 mod truncation;
@@ -44,6 +45,7 @@ pub mod zookeeper;
 pub use event::Event;
 pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Hold, KafkaError, Metadata, Msg, Node};
 pub use scheduler::{Due, Key, Timer};
+pub use shared::Shared;
 pub use state::{
     Batch, Broker, ClientMeta, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, Ghost, LeaderState,
     Lifecycle, MetadataFetch, ParkedConsumerFetch, ParkedFetch, PendingIsr, Producer, Registration, Role, GHOSTS,
@@ -71,11 +73,11 @@ pub struct Sim {
     pub rng: Rng,
     pub net: Network,
     pub next_msg: u64,
-    pub in_flight: VecMap<u64, (Msg, Key)>,
-    pub brokers: Vec<Broker>,
-    pub controller: Controller,
-    pub producers: Vec<Producer>,
-    pub consumers: Vec<Consumer>,
+    pub in_flight: VecMap<u64, (Shared<Msg>, Key)>,
+    pub brokers: Vec<Shared<Broker>>,
+    pub controller: Shared<Controller>,
+    pub producers: Vec<Shared<Producer>>,
+    pub consumers: Vec<Shared<Consumer>>,
     pub invariants: Invariants,
     /// What the last step did.
     pub last: Step,
@@ -112,60 +114,64 @@ impl Sim {
         let registrations = Sim::initial_registrations(n, &heartbeat_phase, interval, session);
         let brokers = all
             .iter()
-            .map(|&id| Broker {
-                id,
-                alive: true,
-                silently_down: false,
-                lifecycle: Lifecycle::Running,
-                incarnation: 0,
-                broker_epoch: Some(u64::from(id)),
-                image_partition_epoch: Some(0),
-                metadata_offset: 0,
-                heartbeat_timer: None,
-                heartbeat_rpc: None,
-                heartbeat_failures: 0,
-                metadata_fetch: if behavior.broker_liveness == BrokerLiveness::ZookeeperSession {
-                    MetadataFetch::Off
-                } else {
-                    MetadataFetch::Polling { since: 0 }
-                },
-                hw_checkpoint: (0, leo),
-                hw_checkpoint_phase: checkpoint_phase[id as usize],
-                producer_state: VecMap::new(),
-                log: Log::new(leo),
-                hw: leo,
-                hw_epoch: 0,
-                leader_epoch: 0,
-                leader: Some(0),
-                role: if id == 0 { Role::Leader } else { Role::Follower },
-                lead: None,
-                fetcher: FetcherState::Idle,
-                needs_truncation: false,
-                parked_consumers: Vec::new(),
-                ghosts: Vec::new(),
+            .map(|&id| {
+                Shared::new(Broker {
+                    id,
+                    alive: true,
+                    silently_down: false,
+                    lifecycle: Lifecycle::Running,
+                    incarnation: 0,
+                    broker_epoch: Some(u64::from(id)),
+                    image_partition_epoch: Some(0),
+                    metadata_offset: 0,
+                    heartbeat_timer: None,
+                    heartbeat_rpc: None,
+                    heartbeat_failures: 0,
+                    metadata_fetch: if behavior.broker_liveness == BrokerLiveness::ZookeeperSession {
+                        MetadataFetch::Off
+                    } else {
+                        MetadataFetch::Polling { since: 0 }
+                    },
+                    hw_checkpoint: (0, leo),
+                    hw_checkpoint_phase: checkpoint_phase[id as usize],
+                    producer_state: VecMap::new(),
+                    log: Log::new(leo),
+                    hw: leo,
+                    hw_epoch: 0,
+                    leader_epoch: 0,
+                    leader: Some(0),
+                    role: if id == 0 { Role::Leader } else { Role::Follower },
+                    lead: None,
+                    fetcher: FetcherState::Idle,
+                    needs_truncation: false,
+                    parked_consumers: Vec::new(),
+                    ghosts: Vec::new(),
+                })
             })
             .collect();
         let producers = scenario
             .producers
             .iter()
             .enumerate()
-            .map(|(i, spec)| Producer {
-                // Validated already; Kafka's defaults if a bad value slipped through.
-                settings: spec.settings(scenario.preset, &format!("producers[{i}]")).unwrap_or_else(|_| {
-                    crate::scenario::ProducerSpec::new(&spec.id, spec.acks.unwrap_or(crate::scenario::Acks::All))
-                        .settings(scenario.preset, "")
-                        .unwrap_or_else(|e| panic!("defaults are valid: {e}"))
-                }),
-                next_n: 1,
-                acked: pvec::PVec::new(),
-                failed: pvec::PVec::new(),
-                pending: Vec::new(),
-                batches: Vec::new(),
-                requests: VecMap::new(),
-                meta: ClientMeta::new(),
-                epoch: 0,
-                wake: None,
-                retries: 0,
+            .map(|(i, spec)| {
+                Shared::new(Producer {
+                    // Validated already; Kafka's defaults if a bad value slipped through.
+                    settings: spec.settings(scenario.preset, &format!("producers[{i}]")).unwrap_or_else(|_| {
+                        crate::scenario::ProducerSpec::new(&spec.id, spec.acks.unwrap_or(crate::scenario::Acks::All))
+                            .settings(scenario.preset, "")
+                            .unwrap_or_else(|e| panic!("defaults are valid: {e}"))
+                    }),
+                    next_n: 1,
+                    acked: pvec::PVec::new(),
+                    failed: pvec::PVec::new(),
+                    pending: Vec::new(),
+                    batches: Vec::new(),
+                    requests: VecMap::new(),
+                    meta: ClientMeta::new(),
+                    epoch: 0,
+                    wake: None,
+                    retries: 0,
+                })
             })
             .collect();
         let mut sim = Sim {
@@ -179,7 +185,7 @@ impl Sim {
             next_msg: 1,
             in_flight: VecMap::new(),
             brokers,
-            controller: Controller {
+            controller: Shared::new(Controller {
                 leader: Some(0),
                 leader_epoch: 0,
                 isr: all.clone(),
@@ -194,7 +200,7 @@ impl Sim {
                 check: None,
                 zookeeper: Vec::new(),
                 parked_fetches: vec![None; n as usize],
-            },
+            }),
             producers,
             consumers: Vec::new(),
             invariants: Invariants::default(),
@@ -209,7 +215,7 @@ impl Sim {
         for (i, e) in scenario.events.iter().enumerate().filter(|(_, e)| e.at_step.is_none()) {
             // Validated already; an action that fails here is skipped, never a panic.
             if let Ok(action) = scenario.action(&format!("events[{i}]"), e) {
-                sim.sched.insert((e.at_ms as u64, SCENARIO, i as u64), Due::Scenario { action, index: i as u32, rep: 0 });
+                sim.sched.insert((e.at_ms as u64, SCENARIO, i as u64), Due::Scenario { action: Rc::new(action), index: i as u32, rep: 0 });
             }
         }
         // The leader starts leading, with every follower known to be caught up.
@@ -303,7 +309,7 @@ impl Sim {
     pub fn apply_now(&mut self, action: Action) {
         // Interventions sort after the scenario's own events (whose sequence is their index).
         let key = (self.now, SCENARIO, u64::MAX - self.step);
-        self.sched.insert(key, Due::Intervention(action));
+        self.sched.insert(key, Due::Intervention(Rc::new(action)));
         self.run(key);
     }
 
@@ -327,11 +333,11 @@ impl Sim {
                         self.sched.insert((at, SCENARIO, index as u64), Due::Scenario { action: action.clone(), index, rep: rep + 1 });
                     }
                 }
-                Trigger::Action(action)
+                Trigger::Action(Rc::unwrap_or_clone(action))
             }
-            Due::Intervention(action) => Trigger::Action(action),
+            Due::Intervention(action) => Trigger::Action(Rc::unwrap_or_clone(action)),
             Due::Deliver(id) => match self.in_flight.remove(&id) {
-                Some((msg, _)) => Trigger::Deliver(msg),
+                Some((msg, _)) => Trigger::Deliver(msg.into_inner()),
                 None => Trigger::Nothing,
             },
             Due::Timer(t) => Trigger::Timer(t),

@@ -26,7 +26,7 @@ use super::msg::{Body, Hold, Msg, Node};
 use super::scheduler::{Due, Key, PROTOCOL};
 use super::step::Command;
 use super::vecmap::{VecMap, VecSet};
-use super::Sim;
+use super::{Shared, Sim};
 use crate::scenario::{Peer, Scenario};
 
 /// A connection's state, as its client (the requester) sees it; absent means open.
@@ -195,8 +195,12 @@ pub fn retransmission_at(since: u64, connect: bool, now: u64) -> u64 {
 /// that drops the listener's SYN-ACK is crossed at the first of these after the heal:
 /// the oracle's producer in `fault-duplicates-without-idempotence` connected 190 ms after a
 /// heal at 6 s, on the SYN of 6164 ms for a connect at 4164 (docs/exactness.md, F9). Kafka's
-/// client keeps the attempt (CONNECTING) until `socket.connection.setup.timeout.ms` (10 s),
-/// so the kernel's schedule is what decides.
+/// client keeps the attempt CONNECTING (`NetworkClient.handleTimedOutConnections` with
+/// `ClusterConnectionStates`' setup timeout, KIP-601 in 2.7, as at 4.0.2) until
+/// `socket.connection.setup.timeout.ms` (10 s ± 20 %), so for a cut shorter than that the
+/// kernel's schedule is what decides. Not modelled: the attempt given up after that timeout
+/// (or the kernel's `tcp_syn_retries`, about 11 s here) and started again after
+/// `reconnect.backoff.ms`, which only a longer cut of a new connection reaches.
 pub fn syn_retransmission_gap(n: u32) -> u64 {
     const LINEAR: u32 = 4;
     if n <= LINEAR {
@@ -303,13 +307,14 @@ impl Sim {
         let sent_ms = self.now;
         let key = (arrive_ms, PROTOCOL, seq);
         self.sched.insert(key, Due::Deliver(id));
-        self.in_flight.insert(id, (Msg { id, from, to, sent_ms, arrive_ms, body, held: None, resent_ms: None }, key));
+        self.in_flight.insert(id, (Shared::new(Msg { id, from, to, sent_ms, arrive_ms, body, held: None, resent_ms: None }), key));
     }
 
     fn hold(&mut self, id: u64, from: Node, to: Node, body: Body, hold: Hold) {
         let arrive_ms = retransmission_at(hold.since, hold.connect, self.now + 1) + self.net.latency(from, to);
         let key = (NEVER, PROTOCOL, id);
-        self.in_flight.insert(id, (Msg { id, from, to, sent_ms: self.now, arrive_ms, body, held: Some(hold), resent_ms: None }, key));
+        self.in_flight
+            .insert(id, (Shared::new(Msg { id, from, to, sent_ms: self.now, arrive_ms, body, held: Some(hold), resent_ms: None }), key));
         self.last.sent.push(id);
         self.last.held.push(id);
     }
@@ -481,7 +486,7 @@ impl Sim {
     }
 }
 
-fn held_oldest(in_flight: &VecMap<u64, (Msg, Key)>, from: Node, to: Node, connect: bool) -> u64 {
+fn held_oldest(in_flight: &VecMap<u64, (super::Shared<Msg>, Key)>, from: Node, to: Node, connect: bool) -> u64 {
     in_flight
         .values()
         .filter(|(m, _)| m.from == from && m.to == to)

@@ -122,7 +122,7 @@ impl Sim {
             settings.request_timeout_ms
         };
         let timeout = self.set_timer(self.now + wait, Timer::ProduceRequestTimeout { producer, request: msg });
-        let p = &mut self.producers[producer];
+        let p = &mut *self.producers[producer];
         let b = &mut p.batches[i];
         b.request = Some(msg);
         b.sent_to = Some((leader, epoch));

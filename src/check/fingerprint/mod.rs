@@ -28,6 +28,17 @@
 //!
 //! Every struct is destructured field by field (no `..`): a field added to the
 //! model fails to compile here until someone decides whether it is state.
+//!
+//! **Cached per node.** A node (a broker, the controller, a client, a message in
+//! flight: `sim::Shared`) is hashed in two parts: its *content* (every word
+//! except references to messages and timers, its times absolute — `now` is
+//! hashed, so a time and its distance from `now` tell states apart alike),
+//! cached in the node under the renaming and cleared when a step writes it;
+//! and its *references* (message ids relative to the next id, timers by their
+//! place in the queue), which depend on the rest of the world and are walked
+//! every time. The content's words fix the node's shape, so the references
+//! land in the same places: two nodes hash alike exactly when the one walk of
+//! old did. A step rehashes the content of the nodes it wrote only.
 //! `wire.rs`: what travels and waits (messages, timers, interventions);
 //! `nodes.rs`: each participant's state.
 
@@ -38,7 +49,7 @@ use crate::sim::invariants::{Invariants, Watch};
 use crate::sim::log::{Entry, Log, RecordId};
 use crate::sim::msg::Node;
 use crate::sim::network::Conn;
-use crate::sim::{Due, Key, Sim};
+use crate::sim::{Due, Key, Shared, Sim};
 
 const MUL: u64 = 0x9e37_79b9_7f4a_7c15;
 
@@ -102,12 +113,36 @@ pub fn fingerprint(sim: &Sim, perm: &Perm, extra: u64) -> u64 {
 /// The fingerprint, with messages' send times hashed when `sent` (a search whose
 /// cuts may catch messages on the wire: TCP resends a caught one from its send time).
 pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
-    let mut w = Walker { h: StableHash::default(), sim, perm, now: sim.now, next_msg: sim.next_msg, owner: u32::MAX, sent };
+    // The key the nodes' content hashes are cached under: the renaming, and whether send times count.
+    let cache = u64::from_le_bytes(perm.to) ^ (sent as u64) << 63 | 1;
+    let mut w = Walker {
+        h: StableHash::default(),
+        sim,
+        perm,
+        now: sim.now,
+        next_msg: sim.next_msg,
+        owner: u32::MAX,
+        sent,
+        mode: Mode::Full,
+        cache,
+    };
     w.word(extra);
     w.sim();
     w.h.finish()
 }
 
+/// What a walk hashes (`Walker::cached`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// Everything, times relative to now.
+    Full,
+    /// A node's content: every word but message ids and timer references; times absolute.
+    Content,
+    /// A node's references only: message ids and timer references.
+    Refs,
+}
+
+#[derive(Clone, Copy)]
 pub(super) struct Walker<'a> {
     h: StableHash,
     sim: &'a Sim,
@@ -118,12 +153,51 @@ pub(super) struct Walker<'a> {
     owner: u32,
     /// Whether messages' send times are state (`fingerprint_with`).
     sent: bool,
+    mode: Mode,
+    /// The key nodes' content hashes are cached under (`Shared::hash`).
+    cache: u64,
 }
 
-impl Walker<'_> {
+impl<'a> Walker<'a> {
     #[inline]
     pub(super) fn word(&mut self, w: u64) {
-        self.h.word(w);
+        if self.mode != Mode::Refs {
+            self.h.word(w);
+        }
+    }
+
+    /// A word that is a reference (a message id, a timer's place): hashed unless hashing content.
+    #[inline]
+    fn reference(&mut self, w: u64) {
+        if self.mode != Mode::Content {
+            self.h.word(w);
+        }
+    }
+
+    /// Hashes a node by `walk`: its content from the node's cache (computed and
+    /// cached if the node was written since), then its references.
+    pub(super) fn cached<T: Clone>(&mut self, node: &Shared<T>, walk: fn(&mut Walker<'a>, &T)) {
+        let content = match Shared::hash(node, self.cache) {
+            Some(h) => h,
+            None => {
+                let mut sub = Walker { h: StableHash::default(), mode: Mode::Content, ..*self };
+                walk(&mut sub, node);
+                let h = sub.h.finish();
+                Shared::set_hash(node, self.cache, h);
+                h
+            }
+        };
+        self.word(content);
+        let mode = self.mode;
+        self.mode = Mode::Refs;
+        walk(self, node);
+        self.mode = mode;
+    }
+
+    /// Whether this walk hashes references only (long lists without any are skipped).
+    #[inline]
+    pub(super) fn refs_only(&self) -> bool {
+        self.mode == Mode::Refs
     }
 
     #[inline]
@@ -144,10 +218,15 @@ impl Walker<'_> {
         self.word(mask);
     }
 
-    /// A timestamp, relative to now (past and future stay apart: wrapping).
+    /// A timestamp, relative to now (past and future stay apart: wrapping); in a
+    /// node's content, absolute (`now` is hashed: the same states are told apart).
     #[inline]
     pub(super) fn time(&mut self, t: u64) {
-        self.word(t.wrapping_sub(self.now));
+        if self.mode == Mode::Content {
+            self.word(t);
+        } else {
+            self.word(t.wrapping_sub(self.now));
+        }
     }
 
     pub(super) fn opt_time(&mut self, t: Option<u64>) {
@@ -160,7 +239,7 @@ impl Walker<'_> {
     /// A message or request id, relative to the next one.
     #[inline]
     pub(super) fn id(&mut self, id: u64) {
-        self.word(self.next_msg.wrapping_sub(id));
+        self.reference(self.next_msg.wrapping_sub(id));
     }
 
     /// Broker `owner`'s broker epoch. The engine compares epochs only with the same
@@ -199,14 +278,17 @@ impl Walker<'_> {
         }
     }
 
-    /// A reference to a scheduled item: its place in the queue (or, gone, its time).
+    /// A reference to a scheduled item: its place in the queue (or, gone, its time relative to now).
     pub(super) fn key(&mut self, key: Key) {
+        if self.mode == Mode::Content {
+            return;
+        }
         let queue = &self.sim.sched.queue;
         match queue.binary_search_by(|(k, _)| key.cmp(k)) {
-            Ok(i) => self.word(i as u64),
+            Ok(i) => self.reference(i as u64),
             Err(_) => {
-                self.word(u64::MAX);
-                self.time(key.0);
+                self.reference(u64::MAX);
+                self.reference(key.0.wrapping_sub(self.now));
             }
         }
     }
@@ -238,6 +320,9 @@ impl Walker<'_> {
     }
 
     pub(super) fn records(&mut self, ids: &[RecordId]) {
+        if self.refs_only() {
+            return;
+        }
         self.word(ids.len() as u64);
         for &id in ids {
             self.record(id);
@@ -279,16 +364,16 @@ impl Walker<'_> {
         self.word(rng.0);
         self.word(*done as u64);
         for new in 0..brokers.len() {
-            self.broker_state(&brokers[self.perm.from[new] as usize]);
+            self.cached(&brokers[self.perm.from[new] as usize], Walker::broker_state);
         }
-        self.controller(controller);
+        self.cached(controller, Walker::controller);
         self.word(producers.len() as u64);
         for p in producers {
-            self.producer(p);
+            self.cached(p, Walker::producer);
         }
         self.word(consumers.len() as u64);
         for c in consumers {
-            self.consumer(c);
+            self.cached(c, Walker::consumer);
         }
         // Cut links and connections not simply open, as sets (a sum of their hashes:
         // the renaming reorders them).
@@ -307,6 +392,9 @@ impl Walker<'_> {
     }
 
     fn log(&mut self, log: &Log) {
+        if self.refs_only() {
+            return;
+        }
         self.word(log.base());
         self.word(log.start_offset);
         self.word(log.leo());
@@ -334,7 +422,7 @@ impl Walker<'_> {
                 Due::Deliver(id) => {
                     self.word(3 << 40);
                     match sim.in_flight.get(id) {
-                        Some((msg, _)) => self.msg(msg),
+                        Some((msg, _)) => self.cached(msg, Walker::msg),
                         None => self.word(u64::MAX),
                     }
                 }

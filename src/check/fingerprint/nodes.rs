@@ -85,7 +85,8 @@ impl Walker<'_> {
         self.word(hw_checkpoint.1);
         self.word(*hw_checkpoint_phase);
         self.word(producer_state.len() as u64);
-        for (p, e) in producer_state.iter() {
+        let refs = self.refs_only();
+        for (p, e) in producer_state.iter().filter(|_| !refs) {
             let ProducerEntry { epoch, last_n } = *e;
             self.word((*p as u64) << 48 | (epoch as u64) << 32 | last_n as u64);
         }
@@ -157,8 +158,8 @@ impl Walker<'_> {
             }
         }
         self.word(*partition_epoch as u64);
-        // Followers in new-id order.
-        for new in 0..8u8 {
+        // Followers in new-id order (no references in them: skipped when walking those).
+        for new in 0..if self.refs_only() { 0 } else { 8u8 } {
             let old = self.perm.from[new as usize] as u32;
             if let Some(v) = followers.get(&old) {
                 let FollowerView {
@@ -181,7 +182,7 @@ impl Walker<'_> {
             }
         }
         self.brokers(fenced.iter());
-        for new in 0..8u8 {
+        for new in 0..if self.refs_only() { 0 } else { 8u8 } {
             let old = self.perm.from[new as usize] as u32;
             if let Some(&(_, e)) = alter_broker_epochs.iter().find(|(b, _)| *b == old) {
                 self.word(new as u64);
@@ -242,8 +243,8 @@ impl Walker<'_> {
         self.brokers(last_known_elr);
         self.word(*partition_epoch as u64);
         self.brokers(fenced.iter());
-        // Registrations in new-id order.
-        for new in 0..registrations.len() {
+        // Registrations in new-id order (no references in them, nor in ZooKeeper's sessions).
+        for new in 0..if self.refs_only() { 0 } else { registrations.len() } {
             let old = self.perm.from[new] as u32;
             let Registration { incarnation, broker_epoch, fenced, session_deadline, registered_at } = registrations[old as usize];
             self.word(incarnation as u64 | (fenced as u64) << 32);
@@ -252,7 +253,7 @@ impl Walker<'_> {
             self.word(registered_at);
         }
         // ZooKeeper's sessions in new-id order.
-        for new in 0..zookeeper.len() {
+        for new in 0..if self.refs_only() { 0 } else { zookeeper.len() } {
             let s = zookeeper[self.perm.from[new] as usize];
             self.word(s.incarnation as u64);
             self.opt_time(s.deadline);
@@ -293,7 +294,7 @@ impl Walker<'_> {
         self.opt_time(*last_sent_ms);
         self.word(*attempts as u64);
         self.time(*updated_ms);
-        for new in 0..8u8 {
+        for new in 0..if self.refs_only() { 0 } else { 8u8 } {
             if let Some(&until) = blackout.get(&(self.perm.from[new as usize] as u32)) {
                 self.word(new as u64);
                 self.time(until);
@@ -306,13 +307,15 @@ impl Walker<'_> {
         // `settings` are the scenario's; `retries` only counts, for the record.
         let Producer { settings: _, next_n, acked, failed, pending, batches, requests, meta, epoch, wake, retries: _ } = p;
         self.word(*next_n as u64);
-        self.word(acked.len() as u64);
-        for id in acked.iter() {
-            self.record(*id);
-        }
-        self.word(failed.len() as u64);
-        for id in failed.iter() {
-            self.record(*id);
+        if !self.refs_only() {
+            self.word(acked.len() as u64);
+            for id in acked.iter() {
+                self.record(*id);
+            }
+            self.word(failed.len() as u64);
+            for id in failed.iter() {
+                self.record(*id);
+            }
         }
         self.records(pending);
         self.word(batches.len() as u64);
@@ -370,9 +373,11 @@ impl Walker<'_> {
         self.word(*position);
         self.word(position_epoch.map_or(u64::MAX, |e| e as u32 as u64));
         self.word(*records_read);
-        for (o, id) in read.iter() {
-            self.word(*o);
-            self.record(*id);
+        if !self.refs_only() {
+            for (o, id) in read.iter() {
+                self.word(*o);
+                self.record(*id);
+            }
         }
         match *fetch {
             None => self.word(0),

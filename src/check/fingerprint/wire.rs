@@ -197,6 +197,9 @@ impl Walker<'_> {
     }
 
     pub(super) fn offset_records(&mut self, records: &[(u64, Option<Entry>)]) {
+        if self.refs_only() {
+            return;
+        }
         self.word(records.len() as u64);
         for (o, e) in records {
             self.word(*o);

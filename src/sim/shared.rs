@@ -1,0 +1,105 @@
+//! A node's state shared between copies of the world and copied on write.
+//!
+//! Each broker, the controller, each producer and consumer, and each message in
+//! flight sits behind one of these. Cloning the world (the explorer's checkpoint
+//! per move) copies a pointer per node; the first write to a node in a copy
+//! (`DerefMut`, i.e. `Rc::make_mut`) copies that node alone. So a step costs
+//! the nodes it writes, not the world: the rest stays shared with the parent
+//! state and its siblings in the search's frontier.
+//!
+//! Rules read and write through `Deref`/`DerefMut` as if the node were held by
+//! value; a write through a `&mut` path copies even when it only reads, so
+//! rules should read through `&self` paths where they can (`Sim::broker`).
+//!
+//! Beside the value sit a few cached hashes (the explorer's fingerprint of the
+//! node's content, one per renaming of brokers: `check::fingerprint`), shared
+//! by every holder and cleared by every write: only a node a step wrote is
+//! hashed again.
+
+use std::cell::Cell;
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::rc::Rc;
+
+/// How many hashes a node caches (by the key they were computed under: the renaming).
+const HASHES: usize = 2;
+
+pub struct Shared<T: Clone>(Rc<Inner<T>>);
+
+#[derive(Clone)]
+struct Inner<T> {
+    value: T,
+    /// (key, hash); key 0: none.
+    hashes: Cell<[(u64, u64); HASHES]>,
+}
+
+impl<T: Clone> Clone for Shared<T> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        Shared(Rc::clone(&self.0))
+    }
+}
+
+impl<T: Clone> Shared<T> {
+    pub fn new(value: T) -> Self {
+        Shared(Rc::new(Inner { value, hashes: Cell::new([(0, 0); HASHES]) }))
+    }
+
+    /// The value, moved out when this is its only holder, else copied.
+    pub fn into_inner(self) -> T {
+        match Rc::try_unwrap(self.0) {
+            Ok(inner) => inner.value,
+            Err(rc) => rc.value.clone(),
+        }
+    }
+
+    /// How many copies of the world hold this node (1: only this one).
+    pub fn holders(this: &Self) -> usize {
+        Rc::strong_count(&this.0)
+    }
+
+    /// The hash cached under `key` (nonzero) since the node was last written, if any.
+    #[inline]
+    pub fn hash(this: &Self, key: u64) -> Option<u64> {
+        this.0.hashes.get().iter().find(|(k, _)| *k == key).map(|&(_, h)| h)
+    }
+
+    /// Caches a hash of the node's present content under `key` (nonzero): the
+    /// first key in the first place, any other in the second.
+    #[inline]
+    pub fn set_hash(this: &Self, key: u64, hash: u64) {
+        let mut all = this.0.hashes.get();
+        let at = if all[0].0 == 0 || all[0].0 == key { 0 } else { HASHES - 1 };
+        all[at] = (key, hash);
+        this.0.hashes.set(all);
+    }
+}
+
+impl<T: Clone> Deref for Shared<T> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        &self.0.value
+    }
+}
+
+impl<T: Clone> DerefMut for Shared<T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut T {
+        let inner = Rc::make_mut(&mut self.0);
+        inner.hashes.set([(0, 0); HASHES]);
+        &mut inner.value
+    }
+}
+
+impl<T: Clone + fmt::Debug> fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.value.fmt(f)
+    }
+}
+
+impl<T: Clone> From<T> for Shared<T> {
+    fn from(value: T) -> Self {
+        Shared::new(value)
+    }
+}
