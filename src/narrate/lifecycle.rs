@@ -224,10 +224,7 @@ impl Narrator<'_> {
                         text.push_str(" The next heartbeat gets through, and its answer brings the metadata the broker missed.");
                     }
                 }
-                Event::HeldReleased { count } => text.push_str(&format!(
-                    " TCP sends the {count} message{} it held at the next retransmission (200 ms after the first send, then doubling).",
-                    plural(count)
-                )),
+                Event::HeldReleased { count, handshakes } => text.push_str(&held_released(count, handshakes)),
                 _ => {}
             }
         }
@@ -395,5 +392,25 @@ impl Narrator<'_> {
             }
         }
         String::new()
+    }
+}
+
+/// When what TCP held goes out after a heal (`network::retransmission_at`): data at
+/// the next resend of its oldest message (200 ms after it was sent, then doubling);
+/// a connection still being opened at its next SYN (every second five times, then
+/// doubling), the requests queued behind it after the handshake.
+fn held_released(count: usize, handshakes: usize) -> String {
+    let data = count - handshakes.min(count);
+    let syn = "at the connection's next SYN (sent every second five times, then doubling), after which the handshake completes";
+    let resend = "at the next retransmission (200 ms after the first send, then doubling)";
+    match (data, handshakes) {
+        (_, 0) => format!(" TCP sends the {count} message{} it held {resend}.", plural(count)),
+        (0, 1) => format!(" The message waiting for a connection goes out {syn}."),
+        (0, _) => format!(" The {count} messages waiting for a connection go out {syn}."),
+        _ => format!(
+            " TCP sends the {data} message{} it held {resend}; {handshakes} waiting for a connection go{} out {syn}.",
+            plural(data),
+            if handshakes == 1 { "es" } else { "" }
+        ),
     }
 }

@@ -44,7 +44,8 @@ pub enum Event {
     /// A cut or heal names a consumer that has not joined yet.
     LinkEndpointMissing,
     /// Messages TCP held in the healed link go out at their next retransmission.
-    HeldReleased { count: usize },
+    /// `handshakes` of them were connection attempts (SYNs), the rest data.
+    HeldReleased { count: usize, handshakes: usize },
     ConsumerAdded { consumer: usize },
     ConsumerExists,
     /// A message reaches a broker that is down.

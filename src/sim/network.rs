@@ -442,9 +442,9 @@ impl Sim {
             return self.emit(Event::LinkEndpointMissing);
         };
         self.emit(Event::LinksHealed { from, to, both_ways: links.len() == 2 });
-        let released = self.release_held();
+        let (released, handshakes) = self.release_held();
         if released > 0 {
-            self.emit(Event::HeldReleased { count: released });
+            self.emit(Event::HeldReleased { count: released, handshakes });
         }
     }
 
@@ -456,11 +456,13 @@ impl Sim {
     /// Held messages whose way is open again are scheduled at their connection's next
     /// retransmission (the oldest held message's schedule: TCP resends in order).
     /// Returns how many.
-    fn release_held(&mut self) -> usize {
+    /// Schedules what a heal lets through; returns how many messages, and how many
+    /// of them wait on a handshake (released at the next SYN, not the next resend).
+    fn release_held(&mut self) -> (usize, usize) {
         type HeldMsg = (u64, Node, Node, Hold, (Node, Node));
         let held: Vec<HeldMsg> =
             self.in_flight.values().filter_map(|(m, _)| m.held.map(|h| (m.id, m.from, m.to, h, conn_of(m.from, m.to, &m.body)))).collect();
-        let mut released = 0;
+        let (mut released, mut handshakes) = (0, 0);
         for (id, from, to, hold, (client, server)) in held {
             let open = !(self.net.is_cut(from, to) || hold.connect && self.net.is_cut(to, from));
             if !open {
@@ -480,9 +482,10 @@ impl Sim {
                 *key = new_key;
                 self.sched.insert(new_key, Due::Deliver(id));
                 released += 1;
+                handshakes += usize::from(hold.connect);
             }
         }
-        released
+        (released, handshakes)
     }
 }
 
