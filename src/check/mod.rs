@@ -203,8 +203,10 @@ pub fn approx_bytes(sim: &Sim) -> u64 {
 /// for every move was a share of the search's time.
 pub fn shed(sim: &mut Sim) {
     sim.last = crate::sim::Step::new();
-    sim.invariants.losses = Vec::new();
-    sim.invariants.history = Vec::new();
+    if !sim.invariants.losses.is_empty() || !sim.invariants.history.is_empty() {
+        sim.invariants.losses = Vec::new();
+        sim.invariants.history = Vec::new();
+    }
     // Only where there are any: a write copies a node shared with the parent state.
     for b in sim.brokers.iter_mut().filter(|b| !b.ghosts.is_empty()) {
         b.ghosts = Vec::new();

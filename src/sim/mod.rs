@@ -78,7 +78,8 @@ pub struct Sim {
     pub controller: Shared<Controller>,
     pub producers: Vec<Shared<Producer>>,
     pub consumers: Vec<Shared<Consumer>>,
-    pub invariants: Invariants,
+    /// Shared like the nodes: most steps only read it.
+    pub invariants: Shared<Invariants>,
     /// What the last step did.
     pub last: Step,
     /// Commands decided in this step, applied at its end (empty between steps).
@@ -203,7 +204,7 @@ impl Sim {
             }),
             producers,
             consumers: Vec::new(),
-            invariants: Invariants::default(),
+            invariants: Shared::new(Invariants::default()),
             last: Step::new(),
             commands: Vec::new(),
             done: false,
@@ -323,7 +324,9 @@ impl Sim {
         self.last.events.clear();
         self.last.sent.clear();
         self.last.lost.clear();
-        self.invariants.begin_step();
+        if !self.invariants.new_violations.is_empty() {
+            self.invariants.begin_step();
+        }
         let trigger = match due {
             Due::Scenario { action, index, rep } => {
                 // The next repetition, if any, keeps the event's place among scenario events.

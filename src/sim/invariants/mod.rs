@@ -290,8 +290,10 @@ pub fn check(sim: &mut Sim) {
     consumer_read_uncommitted(sim);
     records_kept_by_leader(sim);
     let step = sim.step;
-    let new = sim.invariants.new_violations.clone();
-    sim.invariants.history.extend(new.into_iter().map(|v| (step, v)));
+    if !sim.invariants.new_violations.is_empty() {
+        let new = sim.invariants.new_violations.clone();
+        sim.invariants.history.extend(new.into_iter().map(|v| (step, v)));
+    }
 }
 
 /// What the replica properties depend on, folded into one number (FNV-1a).
@@ -418,8 +420,11 @@ fn records_kept_by_leader(sim: &mut Sim) {
             }
         }
     }
-    sim.invariants.fresh.clear();
-    sim.invariants.leader_verified = Some((l, epoch, leo));
+    // Written only when it changes: a write copies the invariants if shared (`Shared`).
+    if !sim.invariants.fresh.is_empty() || sim.invariants.leader_verified != Some((l, epoch, leo)) {
+        sim.invariants.fresh.clear();
+        sim.invariants.leader_verified = Some((l, epoch, leo));
+    }
 }
 
 /// Why the configuration permits losing a watched record, in a sentence naming the
@@ -469,7 +474,9 @@ fn replicas_diverged(sim: &mut Sim) {
                 inv.pair_verified[pair] = inv.pair_verified[pair].min(leo);
             }
         }
-        inv.last_leo[x] = leo;
+        if inv.last_leo[x] != leo {
+            inv.last_leo[x] = leo;
+        }
     }
     let Some(l) = sim.acting_leader() else { return };
     let epoch = sim.broker(l).leader_epoch;
@@ -495,7 +502,9 @@ fn replicas_diverged(sim: &mut Sim) {
                 }
             }
             let (hw_a, hw_b) = (ra.hw, rb.hw);
-            sim.invariants.pair_verified[pair] = limit;
+            if sim.invariants.pair_verified[pair] != limit {
+                sim.invariants.pair_verified[pair] = limit;
+            }
             if let Some(o) = found {
                 let name = |s: &Sim, x: u32| {
                     s.broker(x)
