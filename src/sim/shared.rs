@@ -15,91 +15,155 @@
 //! node's content, one per renaming of brokers: `check::fingerprint`), shared
 //! by every holder and cleared by every write: only a node a step wrote is
 //! hashed again.
+//!
+//! The page's core (wasm32 without the `explore` or `node` features) never
+//! searches: there a node is held by value (`plain` below), as before, and the
+//! page's WebAssembly does not carry a copy-on-write clone per node type.
 
-use std::cell::Cell;
-use std::fmt;
-use std::ops::{Deref, DerefMut};
-use std::rc::Rc;
+/// The page's core: a node held by value (cloning the world clones it).
+#[cfg(all(target_arch = "wasm32", target_os = "unknown", not(feature = "explore"), not(feature = "node")))]
+mod plain {
+    use std::fmt;
+    use std::ops::{Deref, DerefMut};
 
-/// How many hashes a node caches (by the key they were computed under: the renaming).
-const HASHES: usize = 2;
+    #[derive(Clone)]
+    pub struct Shared<T: Clone>(T);
 
-pub struct Shared<T: Clone>(Rc<Inner<T>>);
+    impl<T: Clone> Shared<T> {
+        pub fn new(value: T) -> Self {
+            Shared(value)
+        }
 
-#[derive(Clone)]
-struct Inner<T> {
-    value: T,
-    /// (key, hash); key 0: none.
-    hashes: Cell<[(u64, u64); HASHES]>,
-}
+        pub fn into_inner(self) -> T {
+            self.0
+        }
 
-impl<T: Clone> Clone for Shared<T> {
-    #[inline(always)]
-    fn clone(&self) -> Self {
-        Shared(Rc::clone(&self.0))
+        pub fn holders(_: &Self) -> usize {
+            1
+        }
+
+        pub fn hash(_: &Self, _: u64) -> Option<u64> {
+            None
+        }
+
+        pub fn set_hash(_: &Self, _: u64, _: u64) {}
     }
-}
 
-impl<T: Clone> Shared<T> {
-    pub fn new(value: T) -> Self {
-        Shared(Rc::new(Inner { value, hashes: Cell::new([(0, 0); HASHES]) }))
-    }
-
-    /// The value, moved out when this is its only holder, else copied.
-    pub fn into_inner(self) -> T {
-        match Rc::try_unwrap(self.0) {
-            Ok(inner) => inner.value,
-            Err(rc) => rc.value.clone(),
+    impl<T: Clone> Deref for Shared<T> {
+        type Target = T;
+        #[inline(always)]
+        fn deref(&self) -> &T {
+            &self.0
         }
     }
 
-    /// How many copies of the world hold this node (1: only this one).
-    pub fn holders(this: &Self) -> usize {
-        Rc::strong_count(&this.0)
+    impl<T: Clone> DerefMut for Shared<T> {
+        #[inline(always)]
+        fn deref_mut(&mut self) -> &mut T {
+            &mut self.0
+        }
     }
 
-    /// The hash cached under `key` (nonzero) since the node was last written, if any.
-    #[inline]
-    pub fn hash(this: &Self, key: u64) -> Option<u64> {
-        this.0.hashes.get().iter().find(|(k, _)| *k == key).map(|&(_, h)| h)
-    }
-
-    /// Caches a hash of the node's present content under `key` (nonzero): the
-    /// first key in the first place, any other in the second.
-    #[inline]
-    pub fn set_hash(this: &Self, key: u64, hash: u64) {
-        let mut all = this.0.hashes.get();
-        let at = if all[0].0 == 0 || all[0].0 == key { 0 } else { HASHES - 1 };
-        all[at] = (key, hash);
-        this.0.hashes.set(all);
+    impl<T: Clone + fmt::Debug> fmt::Debug for Shared<T> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.fmt(f)
+        }
     }
 }
+#[cfg(all(target_arch = "wasm32", target_os = "unknown", not(feature = "explore"), not(feature = "node")))]
+pub use plain::Shared;
 
-impl<T: Clone> Deref for Shared<T> {
-    type Target = T;
-    #[inline(always)]
-    fn deref(&self) -> &T {
-        &self.0.value
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown", not(feature = "explore"), not(feature = "node"))))]
+pub use cow::Shared;
+
+/// Everywhere else: behind an `Rc`, copied on write.
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown", not(feature = "explore"), not(feature = "node"))))]
+mod cow {
+    use std::cell::Cell;
+    use std::fmt;
+    use std::ops::{Deref, DerefMut};
+    use std::rc::Rc;
+
+    /// How many hashes a node caches (by the key they were computed under: the renaming).
+    const HASHES: usize = 2;
+
+    pub struct Shared<T: Clone>(Rc<Inner<T>>);
+
+    #[derive(Clone)]
+    struct Inner<T> {
+        value: T,
+        /// (key, hash); key 0: none.
+        hashes: Cell<[(u64, u64); HASHES]>,
     }
-}
 
-impl<T: Clone> DerefMut for Shared<T> {
-    #[inline(always)]
-    fn deref_mut(&mut self) -> &mut T {
-        let inner = Rc::make_mut(&mut self.0);
-        inner.hashes.set([(0, 0); HASHES]);
-        &mut inner.value
+    impl<T: Clone> Clone for Shared<T> {
+        #[inline(always)]
+        fn clone(&self) -> Self {
+            Shared(Rc::clone(&self.0))
+        }
     }
-}
 
-impl<T: Clone + fmt::Debug> fmt::Debug for Shared<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.value.fmt(f)
+    impl<T: Clone> Shared<T> {
+        pub fn new(value: T) -> Self {
+            Shared(Rc::new(Inner { value, hashes: Cell::new([(0, 0); HASHES]) }))
+        }
+
+        /// The value, moved out when this is its only holder, else copied.
+        pub fn into_inner(self) -> T {
+            match Rc::try_unwrap(self.0) {
+                Ok(inner) => inner.value,
+                Err(rc) => rc.value.clone(),
+            }
+        }
+
+        /// How many copies of the world hold this node (1: only this one).
+        pub fn holders(this: &Self) -> usize {
+            Rc::strong_count(&this.0)
+        }
+
+        /// The hash cached under `key` (nonzero) since the node was last written, if any.
+        #[inline]
+        pub fn hash(this: &Self, key: u64) -> Option<u64> {
+            this.0.hashes.get().iter().find(|(k, _)| *k == key).map(|&(_, h)| h)
+        }
+
+        /// Caches a hash of the node's present content under `key` (nonzero): the
+        /// first key in the first place, any other in the second.
+        #[inline]
+        pub fn set_hash(this: &Self, key: u64, hash: u64) {
+            let mut all = this.0.hashes.get();
+            let at = if all[0].0 == 0 || all[0].0 == key { 0 } else { HASHES - 1 };
+            all[at] = (key, hash);
+            this.0.hashes.set(all);
+        }
     }
-}
 
-impl<T: Clone> From<T> for Shared<T> {
-    fn from(value: T) -> Self {
-        Shared::new(value)
+    impl<T: Clone> Deref for Shared<T> {
+        type Target = T;
+        #[inline(always)]
+        fn deref(&self) -> &T {
+            &self.0.value
+        }
+    }
+
+    impl<T: Clone> DerefMut for Shared<T> {
+        #[inline(always)]
+        fn deref_mut(&mut self) -> &mut T {
+            let inner = Rc::make_mut(&mut self.0);
+            inner.hashes.set([(0, 0); HASHES]);
+            &mut inner.value
+        }
+    }
+
+    impl<T: Clone + fmt::Debug> fmt::Debug for Shared<T> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.value.fmt(f)
+        }
+    }
+
+    impl<T: Clone> From<T> for Shared<T> {
+        fn from(value: T) -> Self {
+            Shared::new(value)
+        }
     }
 }
