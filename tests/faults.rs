@@ -331,3 +331,20 @@ fn a_new_connection_crosses_at_the_syn_retransmission_after_the_heal() {
     let said = text(t.at(heal));
     assert!(said.contains("next SYN") && !said.contains("200 ms after the first send"), "{said}");
 }
+
+/// A step's `held` names only what that step sent into a cut or caught on the wire:
+/// it does not grow along the run (a checkpoint copies the step).
+#[test]
+fn a_steps_held_messages_are_its_own() {
+    let text = hwscope::builtin::json("zombie-leader").expect("built-in zombie-leader");
+    let mut sim = hwscope::sim::Sim::new(hwscope::scenario::Scenario::from_json(&text).expect("its scenario"));
+    let (mut steps, mut most) = (0, 0);
+    while sim.step() && steps < 5_000 {
+        steps += 1;
+        most = most.max(sim.last.held.len());
+        for id in &sim.last.held {
+            assert!(sim.in_flight.get(id).is_some_and(|(m, _)| m.held.is_some()), "step {}: message {id} is held now", sim.step);
+        }
+    }
+    assert!(most > 0, "the zombie's cut holds something");
+}

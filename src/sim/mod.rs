@@ -324,6 +324,7 @@ impl Sim {
         self.last.events.clear();
         self.last.sent.clear();
         self.last.lost.clear();
+        self.last.held.clear();
         if !self.invariants.new_violations.is_empty() {
             self.invariants.begin_step();
         }
