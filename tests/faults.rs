@@ -337,7 +337,7 @@ fn a_new_connection_crosses_at_the_syn_retransmission_after_the_heal() {
 #[test]
 fn a_steps_held_messages_are_its_own() {
     let text = hwscope::builtin::json("zombie-leader").expect("built-in zombie-leader");
-    let mut sim = hwscope::sim::Sim::new(hwscope::scenario::Scenario::from_json(&text).expect("its scenario"));
+    let mut sim = hwscope::sim::Sim::new(hwscope::scenario::Scenario::from_json(text).expect("its scenario"));
     let (mut steps, mut most) = (0, 0);
     while sim.step() && steps < 5_000 {
         steps += 1;
