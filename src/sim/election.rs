@@ -25,7 +25,8 @@ impl Sim {
     /// - The partition had no leader and a broker was unfenced: that broker, if it is
     ///   in the ISR (or, with ELR and an empty ISR, in the ELR; or it is the last known
     ///   leader), or with unclean.leader.election.enable.
-    /// The first is in the assignment's order, not the ISR's (`PartitionChangeBuilder`
+    ///
+    /// "First" is in the assignment's order, not the ISR list's (`PartitionChangeBuilder`
     /// streams `targetReplicas`; the ZooKeeper era's `offlinePartitionLeaderElection` finds
     /// in `assignment`): here replicas 0, 1, … .
     pub(crate) fn elect_leader(&self, cause: ElectionCause) -> Option<(u32, ElectedFrom)> {
