@@ -50,7 +50,7 @@ pub use state::{
     Batch, Broker, ClientMeta, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, Ghost, LeaderState,
     Lifecycle, MetadataFetch, ParkedConsumerFetch, ParkedFetch, PendingIsr, Producer, Registration, Role, GHOSTS,
 };
-pub use step::{Command, Step, Trigger};
+pub use step::{Command, Spare, Step, Trigger};
 
 use crate::scenario::{Action, Behavior, BrokerLiveness, Scenario, Settings};
 use invariants::Invariants;
@@ -297,9 +297,14 @@ impl Sim {
         }
     }
 
+    /// Whether `key` is one of `choices()` (without listing them).
+    pub fn is_choice(&self, key: Key) -> bool {
+        self.next_due().is_some_and(|first| first.0 == key.0) && self.sched.contains(key)
+    }
+
     /// Runs the chosen event (one of `choices()`).
     pub fn step_choice(&mut self, key: Key) -> bool {
-        if !self.choices().contains(&key) {
+        if !self.is_choice(key) {
             return false;
         }
         self.run(key);
