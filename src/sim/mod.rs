@@ -45,7 +45,7 @@ pub mod zookeeper;
 pub use event::Event;
 pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Hold, KafkaError, Metadata, Msg, Node};
 pub use scheduler::{Due, Key, Timer};
-pub use shared::Shared;
+pub use shared::{Part, Shared};
 pub use state::{
     Batch, Broker, ClientMeta, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, Ghost, LeaderState,
     Lifecycle, MetadataFetch, ParkedConsumerFetch, ParkedFetch, PendingIsr, Producer, Registration, Role, GHOSTS,
@@ -135,8 +135,8 @@ impl Sim {
                     },
                     hw_checkpoint: (0, leo),
                     hw_checkpoint_phase: checkpoint_phase[id as usize],
-                    producer_state: VecMap::new(),
-                    log: Log::new(leo),
+                    producer_state: Part::new(VecMap::new()),
+                    log: Part::new(Log::new(leo)),
                     hw: leo,
                     hw_epoch: 0,
                     leader_epoch: 0,
