@@ -198,7 +198,8 @@ pub fn approx_bytes(sim: &Sim) -> u64 {
         n += share(c, size_of::<crate::sim::Consumer>() + c.read.len() * 16);
     }
     let inv = &sim.invariants;
-    n += inv.pair_verified.len() * 8 + inv.last_leo.len() * 8 + inv.watched.len() * 24 + inv.reported.iter().count() * 32;
+    n += part(&sim.checked, size_of::<crate::sim::invariants::Checked>());
+    n += inv.watched.len() * 24 + inv.reported.iter().count() * 32;
     n += inv.committed.iter().map(|c| c.len() * 8 + 32).sum::<usize>();
     n += inv.history.len() * 64;
     n as u64

@@ -80,6 +80,9 @@ pub struct Sim {
     pub consumers: Vec<Shared<Consumer>>,
     /// Shared like the nodes: most steps only read it.
     pub invariants: Shared<Invariants>,
+    /// What the properties verified already (caches; beside the invariants so that
+    /// a step that only moves them copies them alone).
+    pub checked: Part<invariants::Checked>,
     /// What the last step did.
     pub last: Step,
     /// Commands decided in this step, applied at its end (empty between steps).
@@ -205,6 +208,7 @@ impl Sim {
             producers,
             consumers: Vec::new(),
             invariants: Shared::new(Invariants::default()),
+            checked: Part::new(invariants::Checked::default()),
             last: Step::new(),
             commands: Vec::new(),
             done: false,

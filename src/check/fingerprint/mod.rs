@@ -352,6 +352,8 @@ impl<'a> Walker<'a> {
             producers,
             consumers,
             invariants,
+            // Caches: what the properties verified already.
+            checked: _,
             last: _,
             commands: _,
             done,
@@ -449,16 +451,12 @@ impl<'a> Walker<'a> {
             committed,
             watched,
             fresh: _,
-            leader_verified: _,
-            pair_verified: _,
-            last_leo: _,
             // Derived from `watched` (hashed below).
             acked_end: _,
             appended_alone,
             unflushed,
             last_unclean,
             watched_since,
-            replica_digest: _,
             reported,
         } = inv;
         for list in committed {
