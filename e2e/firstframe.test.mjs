@@ -74,6 +74,8 @@ async function firstAndLive(env, path) {
 
 const CASES = [
   ["the page", "/"],
+  // Not the default built-in: its step 0 is a file of its own (www/pkg/first/NAME.json).
+  ["another built-in at step 0", "/?scenario=acks-and-min-isr"],
   ["an embed at #at=4", "/?embed=1&scenario=seed-walkthrough#at=4"],
   ["an embed from step 6, at #at=9", "/?embed=1&scenario=kip101-data-loss&from=6&to=30#at=9"],
   ["an embed at #at= past a short run's end", "/?embed=1&scenario=seed-walkthrough#at=40"],

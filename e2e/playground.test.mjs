@@ -97,6 +97,8 @@ describe("issue 13", () => {
     const description = await page.textContent("#about");
     const said = Number(description.match(/(\d+) ms/)[1]);
     await page.click("#settings-open");
+    // Settings loads on first use (www/panels/page.js): its fields are there when it opens.
+    await page.waitForSelector("#settings[open]");
     const settings = await page.$eval("#settings #fields", (f) => f.textContent);
     assert.ok(settings.includes(`${said} ms`), `Settings shows the ${said} ms the description names`);
     await page.click("#settings-cancel");

@@ -12,8 +12,9 @@
 // www/embed.js (the element documentation sites load, at its new and its first
 // address), and www/embed/auto.js (the docs sites' one module script). The page's
 // first load is bundled first (scripts/bundle-page.mjs: main.js, app.js and
-// panels/page.js with what each imports statically, three files in www/pkg/page/
-// instead of forty modules), and index.html loads that entry. It also writes
+// panels/page.js with what each imports statically, four files in www/pkg/page/
+// instead of forty modules: the three and the chunk main.js and app.js share), and
+// index.html loads that entry and preloads it with its chunk. It also writes
 // _headers (cache and security headers for hosts that read it) and .nojekyll, and
 // puts the page's CSP in a <meta> tag for hosts that cannot send headers (GitHub
 // Pages). Other scripts and style sheets are minified one file at a time
@@ -74,7 +75,7 @@ function emit(path) {
     let text = entryBundles.get(rel(path)) ?? data.toString("utf8");
     // The page's modules bundled (scripts/bundle-page.mjs): the entry is one file, with
     // nothing else to preload; the checkout's preload block goes.
-    if (rel(path) === "index.html") text = withPreloads(text.replace('src="www/main.js"', `src="${pageBundle.entry}"`).replace('src="www/prefetch.js"', `src="${pageBundle.prefetch}"`), [`<link rel="modulepreload" href="${pageBundle.entry}">`]);
+    if (rel(path) === "index.html") text = withPreloads(text.replace('src="www/main.js"', `src="${pageBundle.entry}"`).replace('src="www/prefetch.js"', `src="${pageBundle.prefetch}"`), [pageBundle.entry, ...pageBundle.chunks].map((m) => `<link rel="modulepreload" href="${m}">`));
     text = rewrite(path, text, emit);
     if (rel(path) === "index.html") text = withCsp(text);
     data = Buffer.from(minify(path, text));

@@ -1,8 +1,11 @@
 // The first stage, before the WebAssembly arrives (issue 13): step 0 of every
-// built-in scenario as the core computes it, written at build time into
-// www/pkg/first.js, which the page imports before anything else (www/main.js),
-// draws at once, and replaces with the live run, same record, same size, when
-// the core has loaded. Also www/pkg/steps/NAME.json, steps 0..64 of each, which
+// built-in scenario as the core computes it, written at build time: the default
+// built-in's into www/pkg/first.js, which the page imports before anything else
+// (www/main.js), draws at once, and replaces with the live run, same record, same
+// size, when the core has loaded; every built-in's into www/pkg/first/NAME.json,
+// which the page fetches when its address names another built-in (www/prefetch.js
+// asks for it first: ~0.4 KB gzipped each, where all of them in first.js were 6.8 KB
+// of every first load). Also www/pkg/steps/NAME.json, steps 0..64 of each, which
 // the page fetches when its address asks for a later step of a built-in (a share
 // link, an embed's #at=, ?from=) to draw that step before the core arrives.
 // Run by scripts/build-wasm.sh after the package is built.
@@ -27,7 +30,9 @@ pkg.initSync({ module: readFileSync(resolve(dir, "hwscope_bg.wasm")) });
 const first = {};
 const urls = [];
 const links = {};
+const firsts = [];
 mkdirSync(resolve(dir, "steps"), { recursive: true });
+mkdirSync(resolve(dir, "first"), { recursive: true });
 for (const b of pkg.builtinScenarios()) {
   const p = new pkg.Playground();
   p.setLogTail(TAIL);
@@ -52,11 +57,15 @@ for (const b of pkg.builtinScenarios()) {
   urls.push(`${JSON.stringify(b.name)}: () => new URL(${JSON.stringify(`./steps/${b.name}.json`)}, import.meta.url)`);
   links[b.name] = linkKey(s);
   first[b.name] = { title: b.title, description: b.description, preset: scenario.preset ?? "kafka-4.0", seed: scenario.seed ?? 1, initialEnd: scenario.initial?.log_end_offset ?? 0, room: roomOf(scenario), record };
+  writeFileSync(resolve(dir, "first", `${b.name}.json`), JSON.stringify(first[b.name]));
+  firsts.push(`${JSON.stringify(b.name)}: () => new URL(${JSON.stringify(`./first/${b.name}.json`)}, import.meta.url)`);
   p.free();
 }
-const text = `// Written by scripts/first-frame.mjs at build time (npm run build): step 0 of every\n// built-in, as the core computes it, for the first stage (www/main.js).\nexport const DEFAULT = ${JSON.stringify(DEFAULT)};\nexport default ${JSON.stringify(first)};\n`;
+// The default built-in's only (first/NAME.json has each one's; scripts/standalone.mjs
+// puts them all in the classic bundle, which fetches nothing).
+const text = `// Written by scripts/first-frame.mjs at build time (npm run build): step 0 of the\n// default built-in, as the core computes it, for the first stage (www/main.js); the\n// others' are in first/NAME.json.\nexport const DEFAULT = ${JSON.stringify(DEFAULT)};\nexport default ${JSON.stringify({ [DEFAULT]: first[DEFAULT] })};\n`;
 // Small, for www/prefetch.js too: which built-in a share link names, and where its steps are.
-const stepsText = `// Written by scripts/first-frame.mjs at build time (npm run build): each built-in's\n// share-link key (core/first-view.js linkKey of its s= part) and its steps 0..${STEPS_LAST}\n// (steps/NAME.json: {s, end, records}), for the first stage of a later step.\nexport const DEFAULT = ${JSON.stringify(DEFAULT)};\nexport const LINKS = ${JSON.stringify(links)};\nexport const STEPS = {\n  ${urls.join(",\n  ")},\n};\n`;
+const stepsText = `// Written by scripts/first-frame.mjs at build time (npm run build): each built-in's\n// share-link key (core/first-view.js linkKey of its s= part) and its steps 0..${STEPS_LAST}\n// (steps/NAME.json: {s, end, records}), for the first stage of a later step, and its\n// step 0 (first/NAME.json: what first.js has of the default one).\nexport const DEFAULT = ${JSON.stringify(DEFAULT)};\nexport const LINKS = ${JSON.stringify(links)};\nexport const STEPS = {\n  ${urls.join(",\n  ")},\n};\nexport const FIRSTS = {\n  ${firsts.join(",\n  ")},\n};\n`;
 writeFileSync(resolve(dir, "steps.js"), stepsText);
 writeFileSync(resolve(dir, "first.js"), text);
 // What an embed's height depends on, per built-in (www/embed/size.js): the element

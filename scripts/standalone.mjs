@@ -11,7 +11,7 @@
 // code splitting: an iife cannot import), and the core gzipped (level 9) in base64:
 // 26% smaller than base64 of the raw module on a host that does not compress,
 // and decompressed in the browser by DecompressionStream.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -30,6 +30,20 @@ const inlineWasm = {
   },
 };
 
+// Every built-in's step 0 in first.js (the page's has the default one's, and fetches
+// another's from first/NAME.json: a fetch a sandboxed frame cannot make without CORS).
+const firstDir = join(dir, "first");
+const everyFirst = {
+  name: "hwscope-every-first",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]www[\\/]pkg[\\/]first\.js$/ }, (a) => {
+      const own = readFileSync(a.path, "utf8");
+      const all = Object.fromEntries(readdirSync(firstDir).filter((f) => f.endsWith(".json")).sort().map((f) => [f.slice(0, -5), JSON.parse(readFileSync(join(firstDir, f), "utf8"))]));
+      return { contents: `${own.match(/^export const DEFAULT = .*$/m)[0]}\nexport default ${JSON.stringify(all)};\n`, loader: "js" };
+    });
+  },
+};
+
 const out = join(dir, "standalone.js");
 const result = await build({
   entryPoints: [join(ROOT, "www/embed/standalone.js")],
@@ -38,7 +52,7 @@ const result = await build({
   minify: true,
   target: "es2020",
   legalComments: "none",
-  plugins: [inlineWasm],
+  plugins: [inlineWasm, everyFirst],
   // import.meta.url is only read where the bundle does not go (the fetch of the
   // .wasm, which the inline core replaces); say so instead of warning.
   define: { "import.meta.url": "undefined" },

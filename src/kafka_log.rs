@@ -7,11 +7,12 @@
 //! era) and `ReplicationControlManager`/`ClusterControlManager` (KRaft).
 //! Each line starts with whose log it is (`broker 0 | `, `controller | `), then
 //! `[ident] message` without timestamp or logger name. The topic is written `t`
-//! (partition `t-0`), the controller's id `c`.
+//! (partition `t-0`), the controller's id `c`. Every ISR is printed in Kafka's order
+//! (`sim::isr_list::IsrList`: a member that rejoins last, a shrink keeping the others'
+//! order), as the engine keeps it.
 
 use crate::scenario::Preset;
 use crate::sim::event::{Event, TruncationRule};
-use crate::sim::vecmap::BrokerSet;
 use crate::sim::Sim;
 
 /// The log formats hwscope writes, by the first version that used each.
@@ -53,15 +54,6 @@ fn ids(v: impl IntoIterator<Item = u32>) -> String {
     v.into_iter().map(|b| b.to_string()).collect::<Vec<_>>().join(",")
 }
 
-/// An expanded ISR in the order Kafka writes it: the ISR it had, then the replicas
-/// added (`Partition.maybeExpandIsr` appends to a small Scala `Set`, which keeps
-/// insertion order, and the controller keeps the order it is sent). The ISR before
-/// is written in broker order here: the simulator keeps no insertion order.
-fn expanded(before: BrokerSet, after: BrokerSet) -> String {
-    let added = after.iter().filter(|&b| !before.contains(b));
-    ids(before.iter().chain(added))
-}
-
 /// `Partition.logIdent` at that version.
 fn ident(era: Era, broker: u32) -> String {
     if era < Era::V20 {
@@ -91,7 +83,7 @@ pub fn lines(sim: &Sim) -> Vec<String> {
         match *e {
             Event::IsrShrunk { leader, before, after, out: gone, .. } => {
                 let p = ident(era, leader);
-                let (b, a) = (ids(before.iter()), ids(after.iter()));
+                let (b, a) = (ids(before.kafka_order()), ids(after.kafka_order()));
                 at(
                     src(leader),
                     match era {
@@ -134,7 +126,7 @@ pub fn lines(sim: &Sim) -> Vec<String> {
             // the change and logs only the ISR the controller committed (`IsrApplied`).
             Event::IsrExpanded { leader, before, after, .. } if era < Era::V28 => {
                 let p = ident(era, leader);
-                let (b, a) = (ids(before.iter()), expanded(before, after));
+                let (b, a) = (ids(before.kafka_order()), ids(after.kafka_order()));
                 at(
                     src(leader),
                     if era == Era::V010 {
@@ -144,10 +136,9 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     },
                 );
             }
-            Event::IsrApplied { leader, before, after, partition_epoch } if era >= Era::V28 => {
+            Event::IsrApplied { leader, after, partition_epoch, .. } if era >= Era::V28 => {
                 let p = ident(era, leader);
-                let grew = before.iter().all(|b| after.contains(b));
-                let a = if grew { expanded(before, after) } else { ids(after.iter()) };
+                let a = ids(after.kafka_order());
                 at(
                     src(leader),
                     if era >= Era::V37 {

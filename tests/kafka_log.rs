@@ -8,7 +8,11 @@ use support::*;
 
 fn lines(name: &str, preset: &str) -> Vec<(u64, String)> {
     let v: Value = serde_json::from_str(hwscope::builtin::json(name).unwrap()).unwrap();
-    let t = Trace::of(&with_preset(&v, preset));
+    lines_of(&v, preset)
+}
+
+fn lines_of(v: &Value, preset: &str) -> Vec<(u64, String)> {
+    let t = Trace::of(&with_preset(v, preset));
     (0..t.len())
         .flat_map(|i| {
             let r = t.at(i);
@@ -63,4 +67,119 @@ fn truncation_fencing_and_leadership_are_logged() {
     let k = lines("kip101-data-loss", "kafka-0.10");
     assert!(k.iter().any(|(_, l)| l == "broker 1 | Truncating log t-0 to offset 1."), "{k:?}");
     assert!(k.iter().any(|(_, l)| l.contains("deleted brokers: 0")), "ZooKeeper's session expiry, as the controller's broker change");
+}
+
+/// The ISR lines of a run, without the step numbers and the shrink's figures.
+fn isr_lines(v: &Value, preset: &str) -> Vec<String> {
+    lines_of(v, preset)
+        .into_iter()
+        .filter(|(_, l)| l.contains("Shrinking ISR") || l.contains("Expanding ISR") || l.contains("ISR updated to"))
+        .map(|(_, l)| l.split(". Leader: (").next().unwrap().to_string())
+        .collect()
+}
+
+/// Kafka keeps the ISR in the controller's list order: a follower that rejoins is
+/// last (`Partition.maybeExpandIsr` adds to a small Scala `Set`, which keeps insertion
+/// order), and a later shrink keeps the others' order, in every version's format.
+/// Follower 1 is cut off and rejoins (0,2 → 0,2,1), then follower 2 is cut off: Kafka
+/// writes `0,2,1 to 0,1`, not `0,1,2 to 0,1`.
+#[test]
+fn a_shrink_after_a_rejoin_prints_the_isr_in_kafkas_order() {
+    let v: Value = serde_json::json!({
+        "format": 1,
+        "title": "A follower rejoins the ISR, then another leaves",
+        "preset": "kafka-4.0",
+        "replicas": 3,
+        "config": {"replica.lag.time.max.ms": 6000},
+        "producers": [{"id": "p1", "acks": 1}],
+        "events": [
+            {"at_ms": 0, "produce": {"producer": "p1", "records": 1}, "repeat": {"count": 30, "every_ms": 1000}},
+            {"at_ms": 1000, "partition": {"between": [0, 1]}},
+            {"at_ms": 12000, "heal": {"between": [0, 1]}},
+            {"at_ms": 16000, "partition": {"between": [0, 2]}}
+        ],
+        "stop_at_ms": 30000
+    });
+    let b = "broker 0 | ";
+    assert_eq!(
+        isr_lines(&v, "kafka-0.10"),
+        [
+            format!("{b}Partition [t,0] on broker 0: Shrinking ISR for partition [t,0] from 0,1,2 to 0,2"),
+            format!("{b}Partition [t,0] on broker 0: Expanding ISR for partition t-0 from 0,2 to 0,2,1"),
+            format!("{b}Partition [t,0] on broker 0: Shrinking ISR for partition [t,0] from 0,2,1 to 0,1"),
+        ]
+    );
+    assert_eq!(
+        isr_lines(&v, "kafka-0.11"),
+        [
+            format!("{b}Partition [t,0] on broker 0: Shrinking ISR from 0,1,2 to 0,2"),
+            format!("{b}Partition [t,0] on broker 0: Expanding ISR from 0,2 to 0,2,1"),
+            format!("{b}Partition [t,0] on broker 0: Shrinking ISR from 0,2,1 to 0,1"),
+        ]
+    );
+    let p = "broker 0 | [Partition t-0 broker=0] ";
+    for preset in ["kafka-2.0", "kafka-2.4"] {
+        assert_eq!(
+            isr_lines(&v, preset),
+            [
+                format!("{p}Shrinking ISR from 0,1,2 to 0,2"),
+                format!("{p}Expanding ISR from 0,2 to 0,2,1"),
+                format!("{p}Shrinking ISR from 0,2,1 to 0,1"),
+            ],
+            "{preset}"
+        );
+    }
+    assert_eq!(
+        isr_lines(&v, "kafka-2.8"),
+        [
+            format!("{p}Shrinking ISR from 0,1,2 to 0,2"),
+            format!("{p}ISR updated to 0,2 and version updated to [1]"),
+            format!("{p}ISR updated to 0,2,1 and version updated to [2]"),
+            format!("{p}Shrinking ISR from 0,2,1 to 0,1"),
+            format!("{p}ISR updated to 0,1 and version updated to [3]"),
+        ]
+    );
+    for preset in ["kafka-3.7", "kafka-4.0"] {
+        assert_eq!(
+            isr_lines(&v, preset),
+            [
+                format!("{p}Shrinking ISR from 0,1,2 to 0,2"),
+                format!("{p}ISR updated to 0,2  and version updated to 1"),
+                format!("{p}ISR updated to 0,2,1  and version updated to 2"),
+                format!("{p}Shrinking ISR from 0,2,1 to 0,1"),
+                format!("{p}ISR updated to 0,1  and version updated to 3"),
+            ],
+            "{preset}"
+        );
+    }
+    // The step records keep the ISR as a set in broker order (the page, share links,
+    // frozen traces and the explorer's counts read it so).
+    let t = Trace::of(&with_preset(&v, "kafka-4.0"));
+    let isrs: Vec<Value> = (0..t.len()).map(|i| t.at(i)["partition"]["isr"].clone()).collect();
+    assert!(isrs.contains(&serde_json::json!([0, 1, 2])) && !isrs.contains(&serde_json::json!([0, 2, 1])), "{isrs:?}");
+}
+
+/// The same through the controller (KRaft): the zombie leader 0 rejoins new leader 1's
+/// ISR last (the controller keeps the list 1,2,0 the leader proposed and answers with
+/// it), and when follower 2 is then cut off from leader 1 the shrink keeps that order.
+#[test]
+fn a_rejoined_zombie_stays_last_in_the_isr() {
+    let mut v: Value = serde_json::from_str(hwscope::builtin::json("zombie-leader").unwrap()).unwrap();
+    v["events"][0]["repeat"]["count"] = 34.into();
+    v["events"].as_array_mut().unwrap().push(serde_json::json!({"at_ms": 23000, "partition": {"between": [1, 2]}}));
+    v["stop_at_ms"] = 34000.into();
+    let p = "broker 1 | [Partition t-0 broker=1] ";
+    for preset in ["kafka-3.7", "kafka-4.0"] {
+        let l = isr_lines(&v, preset);
+        let from_1 = |l: &&String| l.starts_with("broker 1 ");
+        assert_eq!(
+            l.iter().filter(from_1).collect::<Vec<_>>(),
+            [
+                &format!("{p}ISR updated to 1,2,0  and version updated to 2"),
+                &format!("{p}Shrinking ISR from 1,2,0 to 1,0"),
+                &format!("{p}ISR updated to 1,0  and version updated to 3"),
+            ],
+            "{preset}: {l:?}"
+        );
+    }
 }

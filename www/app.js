@@ -339,8 +339,23 @@ export function start(wasm, opts, boot = {}) {
     for (const el of document.querySelectorAll("[data-live]")) el.disabled = false;
     // What a step allows (Restart only a broker that is down…) is the step's to say.
     if (shown) panels.interventions(shown);
-    if (!performance.getEntriesByName("hwscope-interactive").length) performance.mark("hwscope-interactive");
+    if (!performance.getEntriesByName("hwscope-interactive").length) {
+      performance.mark("hwscope-interactive");
+      if (!opts.embed) idle(warm);
+    }
     document.documentElement.dataset.boot = "live";
+  }
+
+  /** Settings, Share and the broker log load on first use (not in the first load): once
+   *  the page is live and idle their modules are fetched, once, so that a first click
+   *  does not wait on the network. Nothing after that: a paused page stays idle. */
+  function warm() {
+    import("./panels/share.js").catch(() => {});
+    panels.warm?.();
+  }
+  function idle(f) {
+    if (globalThis.requestIdleCallback) requestIdleCallback(f, { timeout: 3000 });
+    else setTimeout(f, 1000);
   }
 
   /** The scenario named by ?scenario=, or the default one. */

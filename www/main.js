@@ -22,12 +22,12 @@ import { applyControls } from "./core/chrome.js";
 import { createStage } from "./render/stage.js";
 import { createStatus } from "./panels/status.js";
 import { renderAbout } from "./panels/about.js";
-import { fetchSteps, firstView } from "./core/first-view.js";
+import { fetchFirst, fetchSteps, firstView } from "./core/first-view.js";
 import FIRST, { DEFAULT } from "./pkg/first.js";
-import { LINKS, STEPS } from "./pkg/steps.js";
+import { FIRSTS, LINKS, STEPS } from "./pkg/steps.js";
 
 const inline = globalThis.hwscopeInlineCore;
-/** How long the page stays unshown while a later step's steps file is on its way. */
+/** How long the page stays unshown while a file the first stage needs is on its way. */
 const HOLD_MS = 1500;
 run();
 
@@ -42,10 +42,14 @@ function run() {
   applyControls(document, opts.controls);
 
   // The built-in and step this address opens with, when the page can tell without the
-  // core (core/first-view.js): step 0 is in first.js; a later step (a share link, #at=,
-  // ?from=) is in the built-in's steps file, asked for before anything else (by
-  // www/prefetch.js, as a rule, which arrives first).
+  // core (core/first-view.js): step 0 of the default built-in is in first.js, another's
+  // in its own small file; a later step (a share link, #at=, ?from=) is in the
+  // built-in's steps file; both asked for before anything else (by www/prefetch.js, as
+  // a rule, which arrives first). The classic bundle has every built-in's step 0 in
+  // first.js (scripts/standalone.mjs) and fetches nothing.
   const view = firstView(opts, location.hash, LINKS, DEFAULT);
+  const known = view && FIRST[view.name];
+  const firstFile = view && !inline && !known ? fetchFirst(view, FIRSTS, DEFAULT) : null;
   const stepsFile = view && !inline ? fetchSteps(view, STEPS) : null;
 
   // The core and the page's modules start loading now, in parallel with drawing;
@@ -98,7 +102,7 @@ function run() {
     document.documentElement.dataset.boot = "drawn";
   }
   document.documentElement.dataset.boot = "started";
-  if (view && !view.steps.length) draw(FIRST[view.name]);
+  if (view && !view.steps.length && known) draw(known);
   else if (inline) {
     // The classic bundle (a sandboxed frame) has its core with it but no steps files (they
     // would be cross-origin fetches): the page stays unshown until the core draws the
@@ -106,7 +110,7 @@ function run() {
     // (boot.js shows the step's picture meanwhile, where there is one).
     document.documentElement.dataset.boot = "waiting";
   }
-  if (stepsFile) {
+  if (firstFile || stepsFile) {
     // Meanwhile the page is not shown (style.css: data-boot="waiting"), so the stage is
     // not drawn into a page already on screen: nothing moves when it comes.
     document.documentElement.dataset.boot = "waiting";
@@ -114,14 +118,16 @@ function run() {
       if (document.documentElement.dataset.boot === "waiting") document.documentElement.dataset.boot = "started";
     };
     setTimeout(show, HOLD_MS);
-    stepsFile
-      .then((file) => {
+    Promise.all([firstFile ?? known, stepsFile])
+      .then(([first, file]) => {
         // Once the page is shown (HOLD_MS passed), drawing into it would move it: the core draws.
-        if (!file || (view.s && file.s !== view.s) || document.documentElement.dataset.boot !== "waiting") return;
+        if (!first || document.documentElement.dataset.boot !== "waiting") return;
+        if (!view.steps.length) return draw(first);
+        if (!file || (view.s && file.s !== view.s)) return;
         const last = file.records.length - 1;
         // Past a short run's end the live page shows its last step; past the file's, only the core knows.
         const later = view.steps.map((n) => (n <= last ? file.records[n] : file.end ? file.records[last] : null));
-        if (!later.includes(null)) draw(FIRST[view.name], later);
+        if (!later.includes(null)) draw(first, later);
       })
       .catch(() => {})
       .finally(show);

@@ -1,16 +1,18 @@
-// The first things the page fetches after its entry: the steps file a share link,
-// an embed's #at= or ?from= asks for (core/first-view.js), started here because
+// The first things the page fetches after its entry: the step 0 of a built-in other
+// than the default (?scenario=, a share link), the steps file a share link, an
+// embed's #at= or ?from= asks for (core/first-view.js), started here because
 // this module is small and arrives before main.js, which draws that step from it;
 // then the core, at once: a steps file is a few KB, and the core waiting for main.js
 // to arrive and run cost an embed ~150 ms of an idle link before its download began.
 // index.html loads it async; when it cannot load (a sandboxed frame on a host
 // without CORS), main.js fetches the file itself, and www/boot.js takes no notice.
 import { readOptions } from "./core/options.js";
-import { fetchSteps, firstView } from "./core/first-view.js";
-import { DEFAULT, LINKS, STEPS } from "./pkg/steps.js";
+import { fetchFirst, fetchSteps, firstView } from "./core/first-view.js";
+import { DEFAULT, FIRSTS, LINKS, STEPS } from "./pkg/steps.js";
 
 if (!globalThis.hwscopeInlineCore) {
   const view = firstView(readOptions(location.search), location.hash, LINKS, DEFAULT);
+  fetchFirst(view, FIRSTS, DEFAULT);
   fetchSteps(view, STEPS);
   // The core's download starts while main.js is still on its way (main.js takes this
   // response; it checks the status).

@@ -45,14 +45,14 @@ impl Narrator<'_> {
                     expand = match (request, short) {
                         (None, Some(leo)) => format!(
                             " Follower {follower}'s LEO {leo} has reached the HW, which is enough to rejoin before 2.0.1 (KAFKA-7128), though leader {leader}'s epoch starts at {start}: the ISR grows {} → {} with a follower that lacks offsets {leo} to {}.",
-                            set_str(before.iter()),
-                            set_str(after.iter()),
+                            set_str(before.set().iter()),
+                            set_str(after.set().iter()),
                             start - 1
                         ),
-                        (None, None) => format!(" Follower {follower} has caught up: the ISR grows {} → {}.", set_str(before.iter()), set_str(after.iter())),
+                        (None, None) => format!(" Follower {follower} has caught up: the ISR grows {} → {}.", set_str(before.set().iter()), set_str(after.set().iter())),
                         (Some(m), _) => format!(
                             " Follower {follower} has caught up: leader {leader} asks the controller to make the ISR {} (AlterPartition) and counts it in the HW meanwhile (maximal ISR).{}",
-                            set_str(after.iter()),
+                            set_str(after.set().iter()),
                             self.note(Some(m))
                         ),
                     };
@@ -242,14 +242,14 @@ impl Narrator<'_> {
                         None => format!(
                             "Leader {leader} checks the ISR: {} has not caught up for more than {lag} ms; the ISR shrinks {} → {}.{}",
                             lagging.join(", "),
-                            set_str(before.iter()),
-                            set_str(after.iter()),
+                            set_str(before.set().iter()),
+                            set_str(after.set().iter()),
                             self.hw_after_isr_change()
                         ),
                         Some(m) => format!(
                             "Leader {leader} checks the ISR: {} has not caught up for more than {lag} ms. It asks the controller to shrink the ISR to {} (AlterPartition); until that is committed, the HW still waits for the old ISR.{}",
                             lagging.join(", "),
-                            set_str(after.iter()),
+                            set_str(after.set().iter()),
                             self.note(Some(m))
                         ),
                     };
@@ -293,8 +293,8 @@ impl Narrator<'_> {
                 Event::IsrApplied { leader, before, after, partition_epoch } => {
                     return format!(
                         "The controller has committed the ISR {} → {} (partition epoch {partition_epoch}); leader {leader} applies it.{}",
-                        set_str(before.iter()),
-                        set_str(after.iter()),
+                        set_str(before.set().iter()),
+                        set_str(after.set().iter()),
                         self.hw_after_isr_change()
                     )
                 }

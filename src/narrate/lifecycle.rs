@@ -298,12 +298,12 @@ impl Narrator<'_> {
                     return match (error, change) {
                         (None, Some((before, after))) => format!(
                             "The controller commits leader {leader}'s ISR change {} → {} (partition epoch {partition_epoch}) and answers.{elr}{note}",
-                            set_str(before.iter()),
-                            set_str(after.iter())
+                            set_str(before.set().iter()),
+                            set_str(after.set().iter())
                         ),
                         (error, _) => format!(
                             "The controller rejects leader {leader}'s ISR change to {}: {}.{why}{note}",
-                            set_str(proposed.iter().copied()),
+                            set_str(crate::sim::isr_list::sorted(proposed)),
                             error.map_or("", |e| e.name())
                         ),
                     };
@@ -334,7 +334,7 @@ impl Narrator<'_> {
                         "Broker {broker} learns from the controller: leader {}, epoch {}, ISR {}.{}",
                         meta.leader.map_or("none".into(), |l| l.to_string()),
                         meta.leader_epoch,
-                        set_str(meta.isr.iter().copied()),
+                        set_str(crate::sim::isr_list::sorted(&meta.isr)),
                         self.metadata_applied()
                     )
                 }
@@ -349,8 +349,8 @@ impl Narrator<'_> {
         for e in self.events {
             match *e {
                 Event::LeaderIsrUpdated { before, after, .. } => {
-                    let change = if before != after {
-                        format!(" Its ISR {} → {}.", set_str(before.iter()), set_str(after.iter()))
+                    let change = if before.set() != after.set() {
+                        format!(" Its ISR {} → {}.", set_str(before.set().iter()), set_str(after.set().iter()))
                     } else {
                         String::new()
                     };

@@ -225,7 +225,11 @@ impl Narrator<'_> {
                 Event::PartitionOffline { old_leader, isr, .. } => {
                     let c = &self.sim.controller;
                     let who = if self.sim.behavior.eligible_leader_replicas {
-                        format!("in the ISR {} or the ELR {}", set_str(c.isr.iter().copied()), set_str(c.elr.iter().copied()))
+                        format!(
+                            "in the ISR {} or the ELR {}",
+                            set_str(crate::sim::isr_list::sorted(&c.isr)),
+                            set_str(c.elr.iter().copied())
+                        )
                     } else {
                         format!("in the ISR {}", set_str(isr.iter()))
                     };
@@ -254,7 +258,7 @@ impl Narrator<'_> {
         } else {
             format!(
                 " The ISR {} is under min(min.insync.replicas, RF) = {min}: the replicas that left it stay eligible to lead (KIP-966), ELR {}.",
-                set_str(self.sim.controller.isr.iter().copied()),
+                set_str(crate::sim::isr_list::sorted(&self.sim.controller.isr)),
                 set_str(elr.iter())
             )
         }

@@ -123,17 +123,17 @@ fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
             r.preferred_read_replica = resp.preferred;
         }
         Body::AlterPartition { leader_epoch, isr, .. } => {
-            r.isr = Some(isr.clone());
+            r.isr = Some(crate::sim::isr_list::sorted(isr));
             r.leader_epoch = Some(*leader_epoch);
         }
         Body::AlterPartitionResponse { isr, error, .. } => {
-            r.isr = Some(isr.clone());
+            r.isr = Some(crate::sim::isr_list::sorted(isr));
             r.error = error.map(|e| e.name());
         }
         Body::LeaderAndIsr(meta) | Body::MetadataFetchResponse { metadata: Some(meta), .. } => {
             r.leader = Some(meta.leader);
             r.leader_epoch = Some(meta.leader_epoch);
-            r.isr = Some(meta.isr.clone());
+            r.isr = Some(crate::sim::isr_list::sorted(&meta.isr));
         }
         Body::MetadataFetchResponse { metadata: None, .. } => {}
         Body::MetadataFetch { offset } => r.fetch_offset = Some(*offset),
@@ -324,8 +324,8 @@ fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool
             r.leo_after = Some(leo);
         }
         Event::IsrShrunk { before, after, request, .. } => {
-            r.isr_before = Some(before.to_vec());
-            r.isr = Some(after.to_vec());
+            r.isr_before = Some(before.set().to_vec());
+            r.isr = Some(after.set().to_vec());
             match request {
                 None => r.kind = "isr_change",
                 Some(_) => r.outcome = Some("shrink-proposed"),
@@ -336,7 +336,7 @@ fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool
             r.error = error.map(|e| e.name());
         }
         Event::IsrChangeRefused { error, .. } => r.outcome = Some(if error.reverts() { "reverted" } else { "pending" }),
-        Event::IsrApplied { before, .. } => r.isr_before = Some(before.to_vec()),
+        Event::IsrApplied { before, .. } => r.isr_before = Some(before.set().to_vec()),
         Event::SessionExpired { broker, isr_before, .. } => {
             r.broker = Some(broker);
             // ZooKeeper era: `KafkaController.onBrokerFailure`, no fencing.

@@ -23,6 +23,7 @@ impl Sim {
     pub fn record_with_tail(&self, tail: Option<usize>) -> StepRecord {
         let c = &self.controller;
         let maximal_isr = c.leader.and_then(|l| self.broker(l).lead.as_ref()).map_or_else(|| c.isr.clone(), |ls| ls.maximal_isr());
+        let maximal_isr = crate::sim::isr_list::sorted(&maximal_isr);
         let under_min_isr = c.leader.filter(|&l| self.under_min_isr(l)).map(|_| self.effective_min_isr());
         StepRecord {
             step: self.step,
@@ -32,7 +33,7 @@ impl Sim {
             partition: PartitionRecord {
                 leader: c.leader,
                 leader_epoch: c.leader_epoch,
-                isr: c.isr.clone(),
+                isr: crate::sim::isr_list::sorted(&c.isr),
                 partition_epoch: c.partition_epoch,
                 maximal_isr,
                 cut_links: self.net.cut_links().into_iter().map(|(a, b)| (self.node_name(a), self.node_name(b))).collect(),
@@ -285,17 +286,17 @@ impl Sim {
                 r.error = error.map(|e| e.name());
             }
             Body::AlterPartition { isr, leader_epoch, .. } => {
-                r.isr = Some(isr.clone());
+                r.isr = Some(crate::sim::isr_list::sorted(isr));
                 r.leader_epoch = Some(*leader_epoch);
             }
             Body::AlterPartitionResponse { isr, error, .. } => {
-                r.isr = Some(isr.clone());
+                r.isr = Some(crate::sim::isr_list::sorted(isr));
                 r.error = error.map(|e| e.name());
             }
             Body::LeaderAndIsr(meta) | Body::MetadataFetchResponse { metadata: Some(meta), .. } => {
                 r.leader = Some(meta.leader);
                 r.leader_epoch = Some(meta.leader_epoch);
-                r.isr = Some(meta.isr.clone());
+                r.isr = Some(crate::sim::isr_list::sorted(&meta.isr));
             }
             Body::MetadataFetchResponse { metadata: None, .. } => {}
             Body::MetadataFetch { offset } => r.fetch_offset = Some(*offset),
@@ -318,7 +319,7 @@ impl Sim {
                 if let Some(m) = metadata {
                     r.leader = Some(m.leader);
                     r.leader_epoch = Some(m.leader_epoch);
-                    r.isr = Some(m.isr.clone());
+                    r.isr = Some(crate::sim::isr_list::sorted(&m.isr));
                 }
             }
             Body::MetadataResponse { leader, leader_epoch, .. } => {

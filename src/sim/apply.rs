@@ -3,6 +3,7 @@
 //! registrations and sessions, crashes and restarts, cuts.
 
 use super::event::{ElectedFrom, Event};
+use super::isr_list::IsrList;
 use super::state::{Lifecycle, PendingIsr, Registration, Role};
 use super::Sim;
 
@@ -97,13 +98,13 @@ impl Sim {
             Event::IsrApplied { leader: broker, after, partition_epoch, .. }
             | Event::LeaderIsrUpdated { broker, after, partition_epoch, .. } => {
                 let ls = self.lead_mut(broker);
-                ls.isr = after.to_vec();
+                ls.isr = after.to_kafka_vec();
                 ls.pending = None;
                 ls.partition_epoch = partition_epoch;
             }
             Event::AlterPartitionCommitted { after, .. } => {
                 let c = &mut self.controller;
-                c.isr = after.to_vec();
+                c.isr = after.to_kafka_vec();
                 c.partition_epoch += 1;
                 c.metadata_offset += 1;
             }
@@ -115,14 +116,14 @@ impl Sim {
                 c.fenced.insert(broker);
                 c.metadata_offset += 1;
                 if isr_before.contains(broker) && !kept_last {
-                    c.isr.retain(|&b| b != broker);
+                    c.isr = IsrList::of(&c.isr).retained(|b| b != broker).to_kafka_vec();
                 }
             }
             Event::PreviousIncarnationRemoved { broker, isr_before } => {
                 let elr = self.behavior.eligible_leader_replicas;
                 let c = &mut self.controller;
                 if isr_before.len() > 1 || elr {
-                    c.isr.retain(|&b| b != broker);
+                    c.isr = IsrList::of(&c.isr).retained(|b| b != broker).to_kafka_vec();
                 }
             }
             Event::BrokerRegistered { broker, broker_epoch, incarnation, session_deadline, fenced, .. } => {

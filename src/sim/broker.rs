@@ -5,10 +5,11 @@
 //! `Partition.makeLeader` / `makeFollower`, `ReplicaManager.checkpointHighWatermarks`.
 
 use super::event::Event;
+use super::isr_list::IsrList;
 use super::msg::{Body, FetchResponse, KafkaError, Metadata, Msg, Node};
 use super::scheduler::Timer;
 use super::state::{ConsumerFetch, FetcherState, Lifecycle, Role};
-use super::vecmap::{BrokerSet, VecSet};
+use super::vecmap::VecSet;
 use super::Sim;
 
 impl Sim {
@@ -280,9 +281,9 @@ impl Sim {
                 }
                 // Same epoch: an ISR change by the controller; follower states are kept
                 // (`testDoNotResetReplicaStateIfLeaderEpochIsNotBumped`).
-                let before = BrokerSet::of(&self.lead(id).isr);
+                let before = IsrList::of(&self.lead(id).isr);
                 self.lead_mut(id).fenced = fenced;
-                let after = BrokerSet::of(&meta.isr);
+                let after = IsrList::of(&meta.isr);
                 self.emit(Event::LeaderIsrUpdated { broker: id, before, after, partition_epoch: meta.partition_epoch });
                 return self.hw_after_isr_change(id);
             }

@@ -6,6 +6,7 @@
 //! `ReplicationControlManager`.
 
 use super::event::{ElectionCause, Event};
+use super::isr_list::IsrList;
 use super::msg::{AlterPartitionError, Body, KafkaError, Metadata, Msg, Node};
 use super::scheduler::Timer;
 use super::state::Registration;
@@ -316,8 +317,8 @@ impl Sim {
         }
         if error.is_none() {
             let isr_before = self.controller.isr.clone();
-            let before = BrokerSet::of(&isr_before);
-            self.emit(Event::AlterPartitionCommitted { leader: from, before, after: BrokerSet::of(isr) });
+            let before = IsrList::of(&isr_before);
+            self.emit(Event::AlterPartitionCommitted { leader: from, before, after: IsrList::of(isr) });
             self.maybe_populate_target_elr(&isr_before, None);
         }
         let c = &self.controller;

@@ -25,12 +25,17 @@ impl Sim {
     /// - The partition had no leader and a broker was unfenced: that broker, if it is
     ///   in the ISR (or, with ELR and an empty ISR, in the ELR; or it is the last known
     ///   leader), or with unclean.leader.election.enable.
+    ///
+    /// "First" is in the assignment's order, not the ISR list's (`PartitionChangeBuilder`
+    /// streams `targetReplicas`; the ZooKeeper era's `offlinePartitionLeaderElection` finds
+    /// in `assignment`): here replicas 0, 1, … .
     pub(crate) fn elect_leader(&self, cause: ElectionCause) -> Option<(u32, ElectedFrom)> {
         let c = &self.controller;
         let unclean = self.settings.unclean_leader_election_enable;
+        let in_isr = (0..self.scenario.replicas).filter(|b| c.isr.contains(b));
         match cause {
             ElectionCause::LeaderFenced { old } | ElectionCause::LeaderShutdown { old } => {
-                if let Some(b) = c.isr.iter().copied().find(|&b| b != old && self.eligible(b)) {
+                if let Some(b) = in_isr.clone().find(|&b| b != old && self.eligible(b)) {
                     return Some((b, ElectedFrom::Isr));
                 }
                 if let Some(b) = self.elect_from_elr(|b| b != old && self.eligible(b)) {
@@ -42,7 +47,7 @@ impl Sim {
                     .map(|b| (b, ElectedFrom::Unclean))
             }
             ElectionCause::LeaderRestarted { old } => {
-                Some((c.isr.iter().copied().find(|&b| b != old && self.eligible(b)).unwrap_or(old), ElectedFrom::Isr))
+                Some((in_isr.clone().find(|&b| b != old && self.eligible(b)).unwrap_or(old), ElectedFrom::Isr))
             }
             ElectionCause::Unfenced { broker } => {
                 if c.isr.contains(&broker) {

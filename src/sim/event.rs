@@ -4,6 +4,7 @@
 //! (`crate::narrate`) and the invariants read the events, never the other way
 //! round: nothing here knows how it will be told or drawn.
 
+use super::isr_list::IsrList;
 use super::msg::{AlterPartitionError, KafkaError, Node};
 use super::vecmap::BrokerSet;
 use crate::scenario::Acks;
@@ -117,7 +118,7 @@ pub enum Event {
 
     // ---- the ISR
     /// `request`: the AlterPartition sent (2.7+); None when committed at once.
-    IsrExpanded { leader: u32, follower: u32, before: BrokerSet, after: BrokerSet, request: Option<u64> },
+    IsrExpanded { leader: u32, follower: u32, before: IsrList, after: IsrList, request: Option<u64> },
     IsrCheckNotLeader { broker: u32 },
     /// The ZooKeeper era: the leader's conditional ISR write failed because the partition
     /// state znode changed since it last heard (`cached` zkVersion, now `current`): the
@@ -126,8 +127,8 @@ pub enum Event {
     IsrWriteConflict { leader: u32, follower: Option<u32>, cached: u32, current: u32 },
     IsrCheckPending { leader: u32, period: u64 },
     IsrCheckNoChange { leader: u32, isr: BrokerSet },
-    IsrShrunk { leader: u32, before: BrokerSet, after: BrokerSet, out: BrokerSet, request: Option<u64> },
-    AlterPartitionCommitted { leader: u32, before: BrokerSet, after: BrokerSet },
+    IsrShrunk { leader: u32, before: IsrList, after: IsrList, out: BrokerSet, request: Option<u64> },
+    AlterPartitionCommitted { leader: u32, before: IsrList, after: IsrList },
     AlterPartitionAnswered { leader: u32, error: Option<AlterPartitionError>, partition_epoch: u32, msg: u64 },
     /// KIP-903 (3.5+): the AlterPartition names `broker` with broker epoch `named`, but it is
     /// registered with `registered` (a previous incarnation's fetch): INELIGIBLE_REPLICA.
@@ -139,7 +140,7 @@ pub enum Event {
     /// `answered` is older than the one the leader `held` (`handleAlterPartitionUpdate`).
     AlterPartitionAnswerStale { leader: u32, state_changed: bool, answered: u32, held: u32 },
     IsrChangeRefused { leader: u32, error: AlterPartitionError },
-    IsrApplied { leader: u32, before: BrokerSet, after: BrokerSet, partition_epoch: u32 },
+    IsrApplied { leader: u32, before: IsrList, after: IsrList, partition_epoch: u32 },
 
     // ---- the controller and metadata
     /// The stale-broker check fences a broker whose session expired at `deadline`.
@@ -220,7 +221,7 @@ pub enum Event {
     LastKnownLeaderRecorded { broker: u32 },
     PartitionOffline { old_leader: u32, epoch: i32, isr: BrokerSet },
     MetadataStale { broker: u32, epoch: i32, own_epoch: i32 },
-    LeaderIsrUpdated { broker: u32, before: BrokerSet, after: BrokerSet, partition_epoch: u32 },
+    LeaderIsrUpdated { broker: u32, before: IsrList, after: IsrList, partition_epoch: u32 },
     /// `Partition.makeLeader` (3.3+): metadata older than the partition epoch the leader holds
     /// (it learned a newer one from an AlterPartition answer) is skipped.
     LeaderStateNewer { broker: u32, partition_epoch: u32, held: u32 },

@@ -25,6 +25,7 @@ mod elr;
 pub mod event;
 mod follower;
 pub mod invariants;
+pub mod isr_list;
 mod leader;
 pub mod log;
 mod metadata_fetch;
@@ -58,7 +59,7 @@ use log::{Log, RecordId};
 use network::Network;
 use scheduler::{Rng, Scheduler, PROTOCOL, SCENARIO};
 use std::rc::Rc;
-use vecmap::{BrokerSet, VecMap, VecSet};
+use vecmap::{VecMap, VecSet};
 
 /// The whole simulated world. Cloning it is a checkpoint.
 #[derive(Debug, Clone)]
@@ -534,12 +535,12 @@ impl Sim {
     }
 
     /// A committed ISR on the leader and the controller at once (the ZooKeeper era).
-    fn commit_isr(&mut self, leader: u32, isr: BrokerSet) {
+    fn commit_isr(&mut self, leader: u32, isr: isr_list::IsrList) {
         let ls = self.lead_mut(leader);
-        ls.isr = isr.to_vec();
+        ls.isr = isr.to_kafka_vec();
         ls.pending = None;
         ls.partition_epoch += 1;
-        self.controller.isr = isr.to_vec();
+        self.controller.isr = isr.to_kafka_vec();
         self.controller.partition_epoch += 1;
         self.controller.metadata_offset += 1;
     }

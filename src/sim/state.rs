@@ -74,7 +74,7 @@ pub struct ParkedConsumerFetch {
 #[derive(Debug, Clone)]
 pub struct LeaderState {
     pub epoch_start_offset: u64,
-    /// The committed ISR.
+    /// The committed ISR, in Kafka's order (`isr_list::IsrList`).
     pub isr: Vec<u32>,
     pub pending: Option<PendingIsr>,
     pub partition_epoch: u32,
@@ -98,16 +98,13 @@ impl LeaderState {
         self.isr.contains(&id) || matches!(self.pending, Some(PendingIsr::Expand(e)) if e == id)
     }
 
-    /// The ISR the HW must respect while a change is in flight (`maximalIsr`).
+    /// The ISR the HW must respect while a change is in flight (`maximalIsr`: the
+    /// committed ISR and the member a pending expansion appends, in Kafka's order).
     pub fn maximal_isr(&self) -> Vec<u32> {
-        let mut isr = self.isr.clone();
-        if let Some(PendingIsr::Expand(id)) = self.pending {
-            if !isr.contains(&id) {
-                isr.push(id);
-                crate::sort::ids(&mut isr);
-            }
+        match self.pending {
+            Some(PendingIsr::Expand(id)) => super::isr_list::IsrList::of(&self.isr).appended(id).to_kafka_vec(),
+            _ => self.isr.clone(),
         }
-        isr
     }
 }
 
@@ -249,6 +246,7 @@ pub const GHOSTS: usize = 64;
 pub struct Controller {
     pub leader: Option<u32>,
     pub leader_epoch: i32,
+    /// In Kafka's order (`isr_list::IsrList`): the list it keeps and sends.
     pub isr: Vec<u32>,
     pub partition_epoch: u32,
     /// 4.1 (KIP-966): replicas that left the ISR while it was under min.insync.replicas

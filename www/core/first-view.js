@@ -56,13 +56,23 @@ export function firstView(opts, fragment, links, fallback) {
  *  {s, end, records} or null. Fetched once, by whichever of www/prefetch.js and
  *  main.js runs first; `urls` is pkg/steps.js STEPS. */
 export function fetchSteps(view, urls) {
-  if (!view?.steps.length) return null;
-  const url = String(urls[view.name]());
-  const held = globalThis.hwscopeSteps;
+  return view?.steps.length ? fetchOnce("hwscopeSteps", String(urls[view.name]())) : null;
+}
+
+/** The built-in's step 0 and what the status line says of it ({title, description,
+ *  preset, seed, initialEnd, room, record}), when it is not the default built-in
+ *  (pkg/first.js has that one): a promise of it or null, fetched once as fetchSteps;
+ *  `urls` is pkg/steps.js FIRSTS. */
+export function fetchFirst(view, urls, fallback) {
+  return view && view.name !== fallback ? fetchOnce("hwscopeFirst", String(urls[view.name]())) : null;
+}
+
+function fetchOnce(key, url) {
+  const held = globalThis[key];
   if (held?.url === url) return held.file;
   const file = fetch(url)
     .then((r) => (r.ok ? r.json() : null))
     .catch(() => null);
-  globalThis.hwscopeSteps = { url, file };
+  globalThis[key] = { url, file };
   return file;
 }

@@ -1,13 +1,14 @@
 // "What your broker log would say": the lines Kafka's brokers and controller
 // would write for each step, in the format of the preset's version (the core
 // writes them: src/kafka_log.rs, `kafka_log` in each record). Up to the step
-// shown, newest at the bottom; a click shows that step.
+// shown, newest at the bottom; a click shows that step. Loaded when the panel is
+// first opened (panels/page.js), which says the preset's note itself.
 
 /** Lines kept in view, and steps read back after a jump (lighter records, Sim.scan). */
 const KEEP = 80;
 const BACK = 400;
 
-export function createKafkaLog(list, note, sim, jump) {
+export function createKafkaLog(list, sim, jump) {
   let last = -1;
   let filling = 0;
 
@@ -47,9 +48,10 @@ export function createKafkaLog(list, note, sim, jump) {
     list.replaceChildren();
   }
 
-  function show(rec) {
+  /** Shows step `rec`'s lines; `now`: the steps before it at once (the panel just
+   *  opened), not after the scrubbing stops. */
+  function show(rec, now = false) {
     const n = rec.step;
-    note.textContent = (sim.scenario?.preset ?? "kafka-4.0") === "textbook" ? "The textbook preset models no Kafka version: it has no broker log." : "";
     if (n === last + 1) {
       list.append(...entries(rec));
     } else if (n <= last) {
@@ -58,13 +60,17 @@ export function createKafkaLog(list, note, sim, jump) {
       // A jump: this step's lines now, the ones before once the scrubbing stops.
       list.replaceChildren(...entries(rec));
       clearTimeout(filling);
-      filling = setTimeout(() => {
+      const fill = () => {
         if (last !== n || n === 0) return;
         const before = [];
         sim.scan(Math.max(0, n - BACK), n - 1, (r) => before.push(...entries(r)));
         list.prepend(...before);
         trim();
-      }, 150);
+      };
+      if (now) {
+        last = n;
+        fill();
+      } else filling = setTimeout(fill, 150);
     }
     last = n;
     trim();

@@ -1,15 +1,17 @@
 // The full page's panels, loaded only outside an embed (an embed shows the stage,
 // its controls and a caption): the narration, the inspector, the interventions,
-// the settings, the clients, what was lost, and how far the run goes.
+// the clients, what was lost, and how far the run goes. Two load on first use,
+// as the page's other dialogs and Learn do: the settings (their module and style
+// sheet, when Settings is first pressed) and the broker log (when its panel, closed
+// at first, is first opened; it then reads the lines of the steps before the one
+// shown back from the core, as after a jump).
 
 import { createNarration } from "./narration.js";
 import { createInspector } from "./inspector.js";
 import { createInterventions } from "./interventions.js";
-import { createSettings } from "./settings.js";
 import { createClients } from "./clients.js";
 import { createLost } from "./lost.js";
 import { createFuture } from "./future.js";
-import { createKafkaLog } from "./kafkalog.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -18,15 +20,38 @@ export function createPagePanels({ sim, wasm, go, intervene, load }) {
   const narration = createNarration($("narration"), $("live"), sim, go);
   const inspect = createInspector($("inspector"), $("insp-close"), intervene);
   const interventions = createInterventions($("intervene"), intervene);
-  const openSettings = createSettings($("settings"), wasm, load);
   const clients = createClients($("clients"));
   const lost = createLost($("lost-panel"), $("lost"), go);
   const future = createFuture($("future"), sim);
-  const kafkaLog = createKafkaLog($("kafka-log"), $("kafka-log-note"), sim, go);
+
+  let settings = null;
+  const openSettings = (json) => {
+    settings ??= import("./settings.js").then((m) => m.createSettings($("settings"), wasm, load));
+    return settings.then((open) => open(json));
+  };
+
+  // The broker log: nothing until its panel is first opened. Its note (a preset with no
+  // broker log) is said here, so it is there the moment the panel opens.
+  const klog = $("kafka-log").closest("details");
+  const klogNote = $("kafka-log-note");
+  let kafkaLog = null;
+  let shown = null;
+  const openLog = () => {
+    if (!klog.open || kafkaLog) return;
+    kafkaLog = import("./kafkalog.js").then((m) => {
+      kafkaLog = m.createKafkaLog($("kafka-log"), sim, go);
+      if (shown) kafkaLog.show(shown, true);
+    });
+  };
+  klog.addEventListener("toggle", openLog);
+  openLog();
+
   return {
     show(rec, selection, playing) {
+      shown = rec;
       narration.show(rec);
-      kafkaLog.show(rec);
+      klogNote.textContent = (sim.scenario?.preset ?? "kafka-4.0") === "textbook" ? "The textbook preset models no Kafka version: it has no broker log." : "";
+      kafkaLog?.show?.(rec);
       inspect(rec, selection);
       clients(rec);
       lost(rec);
@@ -36,9 +61,14 @@ export function createPagePanels({ sim, wasm, go, intervene, load }) {
     inspect,
     interventions,
     openSettings,
+    /** Fetches what loads on first use, before it is used (app.js: once the page is idle). */
+    warm: () => {
+      import("./settings.js").catch(() => {});
+      import("./kafkalog.js").catch(() => {});
+    },
     reset: () => {
       narration.reset();
-      kafkaLog.reset();
+      kafkaLog?.reset?.();
     },
   };
 }

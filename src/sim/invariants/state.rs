@@ -8,7 +8,7 @@ use crate::sim::Sim;
 
 /// Broker ids as `{:?}` writes a list, `[0, 1]` (without `Debug` in the page's WebAssembly).
 fn list(ids: &[u32]) -> String {
-    format!("[{}]", ids.iter().map(u32::to_string).collect::<Vec<_>>().join(", "))
+    format!("[{}]", crate::sim::isr_list::sorted(ids).iter().map(u32::to_string).collect::<Vec<_>>().join(", "))
 }
 
 /// `leader-maximal-isr` (kafka-tlaplus `ValidLeaderMaximalISR`): a leader that is

@@ -4,6 +4,7 @@
 
 use crate::scenario::IsrUpdate;
 use crate::sim::event::Event;
+use crate::sim::isr_list::IsrList;
 use crate::sim::msg::{AlterPartitionError, Body, Msg, Node};
 use crate::sim::scheduler::Timer;
 use crate::sim::state::PendingIsr;
@@ -27,17 +28,14 @@ impl Sim {
         if !self.is_follower_in_sync(leader, f_leo, hw) {
             return false;
         }
-        let before = BrokerSet::of(&ls.isr);
-        let mut proposed = ls.isr.clone();
-        proposed.push(follower);
-        crate::sort::ids(&mut proposed);
-        let after = BrokerSet::of(&proposed);
+        let before = IsrList::of(&ls.isr);
+        let after = before.appended(follower);
         if self.isr_write_conflicts(leader, Some(follower)) {
             return false;
         }
         let request = match self.behavior.isr_update {
             IsrUpdate::Immediate => None,
-            IsrUpdate::AlterPartition => Some(self.send_alter_partition(leader, proposed, false)),
+            IsrUpdate::AlterPartition => Some(self.send_alter_partition(leader, after.to_kafka_vec(), false)),
         };
         self.emit(Event::IsrExpanded { leader, follower, before, after, request });
         true
@@ -111,13 +109,8 @@ impl Sim {
     pub(crate) fn alter_partition_retry(&mut self, leader: u32) {
         let Some(ls) = self.broker(leader).lead.as_ref() else { return };
         let proposed = match &ls.pending {
-            Some(PendingIsr::Expand(f)) => {
-                let mut isr = ls.isr.clone();
-                isr.push(*f);
-                crate::sort::ids(&mut isr);
-                isr
-            }
-            Some(PendingIsr::Shrink(out)) => ls.isr.iter().copied().filter(|b| !out.contains(b)).collect(),
+            Some(PendingIsr::Expand(f)) => IsrList::of(&ls.isr).appended(*f).to_kafka_vec(),
+            Some(PendingIsr::Shrink(out)) => IsrList::of(&ls.isr).retained(|b| !out.contains(&b)).to_kafka_vec(),
             None => return,
         };
         self.lead_mut(leader).alter = None;
@@ -137,17 +130,16 @@ impl Sim {
         self.lead_mut(leader).isr_timer = Some(next);
         let leo = self.broker(leader).log.leo();
         let ls = self.lead(leader);
-        let before = BrokerSet::of(&ls.isr);
+        let before = IsrList::of(&ls.isr);
         let lagging = |f: &u32| *f != leader && ls.followers.get(f).is_some_and(|v| !self.is_caught_up(v, leo));
         let out: BrokerSet = ls.isr.iter().copied().filter(lagging).collect();
         if ls.pending.is_some() {
             return self.emit(Event::IsrCheckPending { leader, period });
         }
         if out.is_empty() {
-            return self.emit(Event::IsrCheckNoChange { leader, isr: before });
+            return self.emit(Event::IsrCheckNoChange { leader, isr: before.set() });
         }
-        let proposed: Vec<u32> = ls.isr.iter().copied().filter(|f| !out.contains(*f)).collect();
-        let after = BrokerSet::of(&proposed);
+        let after = before.retained(|f| !out.contains(f));
         if self.isr_write_conflicts(leader, None) {
             return;
         }
@@ -157,7 +149,7 @@ impl Sim {
                 self.hw_after_isr_change(leader);
             }
             IsrUpdate::AlterPartition => {
-                let request = self.send_alter_partition(leader, proposed, false);
+                let request = self.send_alter_partition(leader, after.to_kafka_vec(), false);
                 self.emit(Event::IsrShrunk { leader, before, after, out, request: Some(request) });
             }
         }
@@ -204,8 +196,8 @@ impl Sim {
         if partition_epoch < held {
             return self.emit(Event::AlterPartitionAnswerStale { leader, state_changed: false, answered: partition_epoch, held });
         }
-        let before = BrokerSet::of(&self.lead(leader).isr);
-        self.emit(Event::IsrApplied { leader, before, after: BrokerSet::of(isr), partition_epoch });
+        let before = IsrList::of(&self.lead(leader).isr);
+        self.emit(Event::IsrApplied { leader, before, after: IsrList::of(isr), partition_epoch });
         self.hw_after_isr_change(leader);
     }
 }
