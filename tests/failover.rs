@@ -41,7 +41,7 @@ fn staged(leader_log: Log, follower_log: Log, epoch: i32, fetch_offset: u64, las
     let mut sim = Sim::new(scenario(r#"{"format":1,"replicas":2,"stop_at_ms":2000}"#));
     sim.controller.leader_epoch = epoch;
     for (b, log, hw) in [(0usize, leader_log, hws.0), (1, follower_log, hws.1)] {
-        sim.brokers[b].log = log;
+        *sim.brokers[b].log = log;
         sim.brokers[b].leader_epoch = epoch;
         sim.brokers[b].hw = hw;
     }

@@ -167,11 +167,18 @@ pub fn approx_bytes(sim: &Sim) -> u64 {
     for (m, _) in sim.in_flight.values() {
         n += share(m, size_of::<crate::sim::Msg>() + 64);
     }
+    // A broker's parts (`Part`: its log, producer state, leader state) are shared by the broker's copies.
+    fn part<T: Clone>(part: &crate::sim::Part<T>, bytes: usize) -> usize {
+        bytes / crate::sim::Part::holders(part)
+    }
     for b in &sim.brokers {
-        let mut own = size_of::<crate::sim::Broker>() + b.log.epochs().len() * 16 + (b.log.leo() - b.log.base()) as usize * 12;
+        let mut own = size_of::<crate::sim::Broker>();
+        own += part(&b.log, size_of::<crate::sim::log::Log>() + b.log.epochs().len() * 16 + (b.log.leo() - b.log.base()) as usize * 12);
+        own += part(&b.producer_state, b.producer_state.len() * 16);
         if let Some(ls) = &b.lead {
-            own += size_of::<crate::sim::LeaderState>() + ls.isr.len() * 4 + ls.followers.len() * 64;
-            own += ls.parked_fetches.len() * size_of::<crate::sim::ParkedFetch>() + ls.delayed_produces.len() * 96;
+            let mut lead = size_of::<crate::sim::LeaderState>() + ls.isr.len() * 4 + ls.followers.len() * 64;
+            lead += ls.parked_fetches.len() * size_of::<crate::sim::ParkedFetch>() + ls.delayed_produces.len() * 96;
+            own += part(ls, lead);
         }
         own += b.parked_consumers.len() * size_of::<crate::sim::ParkedConsumerFetch>();
         n += share(b, own);
@@ -191,7 +198,8 @@ pub fn approx_bytes(sim: &Sim) -> u64 {
         n += share(c, size_of::<crate::sim::Consumer>() + c.read.len() * 16);
     }
     let inv = &sim.invariants;
-    n += inv.pair_verified.len() * 8 + inv.last_leo.len() * 8 + inv.watched.len() * 24 + inv.reported.iter().count() * 32;
+    n += part(&sim.checked, size_of::<crate::sim::invariants::Checked>());
+    n += inv.watched.len() * 24 + inv.reported.iter().count() * 32;
     n += inv.committed.iter().map(|c| c.len() * 8 + 32).sum::<usize>();
     n += inv.history.len() * 64;
     n as u64

@@ -11,7 +11,7 @@ use super::properties::{failure, Failure};
 use super::{approx_bytes, Config, Outcome, Progress, StopReason};
 use crate::scenario::{Action, Scenario};
 use crate::sim::vecmap::VecMap;
-use crate::sim::Sim;
+use crate::sim::{Sim, Spare};
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -123,6 +123,8 @@ pub struct Search {
     /// The first permitted loss seen (when those are not counterexamples).
     pub allowed_seen: Option<(u32, Failure)>,
     moves: Vec<Move>,
+    /// The step's buffers, lent to each child for its step (`Sim::lend`).
+    spare: Spare,
 }
 
 impl Search {
@@ -147,6 +149,7 @@ impl Search {
             outcome: None,
             allowed_seen: None,
             moves: Vec::new(),
+            spare: Spare::default(),
         }
     }
 
@@ -221,6 +224,7 @@ impl Search {
             } else {
                 Box::new(Sim::clone(parent.as_ref().expect("parent")))
             };
+            child.lend(&mut self.spare);
             self.setup.apply(&mut child, mv);
             self.explored += 1;
             if self.child(node, mv, child, used.after(mv)) {
@@ -236,6 +240,7 @@ impl Search {
         let fp = self.setup.fingerprint(&sim, used);
         let id = self.nodes.len() as u32;
         if self.seen.contains_key(&fp) {
+            sim.reclaim(&mut self.spare);
             return false;
         }
         self.seen.insert(fp, id);
@@ -249,6 +254,7 @@ impl Search {
                 self.allowed_seen = Some((id, f));
             }
         }
+        sim.reclaim(&mut self.spare);
         if self.setup.beyond_epochs(&sim) {
             self.pruned += 1;
             return false;

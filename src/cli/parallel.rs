@@ -188,6 +188,7 @@ fn worker(shared: &Shared, t: usize) {
     let mut frontier: Vec<(u32, Sim, Used)> = if t == 0 { vec![(0, root.clone(), Used::default())] } else { Vec::new() };
     let mut level = 0u32;
     let mut moves = Vec::new();
+    let mut spare = crate::sim::Spare::default();
     loop {
         // Expand.
         let mut candidates: Vec<Candidate> = Vec::new();
@@ -202,8 +203,10 @@ fn worker(shared: &Shared, t: usize) {
                 } else {
                     parent.as_ref().expect("parent").clone()
                 };
+                child.lend(&mut spare);
                 setup.apply(&mut child, mv);
                 let failure = crate::check::properties::failure(&child, &setup.config.target);
+                child.reclaim(&mut spare);
                 crate::check::shed(&mut child);
                 let child_used = used.after(mv);
                 let fp = setup.fingerprint(&child, child_used);

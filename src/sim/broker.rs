@@ -94,7 +94,7 @@ impl Sim {
             let b = self.broker(id);
             let (hw, leo) = (b.hw, b.log.leo());
             let current_leader = b.leader.filter(|&l| l != id).map(|l| (l, b.leader_epoch));
-            for p in ls.parked_fetches {
+            for p in &ls.parked_fetches {
                 let resp = FetchResponse {
                     request: p.request,
                     fetch_offset: p.req.fetch_offset,
@@ -107,8 +107,9 @@ impl Sim {
                 };
                 self.send(Node::Broker(id), Node::Broker(p.follower), Body::FetchResponse(resp));
             }
-            for d in ls.delayed_produces {
-                let body = Body::ProduceResponse { request: d.request, ids: d.ids, error: Some(error), current_leader, duplicate: false };
+            for d in &ls.delayed_produces {
+                let body =
+                    Body::ProduceResponse { request: d.request, ids: d.ids.clone(), error: Some(error), current_leader, duplicate: false };
                 self.send(Node::Broker(id), Node::Producer(d.producer), body);
             }
         }
@@ -375,6 +376,6 @@ impl Sim {
             };
             state.insert(e.id.producer, super::state::ProducerEntry { epoch: e.producer_epoch, last_n });
         }
-        self.broker_mut(id).producer_state = state;
+        *self.broker_mut(id).producer_state = state;
     }
 }

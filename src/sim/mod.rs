@@ -46,12 +46,12 @@ pub mod zookeeper;
 pub use event::Event;
 pub use msg::{AlterPartitionError, Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Hold, KafkaError, Metadata, Msg, Node};
 pub use scheduler::{Due, Key, Timer};
-pub use shared::Shared;
+pub use shared::{Part, Shared};
 pub use state::{
     Batch, Broker, ClientMeta, Consumer, ConsumerFetch, Controller, DelayedProduce, FetcherState, FollowerView, Ghost, LeaderState,
     Lifecycle, MetadataFetch, ParkedConsumerFetch, ParkedFetch, PendingIsr, Producer, Registration, Role, GHOSTS,
 };
-pub use step::{Command, Step, Trigger};
+pub use step::{Command, Spare, Step, Trigger};
 
 use crate::scenario::{Action, Behavior, BrokerLiveness, Scenario, Settings};
 use invariants::Invariants;
@@ -81,6 +81,9 @@ pub struct Sim {
     pub consumers: Vec<Shared<Consumer>>,
     /// Shared like the nodes: most steps only read it.
     pub invariants: Shared<Invariants>,
+    /// What the properties verified already (caches; beside the invariants so that
+    /// a step that only moves them copies them alone).
+    pub checked: Part<invariants::Checked>,
     /// What the last step did.
     pub last: Step,
     /// Commands decided in this step, applied at its end (empty between steps).
@@ -136,8 +139,8 @@ impl Sim {
                     },
                     hw_checkpoint: (0, leo),
                     hw_checkpoint_phase: checkpoint_phase[id as usize],
-                    producer_state: VecMap::new(),
-                    log: Log::new(leo),
+                    producer_state: Part::new(VecMap::new()),
+                    log: Part::new(Log::new(leo)),
                     hw: leo,
                     hw_epoch: 0,
                     leader_epoch: 0,
@@ -206,6 +209,7 @@ impl Sim {
             producers,
             consumers: Vec::new(),
             invariants: Shared::new(Invariants::default()),
+            checked: Part::new(invariants::Checked::default()),
             last: Step::new(),
             commands: Vec::new(),
             done: false,
@@ -298,9 +302,14 @@ impl Sim {
         }
     }
 
+    /// Whether `key` is one of `choices()` (without listing them).
+    pub fn is_choice(&self, key: Key) -> bool {
+        self.next_due().is_some_and(|first| first.0 == key.0) && self.sched.contains(key)
+    }
+
     /// Runs the chosen event (one of `choices()`).
     pub fn step_choice(&mut self, key: Key) -> bool {
-        if !self.choices().contains(&key) {
+        if !self.is_choice(key) {
             return false;
         }
         self.run(key);

@@ -20,11 +20,23 @@ pub type Key = (u64, u8, u64);
 /// Pending events, sorted latest first so that the next one is popped from the end.
 /// Few events are pending at once (messages in flight, timers, the next scenario
 /// events), so a sorted vector beats a tree and is cheap to checkpoint.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Scheduler<T> {
     /// Read by the explorer's fingerprint (`crate::check`), which hashes the queue in order.
     pub(crate) queue: Vec<(Key, T)>,
     seq: u64,
+}
+
+/// Room a copy's queue has for its next step: a step takes one item and adds a few,
+/// and a copy made to its length would be copied again, to twice that, at the first.
+const HEADROOM: usize = 4;
+
+impl<T: Clone> Clone for Scheduler<T> {
+    fn clone(&self) -> Self {
+        let mut queue = Vec::with_capacity(self.queue.len() + HEADROOM);
+        queue.extend_from_slice(&self.queue);
+        Scheduler { queue, seq: self.seq }
+    }
 }
 
 impl<T> Scheduler<T> {
@@ -73,6 +85,10 @@ impl<T> Scheduler<T> {
 
     pub fn cancel(&mut self, key: Key) -> Option<T> {
         self.take(key)
+    }
+
+    pub fn contains(&self, key: Key) -> bool {
+        self.position(&key).is_ok()
     }
 
     pub fn take(&mut self, key: Key) -> Option<T> {

@@ -69,12 +69,53 @@ mod plain {
             self.0.fmt(f)
         }
     }
+
+    /// A part of a node held by value (`cow::Part` elsewhere).
+    #[derive(Clone)]
+    pub struct Part<T: Clone>(T);
+
+    impl<T: Clone> Part<T> {
+        #[inline(always)]
+        pub fn new(value: T) -> Self {
+            Part(value)
+        }
+
+        #[inline(always)]
+        pub fn into_inner(self) -> T {
+            self.0
+        }
+
+        pub fn holders(_: &Self) -> usize {
+            1
+        }
+    }
+
+    impl<T: Clone> Deref for Part<T> {
+        type Target = T;
+        #[inline(always)]
+        fn deref(&self) -> &T {
+            &self.0
+        }
+    }
+
+    impl<T: Clone> DerefMut for Part<T> {
+        #[inline(always)]
+        fn deref_mut(&mut self) -> &mut T {
+            &mut self.0
+        }
+    }
+
+    impl<T: Clone + fmt::Debug> fmt::Debug for Part<T> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.fmt(f)
+        }
+    }
 }
 #[cfg(all(target_arch = "wasm32", target_os = "unknown", not(feature = "explore"), not(feature = "node")))]
-pub use plain::Shared;
+pub use plain::{Part, Shared};
 
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown", not(feature = "explore"), not(feature = "node"))))]
-pub use cow::Shared;
+pub use cow::{Part, Shared};
 
 /// Everywhere else: behind an `Rc`, copied on write.
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown", not(feature = "explore"), not(feature = "node"))))]
@@ -164,6 +205,56 @@ mod cow {
     impl<T: Clone> From<T> for Shared<T> {
         fn from(value: T) -> Self {
             Shared::new(value)
+        }
+    }
+
+    /// A part of a node in an allocation of its own, shared between copies of the
+    /// node and copied on write (`Rc::make_mut`), without a hash cache: copying a
+    /// broker copies a pointer to its log, its producer state and its leader state,
+    /// and a step copies only the parts it writes.
+    pub struct Part<T: Clone>(Rc<T>);
+
+    impl<T: Clone> Clone for Part<T> {
+        #[inline(always)]
+        fn clone(&self) -> Self {
+            Part(Rc::clone(&self.0))
+        }
+    }
+
+    impl<T: Clone> Part<T> {
+        pub fn new(value: T) -> Self {
+            Part(Rc::new(value))
+        }
+
+        /// The value, moved out when this is its only holder, else copied.
+        pub fn into_inner(self) -> T {
+            Rc::unwrap_or_clone(self.0)
+        }
+
+        /// How many copies of the node hold this part.
+        pub fn holders(this: &Self) -> usize {
+            Rc::strong_count(&this.0)
+        }
+    }
+
+    impl<T: Clone> Deref for Part<T> {
+        type Target = T;
+        #[inline(always)]
+        fn deref(&self) -> &T {
+            &self.0
+        }
+    }
+
+    impl<T: Clone> DerefMut for Part<T> {
+        #[inline(always)]
+        fn deref_mut(&mut self) -> &mut T {
+            Rc::make_mut(&mut self.0)
+        }
+    }
+
+    impl<T: Clone + fmt::Debug> fmt::Debug for Part<T> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.fmt(f)
         }
     }
 }

@@ -6,6 +6,7 @@ use super::log::{Log, RecordId};
 use super::msg::{FetchRequest, KafkaError};
 use super::pvec::PVec;
 use super::scheduler::Key;
+use super::shared::Part;
 use super::vecmap::{VecMap, VecSet};
 use crate::scenario::{ConsumerSettings, ConsumerSpec, ProducerSettings};
 
@@ -175,15 +176,16 @@ pub struct Broker {
     /// The checkpoint task runs at this phase plus multiples of the interval.
     pub hw_checkpoint_phase: u64,
     /// Idempotent producers' state, built from the log (leader and follower appends).
-    pub producer_state: VecMap<u16, ProducerEntry>,
-    pub log: Log,
+    /// Parts in allocations of their own (`Part`): copying the broker shares them.
+    pub producer_state: Part<VecMap<u16, ProducerEntry>>,
+    pub log: Part<Log>,
     pub hw: u64,
     /// The leader epoch in which this replica's HW was last set (for the follower-HW invariant).
     pub hw_epoch: i32,
     pub leader_epoch: i32,
     pub leader: Option<u32>,
     pub role: Role,
-    pub lead: Option<LeaderState>,
+    pub lead: Option<Part<LeaderState>>,
     pub fetcher: FetcherState,
     /// Set after becoming a follower under epoch truncation until the first round completes.
     pub needs_truncation: bool,

@@ -71,6 +71,59 @@ impl Step {
     }
 }
 
+/// A step's buffers kept between copies of the world: its events, the ids it
+/// sent, lost and held, and its commands. The explorer copies the world for
+/// every move and throws most copies away; a copy's step would otherwise grow
+/// these vectors from nothing and free them after. `Sim::lend` hands a copy the
+/// spare buffers for its step, `Sim::reclaim` takes them back (emptied) once
+/// the step's record has been read.
+#[derive(Debug, Default)]
+pub struct Spare {
+    events: Vec<Event>,
+    sent: Vec<u64>,
+    lost: Vec<u64>,
+    held: Vec<u64>,
+    commands: Vec<Command>,
+}
+
+/// Puts `spare`'s buffer in `mine` if `mine` holds nothing (its contents are kept otherwise).
+fn lend_one<T>(mine: &mut Vec<T>, spare: &mut Vec<T>) {
+    if mine.capacity() == 0 {
+        std::mem::swap(mine, spare);
+    }
+}
+
+/// Takes `mine`'s buffer, emptied, into `spare` if it is the larger (the other is freed);
+/// `mine` is left without one.
+fn reclaim_one<T>(mine: &mut Vec<T>, spare: &mut Vec<T>) {
+    let taken = std::mem::take(mine);
+    if taken.capacity() > spare.capacity() {
+        *spare = taken;
+    }
+    spare.clear();
+}
+
+impl super::Sim {
+    /// Gives this world the spare buffers for its next step, where its own are empty.
+    pub fn lend(&mut self, spare: &mut Spare) {
+        lend_one(&mut self.last.events, &mut spare.events);
+        lend_one(&mut self.last.sent, &mut spare.sent);
+        lend_one(&mut self.last.lost, &mut spare.lost);
+        lend_one(&mut self.last.held, &mut spare.held);
+        lend_one(&mut self.commands, &mut spare.commands);
+    }
+
+    /// Takes the last step's buffers back, emptied: what it recorded (its events,
+    /// what it sent) is gone; its trigger stays.
+    pub fn reclaim(&mut self, spare: &mut Spare) {
+        reclaim_one(&mut self.last.events, &mut spare.events);
+        reclaim_one(&mut self.last.sent, &mut spare.sent);
+        reclaim_one(&mut self.last.lost, &mut spare.lost);
+        reclaim_one(&mut self.last.held, &mut spare.held);
+        reclaim_one(&mut self.commands, &mut spare.commands);
+    }
+}
+
 impl Default for Step {
     fn default() -> Self {
         Step::new()

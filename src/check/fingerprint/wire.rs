@@ -186,6 +186,45 @@ impl Walker<'_> {
         self.body(body);
     }
 
+    /// A message's references: what `msg` hashes in `Mode::Refs` (its id, and the
+    /// request it answers), without walking the rest of its body again. Every
+    /// variant is named: one that gains a reference must say so here as in `body`
+    /// (`tests::message_references_walked_alone` compares the two).
+    pub(super) fn msg_refs(&mut self, m: &Msg) {
+        self.id(m.id);
+        let request = match &m.body {
+            Body::FetchResponse(r) => Some(r.request),
+            Body::ProduceResponse { request, .. } => Some(*request),
+            Body::ConsumerFetchResponse(r) => Some(r.request),
+            Body::AlterPartitionResponse { request, .. } => Some(*request),
+            // 0: the idle round's answer, which answers no request (`body`).
+            Body::MetadataFetchResponse { request, .. } => (*request != 0).then_some(*request),
+            Body::OffsetsForLeaderEpochResponse { request, .. } => Some(*request),
+            Body::MetadataResponse { request, .. } => Some(*request),
+            Body::Fetch(_)
+            | Body::Produce { .. }
+            | Body::ConsumerFetch { .. }
+            | Body::AlterPartition { .. }
+            | Body::LeaderAndIsr(_)
+            | Body::MetadataFetch { .. }
+            | Body::OffsetsForLeaderEpoch { .. }
+            | Body::BrokerRegistration { .. }
+            | Body::BrokerRegistrationResponse { .. }
+            | Body::BrokerHeartbeat { .. }
+            | Body::BrokerHeartbeatResponse { .. }
+            | Body::MetadataRequest
+            | Body::Reset { .. }
+            | Body::ZkPing { .. }
+            | Body::ZkRegister { .. }
+            | Body::ZkRegistered
+            | Body::ZkSessionExpired
+            | Body::ZkWatch { .. } => None,
+        };
+        if let Some(r) = request {
+            self.id(r);
+        }
+    }
+
     pub(super) fn fetch_request(&mut self, r: &FetchRequest) {
         let FetchRequest { replica, broker_epoch, fetch_offset, last_fetched_epoch, current_leader_epoch, log_start_offset } = *r;
         self.broker(replica);

@@ -12,7 +12,7 @@ use super::pvec::PVec;
 use super::step::Trigger;
 use super::vecmap::VecSet;
 use super::Sim;
-use crate::scenario::Acks;
+use crate::scenario::{Acks, MAX_REPLICAS};
 
 /// Not committed, in `Invariants::committed`.
 const NONE: u64 = u64::MAX;
@@ -86,13 +86,6 @@ pub struct Invariants {
     pub(crate) watched: PVec<(u64, Watch, RecordId)>,
     /// Newly watched records not yet checked against the leader.
     pub(crate) fresh: Vec<(u64, Watch, RecordId)>,
-    /// (leader, leader epoch, offset below which the watched records were verified).
-    pub(crate) leader_verified: Option<(u32, i32, u64)>,
-    /// Per pair of replicas (a * 8 + b), the offset below which their logs were verified equal.
-    pub(crate) pair_verified: Vec<u64>,
-    /// Each broker's LEO after the previous step: a drop is a truncation (or lost
-    /// unflushed records), below which its pairs must be verified again.
-    pub(crate) last_leo: Vec<u64>,
     /// Where each acks=0/1 record was last appended by a leader (producer, n) → offset.
     pub(crate) appended_alone: crate::sim::vecmap::VecMap<(u16, u32), u64>,
     /// Records lost from a crashed broker's unflushed tail (noted where the crash is applied).
@@ -101,13 +94,48 @@ pub struct Invariants {
     pub(crate) last_unclean: Option<u64>,
     /// The step each watched record began to be watched, by (offset, producer, n).
     pub(crate) watched_since: crate::sim::vecmap::VecMap<(u64, u16, u32), u64>,
-    /// A digest of every replica's liveness, LEO, HW and epochs after the last check:
-    /// the replica properties need a look only when it changes.
-    pub(crate) replica_digest: u64,
     pub(crate) reported: VecSet<(&'static str, u64, u64)>,
     /// One past the highest offset of a record acknowledged with acks=all (derived
     /// from `watched`, kept so that `isr_member_incomplete` costs O(replicas)).
     pub(crate) acked_end: u64,
+}
+
+/// What the properties have verified already: caches that only save work (the
+/// explorer's fingerprint leaves them out). Kept beside the invariants (`Sim::checked`),
+/// not in them: they change in most steps (a LEO or an HW moved), the invariants
+/// only when a record is committed, watched or lost, and a write to either copies
+/// it when a copy of the world shares it.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// (leader, leader epoch, offset below which the watched records were verified).
+    pub(crate) leader_verified: Option<(u32, i32, u64)>,
+    /// Per pair of replicas (`pair`), the offset below which their logs were verified equal.
+    pub(crate) pair_verified: [u64; PAIRS],
+    /// Each broker's LEO after the previous check (`UNSET` before it): a drop is a
+    /// truncation (or lost unflushed records), below which its pairs must be verified again.
+    pub(crate) last_leo: [u64; MAX_REPLICAS as usize],
+    /// A digest of every replica's liveness, LEO, HW and epochs after the last check:
+    /// the replica properties need a look only when it changes.
+    pub(crate) replica_digest: u64,
+}
+
+/// No LEO noted yet, in `Checked::last_leo`.
+const UNSET: u64 = u64::MAX;
+
+/// Pairs of replicas.
+const PAIRS: usize = (MAX_REPLICAS * (MAX_REPLICAS - 1) / 2) as usize;
+
+/// The place of the pair of replicas `a` < `b` in `Checked::pair_verified`.
+#[inline]
+fn pair(a: usize, b: usize) -> usize {
+    let m = MAX_REPLICAS as usize;
+    a * m - a * (a + 1) / 2 + (b - a - 1)
+}
+
+impl Default for Checked {
+    fn default() -> Self {
+        Checked { leader_verified: None, pair_verified: [0; PAIRS], last_leo: [UNSET; MAX_REPLICAS as usize], replica_digest: 0 }
+    }
 }
 
 impl Invariants {
@@ -281,8 +309,8 @@ fn observe(sim: &mut Sim) {
 pub fn check(sim: &mut Sim) {
     observe(sim);
     let digest = replica_digest(sim);
-    if digest != sim.invariants.replica_digest || sim.step <= 1 {
-        sim.invariants.replica_digest = digest;
+    if digest != sim.checked.replica_digest || sim.step <= 1 {
+        sim.checked.replica_digest = digest;
         hw_above_leo(sim);
         follower_hw_above_leader(sim);
         replicas_diverged(sim);
@@ -371,7 +399,7 @@ fn records_kept_by_leader(sim: &mut Sim) {
     let leo = sim.broker(l).log.leo();
     // The same leader in the same epoch only appends: only new records need a look.
     // A new leader (or epoch) gets every watched record checked once.
-    let same = matches!(sim.invariants.leader_verified, Some((vl, ve, upto)) if vl == l && ve == epoch && upto <= leo);
+    let same = matches!(sim.checked.leader_verified, Some((vl, ve, upto)) if vl == l && ve == epoch && upto <= leo);
     let to_check: Vec<(u64, Watch, RecordId)> =
         if same { sim.invariants.fresh.clone() } else { sim.invariants.watched.iter().copied().collect() };
     for (o, w, id) in to_check {
@@ -421,9 +449,11 @@ fn records_kept_by_leader(sim: &mut Sim) {
         }
     }
     // Written only when it changes: a write copies the invariants if shared (`Shared`).
-    if !sim.invariants.fresh.is_empty() || sim.invariants.leader_verified != Some((l, epoch, leo)) {
+    if !sim.invariants.fresh.is_empty() {
         sim.invariants.fresh.clear();
-        sim.invariants.leader_verified = Some((l, epoch, leo));
+    }
+    if sim.checked.leader_verified != Some((l, epoch, leo)) {
+        sim.checked.leader_verified = Some((l, epoch, leo));
     }
 }
 
@@ -456,22 +486,20 @@ fn permitted_loss(sim: &Sim, offset: u64, w: Watch, id: RecordId) -> Option<&'st
 /// epoch, which its first truncation may still correct.
 fn replicas_diverged(sim: &mut Sim) {
     let n = sim.brokers.len() as u32;
-    // Pairs are a * 8 + b for a < b < n: n * 8 entries suffice (a state copy stays small).
-    if sim.invariants.pair_verified.len() < n as usize * 8 {
-        sim.invariants.pair_verified.resize(n as usize * 8, 0);
-    }
     // Any truncation, even of a replica not checked this step, reopens its pairs.
     for x in 0..n as usize {
         let leo = sim.brokers[x].log.leo();
-        let inv = &mut sim.invariants;
-        if inv.last_leo.len() <= x {
-            inv.last_leo.push(leo);
+        if sim.checked.last_leo[x] == leo {
+            continue;
+        }
+        let inv = &mut *sim.checked;
+        if inv.last_leo[x] == UNSET {
+            inv.last_leo[x] = leo;
         }
         if leo < inv.last_leo[x] {
-            for y in 0..n as usize {
-                let (a, b) = if x < y { (x, y) } else { (y, x) };
-                let pair = a * 8 + b;
-                inv.pair_verified[pair] = inv.pair_verified[pair].min(leo);
+            for y in (0..n as usize).filter(|&y| y != x) {
+                let p = if x < y { pair(x, y) } else { pair(y, x) };
+                inv.pair_verified[p] = inv.pair_verified[p].min(leo);
             }
         }
         if inv.last_leo[x] != leo {
@@ -491,8 +519,8 @@ fn replicas_diverged(sim: &mut Sim) {
             }
             let (ra, rb) = (sim.broker(a), sim.broker(b));
             let limit = ra.hw.min(rb.hw).min(ra.log.leo()).min(rb.log.leo());
-            let pair = (a * 8 + b) as usize;
-            let verified = sim.invariants.pair_verified[pair].min(limit);
+            let pair = pair(a as usize, b as usize);
+            let verified = sim.checked.pair_verified[pair].min(limit);
             let start = verified.max(ra.log.base().min(rb.log.base()));
             let mut found = None;
             for o in start..limit {
@@ -502,8 +530,8 @@ fn replicas_diverged(sim: &mut Sim) {
                 }
             }
             let (hw_a, hw_b) = (ra.hw, rb.hw);
-            if sim.invariants.pair_verified[pair] != limit {
-                sim.invariants.pair_verified[pair] = limit;
+            if sim.checked.pair_verified[pair] != limit {
+                sim.checked.pair_verified[pair] = limit;
             }
             if let Some(o) = found {
                 let name = |s: &Sim, x: u32| {

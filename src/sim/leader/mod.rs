@@ -14,7 +14,7 @@ use super::event::HwCause;
 use super::scheduler::Timer;
 use super::state::{FollowerView, LeaderState, Role};
 use super::vecmap::{VecMap, VecSet};
-use super::Sim;
+use super::{Part, Sim};
 
 impl Sim {
     pub(crate) fn lead(&self, leader: u32) -> &LeaderState {
@@ -107,7 +107,7 @@ impl Sim {
         b.role = Role::Leader;
         b.leader = Some(id);
         b.needs_truncation = false;
-        b.lead = Some(LeaderState {
+        b.lead = Some(Part::new(LeaderState {
             epoch_start_offset: leo,
             isr,
             pending: None,
@@ -119,6 +119,6 @@ impl Sim {
             isr_timer: timer,
             alter: None,
             alter_broker_epochs: Vec::new(),
-        });
+        }));
     }
 }
