@@ -348,3 +348,17 @@ fn a_steps_held_messages_are_its_own() {
     }
     assert!(most > 0, "the zombie's cut holds something");
 }
+
+/// Two followers leaving the ISR at one check are named with a plural verb (the zombie's
+/// KRaft runs: "… 1 (last caught up at …), 2 (…) have not caught up …").
+#[test]
+fn an_isr_shrink_of_two_followers_says_have() {
+    let zombie: Value = serde_json::from_str(hwscope::builtin::json("zombie-leader").expect("built-in")).expect("JSON");
+    let t = Trace::of(&with_preset(&zombie, "kafka-4.0"));
+    let two = (0..t.len())
+        .map(|i| text(t.at(i)))
+        .find(|s| s.contains("checks the ISR:") && s.contains("), 2 ("))
+        .expect("a check naming two lagging followers");
+    assert!(two.contains(") have not caught up"), "{two}");
+    assert!(!two.contains(") has not caught up"), "{two}");
+}

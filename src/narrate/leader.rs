@@ -238,16 +238,17 @@ impl Narrator<'_> {
                             ),
                         })
                         .collect();
+                    let has = if lagging.len() > 1 { "have" } else { "has" };
                     return match request {
                         None => format!(
-                            "Leader {leader} checks the ISR: {} has not caught up for more than {lag} ms; the ISR shrinks {} → {}.{}",
+                            "Leader {leader} checks the ISR: {} {has} not caught up for more than {lag} ms; the ISR shrinks {} → {}.{}",
                             lagging.join(", "),
                             set_str(before.set().iter()),
                             set_str(after.set().iter()),
                             self.hw_after_isr_change()
                         ),
                         Some(m) => format!(
-                            "Leader {leader} checks the ISR: {} has not caught up for more than {lag} ms. It asks the controller to shrink the ISR to {} (AlterPartition); until that is committed, the HW still waits for the old ISR.{}",
+                            "Leader {leader} checks the ISR: {} {has} not caught up for more than {lag} ms. It asks the controller to shrink the ISR to {} (AlterPartition); until that is committed, the HW still waits for the old ISR.{}",
                             lagging.join(", "),
                             set_str(after.set().iter()),
                             self.note(Some(m))
