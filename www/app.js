@@ -15,6 +15,7 @@ import { fmt, h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
 import { address, readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
 import { createNotice } from "./panels/notice.js";
+import { onDemand } from "./core/ondemand.js";
 import { setTheme } from "./core/theme.js";
 import { createBranches } from "./panels/branches.js";
 
@@ -47,7 +48,7 @@ export function start(wasm, opts, boot = {}) {
     player.pause();
     player.go(n);
   };
-  const panels = boot.pagePanels ? boot.pagePanels.createPagePanels({ sim, wasm, go, intervene: (event) => intervene(event), load: (text) => choose(text) }) : embedPanels();
+  const panels = boot.pagePanels ? boot.pagePanels.createPagePanels({ sim, wasm, go, intervene: (event) => intervene(event), load: (text) => choose(text), say: (text) => notice(text) }) : embedPanels();
   const player = new Player(sim, show, (t) => {
     stage.frame(t);
     status.time(t);
@@ -73,7 +74,7 @@ export function start(wasm, opts, boot = {}) {
     compare: (a, b) => {
       const text = (n) => readLink(`#${n.link}`, wasm.decodeLink)?.scenario;
       const label = (n) => (n.parent ? `${n.label} @${n.at}` : "as loaded");
-      openLearn().then((hub) => hub.openView("compare", { pair: [{ label: label(a), json: text(a) }, { label: label(b), json: text(b) }] }));
+      openLearn().then((hub) => hub?.openView("compare", { pair: [{ label: label(a), json: text(a) }, { label: label(b), json: text(b) }] }));
     },
   });
   // main.js may have made room for it on the first stage (class pending: not shown yet).
@@ -91,10 +92,12 @@ export function start(wasm, opts, boot = {}) {
   let booted = false;
   const title = () => sim.scenario.title || $("scenario").selectedOptions[0]?.textContent || "Custom scenario";
   let share = null;
+  const shareModule = onDemand(() => import("./panels/share.js"), "Share", (text) => notice(text));
 
   // Self-study (tours, quizzes, the views that explain) loads on first use: www/learn/.
   const learn = { wasm, sim, player, scenarios, load, watch: new Set(), get rec() { return shown; } };
-  const openLearn = (query) => import("./learn/learn.js").then((m) => m.open(learn, query));
+  const learnModule = onDemand(() => import("./learn/learn.js"), "Learn", (text) => notice(text));
+  const openLearn = (query) => learnModule().then((m) => m?.open(learn, query) ?? null);
 
   let fresh = true;
   function show(rec) {
@@ -176,7 +179,7 @@ export function start(wasm, opts, boot = {}) {
       player.go(stepAtTime(was.t));
       notice(`Now under ${now}, at ${fmt(shown.time_ms)} ms as before (step ${fmt(shown.step)}).`, {
         label: `${was.preset} and ${now} side by side`,
-        run: () => openLearn().then((hub) => hub.openView("compare", { setting: "preset", a: was.preset, value: now })),
+        run: () => openLearn().then((hub) => hub?.openView("compare", { setting: "preset", a: was.preset, value: now })),
       });
     }
     remember(before);
@@ -321,7 +324,9 @@ export function start(wasm, opts, boot = {}) {
   });
   $("settings-open").addEventListener("click", () => panels.openSettings(json));
   $("share-open").addEventListener("click", async () => {
-    share ??= (await import("./panels/share.js")).createShare($("share"), () => ({
+    const m = await shareModule();
+    if (!m) return;
+    share ??= m.createShare($("share"), () => ({
       fragment: sim.linkAt(player.step),
       title: title(),
       step: player.step,
@@ -332,7 +337,8 @@ export function start(wasm, opts, boot = {}) {
   });
   $("learn-open").addEventListener("click", () => openLearn());
   // Explore (www/explore/): a search in a Web Worker, loaded on first use.
-  learn.explore = () => import("./explore/panel.js").then((m) => m.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) }));
+  const exploreModule = onDemand(() => import("./explore/panel.js"), "Explore", (text) => notice(text));
+  learn.explore = () => exploreModule().then((m) => m?.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) }));
   $("explore-open").addEventListener("click", () => learn.explore());
   /** Controls are disabled until the core runs them (index.html): now they do. */
   function enable() {
@@ -350,7 +356,7 @@ export function start(wasm, opts, boot = {}) {
    *  the page is live and idle their modules are fetched, once, so that a first click
    *  does not wait on the network. Nothing after that: a paused page stays idle. */
   function warm() {
-    import("./panels/share.js").catch(() => {});
+    shareModule(true);
     panels.warm?.();
   }
   function idle(f) {

@@ -6,6 +6,16 @@ const banner = () => document.getElementById("banner");
 export function showError(message, { fatal = false } = {}) {
   const b = banner();
   b.textContent = message;
+  // A failure the page goes on after can be put away: the banner floats over the page's top.
+  if (!fatal) {
+    const close = document.createElement("button");
+    close.type = "button";
+    close.className = "link";
+    close.textContent = "✕";
+    close.setAttribute("aria-label", "Dismiss this message");
+    close.addEventListener("click", () => (b.hidden = true));
+    b.append(" ", close);
+  }
   b.hidden = false;
   b.classList.toggle("fatal", fatal);
   if (fatal) {

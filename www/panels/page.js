@@ -12,11 +12,13 @@ import { createInterventions } from "./interventions.js";
 import { createClients } from "./clients.js";
 import { createLost } from "./lost.js";
 import { createFuture } from "./future.js";
+import { onDemand } from "../core/ondemand.js";
 
 const $ = (id) => document.getElementById(id);
 
-/** `go(n)` shows step n; `intervene(event)` forks the run; `load(json)` runs a scenario. */
-export function createPagePanels({ sim, wasm, go, intervene, load }) {
+/** `go(n)` shows step n; `intervene(event)` forks the run; `load(json)` runs a scenario;
+ *  `say(text)` shows a notice (a part that could not be loaded). */
+export function createPagePanels({ sim, wasm, go, intervene, load, say }) {
   const narration = createNarration($("narration"), $("live"), sim, go);
   const inspect = createInspector($("inspector"), $("insp-close"), intervene);
   const interventions = createInterventions($("intervene"), intervene);
@@ -24,24 +26,28 @@ export function createPagePanels({ sim, wasm, go, intervene, load }) {
   const lost = createLost($("lost-panel"), $("lost"), go);
   const future = createFuture($("future"), sim);
 
+  const settingsModule = onDemand(() => import("./settings.js"), "Settings", say);
   let settings = null;
-  const openSettings = (json) => {
-    settings ??= import("./settings.js").then((m) => m.createSettings($("settings"), wasm, load));
-    return settings.then((open) => open(json));
+  const openSettings = async (json) => {
+    const m = await settingsModule();
+    if (!m) return;
+    settings ??= m.createSettings($("settings"), wasm, load);
+    settings(json);
   };
 
   // The broker log: nothing until its panel is first opened. Its note (a preset with no
   // broker log) is said here, so it is there the moment the panel opens.
   const klog = $("kafka-log").closest("details");
   const klogNote = $("kafka-log-note");
+  const logModule = onDemand(() => import("./kafkalog.js"), "The broker log", say);
   let kafkaLog = null;
   let shown = null;
-  const openLog = () => {
+  const openLog = async () => {
     if (!klog.open || kafkaLog) return;
-    kafkaLog = import("./kafkalog.js").then((m) => {
-      kafkaLog = m.createKafkaLog($("kafka-log"), sim, go);
-      if (shown) kafkaLog.show(shown, true);
-    });
+    const m = await logModule();
+    if (!m || kafkaLog) return;
+    kafkaLog = m.createKafkaLog($("kafka-log"), sim, go);
+    if (shown) kafkaLog.show(shown, true);
   };
   klog.addEventListener("toggle", openLog);
   openLog();
@@ -51,7 +57,7 @@ export function createPagePanels({ sim, wasm, go, intervene, load }) {
       shown = rec;
       narration.show(rec);
       klogNote.textContent = (sim.scenario?.preset ?? "kafka-4.0") === "textbook" ? "The textbook preset models no Kafka version: it has no broker log." : "";
-      kafkaLog?.show?.(rec);
+      kafkaLog?.show(rec);
       inspect(rec, selection);
       clients(rec);
       lost(rec);
@@ -63,12 +69,12 @@ export function createPagePanels({ sim, wasm, go, intervene, load }) {
     openSettings,
     /** Fetches what loads on first use, before it is used (app.js: once the page is idle). */
     warm: () => {
-      import("./settings.js").catch(() => {});
-      import("./kafkalog.js").catch(() => {});
+      settingsModule(true);
+      logModule(true);
     },
     reset: () => {
       narration.reset();
-      kafkaLog?.reset?.();
+      kafkaLog?.reset();
     },
   };
 }

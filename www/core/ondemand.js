@@ -1,0 +1,17 @@
+// The parts of the page that load on first use (Learn, Explore, Share, Settings, the
+// broker log). A part that does not arrive — the network dropped after the page loaded,
+// or the server is gone — is said in words, and the next use asks for it again: a failed
+// download never leaves a button that silently does nothing, nor an error over the page.
+
+/** `load` imports the module; `what` names the part for the sentence; `say` shows it.
+ *  The function returned resolves to the module, or to null when it could not load; called
+ *  with `true` (a fetch ahead of use, when the page is idle) it says nothing on a failure. */
+export function onDemand(load, what, say) {
+  let pending = null;
+  return (ahead = false) =>
+    (pending ??= load().catch((err) => {
+      pending = null;
+      if (!ahead) say(`${what} could not be loaded: its download failed (${err?.name ?? "Error"}). The rest of the page works; try again in a moment.`);
+      return null;
+    }));
+}
