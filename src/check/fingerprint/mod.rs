@@ -40,9 +40,11 @@
 //! land in the same places: two nodes hash alike exactly when the one walk of
 //! old did. A step rehashes the content of the nodes it wrote only.
 //! `wire.rs`: what travels and waits (messages, timers, interventions);
-//! `nodes.rs`: each participant's state.
+//! `nodes.rs`: each participant's state; `refs.rs`: each participant's
+//! references alone (the walk that runs for every state).
 
 mod nodes;
+mod refs;
 mod wire;
 
 use crate::sim::invariants::{Invariants, Watch};
@@ -174,15 +176,10 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Hashes a node by `walk`: its content from the node's cache (computed and
-    /// cached if the node was written since), then its references.
-    pub(super) fn cached<T: Clone>(&mut self, node: &Shared<T>, walk: fn(&mut Walker<'a>, &T)) {
-        self.cached_refs(node, walk, walk);
-    }
-
-    /// As `cached`, with the references hashed by `refs`, which must hash what `walk`
-    /// hashes in `Mode::Refs` (a message's: `Walker::msg_refs`).
-    pub(super) fn cached_refs<T: Clone>(&mut self, node: &Shared<T>, walk: fn(&mut Walker<'a>, &T), refs: fn(&mut Walker<'a>, &T)) {
+    /// Hashes a node: its content by `walk`, from the node's cache (computed and
+    /// cached if the node was written since), then its references by `refs`, which
+    /// must hash what `walk` hashes in `Mode::Refs` (`refs.rs`, `Walker::msg_refs`).
+    pub(super) fn cached<T: Clone>(&mut self, node: &Shared<T>, walk: fn(&mut Walker<'a>, &T), refs: fn(&mut Walker<'a>, &T)) {
         let content = match Shared::hash(node, self.cache) {
             Some(h) => h,
             None => {
@@ -372,16 +369,16 @@ impl<'a> Walker<'a> {
         self.word(rng.0);
         self.word(*done as u64);
         for new in 0..brokers.len() {
-            self.cached(&brokers[self.perm.from[new] as usize], Walker::broker_state);
+            self.cached(&brokers[self.perm.from[new] as usize], Walker::broker_state, Walker::broker_refs);
         }
-        self.cached(controller, Walker::controller);
+        self.cached(controller, Walker::controller, Walker::controller_refs);
         self.word(producers.len() as u64);
         for p in producers {
-            self.cached(p, Walker::producer);
+            self.cached(p, Walker::producer, Walker::producer_refs);
         }
         self.word(consumers.len() as u64);
         for c in consumers {
-            self.cached(c, Walker::consumer);
+            self.cached(c, Walker::consumer, Walker::consumer_refs);
         }
         // Cut links and connections not simply open, as sets (a sum of their hashes:
         // the renaming reorders them).
@@ -430,7 +427,7 @@ impl<'a> Walker<'a> {
                 Due::Deliver(id) => {
                     self.word(3 << 40);
                     match sim.in_flight.get(id) {
-                        Some((msg, _)) => self.cached_refs(msg, Walker::msg, Walker::msg_refs),
+                        Some((msg, _)) => self.cached(msg, Walker::msg, Walker::msg_refs),
                         None => self.word(u64::MAX),
                     }
                 }
@@ -505,6 +502,49 @@ fn name_hash(name: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each participant's references hashed alone (`refs.rs`) hash what the walk of the
+    /// whole node hashes in `Mode::Refs`, along every built-in's run and under a renaming.
+    #[test]
+    fn node_references_walked_alone() {
+        let mut states = 0;
+        for name in crate::builtin::names() {
+            let mut sim = Sim::new(crate::builtin::load(name).expect("a built-in"));
+            while sim.step < 300 && sim.step() {
+                for perm in [Perm::IDENTITY, Perm::from_order(&[1, 0, 2, 3, 4, 5, 6, 7])] {
+                    let w = Walker {
+                        h: StableHash::default(),
+                        sim: &sim,
+                        perm: &perm,
+                        now: sim.now,
+                        next_msg: sim.next_msg,
+                        owner: u32::MAX,
+                        sent: true,
+                        mode: Mode::Refs,
+                        cache: 1,
+                    };
+                    let (mut whole, mut refs) = (w, w);
+                    for b in &sim.brokers {
+                        whole.broker_state(b);
+                        refs.broker_refs(b);
+                    }
+                    whole.controller(&sim.controller);
+                    refs.controller_refs(&sim.controller);
+                    for p in &sim.producers {
+                        whole.producer(p);
+                        refs.producer_refs(p);
+                    }
+                    for c in &sim.consumers {
+                        whole.consumer(c);
+                        refs.consumer_refs(c);
+                    }
+                    assert_eq!(whole.h.0, refs.h.0, "{name}, step {}", sim.step);
+                    states += 1;
+                }
+            }
+        }
+        assert!(states > 1000, "{states}");
+    }
 
     /// A message's references hashed alone (`Walker::msg_refs`) hash what the walk of
     /// the whole message hashes in `Mode::Refs`, for every message the built-ins send.
