@@ -70,46 +70,8 @@ mod plain {
         }
     }
 
-    /// A part of a node held by value (`cow::Part` elsewhere).
-    #[derive(Clone)]
-    pub struct Part<T: Clone>(T);
-
-    impl<T: Clone> Part<T> {
-        #[inline(always)]
-        pub fn new(value: T) -> Self {
-            Part(value)
-        }
-
-        #[inline(always)]
-        pub fn into_inner(self) -> T {
-            self.0
-        }
-
-        pub fn holders(_: &Self) -> usize {
-            1
-        }
-    }
-
-    impl<T: Clone> Deref for Part<T> {
-        type Target = T;
-        #[inline(always)]
-        fn deref(&self) -> &T {
-            &self.0
-        }
-    }
-
-    impl<T: Clone> DerefMut for Part<T> {
-        #[inline(always)]
-        fn deref_mut(&mut self) -> &mut T {
-            &mut self.0
-        }
-    }
-
-    impl<T: Clone + fmt::Debug> fmt::Debug for Part<T> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            self.0.fmt(f)
-        }
-    }
+    /// A part of a node held by value (`cow::Part` elsewhere): the same wrapper.
+    pub type Part<T> = Shared<T>;
 }
 #[cfg(all(target_arch = "wasm32", target_os = "unknown", not(feature = "explore"), not(feature = "node")))]
 pub use plain::{Part, Shared};

@@ -503,6 +503,21 @@ fn name_hash(name: &str) -> u64 {
 mod tests {
     use super::*;
 
+    /// A walker in `Mode::Refs` over `sim` under `perm`, as the search hashes references.
+    fn refs_walker<'a>(sim: &'a Sim, perm: &'a Perm) -> Walker<'a> {
+        Walker {
+            h: StableHash::default(),
+            sim,
+            perm,
+            now: sim.now,
+            next_msg: sim.next_msg,
+            owner: u32::MAX,
+            sent: true,
+            mode: Mode::Refs,
+            cache: 1,
+        }
+    }
+
     /// Each participant's references hashed alone (`refs.rs`) hash what the walk of the
     /// whole node hashes in `Mode::Refs`, along every built-in's run and under a renaming.
     #[test]
@@ -512,17 +527,7 @@ mod tests {
             let mut sim = Sim::new(crate::builtin::load(name).expect("a built-in"));
             while sim.step < 300 && sim.step() {
                 for perm in [Perm::IDENTITY, Perm::from_order(&[1, 0, 2, 3, 4, 5, 6, 7])] {
-                    let w = Walker {
-                        h: StableHash::default(),
-                        sim: &sim,
-                        perm: &perm,
-                        now: sim.now,
-                        next_msg: sim.next_msg,
-                        owner: u32::MAX,
-                        sent: true,
-                        mode: Mode::Refs,
-                        cache: 1,
-                    };
+                    let w = refs_walker(&sim, &perm);
                     let (mut whole, mut refs) = (w, w);
                     for b in &sim.brokers {
                         whole.broker_state(b);
@@ -555,17 +560,7 @@ mod tests {
             let mut sim = Sim::new(crate::builtin::load(name).expect("a built-in"));
             while sim.step < 300 && sim.step() {
                 for (m, _) in sim.in_flight.values() {
-                    let w = Walker {
-                        h: StableHash::default(),
-                        sim: &sim,
-                        perm: &Perm::IDENTITY,
-                        now: sim.now,
-                        next_msg: sim.next_msg,
-                        owner: u32::MAX,
-                        sent: true,
-                        mode: Mode::Refs,
-                        cache: 1,
-                    };
+                    let w = refs_walker(&sim, &Perm::IDENTITY);
                     let (mut whole, mut refs) = (w, w);
                     whole.msg(m);
                     refs.msg_refs(m);
