@@ -44,6 +44,15 @@ const everyFirst = {
   },
 };
 
+// The page's first core is not in the bundle: the bundle has the full core inside it,
+// so main.js never imports the first core's glue here (an empty module in its place).
+const noFirstCore = {
+  name: "hwscope-no-first-core",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]www[\\/]pkg[\\/]hwscope_first\.js$/ }, () => ({ contents: "export default null;", loader: "js" }));
+  },
+};
+
 const out = join(dir, "standalone.js");
 const result = await build({
   entryPoints: [join(ROOT, "www/embed/standalone.js")],
@@ -52,7 +61,7 @@ const result = await build({
   minify: true,
   target: "es2020",
   legalComments: "none",
-  plugins: [inlineWasm, everyFirst],
+  plugins: [inlineWasm, everyFirst, noFirstCore],
   // import.meta.url is only read where the bundle does not go (the fetch of the
   // .wasm, which the inline core replaces); say so instead of warning.
   define: { "import.meta.url": "undefined" },
