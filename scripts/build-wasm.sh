@@ -106,7 +106,9 @@ node scripts/check-pkg.mjs "$out_dir"
 # above comes once the page is idle and takes over the same run (www/core/sim.js swap,
 # docs/performance.md "Two cores"). Its own wasm-bindgen glue (hwscope_first.js), so
 # that the two instances never share a module.
-first_opt_level="${WASM_FIRST_OPT_LEVEL:-$page_opt_level}"
+# Built with opt-level "z": the look-ahead takes about as long as at "s" (3%, CPU time of
+# `node scripts/compare-cores.mjs`), 5.6 KB gzipped less (docs/performance.md).
+first_opt_level="${WASM_FIRST_OPT_LEVEL:-z}"
 echo "build-wasm: cargo rustc --lib --features first (the first core, opt-level $first_opt_level, inline threshold $page_inline)"
 CARGO_PROFILE_PAGE_OPT_LEVEL="$first_opt_level" cargo rustc --lib --crate-type cdylib --target wasm32-unknown-unknown --profile page --features first \
   -- -C llvm-args=-inline-threshold="$page_inline"

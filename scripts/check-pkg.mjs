@@ -41,8 +41,7 @@ try {
   if (first) {
     const core = await check("hwscope_first_bg.wasm");
     const p = new core.pkg.Playground();
-    const [builtin] = core.pkg.builtinScenarios();
-    const rec = p.configure(builtin.json);
+    const rec = p.configure(readFileSync(new URL("../scenarios/seed-walkthrough.json", import.meta.url), "utf8"));
     p.free();
     if (rec.text !== "") throw new Error("hwscope_first_bg.wasm narrates (build it with --features first)");
     if (core.names.includes("decodeLink")) throw new Error("hwscope_first_bg.wasm exports decodeLink, which only the full core has");

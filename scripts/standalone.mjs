@@ -31,14 +31,15 @@ const inlineWasm = {
 };
 
 // Every built-in's step 0 in first.js (the page's has the default one's, and fetches
-// another's from first/NAME.json: a fetch a sandboxed frame cannot make without CORS).
+// another's from first/NAME.json: a fetch a sandboxed frame cannot make without CORS),
+// without the scenario texts: the bundle's core is the full one, which has them.
 const firstDir = join(dir, "first");
 const everyFirst = {
   name: "hwscope-every-first",
   setup(build) {
     build.onLoad({ filter: /[\\/]www[\\/]pkg[\\/]first\.js$/ }, (a) => {
       const own = readFileSync(a.path, "utf8");
-      const all = Object.fromEntries(readdirSync(firstDir).filter((f) => f.endsWith(".json")).sort().map((f) => [f.slice(0, -5), JSON.parse(readFileSync(join(firstDir, f), "utf8"))]));
+      const all = Object.fromEntries(readdirSync(firstDir).filter((f) => f.endsWith(".json")).sort().map((f) => [f.slice(0, -5), { ...JSON.parse(readFileSync(join(firstDir, f), "utf8")), json: undefined }]));
       return { contents: `${own.match(/^export const DEFAULT = .*$/m)[0]}\nexport default ${JSON.stringify(all)};\n`, loader: "js" };
     });
   },

@@ -1,14 +1,19 @@
 //! The browser facade (docs/api.md): a thin wrapper that turns JS values into
 //! scenario JSON and step records into plain JS objects. No rule lives here.
 
-use crate::json::{self, json_record, Obj, ToJson};
+#[cfg(not(feature = "first"))]
+use crate::json::json_record;
+use crate::json::{self, Obj, ToJson};
 use crate::record::StepRecord;
 #[cfg(not(feature = "first"))]
 use crate::link;
 #[cfg(not(feature = "first"))]
 use crate::scenario::{EventSpec, Preset};
+#[cfg(not(feature = "first"))]
 use crate::scenario::Scenario;
-use crate::{builtin, Run};
+#[cfg(not(feature = "first"))]
+use crate::builtin;
+use crate::Run;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(start)]
@@ -121,6 +126,7 @@ impl Playground {
     }
 
     /// The scenario in force, as JSON text (defaults filled in).
+    #[cfg(not(feature = "first"))]
     pub fn scenario(&mut self) -> Result<String, JsError> {
         Ok(self.run()?.scenario().to_json())
     }
@@ -236,6 +242,7 @@ json_record! {
     }
 }
 
+#[cfg(not(feature = "first"))]
 json_record! {
     struct Builtin {
         name: &'static str = "name", always;
@@ -245,7 +252,9 @@ json_record! {
     }
 }
 
-/// The built-in scenarios: `[{name, title, description, json}]`.
+/// The built-in scenarios: `[{name, title, description, json}]`. Not in the page's first
+/// core: the page has each built-in's text from scripts/first-frame.mjs (www/pkg/first*).
+#[cfg(not(feature = "first"))]
 #[wasm_bindgen(js_name = builtinScenarios)]
 pub fn builtin_scenarios() -> Result<JsValue, JsError> {
     let list: Vec<Builtin> = builtin::BUILTINS

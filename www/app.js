@@ -53,7 +53,9 @@ export function start(core, opts, boot = {}) {
   const wasm = { ...core };
   const sim = new Sim(wasm.Playground);
   sim.lend(boot.texts);
-  const scenarios = wasm.builtinScenarios();
+  // The built-ins: the full core has them all; with the first core, main.js's (every
+  // title, the text of the one opened): another one's text waits for the full core.
+  let scenarios = wasm.builtinScenarios?.() ?? boot.builtins ?? [];
   let selection = null;
   let shown = null;
   let json = "";
@@ -137,6 +139,9 @@ export function start(core, opts, boot = {}) {
   function takeFull(m) {
     Object.assign(wasm, m);
     sim.swap(m.Playground);
+    scenarios = wasm.builtinScenarios();
+    learn.scenarios = scenarios;
+    meta = meta && scenarios.find((s) => s.name === meta.name);
     performance.mark("hwscope-full-core");
     // The same step, now told: the narration and the broker log start over from it.
     panels.reset();
@@ -309,12 +314,14 @@ export function start(core, opts, boot = {}) {
     // compare canonical forms without them.
     const canonical = (t) => { try { return wasm.encodeLink(t); } catch { return null; } };
     const own = sim.interventions.length ? JSON.stringify({ ...sim.scenario, events: (sim.scenario.events ?? []).filter((e) => e.at_step == null) }) : text;
-    meta = scenarios.find((s) => s.json === own) ?? scenarios.find((s) => canonical(s.json) === canonical(own));
+    const key = canonical(own);
+    meta = scenarios.find((s) => s.json === own) ?? (key == null ? undefined : scenarios.find((s) => s.json && canonical(s.json) === key));
     // A built-in under another preset (Settings, a tour's part) keeps the built-in's name.
     variant = null;
     if (!meta) {
       const preset = sim.scenario.preset ?? "kafka-4.0";
       for (const s of scenarios) {
+        if (!s.json) continue;
         const written = JSON.parse(s.json).preset ?? "kafka-4.0";
         if (written !== preset && samePresetAside(s.json, own)) {
           meta = s;
@@ -377,8 +384,11 @@ export function start(core, opts, boot = {}) {
 
   const picker = $("scenario");
   picker.replaceChildren(...scenarios.map((s) => h("option", { value: s.name }, s.title || s.name)), h("option", { value: "", disabled: "" }, "Custom (from Settings)"));
-  picker.addEventListener("change", () => {
-    const s = scenarios.find((x) => x.name === picker.value);
+  picker.addEventListener("change", async () => {
+    const name = picker.value;
+    // Another built-in's text comes with the full core.
+    if (scenarios.find((x) => x.name === name && !x.json) && !(await needFull())) return;
+    const s = scenarios.find((x) => x.name === name);
     if (s) choose(s.json);
   });
   $("settings-open").addEventListener("click", async () => (await needFull()) && panels.openSettings(json));
@@ -428,9 +438,14 @@ export function start(core, opts, boot = {}) {
   /** The scenario named by ?scenario=, or the default one. */
   function builtin(say) {
     const wanted = opts.scenario;
-    const s = scenarios.find((x) => x.name === wanted) ?? scenarios.find((x) => x.name === "seed-walkthrough") ?? scenarios[0];
+    const fallback = () => scenarios.find((x) => x.name === "seed-walkthrough" && x.json) ?? scenarios.find((x) => x.json);
+    let s = scenarios.find((x) => x.name === wanted) ?? fallback();
+    // Known by name, its text not here: the full core, which has it, could not be downloaded.
+    if (!s.json) {
+      s = fallback();
+      say.push(`The built-in scenario "${wanted}" could not be loaded (a download failed); showing "${s.name}".`);
+    } else if (wanted && s.name !== wanted) say.push(`There is no built-in scenario "${wanted}"; showing "${s.name}".`);
     load(s.json);
-    if (wanted && s.name !== wanted) say.push(`There is no built-in scenario "${wanted}"; showing "${s.name}".`);
     return s;
   }
 
@@ -443,8 +458,10 @@ export function start(core, opts, boot = {}) {
     frontier.stop();
     booted = false;
     const say = opts.problems.map((p) => `Ignored ${p}.`);
-    // A share link is read by the full core only (the first core has no link codec).
-    if (!sim.full && startCore(fragment).glue === "full") {
+    // A share link is read by the full core only (the first core has no link codec), and
+    // a built-in whose text the page does not have yet comes with it.
+    const wanted = opts.scenario ?? "seed-walkthrough";
+    if (!sim.full && (startCore(fragment).glue === "full" || scenarios.some((s) => s.name === wanted && !s.json))) {
       await needFull();
       if (token !== opening) return;
     }

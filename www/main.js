@@ -24,7 +24,7 @@ import { createStatus } from "./panels/status.js";
 import { renderAbout } from "./panels/about.js";
 import { fetchFirst, fetchSteps, firstView, startCore } from "./core/first-view.js";
 import FIRST, { DEFAULT } from "./pkg/first.js";
-import { FIRSTS, LINKS, STEPS } from "./pkg/steps.js";
+import { FIRSTS, LINKS, STEPS, TITLES } from "./pkg/steps.js";
 
 const inline = globalThis.hwscopeInlineCore;
 /** How long the page stays unshown while a file the first stage needs is on its way. */
@@ -149,13 +149,19 @@ function run() {
     document.getElementById("about").textContent = "The simulation could not start.";
     showError(`The simulation core (WebAssembly) could not be loaded: ${e.message}. If you are running from a checkout, run \`npm run build\` (or \`npm start\`) and reload.`, { fatal: true });
   };
+  // The built-ins as far as the page knows them without the full core: every one's
+  // title, and the text of the one opened (first.js, or its first/NAME.json).
+  const builtins = (fetched) => {
+    const data = { ...FIRST, ...(fetched && view ? { [view.name]: fetched } : {}) };
+    return Object.entries(TITLES).map(([name, title]) => ({ name, title, ...(data[name]?.json && { json: data[name].json, description: data[name].description }) }));
+  };
   core.then(
-    (wasm) => Promise.all([app, pagePanels]).then(
-      ([m, panels]) => {
+    (wasm) => Promise.all([app, pagePanels, firstFile]).then(
+      ([m, panels, fetched]) => {
         taken = true;
         // The sentences of the steps drawn (computed at build time): what the first core
         // cannot say (app.js lends them to the run, so the caption stays as drawn).
-        m.start(wasm, opts, { ...boot, pagePanels: panels, texts: drawn });
+        m.start(wasm, opts, { ...boot, pagePanels: panels, texts: drawn, builtins: builtins(fetched) });
       },
       failed("module"),
     ),
