@@ -289,7 +289,7 @@ test("a wasm that fails to load shows a message, not a blank page", async () => 
 test("a Rust panic shows a message and stops the controls", async () => {
   const page = await env.newPage();
   // Serve the real package with step() and seek() trapping as a panic does.
-  await page.route("**/www/pkg/hwscope{,_first}.js", async (route) => {
+  await page.route(/\/www\/pkg\/hwscope(_first)?\.js$/, async (route) => {
     const response = await route.fetch();
     const trap = "\nfor (const name of ['step', 'seek']) Playground.prototype[name] = () => { throw new WebAssembly.RuntimeError('unreachable executed'); };\n";
     await route.fulfill({ response, body: (await response.text()) + trap });

@@ -106,6 +106,11 @@ export function start(core, opts, boot = {}) {
   let api = { step() {}, reset() {}, ready() {} };
   const framed = parent !== window && import("./embed/api.js").then((m) => (api = m.createEmbedApi(opts.origin, player, (mode) => setTheme(mode, $("theme"), false), jump)));
   const full = (f) => ($("open-full").href = `${pageBase()}#${f}`);
+  /** Without the full core (no link codec; the first core runs built-ins only): the
+   *  built-in by name at the step, which the full playground opens as the same run. */
+  const plain = (step) => {
+    if (meta) $("open-full").href = `${pageBase()}?scenario=${encodeURIComponent(meta.name)}${step ? `#at=${step}` : ""}`;
+  };
   // The address bar (an embed's "open full playground" link) follows the step shown.
   const sync = createUrlSync(sim, !opts.embed, full);
   let booted = false;
@@ -149,7 +154,10 @@ export function start(core, opts, boot = {}) {
       const rec = sim.get(player.step);
       player.rec = rec;
       player.next = null;
+      // The same step again, told: not a new step for an embed's host (no "step" event).
+      retold = true;
       show(rec);
+      retold = false;
     }
     if (booted) {
       const here = sim.linkAt(player.step);
@@ -160,6 +168,7 @@ export function start(core, opts, boot = {}) {
   }
 
   let fresh = true;
+  let retold = false;
   function show(rec) {
     shown = rec;
     stage.step(rec, sim.initialEnd, fresh, fresh ? sim.room : undefined);
@@ -171,9 +180,10 @@ export function start(core, opts, boot = {}) {
     frontier.follow(rec.step, player.to);
     // "Reproduced exactly" is said of the link's step, not of the ones stepped to after.
     if (!verified.hidden && rec.step !== verifiedAt) verified.hidden = true;
-    api.step(rec);
+    if (!retold) api.step(rec);
     for (const watch of learn.watch) watch(rec);
     if (booted && sim.full) sync(rec.step);
+    else if (booted) plain(rec.step);
     // An embed asks for the full core when it shows a step it cannot tell.
     if (booted && !rec.text && !sim.full) needFull(true);
   }
@@ -488,6 +498,7 @@ export function start(core, opts, boot = {}) {
     }
     notice(say.join(" "));
     if (sim.full) full(sim.linkAt(player.step));
+    else plain(player.step);
     // A branch returned to (or Back/Forward to one): marked; any other run starts a new tree.
     if (branches && sim.full) {
       const here = sim.linkAt(player.step);
