@@ -148,13 +148,16 @@ export class Sim {
    *  the one already shown, now with its sentence and broker log. */
   swap(Playground) {
     const p = new Playground();
+    // A trap here is the core's failure as anywhere else (CoreFailure: the page stops).
     if (this.#json != null) {
-      const at = this.#p.current();
-      p.configure(this.#json);
-      p.setLogTail?.(this.tail);
-      if (this.#settling) p.settle();
-      if (this.known > 1) p.extend(this.known - 1);
-      p.seek(at);
+      this.call(() => {
+        const at = this.#p.current();
+        p.configure(this.#json);
+        p.setLogTail?.(this.tail);
+        if (this.#settling) p.settle();
+        if (this.known > 1) p.extend(this.known - 1);
+        p.seek(at);
+      });
     }
     this.#p.free();
     this.#p = p;
