@@ -415,3 +415,28 @@ describe("a timeline that branches", () => {
     await page.close();
   });
 });
+
+// The first thing a new user sees: "What happened" at step 0 was an empty box with its one
+// sentence at the bottom (the list is anchored there so the newest step stays in view), which
+// read as a panel that failed to load. A short list starts at the top; a long one still keeps
+// the step shown in view at the bottom.
+describe("second pass: the narration starts at the top of its box", () => {
+  test("step 0's sentence is at the top; at the end of a run the last step is in view", async () => {
+    const page = await open("/");
+    const where = () => page.evaluate(() => {
+      const box = document.querySelector(".narration").getBoundingClientRect();
+      const items = [...document.querySelectorAll("#narration li")];
+      const first = items[0].getBoundingClientRect();
+      const last = items.at(-1).getBoundingClientRect();
+      return { gap: first.top - box.top, lastIn: last.bottom <= box.bottom + 1 && last.top >= box.top - 1, n: items.length };
+    });
+    const start = await where();
+    assert.ok(start.gap < 12, `step 0's sentence starts ${start.gap} px below the top of its box`);
+    await page.click("#end");
+    await page.waitForFunction(() => document.querySelectorAll("#narration li").length > 12);
+    const end = await where();
+    assert.ok(end.lastIn, `the last of ${end.n} sentences is in view`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
