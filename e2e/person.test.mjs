@@ -440,3 +440,26 @@ describe("second pass: the narration starts at the top of its box", () => {
     await page.close();
   });
 });
+
+// At 1280 px the scenario picker stopped at 360 px with half the header empty, so a built-in's
+// name was cut mid-word ("Zombie leader: cut off from the controller, it s"). It takes the
+// room the header has.
+describe("second pass: the picker shows a built-in's whole name when the header has room", () => {
+  test("1280 px: zombie-leader's title fits in the picker, and the header's buttons stay on one line", async () => {
+    const page = await open("/?scenario=zombie-leader");
+    const fit = await page.$eval("#scenario", (s) => {
+      const c = document.createElement("canvas").getContext("2d");
+      const cs = getComputedStyle(s);
+      c.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      const text = s.selectedOptions[0].textContent;
+      // The text, the select's padding and its arrow (about 20 px).
+      const need = c.measureText(text).width + parseFloat(cs.paddingLeft) + parseFloat(cs.paddingRight) + 20;
+      return { text, need: Math.ceil(need), has: s.getBoundingClientRect().width };
+    });
+    assert.ok(fit.has >= fit.need, `"${fit.text}" needs ${fit.need} px, the picker is ${fit.has} px`);
+    const tops = await page.$$eval("header.bar button, header.bar select", (xs) => xs.map((x) => Math.round(x.getBoundingClientRect().top)));
+    assert.ok(Math.max(...tops) - Math.min(...tops) < 10, `the header is one line: ${tops}`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
