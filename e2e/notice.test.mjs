@@ -99,3 +99,19 @@ test("a preset change keeps step 0, and says when the step number changed", asyn
   assertNoErrors(page);
   await page.close();
 });
+
+// From the keyboard the notice's ✕ was the far end of the Tab order (the notice is last in the
+// page): Esc puts it away, as it closes a dialog.
+test("Esc puts a notice away", async () => {
+  const page = await env.open("/?scenario=kip101-data-loss", { until: ["html[data-boot=live]"] });
+  await page.click("#settings-open");
+  await page.waitForSelector("dialog#settings[open]");
+  await page.selectOption("#f-preset", "kafka-4.0");
+  await page.click("#settings-run");
+  await page.waitForSelector("#notice:not([hidden])");
+  await page.focus("#play");
+  await page.keyboard.press("Escape");
+  assert.equal(await page.$eval("#notice", (n) => n.hidden), true, "Esc dismissed the notice");
+  assertNoErrors(page);
+  await page.close();
+});

@@ -7,6 +7,14 @@ export function createNotice(box) {
   action.type = "button";
   action.className = "notice-action";
   floatUnderHeader(box);
+  // Esc puts it away from anywhere (the notice is last in the page: from the keyboard its ✕
+  // was the far end of the Tab order), unless Esc did something else first (stopped a
+  // computation) or belongs to an open dialog or a field.
+  document.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape" || box.hidden || e.defaultPrevented || document.querySelector("dialog[open]")) return;
+    if (/^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName)) return;
+    box.hidden = true;
+  });
   return (text, act = null) => {
     box.firstChild.textContent = text;
     if (act) {
