@@ -463,3 +463,23 @@ describe("second pass: the picker shows a built-in's whole name when the header 
     await page.close();
   });
 });
+
+// At 360 px the tour card is a sheet at the bottom of the screen "so the stage above and the
+// question stay in view together", but the page was not scrolled: the sheet covered the logs
+// and their HW lines, which the beat's question is about (hw-lag beat 10, "When does follower 1
+// learn it?"). Each beat now keeps the stage above the sheet.
+describe("second pass: on a phone the tour's sheet leaves the stage in view", () => {
+  test("360 px: the stage ends above the tour's sheet at a beat", async () => {
+    const page = await open("/?tour=hw-lag&level=middle&beat=10", { width: 360, height: 740 });
+    await page.waitForSelector(".tour-slot .tour[data-beat='10']");
+    await page.waitForTimeout(300);
+    const r = await page.evaluate(() => ({
+      stage: document.querySelector(".stage-box").getBoundingClientRect().toJSON(),
+      sheet: document.querySelector(".tour-slot .tour").getBoundingClientRect().toJSON(),
+    }));
+    assert.ok(r.stage.bottom <= r.sheet.top + 1, `the stage ends at ${r.stage.bottom} px, the sheet starts at ${r.sheet.top} px`);
+    assert.ok(r.stage.top >= 0, `the stage's top is in view (${r.stage.top} px)`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
