@@ -15,6 +15,8 @@ const TEXTS = 20000;
 const TAIL = 64;
 /** Log entries per record for scan(): views read HWs, LEOs and messages, not logs. */
 const SCAN_TAIL = 8;
+/** swap() computes the full core this far past the cursor at most (~50 ms). */
+const SWAP_AHEAD = 60000;
 /** computeUntil() calls into the core for about this long at a time. */
 const CHUNK_MS = 3;
 
@@ -155,7 +157,15 @@ export class Sim {
         p.configure(this.#json);
         p.setLogTail?.(this.tail);
         if (this.#settling) p.settle();
-        if (this.known > 1) p.extend(this.known - 1);
+        // As far as this core had computed, but at most SWAP_AHEAD steps past the cursor
+        // (a run computed to millions of steps by End would hold the page for seconds):
+        // past that, the look-ahead computes on in idle time, as after any load.
+        const want = Math.min(this.known - 1, at + SWAP_AHEAD);
+        const reached = want > 0 ? p.extend(want) : null;
+        if (reached && want < this.known - 1) {
+          this.known = reached.steps;
+          this.done = reached.done;
+        }
         p.seek(at);
       });
     }
