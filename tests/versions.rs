@@ -253,12 +253,12 @@ fn from_3_5_an_alter_partition_held_on_its_own_connection_across_a_re_registrati
     before["behavior"] = json!({"alter_partition_checks_broker_epochs": false});
     let t = Trace::of_value(&before);
     let commit = t.find(0, &json!({"type": "alter_partition", "outcome": "committed", "isr": [0, 1]}));
-    assert_eq!((time(t.at(commit)), leo(t.at(commit), 1)), (32206, 38), "committed while broker 1 lacks 38..42: {}", line(t.at(commit)));
+    assert_eq!((time(t.at(commit)), leo(t.at(commit), 1)), (32206, 15), "committed while broker 1 lacks 15..19: {}", line(t.at(commit)));
     let elected = t.find(commit, &json!({"type": "leader_and_isr", "to": 1, "outcome": "become-leader"}));
     let lost = t.allowed();
     assert_eq!(lost.len(), 5, "{lost:?}");
     assert!(lost.iter().all(|v| v.0 == elected as u64 && v.1 == "acked-record-lost"), "{lost:?}");
-    assert!(lost[0].2.contains("p1-39") && lost[4].2.contains("p1-43"), "{lost:?}");
+    assert!(lost[0].2.contains("p1-16") && lost[4].2.contains("p1-20"), "{lost:?}");
 }
 
 // ---------------------------------------------------------------------------

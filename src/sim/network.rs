@@ -219,7 +219,9 @@ pub fn conn_of(from: Node, to: Node, body: &Body) -> (Node, Node) {
 /// When a held message goes out again after a heal at `now`: the first of TCP's
 /// retransmissions that is not before `now`. Data: `since` + 200, + 400, + 800 … ms
 /// (`TCP_RTO_MIN`, doubling; each gap at most `TCP_RTO_MAX`, 120 s). A handshake:
-/// [`syn_retransmission_gap`].
+/// [`syn_retransmission_gap`]. Not modelled: Linux's RTO is the connection's smoothed RTT
+/// plus a variance floored at `TCP_RTO_MIN` (204–216 ms measured on the oracle's loopback
+/// under load), an offset every doubling carries (docs/exactness.md, F10).
 pub fn retransmission_at(since: u64, connect: bool, now: u64) -> u64 {
     let gap_after = |n: u32| if connect { syn_retransmission_gap(n) } else { (200u64 << n.min(10)).min(120_000) };
     let mut n = 0;
