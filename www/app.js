@@ -14,7 +14,7 @@ import { renderAbout } from "./panels/about.js";
 import { fmt, h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
 import { address, readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
-import { createNotice } from "./panels/notice.js";
+import { createNotice, floatUnderHeader } from "./panels/notice.js";
 import { onDemand } from "./core/ondemand.js";
 import { setTheme } from "./core/theme.js";
 import { createBranches } from "./panels/branches.js";
@@ -63,6 +63,7 @@ export function start(wasm, opts, boot = {}) {
   controls.jumps = marks;
   const verdicts = opts.embed ? { step() {}, reset() {} } : createVerdicts(document, sim, player, { go });
   const notice = createNotice($("notice"));
+  floatUnderHeader($("banner"));
   // The tree of branches under the scrubber (the full page only): each is a share link.
   // A branch is known by its link's scenario part (the scenario and its interventions).
   const keyOf = (link) => new URLSearchParams(link).get("s") ?? link;
@@ -171,16 +172,23 @@ export function start(wasm, opts, boot = {}) {
    *  or before the same simulated time) and offers both presets side by side. */
   function choose(text) {
     const before = booted ? sim.linkAt(player.step) : null;
-    const was = { json, t: shown?.time_ms ?? 0, preset: sim.scenario?.preset ?? "kafka-4.0" };
+    const was = { json, t: shown?.time_ms ?? 0, step: shown?.step ?? 0, preset: sim.scenario?.preset ?? "kafka-4.0" };
     if (!load(text)) return false;
     if (branches) branches.reset(keyOf(sim.linkAt(player.step)), sim.linkAt(player.step));
     const now = sim.scenario.preset ?? "kafka-4.0";
     if (was.json && now !== was.preset && samePresetAside(was.json, text)) {
-      player.go(stepAtTime(was.t));
-      notice(`Now under ${now}, at ${fmt(shown.time_ms)} ms as before (step ${fmt(shown.step)}).`, {
-        label: `${was.preset} and ${now} side by side`,
-        run: () => openLearn().then((hub) => hub?.openView("compare", { setting: "preset", a: was.preset, value: now })),
-      });
+      // Step 0 (the state before anything happens) is the same moment under any preset.
+      player.go(was.step === 0 ? 0 : stepAtTime(was.t));
+      const at = `${fmt(shown.time_ms)} ms`;
+      notice(
+        shown.step === was.step
+          ? `Now under ${now}, at ${at} (step ${fmt(shown.step)}), as before.`
+          : `Now under ${now}, at ${at} as before: step ${fmt(shown.step)} here, step ${fmt(was.step)} under ${was.preset}.`,
+        {
+          label: `${was.preset} and ${now} side by side`,
+          run: () => openLearn().then((hub) => hub?.openView("compare", { setting: "preset", a: was.preset, value: now })),
+        },
+      );
     }
     remember(before);
     return true;

@@ -57,10 +57,24 @@ impl Sim {
                     b.hw = b.hw.min(kept);
                 }
             }
+            // `Partition.makeLeader`: the leader epoch only if newer, the leader always;
+            // `makeFollower`: both (after its partition-epoch check).
+            Event::BecameLeader { broker, epoch, prev, .. } => {
+                self.broker_mut(broker).kafka_partition = (epoch.max(prev.0), Some(broker));
+            }
+            Event::BecameFollower { broker, leader, .. } => {
+                let b = self.broker_mut(broker);
+                b.kafka_partition = (b.leader_epoch, leader);
+            }
             Event::Restarted { broker, hw, incarnation, .. } => {
                 let now = self.now;
                 let interval = self.scenario.config.hw_checkpoint_interval_ms();
+                // KRaft: the new process loads the metadata image and applies it at once,
+                // registered or not (`BrokerMetadataPublisher`'s first publish); ZooKeeper: it
+                // knows nothing until the controller's LeaderAndIsr.
+                let image = if self.zookeeper() { (-1, None) } else { (self.controller.leader_epoch, self.controller.leader) };
                 let b = self.broker_mut(broker);
+                b.kafka_partition = image;
                 b.alive = true;
                 b.silently_down = false;
                 b.lifecycle = Lifecycle::Starting;
@@ -99,6 +113,7 @@ impl Sim {
             | Event::LeaderIsrUpdated { broker, after, partition_epoch, .. } => {
                 let ls = self.lead_mut(broker);
                 ls.isr = after.to_kafka_vec();
+                ls.isr_hashed = after.hashed();
                 ls.pending = None;
                 ls.partition_epoch = partition_epoch;
             }

@@ -228,9 +228,10 @@ pub enum Event {
     /// (it learned a newer one from an AlterPartition answer) is skipped.
     LeaderStateNewer { broker: u32, partition_epoch: u32, held: u32 },
     /// `again`: it led already: a new epoch from the same leader (the ZooKeeper-era bump).
-    BecameLeader { broker: u32, epoch: i32, leo: u64, hw_before: u64, hw: u64, again: bool },
+    /// `prev`: the broker's `Partition` object before (`Broker::kafka_partition`): its leader epoch and leader.
+    BecameLeader { broker: u32, epoch: i32, leo: u64, hw_before: u64, hw: u64, again: bool, prev: (i32, Option<u32>) },
     NothingChanges { broker: u32 },
-    BecameFollower { broker: u32, leader: Option<u32>, stepped_down: bool },
+    BecameFollower { broker: u32, leader: Option<u32>, stepped_down: bool, prev: (i32, Option<u32>) },
 
     // ---- the follower
     FetchSent { follower: u32, leader: Option<u32>, fetch_offset: u64, msg: Option<u64> },

@@ -204,6 +204,19 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
       if (k === shown.length - 1) body.append(ending());
     }
     card.dataset.state = q && state === "ask" ? "ask" : "show";
+    requestAnimationFrame(keepStageAbove);
+  }
+
+  /** A phone: the card is a sheet at the bottom of the screen (style.css) and the stage it
+   *  talks about is kept above it, scrolling the page as little as needed: unscrolled, the
+   *  sheet covered the logs and their HW lines. The stage's top stays in view. */
+  function keepStageAbove() {
+    const slot = card.closest(".tour-slot");
+    const stage = document.querySelector(".stage-box");
+    if (!slot || !stage || getComputedStyle(slot).position !== "sticky") return;
+    const s = stage.getBoundingClientRect();
+    const hidden = s.bottom - card.getBoundingClientRect().top;
+    if (hidden > 1) scrollBy({ top: Math.min(hidden, Math.max(0, s.top)), behavior: "instant" });
   }
 
   /** The last beat: say the tour is over, and how to go deeper (a level with more
