@@ -41,7 +41,8 @@ impl Sim {
 
     fn controller_link_cut(&self, id: u32) -> bool {
         let me = Node::Broker(id);
-        self.net.is_cut(me, Node::Controller) || self.net.is_cut(Node::Controller, me)
+        let metadata = Some(crate::scenario::Channel::Metadata);
+        self.net.is_cut_on(me, Node::Controller, metadata) || self.net.is_cut_on(Node::Controller, me, metadata)
     }
 
     /// One idle round of the long poll: the Fetch's wait plus the round trip.
