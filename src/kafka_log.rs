@@ -98,6 +98,9 @@ fn registered(sim: &Sim, gone: Option<u32>) -> String {
 /// The lines the brokers and the controller would log for the step just taken
 /// (empty for the textbook preset, which models no Kafka version).
 pub fn lines(sim: &Sim) -> Vec<String> {
+    if cfg!(feature = "first") {
+        return Vec::new();
+    }
     let Some(era) = era(sim.scenario.preset) else { return Vec::new() };
     let kraft = sim.behavior.broker_liveness == crate::scenario::BrokerLiveness::BrokerHeartbeat;
     let events = &sim.last.events;
