@@ -98,6 +98,9 @@ fn registered(sim: &Sim, gone: Option<u32>) -> String {
 /// The lines the brokers and the controller would log for the step just taken
 /// (empty for the textbook preset, which models no Kafka version).
 pub fn lines(sim: &Sim) -> Vec<String> {
+    if cfg!(feature = "first") {
+        return Vec::new();
+    }
     let Some(era) = era(sim.scenario.preset) else { return Vec::new() };
     let kraft = sim.behavior.broker_liveness == crate::scenario::BrokerLiveness::BrokerHeartbeat;
     let events = &sim.last.events;
@@ -173,6 +176,34 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     } else {
                         format!("{p}ISR updated to {a} and version updated to [{partition_epoch}]")
                     },
+                );
+            }
+            // `Partition.handleAlterPartitionError` (3.x, 4.0): the controller said the change was
+            // not applied (INELIGIBLE_REPLICA, OPERATION_NOT_ATTEMPTED); the leader goes back to
+            // its committed ISR and says so at INFO. Other errors are logged at DEBUG or retried.
+            Event::IsrChangeRefused { leader, error, added } if era >= Era::V37 && error.reverts() => {
+                let proposed = match added {
+                    Some(f) => format!("PendingExpandIsr(newInSyncReplicaId={f}, …)"),
+                    None => "PendingShrinkIsr(…)".to_string(),
+                };
+                let isr = sim.broker(leader).lead.as_ref().map_or_else(String::new, |ls| {
+                    crate::sim::isr_list::IsrList::of(&ls.isr).kafka_order().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")
+                });
+                at(
+                    src(leader),
+                    format!(
+                        "{}Failed to alter partition to {proposed} since the controller rejected the request with {}. Partition state has been reset to the latest committed state CommittedPartitionState(isr=Set({isr}), leaderRecoveryState=RECOVERED).",
+                        ident(era, leader),
+                        error.name()
+                    ),
+                );
+            }
+            // KIP-903 (3.5+): `ReplicationControlManager.alterPartition` refuses an ISR naming a
+            // member with a broker epoch other than its registration's (`ineligibleReplicasForIsr`).
+            Event::StaleBrokerEpochInIsr { leader, broker, named, registered } if kraft && era >= Era::V37 => {
+                at(
+                    ctl(),
+                    format!("[QuorumController id=c] Rejecting AlterPartition request from node {leader} for t-0 because it specified ineligible replicas [{broker} (broker epoch mismatch: requested={named} VS expected={registered})] in the new ISR […]."),
                 );
             }
             Event::Truncated { broker, to, leo_before, rule } => {

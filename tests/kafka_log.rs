@@ -184,6 +184,35 @@ fn a_rejoined_zombie_stays_last_in_the_isr() {
     }
 }
 
+/// A refused ISR expansion, as Kafka 4.0.2 logged it in the oracle's KIP-903 run (2026-12-06):
+/// the controller's `ReplicationControlManager.alterPartition` ("Rejecting AlterPartition
+/// request from node 0 … ineligible replicas [1 (broker epoch mismatch: requested=12 VS
+/// expected=102)]") and the leader's `Partition.handleAlterPartitionError` ("Failed to alter
+/// partition to PendingExpandIsr(newInSyncReplicaId=1, …) since the controller rejected the
+/// request with INELIGIBLE_REPLICA. Partition state has been reset to the latest committed
+/// state …"). Before 3.5 (the switch off) the expansion is committed and neither is written.
+#[test]
+fn a_refused_isr_expansion_is_logged_by_the_controller_and_the_leader() {
+    let s: Value = serde_json::from_str(include_str!("../oracle/scenarios/fault-kip903-stale-isr-expansion.json")).unwrap();
+    let log = lines_of(&s, "kafka-4.0");
+    let ctl = log.iter().position(|(_, l)| l.contains("Rejecting AlterPartition")).expect("the controller's line");
+    assert_eq!(
+        log[ctl].1,
+        "controller | [QuorumController id=c] Rejecting AlterPartition request from node 0 for t-0 because it specified ineligible replicas [1 (broker epoch mismatch: requested=1 VS expected=2)] in the new ISR […]."
+    );
+    let leader = log.iter().position(|(_, l)| l.contains("Failed to alter partition")).expect("the leader's line");
+    assert!(leader > ctl);
+    assert_eq!(
+        log[leader].1,
+        "broker 0 | [Partition t-0 broker=0] Failed to alter partition to PendingExpandIsr(newInSyncReplicaId=1, …) since the controller rejected the request with INELIGIBLE_REPLICA. Partition state has been reset to the latest committed state CommittedPartitionState(isr=Set(0), leaderRecoveryState=RECOVERED)."
+    );
+    let mut off = s.clone();
+    off["behavior"] = serde_json::json!({"alter_partition_checks_broker_epochs": false});
+    let log = lines_of(&off, "kafka-4.0");
+    assert!(!log.iter().any(|(_, l)| l.contains("Rejecting AlterPartition") || l.contains("Failed to alter")), "{log:?}");
+    assert!(log.iter().any(|(_, l)| l.contains("ISR updated to 0,1 ")), "committed instead");
+}
+
 /// From five members Kafka's ISR is a Scala `HashSet` and logs in hash order
 /// (`sim::isr_list::Members`, worked out on the JVM against each release's Scala):
 /// ids iterate `0,5,1,6,2,3,4`; 0.10.2–2.1 hold `Replica`s, which iterate `2,3,6,1,4,0,5`

@@ -88,16 +88,16 @@ impl Sim {
                 b.hw_checkpoint = (now, hw);
                 b.hw_checkpoint_phase = now % interval;
             }
-            Event::LinksCut { from, to, both_ways } => {
-                self.net.set_cut(from, to, true);
+            Event::LinksCut { from, to, both_ways, channel } => {
+                self.net.set_cut(from, to, channel, true);
                 if both_ways {
-                    self.net.set_cut(to, from, true);
+                    self.net.set_cut(to, from, channel, true);
                 }
             }
-            Event::LinksHealed { from, to, both_ways } => {
-                self.net.set_cut(from, to, false);
+            Event::LinksHealed { from, to, both_ways, channel } => {
+                self.net.set_cut(from, to, channel, false);
                 if both_ways {
-                    self.net.set_cut(to, from, false);
+                    self.net.set_cut(to, from, channel, false);
                 }
             }
             Event::IsrExpanded { leader, follower, after, request, .. } => match request {
@@ -108,7 +108,7 @@ impl Sim {
                 None => self.commit_isr(leader, after),
                 Some(_) => self.lead_mut(leader).pending = Some(PendingIsr::Shrink(out.to_vec())),
             },
-            Event::IsrChangeRefused { leader, error } if error.reverts() => self.lead_mut(leader).pending = None,
+            Event::IsrChangeRefused { leader, error, .. } if error.reverts() => self.lead_mut(leader).pending = None,
             Event::IsrApplied { leader: broker, after, partition_epoch, .. }
             | Event::LeaderIsrUpdated { broker, after, partition_epoch, .. } => {
                 let ls = self.lead_mut(broker);

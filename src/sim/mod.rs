@@ -376,11 +376,11 @@ impl Sim {
             Action::Produce { producer, records } => self.produce(*producer, *records),
             Action::Crash { broker, unflushed, silent } => self.crash(*broker, *unflushed, *silent),
             Action::Restart { broker } => self.restart(*broker),
-            Action::Partition { links, catch } => {
-                self.cut(links);
+            Action::Partition { links, catch, channel } => {
+                self.cut(links, *channel);
                 self.catch_in_flight(catch);
             }
-            Action::Heal { links } => self.heal(links),
+            Action::Heal { links, channel } => self.heal(links, *channel),
             Action::AddConsumer(spec) => {
                 if self.consumers.iter().any(|c| c.spec.id == spec.id) {
                     return self.emit(Event::ConsumerExists);

@@ -188,7 +188,11 @@ impl Sim {
             return self.emit(Event::AlterPartitionAnswerStale { leader, state_changed: true, answered: partition_epoch, held });
         }
         if let Some(error) = error {
-            return self.emit(Event::IsrChangeRefused { leader, error });
+            let added = match self.lead(leader).pending {
+                Some(PendingIsr::Expand(f)) => Some(f),
+                _ => None,
+            };
+            return self.emit(Event::IsrChangeRefused { leader, error, added });
         }
         if self.broker(leader).leader_epoch != leader_epoch {
             return self.emit(Event::AlterPartitionIgnored { broker: leader, leader_epoch });
