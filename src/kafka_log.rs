@@ -229,12 +229,14 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                 let isr = sim.broker(broker).lead.as_ref().map_or_else(String::new, |ls| ids(ls.isr.iter().copied()));
                 let pe = sim.controller.partition_epoch;
                 at(src(broker), match era {
-                    Era::V24 => format!("{}t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw_before}. Previous leader epoch was {}.", ident(era, broker), epoch - 1),
-                    Era::V28 => format!("[Broker id={broker}] Leader t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw_before} ISR [{isr}] addingReplicas [] removingReplicas []. Previous leader epoch was {}.", epoch - 1),
+                    Era::V24 => format!("{}t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw_before}. Previous leader epoch was {}.", ident(era, broker), prev.0),
+                    Era::V28 => format!("[Broker id={broker}] Leader t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw_before} ISR [{isr}] addingReplicas [] removingReplicas []. Previous leader epoch was {}.", prev.0),
                     _ => leader_start(broker, epoch, leo, pe, hw_before, &isr, sim.under_min_isr(broker), prev),
                 });
             }
-            Event::BecameFollower { broker, leader: Some(l), .. } if era >= Era::V28 => {
+            // 2.8 logs both starts before it updates the partition's leader epoch (the previous one,
+            // -1 in a new process) and names no current leader.
+            Event::BecameFollower { broker, leader: Some(l), prev, .. } if era >= Era::V28 => {
                 let b = sim.broker(broker);
                 let (epoch, leo, hw, pe) = (b.leader_epoch, b.log.leo(), b.hw, sim.controller.partition_epoch);
                 at(
@@ -242,7 +244,7 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     if era >= Era::V37 {
                         follower_start(broker, epoch, leo, pe, hw, Some(l))
                     } else {
-                        format!("[Broker id={broker}] Follower t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw}. Current leader is {l}. Previous leader epoch was {}.", epoch - 1)
+                        format!("[Broker id={broker}] Follower t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw}. Previous leader epoch was {}.", prev.0)
                     },
                 );
             }

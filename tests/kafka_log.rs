@@ -288,4 +288,9 @@ fn a_restarted_broker_logs_the_image_it_applies_before_registering() {
     let added = zk.iter().position(|(_, l)| l.contains("Newly added brokers: 2,")).expect("2 is back");
     let start = zk.iter().position(|(_, l)| l.starts_with("broker 2 | ") && l.contains("leader epoch 0 ")).expect("2 follows");
     assert!(added < start, "{zk:?}");
+    // 2.8's starts give the leader epoch the broker's `Partition` held (-1 in a new process)
+    // and, for a follower, no current leader (Partition.makeFollower at 2.8.2).
+    let b0 =
+        zk.iter().find(|(_, l)| l.starts_with("broker 0 | [Broker id=0] Follower t-0 starts at leader epoch 1 ")).expect("0 follows 1");
+    assert!(b0.1.ends_with(". Previous leader epoch was -1.") && !b0.1.contains("Current leader"), "{b0:?}");
 }
