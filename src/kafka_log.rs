@@ -48,6 +48,20 @@ fn era(preset: Preset) -> Option<Era> {
     })
 }
 
+/// The ZooKeeper controller's line when /brokers/ids changes. 0.10.2: the listener's
+/// own ident (`ReplicaStateMachine.BrokerChangeListener`); 0.11: the controller's event
+/// queue, `[Controller c]: ` (`KafkaController.BrokerChange.process`); 1.1 to 2.1:
+/// `[Controller id=c] ` (same method); 2.2 (KIP-380) adds the bounced brokers.
+fn broker_change(era: Era, added: &str, deleted: &str, live: &str) -> String {
+    let common = format!("Newly added brokers: {added}, deleted brokers: {deleted}");
+    match era {
+        Era::V010 => format!("[BrokerChangeListener on Controller c]: {common}, all live brokers: {live}"),
+        Era::V011 => format!("[Controller c]: {common}, all live brokers: {live}"),
+        Era::V20 => format!("[Controller id=c] {common}, all live brokers: {live}"),
+        _ => format!("[Controller id=c] {common}, bounced brokers: , all live brokers: {live}"),
+    }
+}
+
 const DIR: &str = "/tmp/kafka-logs";
 
 fn ids(v: impl IntoIterator<Item = u32>) -> String {
@@ -278,12 +292,7 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     } else if kraft {
                         format!("[QuorumController id=c] Fencing broker {broker} because its session has timed out.")
                     } else {
-                        let live = registered(sim, Some(broker));
-                        if era >= Era::V24 {
-                            format!("[Controller id=c] Newly added brokers: , deleted brokers: {broker}, bounced brokers: , all live brokers: {live}")
-                        } else {
-                            format!("[BrokerChangeListener on Controller c]: Newly added brokers: , deleted brokers: {broker}, all live brokers: {live}")
-                        }
+                        broker_change(era, "", &broker.to_string(), &registered(sim, Some(broker)))
                     },
                 );
             }
@@ -293,12 +302,7 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     if kraft {
                         format!("[QuorumController id=c] Replayed RegisterBrokerRecord establishing a new incarnation of broker {broker}: BrokerRegistration(id={broker}, epoch={broker_epoch}, …)")
                     } else {
-                        let live = registered(sim, None);
-                        if era >= Era::V24 {
-                            format!("[Controller id=c] Newly added brokers: {broker}, deleted brokers: , bounced brokers: , all live brokers: {live}")
-                        } else {
-                            format!("[BrokerChangeListener on Controller c]: Newly added brokers: {broker}, deleted brokers: , all live brokers: {live}")
-                        }
+                        broker_change(era, &broker.to_string(), "", &registered(sim, None))
                     },
                 );
             }

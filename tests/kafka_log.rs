@@ -294,3 +294,27 @@ fn a_restarted_broker_logs_the_image_it_applies_before_registering() {
         zk.iter().find(|(_, l)| l.starts_with("broker 0 | [Broker id=0] Follower t-0 starts at leader epoch 1 ")).expect("0 follows 1");
     assert!(b0.1.ends_with(". Previous leader epoch was -1.") && !b0.1.contains("Current leader"), "{b0:?}");
 }
+
+/// The ZooKeeper controller's line for a change under /brokers/ids, per version:
+/// 0.10.2 logs it under `ReplicaStateMachine.BrokerChangeListener`'s ident; 0.11 moved it
+/// to `KafkaController.BrokerChange.process` (`[Controller c]: `); 1.1 renamed the ident
+/// `[Controller id=c] `; 2.2 (KIP-380) added the bounced brokers.
+#[test]
+fn the_zookeeper_controller_logs_a_broker_change_as_its_version_wrote_it() {
+    let line = |preset: &str| {
+        lines("kip101-data-loss", preset)
+            .into_iter()
+            .map(|(_, l)| l)
+            .find(|l| l.contains("Newly added brokers: 1,"))
+            .unwrap_or_else(|| panic!("{preset}: broker 1 is back"))
+    };
+    let tail = "Newly added brokers: 1, deleted brokers: , all live brokers: 0,1";
+    assert_eq!(line("kafka-0.10"), format!("controller | [BrokerChangeListener on Controller c]: {tail}"));
+    assert_eq!(line("kafka-0.11"), format!("controller | [Controller c]: {tail}"));
+    assert_eq!(line("kafka-2.0"), format!("controller | [Controller id=c] {tail}"));
+    assert_eq!(line("kafka-2.1"), format!("controller | [Controller id=c] {tail}"));
+    assert_eq!(
+        line("kafka-2.4"),
+        "controller | [Controller id=c] Newly added brokers: 1, deleted brokers: , bounced brokers: , all live brokers: 0,1"
+    );
+}

@@ -463,6 +463,18 @@ fn before_2_1_a_write_to_a_killed_leader_fails_at_the_first_error_from_2_1_it_is
     assert_eq!(in_force(&s, "kafka-2.1", "producers[0].delivery.timeout.ms").0, json!(120_000));
 }
 
+/// A broker setting left out of the scenario shows the value the run uses, not null:
+/// `request.timeout.ms` 30000 and `replica.high.watermark.checkpoint.interval.ms` 5000
+/// (`KafkaConfig` defaults, the same at 0.10.2.2 and 4.0.0).
+#[test]
+fn an_unset_broker_setting_shows_the_default_the_run_uses() {
+    let s = json!({"format": 1, "replicas": 2, "events": [], "stop_at_ms": 100});
+    for preset in ["kafka-0.10", "kafka-2.8", "kafka-4.0"] {
+        assert_eq!(in_force(&s, preset, "request.timeout.ms").0, json!(30_000), "{preset}");
+        assert_eq!(in_force(&s, preset, "replica.high.watermark.checkpoint.interval.ms").0, json!(5_000), "{preset}");
+    }
+}
+
 /// A producer that names no `acks`: "1" up to 2.8, "all" from 3.0 (`ProducerConfig`
 /// `ACKS_CONFIG` at 2.8.0 and 3.0.0, KIP-679), with idempotence on by default from 3.0.
 #[test]
@@ -712,4 +724,26 @@ fn a_consumer_leaves_a_follower_out_of_the_isr_at_its_refresh_from_3_3_2_and_is_
         let last = t.last();
         assert_eq!(consumer(last, "c-follower")["position"], consumer(last, "c-leader")["position"], "{preset}: {}", line(last));
     }
+}
+
+/// ZooKeeper-era narration of a broker that comes back (`KafkaController.onBrokerStartup`
+/// at 0.10.2.2 and 2.8.0): a broker whose session expired was taken out of the ISR by
+/// `onBrokerFailure`, so it does not "keep its place"; and ZooKeeper has no fencing, so
+/// an election on its return names its /brokers/ids node, not an unfencing.
+#[test]
+fn a_zookeeper_broker_back_after_its_session_expired_is_out_of_the_isr_and_not_unfenced() {
+    // Under 0.10 (a 6 s session) broker 0's session expires before it restarts at 12 s.
+    let t = under(&builtin("kip101-data-loss"), "kafka-0.10");
+    let texts: Vec<String> = (0..t.len()).map(|i| t.at(i)["text"].as_str().unwrap_or("").to_string()).collect();
+    let back = texts.iter().find(|x| x.contains("broker 0 (incarnation 1) is back")).expect("broker 0 is back");
+    assert!(back.contains("It is not in the ISR {1}") && !back.contains("keeps its place"), "{back}");
+    for preset in ["kafka-0.10", "kafka-2.8"] {
+        let t = under(&builtin("kip101-divergence"), preset);
+        for i in 0..t.len() {
+            let x = t.at(i)["text"].as_str().unwrap_or("");
+            assert!(!x.contains("unfenced"), "{preset}: {}", line(t.at(i)));
+        }
+    }
+    let t = under(&builtin("kip101-divergence"), "kafka-0.10");
+    assert!((0..t.len()).any(|i| t.at(i)["text"].as_str().unwrap_or("").contains("broker 1 came back (its /brokers/ids node)")));
 }

@@ -205,6 +205,10 @@ impl Narrator<'_> {
             match *e {
                 Event::LeaderElected { leader, epoch, isr, cause, from, .. } => {
                     let why = match cause {
+                        // ZooKeeper has no fencing: the controller's /brokers/ids watch saw the broker come back.
+                        ElectionCause::Unfenced { broker } if self.zookeeper() => {
+                            format!("the partition had no leader and broker {broker} came back (its /brokers/ids node)")
+                        }
                         ElectionCause::Unfenced { broker } => format!("the partition had no leader and broker {broker} was unfenced"),
                         ElectionCause::LeaderRestarted { old } => format!("leader {old} restarted"),
                         ElectionCause::LeaderShutdown { old } => format!("leader {old}'s process is gone (a new incarnation registered)"),

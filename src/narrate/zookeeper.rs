@@ -74,8 +74,16 @@ impl Narrator<'_> {
                     }
                 }
                 Event::BrokerRegistered { incarnation, .. } => {
+                    // The ISR as the controller holds it: a broker whose session expired
+                    // was removed from it (onBrokerFailure) and rejoins only by catching up.
+                    let isr = &self.sim.controller.isr;
+                    let place = if isr.contains(&broker) {
+                        "It keeps its place in the ISR".to_string()
+                    } else {
+                        format!("It is not in the ISR {} and rejoins it only by catching up with the leader", set_str(crate::sim::isr_list::sorted(isr)))
+                    };
                     text = format!(
-                        "The controller's watch fires: broker {broker} (incarnation {incarnation}) is back (KafkaController.onBrokerStartup). It keeps its place in the ISR, and the controller sends it the partition's state (LeaderAndIsr)."
+                        "The controller's watch fires: broker {broker} (incarnation {incarnation}) is back (KafkaController.onBrokerStartup). {place}, and the controller sends it the partition's state (LeaderAndIsr)."
                     );
                 }
                 Event::LeaderElected { .. } | Event::PartitionOffline { .. } => return text + &self.election(),

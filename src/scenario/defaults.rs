@@ -247,12 +247,23 @@ impl Scenario {
                         let note = default_note(key, &v).to_string();
                         (v, Source::Preset, note)
                     }
-                    (None, None) => (Value::Null, Source::Kafka, default_note(key, &Value::Null).to_string()),
+                    // An optional setting the scenario leaves out: the value the run uses.
+                    (None, None) => (self.config_default(key), Source::Kafka, default_note(key, &Value::Null).to_string()),
                 };
                 InForce { key: key.to_string(), value, source, note, used }
             })
             .chain(self.clients_in_force())
             .collect()
+    }
+
+    /// The value in force of a `config` key left out of the scenario with no preset
+    /// default: Kafka's, as the rules read it (`Config::broker_request_timeout_ms`, ...).
+    fn config_default(&self, key: &str) -> Value {
+        match key {
+            "request.timeout.ms" => Value::UInt(self.config.broker_request_timeout_ms()),
+            "replica.high.watermark.checkpoint.interval.ms" => Value::UInt(self.config.hw_checkpoint_interval_ms()),
+            _ => Value::Null,
+        }
     }
 
     /// Each producer's and consumer's settings in force (`producers[0].retries`, …): the
