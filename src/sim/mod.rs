@@ -347,11 +347,11 @@ impl Sim {
                         self.sched.insert((at, SCENARIO, index as u64), Due::Scenario { action: action.clone(), index, rep: rep + 1 });
                     }
                 }
-                Trigger::Action(Rc::unwrap_or_clone(action))
+                Trigger::Action(action)
             }
-            Due::Intervention(action) => Trigger::Action(Rc::unwrap_or_clone(action)),
+            Due::Intervention(action) => Trigger::Action(action),
             Due::Deliver(id) => match self.in_flight.remove(&id) {
-                Some((msg, _)) => Trigger::Deliver(msg.into_inner()),
+                Some((msg, _)) => Trigger::Deliver(msg),
                 None => Trigger::Nothing,
             },
             Due::Timer(t) => Trigger::Timer(t),
