@@ -368,18 +368,7 @@ impl Sim {
     /// A client gives up on a connection (its request timed out): what TCP held on it
     /// is dropped, and the next request opens a new one.
     pub(crate) fn close_conn(&mut self, client: Node, server: Node) {
-        let ids: Vec<u64> = self
-            .in_flight
-            .iter()
-            .filter(|(_, (m, _))| m.held.is_some() && conn_of(m.from, m.to, &m.body) == (client, server))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in ids {
-            self.in_flight.remove(&id);
-        }
-        if client != Node::Controller && server != Node::Controller {
-            self.net.set_conn(client, server, Some(Conn::Closed));
-        }
+        close_conn(&mut self.net, &mut self.in_flight, client, server);
     }
 
     /// A killed broker's connections are reset; with `resets`, every peer `waiting`
@@ -496,4 +485,19 @@ fn held_oldest(in_flight: &VecMap<u64, (super::Shared<Msg>, Key)>, from: Node, t
         .filter_map(|(m, _)| m.held.filter(|h| h.connect == connect).map(|h| h.since))
         .min()
         .unwrap_or(u64::MAX)
+}
+
+/// `Sim::close_conn` on the wire alone (a node function's `Out::close_conn`).
+pub(crate) fn close_conn(net: &mut Network, in_flight: &mut VecMap<u64, (Shared<Msg>, Key)>, client: Node, server: Node) {
+    let ids: Vec<u64> = in_flight
+        .iter()
+        .filter(|(_, (m, _))| m.held.is_some() && conn_of(m.from, m.to, &m.body) == (client, server))
+        .map(|(id, _)| *id)
+        .collect();
+    for id in ids {
+        in_flight.remove(&id);
+    }
+    if client != Node::Controller && server != Node::Controller {
+        net.set_conn(client, server, Some(Conn::Closed));
+    }
 }
