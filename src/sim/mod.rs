@@ -58,6 +58,7 @@ use crate::scenario::{Action, Behavior, BrokerLiveness, Scenario, Settings};
 use invariants::Invariants;
 use log::{Log, RecordId};
 use network::Network;
+use outbox::Out;
 use scheduler::{Rng, Scheduler, PROTOCOL, SCENARIO};
 use std::rc::Rc;
 use vecmap::{VecMap, VecSet};
@@ -513,6 +514,20 @@ impl Sim {
 
     pub(crate) fn cancel(&mut self, key: Key) {
         self.push_command(Command::Cancel(key));
+    }
+
+    /// Runs a rule of producer `p` on its own state, with an outbox on the rest (`outbox.rs`).
+    pub(crate) fn producer_rule<R>(&mut self, p: usize, rule: impl FnOnce(&mut Shared<Producer>, &mut Out) -> R) -> R {
+        let Sim { producers, scenario, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
+        let wire = &mut network::WireOf { net, in_flight };
+        rule(&mut producers[p], &mut Out { now: *now, scenario, rng, wire, next_msg, sched, commands, events: &mut last.events })
+    }
+
+    /// Runs a rule of consumer `c` on its own state, with an outbox on the rest (`outbox.rs`).
+    pub(crate) fn consumer_rule<R>(&mut self, c: usize, rule: impl FnOnce(&mut Shared<Consumer>, &mut Out) -> R) -> R {
+        let Sim { consumers, scenario, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
+        let wire = &mut network::WireOf { net, in_flight };
+        rule(&mut consumers[c], &mut Out { now: *now, scenario, rng, wire, next_msg, sched, commands, events: &mut last.events })
     }
 
     /// Puts the step's commands into effect, in the order they were decided.

@@ -23,6 +23,7 @@
 
 use super::event::Event;
 use super::msg::{Body, Hold, Msg, Node};
+use super::outbox::Wire;
 use super::scheduler::{Due, Key, PROTOCOL};
 use super::step::Command;
 use super::vecmap::{VecMap, VecSet};
@@ -487,8 +488,25 @@ fn held_oldest(in_flight: &VecMap<u64, (super::Shared<Msg>, Key)>, from: Node, t
         .unwrap_or(u64::MAX)
 }
 
-/// `Sim::close_conn` on the wire alone (a node function's `Out::close_conn`).
-pub(crate) fn close_conn(net: &mut Network, in_flight: &mut VecMap<u64, (Shared<Msg>, Key)>, client: Node, server: Node) {
+/// The world's wire as a node function sees it (`outbox::Wire`): the connection
+/// table and the messages in flight.
+pub(crate) struct WireOf<'a> {
+    pub net: &'a mut Network,
+    pub in_flight: &'a mut VecMap<u64, (Shared<Msg>, Key)>,
+}
+
+impl Wire for WireOf<'_> {
+    fn would_wait_for_connection(&self, client: Node, server: Node) -> bool {
+        self.net.would_wait_for_connection(client, server)
+    }
+
+    fn close_conn(&mut self, client: Node, server: Node) {
+        close_conn(self.net, self.in_flight, client, server);
+    }
+}
+
+/// `Sim::close_conn` on the wire alone.
+fn close_conn(net: &mut Network, in_flight: &mut VecMap<u64, (Shared<Msg>, Key)>, client: Node, server: Node) {
     let ids: Vec<u64> = in_flight
         .iter()
         .filter(|(_, (m, _))| m.held.is_some() && conn_of(m.from, m.to, &m.body) == (client, server))

@@ -21,28 +21,32 @@
 //! (`client.rs`, which the consumer's rules call through `Sim`).
 
 use super::event::Event;
-use super::msg::{Body, Msg, Node};
-use super::network::Network;
+use super::msg::{Body, Node};
 use super::scheduler::{Due, Key, Rng, Scheduler, Timer, PROTOCOL};
-use super::shared::Shared;
-use super::state::{Consumer, Producer};
 use super::step::Command;
-use super::vecmap::VecMap;
-use super::Sim;
 use crate::scenario::Scenario;
 
-/// What a node's rule may read besides its node (the clock, the configuration, the
-/// connection table) and where it writes its effects.
+/// The connections a client's rule reads and closes (`network.rs` implements it on
+/// the world's wire).
+pub(crate) trait Wire {
+    /// Whether a request from `client` to `server` would first wait for a new connection.
+    fn would_wait_for_connection(&self, client: Node, server: Node) -> bool;
+    /// The client closes its connection to `server`; what TCP held on it is dropped.
+    fn close_conn(&mut self, client: Node, server: Node);
+}
+
+/// What a node's rule may read besides its node (the clock, the configuration, its
+/// connections) and where it writes its effects. Built by `Sim::producer_rule` and
+/// `Sim::consumer_rule` (`mod.rs`) from the world's shared parts.
 pub(crate) struct Out<'a> {
     pub now: u64,
     pub scenario: &'a Scenario,
-    rng: &'a mut Rng,
-    net: &'a mut Network,
-    in_flight: &'a mut VecMap<u64, (Shared<Msg>, Key)>,
-    next_msg: &'a mut u64,
-    sched: &'a mut Scheduler<Due>,
-    commands: &'a mut Vec<Command>,
-    events: &'a mut Vec<Event>,
+    pub(super) rng: &'a mut Rng,
+    pub(super) wire: &'a mut dyn Wire,
+    pub(super) next_msg: &'a mut u64,
+    pub(super) sched: &'a mut Scheduler<Due>,
+    pub(super) commands: &'a mut Vec<Command>,
+    pub(super) events: &'a mut Vec<Event>,
 }
 
 impl Out<'_> {
@@ -78,27 +82,11 @@ impl Out<'_> {
 
     /// Whether a request from `client` to `server` would first wait for a new connection.
     pub fn would_wait_for_connection(&self, client: Node, server: Node) -> bool {
-        self.net.would_wait_for_connection(client, server)
+        self.wire.would_wait_for_connection(client, server)
     }
 
     /// The client closes its connection to `server` (`Sim::close_conn`).
     pub fn close_conn(&mut self, client: Node, server: Node) {
-        super::network::close_conn(self.net, self.in_flight, client, server);
-    }
-}
-
-impl Sim {
-    /// Runs a rule of producer `p` on its own state, with an outbox on the rest.
-    pub(crate) fn producer_rule<R>(&mut self, p: usize, rule: impl FnOnce(&mut Shared<Producer>, &mut Out) -> R) -> R {
-        let Sim { producers, scenario, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
-        let mut out = Out { now: *now, scenario, rng, net, in_flight, next_msg, sched, commands, events: &mut last.events };
-        rule(&mut producers[p], &mut out)
-    }
-
-    /// Runs a rule of consumer `c` on its own state, with an outbox on the rest.
-    pub(crate) fn consumer_rule<R>(&mut self, c: usize, rule: impl FnOnce(&mut Shared<Consumer>, &mut Out) -> R) -> R {
-        let Sim { consumers, scenario, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
-        let mut out = Out { now: *now, scenario, rng, net, in_flight, next_msg, sched, commands, events: &mut last.events };
-        rule(&mut consumers[c], &mut out)
+        self.wire.close_conn(client, server);
     }
 }
