@@ -146,7 +146,7 @@ if (opt["only-load"]) {
   const loads = await throttledLoads(Number(opt.loads));
   if (opt.json) console.log(JSON.stringify({ loads }));
   else {
-    console.log(`published build${opt["plain-host"] ? " on a plain host (no compression, no extra headers)" : ""}, 1.6 Mbps / 150 ms, fresh cache (median of runs, worst in brackets; CLS: the worst run). Budgets: first stage 1,000 ms, interactive 2,000 ms, CLS 0; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`);
+    console.log(`published build${opt["plain-host"] ? " on a plain host (no compression, no extra headers)" : ""}, 1.6 Mbps / 150 ms, fresh cache (median of runs, worst in brackets; CLS: the worst run). Budgets (issue 28): first stage 900 ms, interactive 1,200 ms, CLS 0; load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`);
     for (const r of loads) console.log(`  ${r.what.padEnd(56)} first stage ${String(r.first_stage_ms).padStart(5)} ms (${String(r.first_stage_worst_ms).padStart(5)})  interactive ${String(r.interactive_ms).padStart(5)} ms (${String(r.interactive_worst_ms).padStart(5)})  CLS ${r.cls}`);
   }
   process.exit(0);
@@ -162,8 +162,13 @@ if (opt["only-speed"]) {
     const speed = await page.evaluate(
       async ({ json, rounds, steps }) => {
         const wasm = await import(new URL("www/pkg/hwscope.js", document.baseURI).href);
+        // The page may not have taken its full core yet (it starts on the first one).
+        await wasm.default({ module_or_path: new URL("www/pkg/hwscope_bg.wasm", document.baseURI) });
+        const first = await import(new URL("www/pkg/hwscope_first.js", document.baseURI).href);
+        await first.default({ module_or_path: new URL("www/pkg/hwscope_first_bg.wasm", document.baseURI) });
         let events = 0;
         let lookahead = Infinity;
+        let firstLookahead = Infinity;
         for (let r = 0; r < rounds; r++) {
           wasm.benchEvents(json, 20);
           const t0 = performance.now();
@@ -175,8 +180,14 @@ if (opt["only-speed"]) {
           p.extend(steps);
           lookahead = Math.min(lookahead, performance.now() - t1);
           p.free();
+          const q = new first.Playground();
+          q.configure(json);
+          const t2 = performance.now();
+          q.extend(steps);
+          firstLookahead = Math.min(firstLookahead, performance.now() - t2);
+          q.free();
         }
-        return { events_per_second: Math.round(events), lookahead_ms: +lookahead.toFixed(1) };
+        return { events_per_second: Math.round(events), lookahead_ms: +lookahead.toFixed(1), first_lookahead_ms: +firstLookahead.toFixed(1) };
       },
       { json, rounds: Number(opt.rounds), steps: LOOKAHEAD },
     );
@@ -184,7 +195,7 @@ if (opt["only-speed"]) {
     if (opt.json) console.log(JSON.stringify({ speed: { ...speed, lookahead_steps: LOOKAHEAD, wasm_bytes: size } }));
     else
       console.log(
-        `the page's core in Chromium (www/pkg/hwscope_bg.wasm, ${size} bytes), steady-load, best of ${opt.rounds}: ${speed.events_per_second.toLocaleString("en-US")} events/s (budget 1,000,000); a ${LOOKAHEAD.toLocaleString("en-US")}-step look-ahead ${speed.lookahead_ms} ms (budget 50 ms); load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
+        `the page's core in Chromium (www/pkg/hwscope_bg.wasm, ${size} bytes), steady-load, best of ${opt.rounds}: ${speed.events_per_second.toLocaleString("en-US")} events/s (budget 1,000,000); a ${LOOKAHEAD.toLocaleString("en-US")}-step look-ahead ${speed.lookahead_ms} ms, in the first core (hwscope_first_bg.wasm, what the page computes with until the full core comes) ${speed.first_lookahead_ms} ms (budget 50 ms); load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores`,
       );
   } finally {
     await env.close();
@@ -325,7 +336,7 @@ try {
       console.log("paused, after the first 2 s: main-thread time in 3 s (budget 0.03 s, 1% of a core)");
       for (const r of result.paused.runs) console.log(`  ${r.what.padEnd(52)} ${r.seconds_per_3s.toFixed(4)} s  (${r.core_pct}% of a core; step ${r.step}, ${r.computed.toLocaleString("en")} steps computed)`);
     }
-    console.log(`published build${opt["plain-host"] ? " on a plain host (no compression, no extra headers)" : ""}, 1.6 Mbps / 150 ms, fresh cache (median of runs; CLS: the worst run). Budgets: first stage 1,000 ms, interactive 2,000 ms, CLS 0`);
+    console.log(`published build${opt["plain-host"] ? " on a plain host (no compression, no extra headers)" : ""}, 1.6 Mbps / 150 ms, fresh cache (median of runs; CLS: the worst run). Budgets (issue 28): first stage 900 ms, interactive 1,200 ms, CLS 0`);
     for (const r of result.loads) console.log(`  ${r.what.padEnd(56)} first stage ${String(r.first_stage_ms).padStart(5)} ms (${String(r.first_stage_worst_ms).padStart(5)})  interactive ${String(r.interactive_ms).padStart(5)} ms (${String(r.interactive_worst_ms).padStart(5)})  CLS ${r.cls}`);
     if (result.seek) {
       console.log("seek within what is computed: scrubber input to the step drawn, 200 random steps (budget 16 ms)");

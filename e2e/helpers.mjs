@@ -250,7 +250,8 @@ export function cliTrace(source) {
 
 /**
  * A page on a new 1280 px context that counts layout shifts (window.__cls) and holds the
- * core (hwscope_bg.wasm, hashed or not) back until `release()`, as a slow link does.
+ * cores (hwscope_first_bg.wasm and hwscope_bg.wasm, hashed or not) back until `release()`,
+ * as a slow link does.
  */
 export async function pageWithCoreHeld(env) {
   const context = await env.browser.newContext({ baseURL: env.baseURL, viewport: { width: 1280, height: 800 } });
@@ -262,7 +263,8 @@ export async function pageWithCoreHeld(env) {
   watch(page);
   let release;
   const held = new Promise((r) => (release = r));
-  await page.route(/hwscope_bg(\.[0-9a-f]{10})?\.wasm$/, async (route) => {
+  // Both cores: the first one the page starts on, and the full one (a share link's).
+  await page.route(/hwscope(_first)?_bg(\.[0-9a-f]{10})?\.wasm$/, async (route) => {
     await held;
     await route.continue();
   });

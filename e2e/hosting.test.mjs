@@ -180,7 +180,8 @@ test("a host that serves .wasm as application/octet-stream: every embed still dr
 
 test("the .wasm missing (404): the element says so with the fix and a picture; the sandboxed embed, with its core inside, draws", async () => {
   const r = await embedsOn("no-wasm");
-  assertMessage(r.element, { what: /simulation core \(hwscope_bg\.[0-9a-f]{10}\.wasm\) could not be downloaded: HTTP 404/, still: /seed-walkthrough-4\.svg$/ });
+  // The page starts on its first core (docs/performance.md, "Two cores").
+  assertMessage(r.element, { what: /simulation core \(hwscope_first_bg\.[0-9a-f]{10}\.wasm\) could not be downloaded: HTTP 404/, still: /seed-walkthrough-4\.svg$/ });
   assert.match(r.element.caption, /^Step 4 of seed-walkthrough, drawn when the site was built\.$/);
   assertMessage(r.page, { what: /HTTP 404/, still: /kip101-data-loss-8\.svg$/ });
   assert.match(r.page.caption, /the nearest picture to step 9/);

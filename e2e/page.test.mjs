@@ -274,12 +274,13 @@ test("reduced motion still plays, one discrete step at a time", async () => {
 
 test("a wasm that fails to load shows a message, not a blank page", async () => {
   const page = await env.newPage();
-  await page.route("**/hwscope_bg.wasm", (route) => route.fulfill({ status: 404, body: "gone" }));
+  // Either core: the page starts on its first one (docs/performance.md, "Two cores").
+  await page.route(/\/hwscope(_first)?_bg\.wasm$/, (route) => route.fulfill({ status: 404, body: "gone" }));
   await page.goto(new URL("/", env.baseURL).href);
   // The boot guard's box (www/boot.js, issue 18): what failed, the cause, the fix, a link.
   await page.waitForSelector("#boot-fail", { state: "visible" });
   const text = await page.textContent("#boot-fail");
-  assert.match(text, /The simulation core \(hwscope_bg\.wasm\) could not be downloaded: HTTP 404/);
+  assert.match(text, /The simulation core \(hwscope_first_bg\.wasm\) could not be downloaded: HTTP 404/);
   assert.match(text, /Likely cause: .*Fix: /s);
   assert.equal(await page.isVisible("#stage"), false, "the dead stage is replaced by the message");
   await page.close();
@@ -288,7 +289,7 @@ test("a wasm that fails to load shows a message, not a blank page", async () => 
 test("a Rust panic shows a message and stops the controls", async () => {
   const page = await env.newPage();
   // Serve the real package with step() and seek() trapping as a panic does.
-  await page.route("**/www/pkg/hwscope.js", async (route) => {
+  await page.route(/\/www\/pkg\/hwscope(_first)?\.js$/, async (route) => {
     const response = await route.fetch();
     const trap = "\nfor (const name of ['step', 'seek']) Playground.prototype[name] = () => { throw new WebAssembly.RuntimeError('unreachable executed'); };\n";
     await route.fulfill({ response, body: (await response.text()) + trap });

@@ -415,3 +415,73 @@ describe("a timeline that branches", () => {
     await page.close();
   });
 });
+
+// The first thing a new user sees: "What happened" at step 0 was an empty box with its one
+// sentence at the bottom (the list is anchored there so the newest step stays in view), which
+// read as a panel that failed to load. A short list starts at the top; a long one still keeps
+// the step shown in view at the bottom.
+describe("second pass: the narration starts at the top of its box", () => {
+  test("step 0's sentence is at the top; at the end of a run the last step is in view", async () => {
+    const page = await open("/");
+    const where = () => page.evaluate(() => {
+      const box = document.querySelector(".narration").getBoundingClientRect();
+      const items = [...document.querySelectorAll("#narration li")];
+      const first = items[0].getBoundingClientRect();
+      const last = items.at(-1).getBoundingClientRect();
+      return { gap: first.top - box.top, lastIn: last.bottom <= box.bottom + 1 && last.top >= box.top - 1, n: items.length };
+    });
+    const start = await where();
+    assert.ok(start.gap < 12, `step 0's sentence starts ${start.gap} px below the top of its box`);
+    await page.click("#end");
+    await page.waitForFunction(() => document.querySelectorAll("#narration li").length > 12);
+    const end = await where();
+    assert.ok(end.lastIn, `the last of ${end.n} sentences is in view`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
+
+// At 1280 px the scenario picker stopped at 360 px with half the header empty, so a built-in's
+// name was cut mid-word ("Zombie leader: cut off from the controller, it s"). It takes the
+// room the header has.
+describe("second pass: the picker shows a built-in's whole name when the header has room", () => {
+  test("1280 px: zombie-leader's title fits in the picker, and the header's buttons stay on one line", async () => {
+    const page = await open("/?scenario=zombie-leader");
+    const fit = await page.$eval("#scenario", (s) => {
+      const c = document.createElement("canvas").getContext("2d");
+      const cs = getComputedStyle(s);
+      c.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      const text = s.selectedOptions[0].textContent;
+      // The text, the select's padding and its arrow (about 20 px).
+      const need = c.measureText(text).width + parseFloat(cs.paddingLeft) + parseFloat(cs.paddingRight) + 20;
+      return { text, need: Math.ceil(need), has: s.getBoundingClientRect().width };
+    });
+    assert.ok(fit.has >= fit.need, `"${fit.text}" needs ${fit.need} px, the picker is ${fit.has} px`);
+    const tops = await page.$$eval("header.bar button, header.bar select", (xs) => xs.map((x) => Math.round(x.getBoundingClientRect().top)));
+    assert.ok(Math.max(...tops) - Math.min(...tops) < 10, `the header is one line: ${tops}`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
+
+// At 360 px the tour card is a sheet at the bottom of the screen "so the stage above and the
+// question stay in view together", but the page was not scrolled: the sheet covered the logs
+// and their HW lines, which the beat's question is about (hw-lag beat 10, "When does follower 1
+// learn it?"). Each beat now keeps the stage above the sheet, and the status line in view.
+describe("second pass: on a phone the tour's sheet leaves the stage in view", () => {
+  test("360 px: the stage ends above the tour's sheet at a beat", async () => {
+    const page = await open("/?tour=hw-lag&level=middle&beat=10", { width: 360, height: 740 });
+    await page.waitForSelector(".tour-slot .tour[data-beat='10']");
+    await page.waitForTimeout(300);
+    const r = await page.evaluate(() => ({
+      status: document.getElementById("status").getBoundingClientRect().toJSON(),
+      // The logs' HW and LEO labels (the beat asks about follower 1's HW).
+      labels: Math.max(...[...document.querySelectorAll("#stage text")].filter((t) => /^(HW|LEO) /.test(t.textContent)).map((t) => t.getBoundingClientRect().bottom)),
+      sheet: document.querySelector(".tour-slot .tour").getBoundingClientRect().toJSON(),
+    }));
+    assert.ok(r.labels <= r.sheet.top, `the logs' HW/LEO labels end at ${r.labels} px, the sheet starts at ${r.sheet.top} px`);
+    assert.ok(r.status.top >= -1, `the status line (step, time) is in view (${r.status.top} px)`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});

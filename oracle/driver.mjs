@@ -101,7 +101,8 @@ function alignmentFor(plan, simObs) {
   const first = plan.faults[0];
   if (!first || !simObs) return null;
   const config = plan.scenario.config;
-  const controllerCut = first.dirs?.find(([a, b]) => a === "controller" || b === "controller");
+  // A cut of the AlterPartition connection alone leaves the heartbeats alone.
+  const controllerCut = first.channel === "alter_partition" ? null : first.dirs?.find(([a, b]) => a === "controller" || b === "controller");
   if (first.kind === "crash" || first.kind === "pause" || controllerCut) {
     const broker = first.broker ?? Number((controllerCut[0] === "controller" ? controllerCut[1] : controllerCut[0]).slice(1));
     const hb = simObs.heartbeats.find((h) => h.broker === broker);

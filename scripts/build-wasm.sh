@@ -99,6 +99,30 @@ fi
 # Fail the build here, not in the browser, if the package does not instantiate.
 node scripts/check-pkg.mjs "$out_dir"
 
+# The page's FIRST core (feature `first`): the same engine, records and scenario reader
+# without the words (narration, broker-log lines, what is pending) and without what only
+# Settings, Share, interventions and Learn call (the settings in force, presets,
+# validation, share links, apply). The page's first load downloads it; the full core
+# above comes once the page is idle and takes over the same run (www/core/sim.js swap,
+# docs/performance.md "Two cores"). Its own wasm-bindgen glue (hwscope_first.js), so
+# that the two instances never share a module.
+# Built with opt-level "z": the look-ahead takes about as long as at "s" (3%, CPU time of
+# `node scripts/compare-cores.mjs`), 5.6 KB gzipped less (docs/performance.md).
+first_opt_level="${WASM_FIRST_OPT_LEVEL:-z}"
+echo "build-wasm: cargo rustc --lib --features first (the first core, opt-level $first_opt_level, inline threshold $page_inline)"
+CARGO_PROFILE_PAGE_OPT_LEVEL="$first_opt_level" cargo rustc --lib --crate-type cdylib --target wasm32-unknown-unknown --profile page --features first \
+  -- -C llvm-args=-inline-threshold="$page_inline"
+wasm-bindgen --target web --out-dir "$out_dir" --out-name hwscope_first "$wasm_in"
+first="$out_dir/hwscope_first_bg.wasm"
+if [[ $opt == 1 ]]; then
+  node_modules/.bin/wasm-opt "$first" -o "$target_dir/wasm-names/hwscope_first_bg.wasm" -Oz -Oz --converge --low-memory-unused -g "${wasm_features[@]}" \
+    --strip-producers
+  node_modules/.bin/wasm-opt "$target_dir/wasm-names/hwscope_first_bg.wasm" -o "$first" "${wasm_features[@]}" \
+    --strip-debug --strip-producers
+  echo "build-wasm: hwscope_first_bg.wasm $(wc -c <"$first") bytes (the page's first core)"
+fi
+node scripts/check-pkg.mjs "$out_dir" --first
+
 # The explorer's package (feature `explore`): the page's Web Worker for Explore
 # loads it on demand (www/explore/worker.js); the page itself never does.
 explore_dir="www/pkg-explore"

@@ -4,14 +4,17 @@
 //     one core, hwscope_bg.wasm, which must export the Explorer)
 // Both cores load with the one hwscope.js: hwscope_bg.wasm (the page) and
 // hwscope_docs_bg.wasm (documentation figures, which alone export parseDocBlock).
+//   node scripts/check-pkg.mjs www/pkg --first   (the page's first core: hwscope_first.js with
+//     hwscope_first_bg.wasm, built with feature `first`: it runs a built-in and has no narration)
 // Exits non-zero, with the loader's error, when either does not.
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const explorer = process.argv.includes("--explorer");
+const first = process.argv.includes("--first");
 const dir = resolve(process.argv.slice(2).find((a) => !a.startsWith("--")) ?? "www/pkg");
-const js = resolve(dir, "hwscope.js");
+const js = resolve(dir, first ? "hwscope_first.js" : "hwscope.js");
 const DOCS_ONLY = ["parseDocBlock"];
 
 /** Instantiates `file` with a fresh copy of the glue; returns the wasm's exports. */
@@ -33,6 +36,15 @@ try {
   if (explorer) {
     const core = await check("hwscope_bg.wasm");
     if (typeof core.pkg.Explorer !== "function") throw new Error("hwscope_bg.wasm does not export Explorer (build with --features explore)");
+    process.exit(0);
+  }
+  if (first) {
+    const core = await check("hwscope_first_bg.wasm");
+    const p = new core.pkg.Playground();
+    const rec = p.configure(readFileSync(new URL("../scenarios/seed-walkthrough.json", import.meta.url), "utf8"));
+    p.free();
+    if (rec.text !== "") throw new Error("hwscope_first_bg.wasm narrates (build it with --features first)");
+    if (core.names.includes("decodeLink")) throw new Error("hwscope_first_bg.wasm exports decodeLink, which only the full core has");
     process.exit(0);
   }
   const page = await check("hwscope_bg.wasm");

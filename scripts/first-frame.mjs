@@ -56,7 +56,7 @@ for (const b of pkg.builtinScenarios()) {
   // A function: the classic bundle (scripts/standalone.mjs) has no import.meta.url to resolve it against.
   urls.push(`${JSON.stringify(b.name)}: () => new URL(${JSON.stringify(`./steps/${b.name}.json`)}, import.meta.url)`);
   links[b.name] = linkKey(s);
-  first[b.name] = { title: b.title, description: b.description, preset: scenario.preset ?? "kafka-4.0", seed: scenario.seed ?? 1, initialEnd: scenario.initial?.log_end_offset ?? 0, room: roomOf(scenario), record };
+  first[b.name] = { title: b.title, description: b.description, json: b.json, preset: scenario.preset ?? "kafka-4.0", seed: scenario.seed ?? 1, initialEnd: scenario.initial?.log_end_offset ?? 0, room: roomOf(scenario), record };
   writeFileSync(resolve(dir, "first", `${b.name}.json`), JSON.stringify(first[b.name]));
   firsts.push(`${JSON.stringify(b.name)}: () => new URL(${JSON.stringify(`./first/${b.name}.json`)}, import.meta.url)`);
   p.free();
@@ -65,7 +65,8 @@ for (const b of pkg.builtinScenarios()) {
 // puts them all in the classic bundle, which fetches nothing).
 const text = `// Written by scripts/first-frame.mjs at build time (npm run build): step 0 of the\n// default built-in, as the core computes it, for the first stage (www/main.js); the\n// others' are in first/NAME.json.\nexport const DEFAULT = ${JSON.stringify(DEFAULT)};\nexport default ${JSON.stringify({ [DEFAULT]: first[DEFAULT] })};\n`;
 // Small, for www/prefetch.js too: which built-in a share link names, and where its steps are.
-const stepsText = `// Written by scripts/first-frame.mjs at build time (npm run build): each built-in's\n// share-link key (core/first-view.js linkKey of its s= part) and its steps 0..${STEPS_LAST}\n// (steps/NAME.json: {s, end, records}), for the first stage of a later step, and its\n// step 0 (first/NAME.json: what first.js has of the default one).\nexport const DEFAULT = ${JSON.stringify(DEFAULT)};\nexport const LINKS = ${JSON.stringify(links)};\nexport const STEPS = {\n  ${urls.join(",\n  ")},\n};\nexport const FIRSTS = {\n  ${firsts.join(",\n  ")},\n};\n`;
+const titles = Object.fromEntries(Object.entries(first).map(([name, f]) => [name, f.title]));
+const stepsText = `// Written by scripts/first-frame.mjs at build time (npm run build): each built-in's\n// title (the picker's, before the full core has the built-ins), its\n// share-link key (core/first-view.js linkKey of its s= part) and its steps 0..${STEPS_LAST}\n// (steps/NAME.json: {s, end, records}), for the first stage of a later step, and its\n// step 0 (first/NAME.json: what first.js has of the default one).\nexport const DEFAULT = ${JSON.stringify(DEFAULT)};\nexport const TITLES = ${JSON.stringify(titles)};\nexport const LINKS = ${JSON.stringify(links)};\nexport const STEPS = {\n  ${urls.join(",\n  ")},\n};\nexport const FIRSTS = {\n  ${firsts.join(",\n  ")},\n};\n`;
 writeFileSync(resolve(dir, "steps.js"), stepsText);
 writeFileSync(resolve(dir, "first.js"), text);
 // What an embed's height depends on, per built-in (www/embed/size.js): the element

@@ -11,6 +11,11 @@
 // embed API), and so is whatever it imports; so is data named that way (.json:
 // a built-in's steps, fetched when the address asks for a later step).
 //
+// The page's full core (www/pkg/hwscope.js and hwscope_bg.wasm: narration, share
+// links, settings) is not part of the first load, wherever it is named: the page
+// starts on its first core (hwscope_first*) and fetches the full one once idle
+// (app.js), or at once only for a share link, which only the full core reads.
+//
 // The first stage is the part of the first load the entry imports statically:
 // what draws the stage before the core arrives (issue 13). index.html preloads
 // exactly that, so nothing else shares the network with it; the entry fetches
@@ -40,6 +45,9 @@ export function referencePatterns(file) {
 }
 
 const isFile = (p) => existsSync(p) && statSync(p).isFile();
+/** The full core's files, hashed (dist) or not: on demand, never the first load. */
+const FULL_CORE = /[\/]www[\/]pkg[\/](hwscope\.js|hwscope_bg\.wasm)$/;
+const isFullCore = (path) => FULL_CORE.test(path.replace(/\.[0-9a-f]{10}(\.[a-z]+)$/, "$1"));
 /** A local file a reference names, or null (other sites, data: URLs, anchors, directories). */
 export function target(file, spec, root) {
   if (/^([a-z]+:|\/\/|#|\/)/i.test(spec)) return null;
@@ -94,7 +102,7 @@ export function pageGraph(root, page = "index.html") {
     into.add(file);
     for (const r of references(file, root)) {
       // Data a module names (www/pkg/steps/*.json) is fetched when the address asks for it.
-      if (r.kind === "dynamic" || (r.kind === "asset" && r.path.endsWith(".json"))) lazy.push(r.path);
+      if (r.kind === "dynamic" || (r.kind === "asset" && r.path.endsWith(".json")) || isFullCore(r.path)) lazy.push(r.path);
       else add(r.path, into);
     }
   }
@@ -102,7 +110,7 @@ export function pageGraph(root, page = "index.html") {
     first.add(s);
     // The entry's own dynamic imports start at once: they belong to the first load.
     for (const r of references(s, root)) {
-      if (r.kind === "asset" && r.path.endsWith(".json")) lazy.push(r.path);
+      if ((r.kind === "asset" && r.path.endsWith(".json")) || isFullCore(r.path)) lazy.push(r.path);
       else add(r.path, first);
     }
   }

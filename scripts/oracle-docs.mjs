@@ -82,7 +82,7 @@ function rowsOf(summary) {
       .filter((r) => r.verdict !== "ok")
       .map((r) => `${r.kind} ${r.consumer ? `${r.consumer} ` : ""}${r.id}${r.known ? ` (${r.known})` : ""}`);
     const shown = differs.length > 6 ? [...differs.slice(0, 6), `… ${differs.length - 6} more`] : differs;
-    const verdict = run.verdict === "not modelled yet" ? "Kafka only (n.m.)" : run.verdict === "agree" ? "agree" : s.pass ? "differ (known)" : "**differ**";
+    const verdict = run.verdict === "not modelled yet" ? "Kafka only (n.m.)" : run.verdict === "agree" ? "agree" : s.pass && s.timing_not_judged ? `differ (timing only, not judged: ${s.timing_not_judged})` : s.pass ? "differ (known)" : "**differ**";
     const kafka = `${s.result.kafka_version}${s.entry.kafka ? ` (as ${s.entry.kafka})` : ""}`;
     const when = `${s.result.date.slice(0, 16).replace("T", " ")}; ${s.result.machine.load[0]}`;
     push(

@@ -12,8 +12,10 @@
 // <hwscope-playground> element) are not the page's, and are left out.
 // Then where the core's bytes are (scripts/wasm-sizes.mjs: its sections, and its
 // largest functions from the copy with names that scripts/build-wasm.sh keeps).
-// Budgets (issue 28): the page's core (www/pkg/hwscope_bg.wasm) 120 KiB gzipped, the
-// published first load 160 KB gzipped.
+// Budgets (issue 28): the core the page downloads at first load (its first core,
+// www/pkg/hwscope_first_bg.wasm: no narration, docs/performance.md "Two cores") 120 KiB
+// gzipped, the published first load 160 KB gzipped. The full core (hwscope_bg.wasm,
+// fetched once the page is idle) is printed beside it.
 // Exits 1 when the first load or the core is over its budget, 2 when the build output is missing.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -26,10 +28,11 @@ import { NAMED_CORE, sizeLines } from "./wasm-sizes.mjs";
 
 export const BUDGET_GZIP_BYTES = 160_000;
 export const CORE_BUDGET_GZIP_BYTES = 120 * 1024;
-const CORE = "www/pkg/hwscope_bg.wasm";
+const CORE = "www/pkg/hwscope_first_bg.wasm";
+const FULL = "www/pkg/hwscope_bg.wasm";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const REQUIRED = ["index.html", "www/pkg/hwscope.js", "www/pkg/hwscope_bg.wasm"];
+const REQUIRED = ["index.html", "www/pkg/hwscope_first.js", CORE, "www/pkg/hwscope.js", FULL];
 const COUNTED = /(^index\.html|\.(m?js|css|wasm))$/;
 
 /** The page's files under `root` (a source tree, or one written by dist.mjs):
@@ -58,11 +61,13 @@ export function sizeReport(root = ROOT, published = false) {
   const missing = REQUIRED.filter((f) => !files.some((x) => x.path === f));
   const total = sum(firstFiles);
   const core = files.find((f) => f.path === CORE) ?? { raw: 0, gzip: 0 };
+  const full = files.find((f) => f.path === FULL) ?? { raw: 0, gzip: 0 };
   return {
     files,
     total,
     on_demand: sum(laterFiles),
     core,
+    full,
     budget: { gzip: BUDGET_GZIP_BYTES, core_gzip: CORE_BUDGET_GZIP_BYTES },
     missing,
     ok: missing.length === 0 && total.gzip <= BUDGET_GZIP_BYTES && core.gzip <= CORE_BUDGET_GZIP_BYTES,
@@ -110,16 +115,21 @@ if (isMain) {
     console.log(`${"first load".padEnd(w)}  ${cols(source.total.raw, source.total.gzip)}  ${cols(report.total.raw, report.total.gzip)}`);
     console.log(`${"on demand".padEnd(w)}  ${cols(source.on_demand.raw, source.on_demand.gzip)}  ${cols(report.on_demand.raw, report.on_demand.gzip)}`);
     const verdict = (n, budget) => (n <= budget ? "within" : "OVER");
-    console.log(`the page's core (${CORE}): gzip ${report.core.gzip} bytes: ${verdict(report.core.gzip, CORE_BUDGET_GZIP_BYTES)} the budget of ${CORE_BUDGET_GZIP_BYTES} bytes (120 KiB)`);
+    console.log(`the page's first core (${CORE}, first load): gzip ${report.core.gzip} bytes, ${report.core.raw} raw: ${verdict(report.core.gzip, CORE_BUDGET_GZIP_BYTES)} the budget of ${CORE_BUDGET_GZIP_BYTES} bytes (120 KiB)`);
+    console.log(`the page's full core (${FULL}, fetched once the page is idle): gzip ${report.full.gzip} bytes, ${report.full.raw} raw`);
     console.log(`published first load: gzip ${report.total.gzip} bytes: ${verdict(report.total.gzip, BUDGET_GZIP_BYTES)} the budget of ${BUDGET_GZIP_BYTES} bytes (160 KB)`);
     console.log("");
     console.log(`where the core's bytes are (scripts/wasm-sizes.mjs; twiggy gives more: docs/performance.md):`);
-    if (existsSync(NAMED_CORE) && statSync(NAMED_CORE).mtimeMs >= statSync(join(ROOT, CORE)).mtimeMs - 60_000) {
-      for (const line of sizeLines(NAMED_CORE, 12)) console.log(`  ${line}`);
-    } else {
-      // A core built with --no-opt, or copied in: sections only, functions unnamed.
-      for (const line of sizeLines(join(ROOT, CORE), 0)) console.log(`  ${line}`);
-      console.log(`  (no copy with names at ${NAMED_CORE.slice(ROOT.length + 1)}: \`npm run build\` writes one)`);
+    // Each core, from the copy with names scripts/build-wasm.sh keeps beside it.
+    for (const [file, named] of [[CORE, NAMED_CORE.replace(/hwscope_bg\.wasm$/, "hwscope_first_bg.wasm")], [FULL, NAMED_CORE]]) {
+      console.log(`${file}:`);
+      if (existsSync(named) && statSync(named).mtimeMs >= statSync(join(ROOT, file)).mtimeMs - 60_000) {
+        for (const line of sizeLines(named, 12)) console.log(`  ${line}`);
+      } else {
+        // A core built with --no-opt, or copied in: sections only, functions unnamed.
+        for (const line of sizeLines(join(ROOT, file), 0)) console.log(`  ${line}`);
+        console.log(`  (no copy with names at ${named.slice(ROOT.length + 1)}: \`npm run build\` writes one)`);
+      }
     }
   }
   if (report.missing.length) {

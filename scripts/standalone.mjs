@@ -31,16 +31,26 @@ const inlineWasm = {
 };
 
 // Every built-in's step 0 in first.js (the page's has the default one's, and fetches
-// another's from first/NAME.json: a fetch a sandboxed frame cannot make without CORS).
+// another's from first/NAME.json: a fetch a sandboxed frame cannot make without CORS),
+// without the scenario texts: the bundle's core is the full one, which has them.
 const firstDir = join(dir, "first");
 const everyFirst = {
   name: "hwscope-every-first",
   setup(build) {
     build.onLoad({ filter: /[\\/]www[\\/]pkg[\\/]first\.js$/ }, (a) => {
       const own = readFileSync(a.path, "utf8");
-      const all = Object.fromEntries(readdirSync(firstDir).filter((f) => f.endsWith(".json")).sort().map((f) => [f.slice(0, -5), JSON.parse(readFileSync(join(firstDir, f), "utf8"))]));
+      const all = Object.fromEntries(readdirSync(firstDir).filter((f) => f.endsWith(".json")).sort().map((f) => [f.slice(0, -5), { ...JSON.parse(readFileSync(join(firstDir, f), "utf8")), json: undefined }]));
       return { contents: `${own.match(/^export const DEFAULT = .*$/m)[0]}\nexport default ${JSON.stringify(all)};\n`, loader: "js" };
     });
+  },
+};
+
+// The page's first core is not in the bundle: the bundle has the full core inside it,
+// so main.js never imports the first core's glue here (an empty module in its place).
+const noFirstCore = {
+  name: "hwscope-no-first-core",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]www[\\/]pkg[\\/]hwscope_first\.js$/ }, () => ({ contents: "export default null;", loader: "js" }));
   },
 };
 
@@ -52,7 +62,7 @@ const result = await build({
   minify: true,
   target: "es2020",
   legalComments: "none",
-  plugins: [inlineWasm, everyFirst],
+  plugins: [inlineWasm, everyFirst, noFirstCore],
   // import.meta.url is only read where the bundle does not go (the fetch of the
   // .wasm, which the inline core replaces); say so instead of warning.
   define: { "import.meta.url": "undefined" },

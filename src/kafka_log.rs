@@ -63,6 +63,32 @@ fn ident(era: Era, broker: u32) -> String {
     }
 }
 
+/// Scala's `Option[Int]` as it prints.
+fn option(id: Option<u32>) -> String {
+    id.map_or("None".to_string(), |b| format!("Some({b})"))
+}
+
+/// `Partition.makeLeader`'s start (3.7–4.1): `prev` is what the broker's `Partition` object
+/// held before (its leader epoch and leader; -1 and None in a new process).
+#[allow(clippy::too_many_arguments)]
+fn leader_start(broker: u32, epoch: i32, leo: u64, pe: u32, hw: u64, isr: &str, under: bool, prev: (i32, Option<u32>)) -> String {
+    let under = if under { "(under-min-isr)" } else { "" };
+    format!(
+        "[Broker id={broker}] Leader t-0 with topic id Some(t) starts at leader epoch {epoch} from offset {leo} with partition epoch {pe}, high watermark {hw}, ISR [{isr}], adding replicas [] and removing replicas [] {under}. Previous leader {} and previous leader epoch was {}.",
+        option(prev.1),
+        prev.0
+    )
+}
+
+/// `Partition.makeFollower`'s start (3.7–4.1). It sets the leader and the leader epoch
+/// before it logs them, so its "previous" leader and epoch are the new ones.
+fn follower_start(broker: u32, epoch: i32, leo: u64, pe: u32, hw: u64, leader: Option<u32>) -> String {
+    let l = leader.map_or(-1, i64::from);
+    format!(
+        "[Broker id={broker}] Follower t-0 starts at leader epoch {epoch} from offset {leo} with partition epoch {pe} and high watermark {hw}. Current leader is {l}. Previous leader Some({l}) and previous leader epoch was {epoch}."
+    )
+}
+
 /// The brokers the controller has registered (ZooKeeper: live znodes), but `gone`.
 fn registered(sim: &Sim, gone: Option<u32>) -> String {
     let live = sim.controller.registrations.iter().enumerate().filter(|(_, r)| !r.fenced).map(|(b, _)| b as u32);
@@ -72,6 +98,9 @@ fn registered(sim: &Sim, gone: Option<u32>) -> String {
 /// The lines the brokers and the controller would log for the step just taken
 /// (empty for the textbook preset, which models no Kafka version).
 pub fn lines(sim: &Sim) -> Vec<String> {
+    if cfg!(feature = "first") {
+        return Vec::new();
+    }
     let Some(era) = era(sim.scenario.preset) else { return Vec::new() };
     let kraft = sim.behavior.broker_liveness == crate::scenario::BrokerLiveness::BrokerHeartbeat;
     let events = &sim.last.events;
@@ -149,6 +178,34 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     },
                 );
             }
+            // `Partition.handleAlterPartitionError` (3.x, 4.0): the controller said the change was
+            // not applied (INELIGIBLE_REPLICA, OPERATION_NOT_ATTEMPTED); the leader goes back to
+            // its committed ISR and says so at INFO. Other errors are logged at DEBUG or retried.
+            Event::IsrChangeRefused { leader, error, added } if era >= Era::V37 && error.reverts() => {
+                let proposed = match added {
+                    Some(f) => format!("PendingExpandIsr(newInSyncReplicaId={f}, …)"),
+                    None => "PendingShrinkIsr(…)".to_string(),
+                };
+                let isr = sim.broker(leader).lead.as_ref().map_or_else(String::new, |ls| {
+                    crate::sim::isr_list::IsrList::of(&ls.isr).kafka_order().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")
+                });
+                at(
+                    src(leader),
+                    format!(
+                        "{}Failed to alter partition to {proposed} since the controller rejected the request with {}. Partition state has been reset to the latest committed state CommittedPartitionState(isr=Set({isr}), leaderRecoveryState=RECOVERED).",
+                        ident(era, leader),
+                        error.name()
+                    ),
+                );
+            }
+            // KIP-903 (3.5+): `ReplicationControlManager.alterPartition` refuses an ISR naming a
+            // member with a broker epoch other than its registration's (`ineligibleReplicasForIsr`).
+            Event::StaleBrokerEpochInIsr { leader, broker, named, registered } if kraft && era >= Era::V37 => {
+                at(
+                    ctl(),
+                    format!("[QuorumController id=c] Rejecting AlterPartition request from node {leader} for t-0 because it specified ineligible replicas [{broker} (broker epoch mismatch: requested={named} VS expected={registered})] in the new ISR […]."),
+                );
+            }
             Event::Truncated { broker, to, leo_before, rule } => {
                 if to >= leo_before && rule != TruncationRule::HighWatermark {
                     continue;
@@ -164,24 +221,51 @@ pub fn lines(sim: &Sim) -> Vec<String> {
             }
             // `Partition.makeLeader` / `makeFollower`: 2.4 logs at the partition, from 2.8 the
             // state-change logger (`[Broker id=n]`), from 3.7 with the partition epoch.
-            Event::BecameLeader { broker, epoch, leo, hw_before, .. } if era >= Era::V24 => {
+            // From 3.7 only a newer leader epoch than the broker's `Partition` object holds
+            // is a start (`isNewLeaderEpoch`; the rest is "Skipped the become-… state change").
+            Event::BecameLeader { epoch, prev, .. } if era >= Era::V37 && epoch <= prev.0 => {}
+            Event::BecameFollower { broker, prev, .. } if era >= Era::V37 && sim.broker(broker).leader_epoch <= prev.0 => {}
+            Event::BecameLeader { broker, epoch, leo, hw_before, prev, .. } if era >= Era::V24 => {
                 let isr = sim.broker(broker).lead.as_ref().map_or_else(String::new, |ls| ids(ls.isr.iter().copied()));
                 let pe = sim.controller.partition_epoch;
                 at(src(broker), match era {
-                    Era::V24 => format!("{}t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw_before}. Previous leader epoch was {}.", ident(era, broker), epoch - 1),
-                    Era::V28 => format!("[Broker id={broker}] Leader t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw_before} ISR [{isr}] addingReplicas [] removingReplicas []. Previous leader epoch was {}.", epoch - 1),
-                    _ => format!("[Broker id={broker}] Leader t-0 with topic id Some(t) starts at leader epoch {epoch} from offset {leo} with partition epoch {pe}, high watermark {hw_before}, ISR [{isr}], adding replicas [] and removing replicas [] {}. Previous leader … and previous leader epoch was {}.", if sim.under_min_isr(broker) { "(under-min-isr)" } else { "" }, epoch - 1),
+                    Era::V24 => format!("{}t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw_before}. Previous leader epoch was {}.", ident(era, broker), prev.0),
+                    Era::V28 => format!("[Broker id={broker}] Leader t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw_before} ISR [{isr}] addingReplicas [] removingReplicas []. Previous leader epoch was {}.", prev.0),
+                    _ => leader_start(broker, epoch, leo, pe, hw_before, &isr, sim.under_min_isr(broker), prev),
                 });
             }
-            Event::BecameFollower { broker, leader: Some(l), .. } if era >= Era::V28 => {
+            // 2.8 logs both starts before it updates the partition's leader epoch (the previous one,
+            // -1 in a new process) and names no current leader.
+            Event::BecameFollower { broker, leader: Some(l), prev, .. } if era >= Era::V28 => {
                 let b = sim.broker(broker);
                 let (epoch, leo, hw, pe) = (b.leader_epoch, b.log.leo(), b.hw, sim.controller.partition_epoch);
                 at(
                     src(broker),
                     if era >= Era::V37 {
-                        format!("[Broker id={broker}] Follower t-0 starts at leader epoch {epoch} from offset {leo} with partition epoch {pe} and high watermark {hw}. Current leader is {l}. Previous leader … and previous leader epoch was {}.", epoch - 1)
+                        follower_start(broker, epoch, leo, pe, hw, Some(l))
                     } else {
-                        format!("[Broker id={broker}] Follower t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw}. Current leader is {l}. Previous leader epoch was {}.", epoch - 1)
+                        format!("[Broker id={broker}] Follower t-0 starts at leader epoch {epoch} from offset {leo} with high watermark {hw}. Previous leader epoch was {}.", prev.0)
+                    },
+                );
+            }
+            // KRaft (3.7+): a new process applies the metadata image it loads before it is
+            // registered (`BrokerServer.startup` installs the publishers, and
+            // `BrokerMetadataPublisher`'s first publish runs `ReplicaManager.applyDelta` for
+            // every partition: a delta from nothing). Its `Partition` objects are new (leader
+            // epoch -1, no leader), so it logs a start at the image's leader epoch from the
+            // LEO it recovered, with the HW of its checkpoint: a leader start if the image
+            // still names it leader (a bounce inside its session), else a follower start.
+            Event::Restarted { broker, leo, hw, .. } if kraft && era >= Era::V37 => {
+                let c = &sim.controller;
+                let (epoch, pe) = (c.leader_epoch, c.partition_epoch);
+                at(
+                    src(broker),
+                    if c.leader == Some(broker) {
+                        let isr = crate::sim::isr_list::IsrList::to_set(&c.isr, crate::sim::isr_list::Members::Ids);
+                        let under = (c.isr.len() as u32) < sim.effective_min_isr();
+                        leader_start(broker, epoch, leo, pe, hw, &ids(isr.kafka_order()), under, (-1, None))
+                    } else {
+                        follower_start(broker, epoch, leo, pe, hw, c.leader)
                     },
                 );
             }

@@ -380,6 +380,17 @@ mod tests {
         }
     }
 
+    /// A cut of one connection to the controller travels in the link (`partition.channel`).
+    #[test]
+    fn a_channel_cut_round_trips() {
+        let text = r#"{"format":1,"replicas":2,"events":[{"at_ms":5,"partition":{"from":0,"to":"controller","channel":"alter_partition"}},{"at_ms":9,"heal":{"between":[1,"controller"],"channel":"heartbeat"}}]}"#;
+        let s = Scenario::from_json(text).unwrap();
+        let json = minimal_json(&s);
+        assert!(json.contains(r#""channel":"alter_partition""#) && json.contains(r#""channel":"heartbeat""#), "{json}");
+        let link = decode(&encode(&s, Some(3), None)).unwrap();
+        assert_eq!(link.scenario, s);
+    }
+
     #[test]
     fn bad_links_say_what_is_wrong() {
         let good = encode(&Scenario::from_json(r#"{"format":1,"title":"x"}"#).unwrap(), None, None);

@@ -1,14 +1,27 @@
 //! The browser facade (docs/api.md): a thin wrapper that turns JS values into
 //! scenario JSON and step records into plain JS objects. No rule lives here.
 
-use crate::json::{self, json_record, Obj, ToJson};
+#[cfg(not(feature = "first"))]
+use crate::builtin;
+#[cfg(not(feature = "first"))]
+use crate::json::json_record;
+use crate::json::{self, Obj, ToJson};
+#[cfg(not(feature = "first"))]
+use crate::link;
 use crate::record::StepRecord;
-use crate::scenario::{EventSpec, Preset, Scenario};
-use crate::{builtin, link, Run};
+#[cfg(not(feature = "first"))]
+use crate::scenario::Scenario;
+#[cfg(not(feature = "first"))]
+use crate::scenario::{EventSpec, Preset};
+use crate::Run;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(start)]
 pub fn start() {
+    // The page's first core goes without (1.1 KB gzipped): a panic there still stops the
+    // page with "The simulation core stopped" (www/core/sim.js), without Rust's message
+    // in the console; the full core, which runs the same engine, writes it.
+    #[cfg(not(feature = "first"))]
     console_error_panic_hook::set_once();
 }
 
@@ -94,6 +107,7 @@ impl Playground {
         self.current_record()
     }
 
+    #[cfg(not(feature = "first"))]
     /// An intervention now (`{"crash":{"broker":1}}`…): returns the new step; the future forks.
     pub fn apply(&mut self, event: JsValue) -> Result<JsValue, JsError> {
         let text = json_text(&event)?;
@@ -116,6 +130,7 @@ impl Playground {
     }
 
     /// The scenario in force, as JSON text (defaults filled in).
+    #[cfg(not(feature = "first"))]
     pub fn scenario(&mut self) -> Result<String, JsError> {
         Ok(self.run()?.scenario().to_json())
     }
@@ -131,12 +146,14 @@ impl Playground {
     }
 
     /// The hash of the complete record at the cursor: what a share link carries in `h`.
+    #[cfg(not(feature = "first"))]
     #[wasm_bindgen(js_name = stateHash)]
     pub fn state_hash(&mut self) -> Result<String, JsError> {
         let run = self.run()?;
         Ok(link::state_hash(run.sim().record()))
     }
 
+    #[cfg(not(feature = "first"))]
     /// The share-link fragment (without `#`) for this run at the cursor: the scenario
     /// with the interventions made so far, the step, and its state hash.
     pub fn link(&mut self) -> Result<String, JsError> {
@@ -175,6 +192,7 @@ impl Playground {
         Ok(())
     }
 
+    #[cfg(not(feature = "first"))]
     /// How far the run goes and why, at the cursor: `{stop_at_ms, settling,
     /// pending: [{text, at_ms}], settled_since, ends_at_ms, quiet_since}` (sim/settle.rs;
     /// `quiet_since`: when what a user sees last changed, once nothing has for `QUIET_MS`).
@@ -195,6 +213,7 @@ impl Playground {
     }
 
     /// Runs `steps` steps from a fresh start and returns how many ran (for benchmarks).
+    #[cfg(not(feature = "first"))]
     #[wasm_bindgen(js_name = runSteps)]
     pub fn run_steps(&mut self, steps: f64) -> Result<f64, JsError> {
         let run = self.run()?;
@@ -207,6 +226,7 @@ impl Playground {
     }
 }
 
+#[cfg(not(feature = "first"))]
 json_record! {
     struct PendingInfo {
         text: String = "text", always;
@@ -214,6 +234,7 @@ json_record! {
     }
 }
 
+#[cfg(not(feature = "first"))]
 json_record! {
     struct Future {
         stop_at_ms: u64 = "stop_at_ms", always;
@@ -225,6 +246,7 @@ json_record! {
     }
 }
 
+#[cfg(not(feature = "first"))]
 json_record! {
     struct Builtin {
         name: &'static str = "name", always;
@@ -234,7 +256,9 @@ json_record! {
     }
 }
 
-/// The built-in scenarios: `[{name, title, description, json}]`.
+/// The built-in scenarios: `[{name, title, description, json}]`. Not in the page's first
+/// core: the page has each built-in's text from scripts/first-frame.mjs (www/pkg/first*).
+#[cfg(not(feature = "first"))]
 #[wasm_bindgen(js_name = builtinScenarios)]
 pub fn builtin_scenarios() -> Result<JsValue, JsError> {
     let list: Vec<Builtin> = builtin::BUILTINS
@@ -252,6 +276,7 @@ pub fn builtin_scenarios() -> Result<JsValue, JsError> {
     to_js(&list)
 }
 
+#[cfg(not(feature = "first"))]
 json_record! {
     struct PresetInfo {
         name: &'static str = "name", always;
@@ -260,6 +285,7 @@ json_record! {
 }
 
 /// The presets: `[{name, description}]`.
+#[cfg(not(feature = "first"))]
 #[wasm_bindgen]
 pub fn presets() -> Result<JsValue, JsError> {
     let list: Vec<PresetInfo> = Preset::ALL.iter().map(|p| PresetInfo { name: p.name(), description: p.description() }).collect();
@@ -269,6 +295,7 @@ pub fn presets() -> Result<JsValue, JsError> {
 /// Every `config` setting a scenario (JSON text) runs with:
 /// `[{key, value, source, note, used}]`, `source` being "scenario", "preset" (a
 /// default that changed between versions) or "default" (the same in every preset).
+#[cfg(not(feature = "first"))]
 #[wasm_bindgen(js_name = configInForce)]
 pub fn config_in_force(scenario: &str) -> Result<JsValue, JsError> {
     let s = Scenario::from_json(scenario).map_err(|e| JsError::new(&e.to_string()))?;
@@ -276,11 +303,13 @@ pub fn config_in_force(scenario: &str) -> Result<JsValue, JsError> {
 }
 
 /// null if the scenario is valid, else "field: what is wrong".
+#[cfg(not(feature = "first"))]
 #[wasm_bindgen(js_name = validateScenario)]
 pub fn validate_scenario(json: &str) -> Option<String> {
     Scenario::from_json(json).err().map(|e| e.to_string())
 }
 
+#[cfg(not(feature = "first"))]
 json_record! {
     struct DecodedLink {
         scenario: String = "scenario", always;
@@ -291,6 +320,7 @@ json_record! {
 
 /// Reads a share-link fragment: `{scenario (JSON text), at, hash}`, or throws an
 /// Error that says what is wrong with the link.
+#[cfg(not(feature = "first"))]
 #[wasm_bindgen(js_name = decodeLink)]
 pub fn decode_link(fragment: &str) -> Result<JsValue, JsError> {
     let l = link::decode(fragment).map_err(|e| JsError::new(&e.to_string()))?;
@@ -298,6 +328,7 @@ pub fn decode_link(fragment: &str) -> Result<JsValue, JsError> {
 }
 
 /// The fragment for a scenario (JSON text), a step and a hash (either may be omitted).
+#[cfg(not(feature = "first"))]
 #[wasm_bindgen(js_name = encodeLink)]
 pub fn encode_link(scenario: &str, at: Option<f64>, hash: Option<String>) -> Result<String, JsError> {
     let s = Scenario::from_json(scenario).map_err(|e| JsError::new(&e.to_string()))?;
@@ -306,6 +337,7 @@ pub fn encode_link(scenario: &str, at: Option<f64>, hash: Option<String>) -> Res
 
 /// Simulated events run in `millis` of wall time with narration and records off:
 /// the same loop as `hwscope bench`, for the native/wasm ratio.
+#[cfg(not(feature = "first"))]
 #[wasm_bindgen(js_name = benchEvents)]
 pub fn bench_events(scenario: &str, millis: f64) -> Result<f64, JsError> {
     let s = Scenario::from_json(scenario).map_err(|e| JsError::new(&e.to_string()))?;
@@ -319,6 +351,7 @@ pub fn bench_events(scenario: &str, millis: f64) -> Result<f64, JsError> {
 /// message `hwscope render-docs` and mdbook-hwscope give at build time).
 /// Only documentation figures call it: scripts/build-wasm.sh leaves it out of
 /// the page's `hwscope_bg.wasm` and keeps it in `hwscope_docs_bg.wasm`.
+#[cfg(not(feature = "first"))]
 #[wasm_bindgen(js_name = parseDocBlock)]
 pub fn parse_doc_block(text: &str) -> Result<JsValue, JsError> {
     let block = crate::docblock::parse(text).and_then(|b| b.run_to_first().map(|_| b)).map_err(|e| JsError::new(&e.to_string()))?;

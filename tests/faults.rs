@@ -362,3 +362,32 @@ fn an_isr_shrink_of_two_followers_says_have() {
     assert!(two.contains(") have not caught up"), "{two}");
     assert!(!two.contains(") has not caught up"), "{two}");
 }
+
+/// A cut of broker 1's heartbeat connection alone (`partition.channel: "heartbeat"`): its
+/// raft client still has the controller, so the heartbeat is given up on the heartbeat
+/// channel's own timeout, broker.session.timeout.ms / 2 (Kafka 4.0's `BrokerServer` builds
+/// that channel's `NodeToControllerChannelManagerImpl` with retry timeout
+/// `brokerSessionTimeoutMs / 2`, KAFKA-14392; `BrokerLifecycleManager`'s
+/// `BrokerHeartbeatResponseHandler.onTimeout`), not 2 s as when the whole link is cut and
+/// the raft client loses the controller. Its metadata still arrives; its session runs out
+/// and the controller fences it all the same.
+#[test]
+fn a_heartbeat_cut_alone_is_given_up_after_half_the_session() {
+    let gave_up = |cut: Value| {
+        let t = Trace::of_value(&json!({
+            "format": 1, "replicas": 2, "producers": [{"id": "p1", "acks": "all"}],
+            "events": [{"at_ms": 1000, "partition": cut}], "stop_at_ms": 15000
+        }));
+        let sent = t.find(0, &json!({"type": "timeout", "broker": 1, "timer": "heartbeat"}));
+        let sent = (sent..t.len())
+            .find(|&i| time(t.at(i)) > 1000 && event_matches(t.at(i), &json!({"type": "timeout", "broker": 1, "timer": "heartbeat"})))
+            .unwrap();
+        let given = (sent..t.len())
+            .find(|&i| t.at(i)["text"].as_str().is_some_and(|x| x.starts_with("Broker 1's heartbeat has had no answer")))
+            .unwrap_or_else(|| panic!("no give-up\n{}", t.summary()));
+        let fenced = (0..t.len()).any(|i| t.at(i)["text"].as_str().is_some_and(|x| x.contains("It fences broker 1.")));
+        (time(t.at(given)) - time(t.at(sent)), fenced)
+    };
+    assert_eq!(gave_up(json!({"from": 1, "to": "controller", "channel": "heartbeat"})), (4500, true));
+    assert_eq!(gave_up(json!({"from": 1, "to": "controller"})), (2000, true));
+}

@@ -183,3 +183,114 @@ fn a_rejoined_zombie_stays_last_in_the_isr() {
         );
     }
 }
+
+/// A refused ISR expansion, as Kafka 4.0.2 logged it in the oracle's KIP-903 run (2026-12-06):
+/// the controller's `ReplicationControlManager.alterPartition` ("Rejecting AlterPartition
+/// request from node 0 … ineligible replicas [1 (broker epoch mismatch: requested=12 VS
+/// expected=102)]") and the leader's `Partition.handleAlterPartitionError` ("Failed to alter
+/// partition to PendingExpandIsr(newInSyncReplicaId=1, …) since the controller rejected the
+/// request with INELIGIBLE_REPLICA. Partition state has been reset to the latest committed
+/// state …"). Before 3.5 (the switch off) the expansion is committed and neither is written.
+#[test]
+fn a_refused_isr_expansion_is_logged_by_the_controller_and_the_leader() {
+    let s: Value = serde_json::from_str(include_str!("../oracle/scenarios/fault-kip903-stale-isr-expansion.json")).unwrap();
+    let log = lines_of(&s, "kafka-4.0");
+    let ctl = log.iter().position(|(_, l)| l.contains("Rejecting AlterPartition")).expect("the controller's line");
+    assert_eq!(
+        log[ctl].1,
+        "controller | [QuorumController id=c] Rejecting AlterPartition request from node 0 for t-0 because it specified ineligible replicas [1 (broker epoch mismatch: requested=1 VS expected=2)] in the new ISR […]."
+    );
+    let leader = log.iter().position(|(_, l)| l.contains("Failed to alter partition")).expect("the leader's line");
+    assert!(leader > ctl);
+    assert_eq!(
+        log[leader].1,
+        "broker 0 | [Partition t-0 broker=0] Failed to alter partition to PendingExpandIsr(newInSyncReplicaId=1, …) since the controller rejected the request with INELIGIBLE_REPLICA. Partition state has been reset to the latest committed state CommittedPartitionState(isr=Set(0), leaderRecoveryState=RECOVERED)."
+    );
+    let mut off = s.clone();
+    off["behavior"] = serde_json::json!({"alter_partition_checks_broker_epochs": false});
+    let log = lines_of(&off, "kafka-4.0");
+    assert!(!log.iter().any(|(_, l)| l.contains("Rejecting AlterPartition") || l.contains("Failed to alter")), "{log:?}");
+    assert!(log.iter().any(|(_, l)| l.contains("ISR updated to 0,1 ")), "committed instead");
+}
+
+/// From five members Kafka's ISR is a Scala `HashSet` and logs in hash order
+/// (`sim::isr_list::Members`, worked out on the JVM against each release's Scala):
+/// ids iterate `0,5,1,6,2,3,4`; 0.10.2–2.1 hold `Replica`s, which iterate `2,3,6,1,4,0,5`
+/// below five members once the set is a `HashSet`.
+#[test]
+fn five_members_or_more_log_in_scala_hash_order() {
+    let run = |replicas: u32, cut: u32| {
+        serde_json::json!({
+            "format": 1,
+            "title": "A follower of many leaves the ISR and rejoins",
+            "replicas": replicas,
+            "config": {"replica.lag.time.max.ms": 6000},
+            "producers": [{"id": "p1", "acks": 1}],
+            "events": [
+                {"at_ms": 0, "produce": {"producer": "p1", "records": 1}, "repeat": {"count": 30, "every_ms": 1000}},
+                {"at_ms": 1000, "partition": {"between": [0, cut]}},
+                {"at_ms": 14000, "heal": {"between": [0, cut]}}
+            ],
+            "stop_at_ms": 30000
+        })
+    };
+    let p = "broker 0 | [Partition t-0 broker=0] ";
+    assert_eq!(
+        isr_lines(&run(6, 3), "kafka-4.0"),
+        [
+            format!("{p}Shrinking ISR from 0,5,1,2,3,4 to 0,5,1,2,4"),
+            format!("{p}ISR updated to 0,5,1,2,4  and version updated to 1"),
+            format!("{p}ISR updated to 0,5,1,2,3,4  and version updated to 2"),
+        ]
+    );
+    assert_eq!(
+        isr_lines(&run(5, 1), "kafka-2.0"),
+        [format!("{p}Shrinking ISR from 0,1,2,3,4 to 2,3,4,0"), format!("{p}Expanding ISR from 2,3,4,0 to 0,1,2,3,4")]
+    );
+    assert_eq!(
+        isr_lines(&run(5, 1), "kafka-2.4"),
+        [format!("{p}Shrinking ISR from 0,1,2,3,4 to 0,2,3,4"), format!("{p}Expanding ISR from 0,2,3,4 to 0,1,2,3,4")]
+    );
+}
+
+/// A restarted broker in KRaft applies the metadata image it loads before it is
+/// registered (`BrokerMetadataPublisher`'s first publish → `ReplicaManager.applyDelta`),
+/// with new `Partition` objects (leader epoch -1): it logs a start at the image's leader
+/// epoch. Leader 0 bounced inside its session is still the leader there, so it logs a
+/// leader start at epoch 0 (as a real 4.0.2 broker did in the oracle's
+/// fault-bounce-inside-session: epoch 0 from offset 101); follower 2 restarted logs a
+/// follower start once, not again when it registers at the same epoch.
+#[test]
+fn a_restarted_broker_logs_the_image_it_applies_before_registering() {
+    let l = lines("bounce-inside-session", "kafka-4.0");
+    let starts: Vec<&(u64, String)> = l.iter().filter(|(_, l)| l.contains(" starts at leader epoch ")).collect();
+    let b2: Vec<&&(u64, String)> = starts.iter().filter(|(_, l)| l.starts_with("broker 2 | ")).collect();
+    assert!(
+        b2[0].1.ends_with("Follower t-0 starts at leader epoch 0 from offset 101 with partition epoch 0 and high watermark 100. Current leader is 0. Previous leader Some(0) and previous leader epoch was 0."),
+        "{b2:?}"
+    );
+    assert_eq!(b2.iter().filter(|(_, l)| l.contains("leader epoch 0 ")).count(), 1, "once at epoch 0: {b2:?}");
+    let b0 = starts.iter().find(|(_, l)| l.starts_with("broker 0 | ")).expect("broker 0's restart");
+    assert!(
+        b0.1.contains("[Broker id=0] Leader t-0 with topic id Some(t) starts at leader epoch 0 from offset ")
+            && b0.1.ends_with("Previous leader None and previous leader epoch was -1."),
+        "{b0:?}"
+    );
+    let registered = l.iter().find(|(_, l)| l.contains("new incarnation of broker 0")).expect("broker 0 registers");
+    assert!(b0.0 < registered.0, "before it is registered: {b0:?} {registered:?}");
+    // The new leader's start names the leader and epoch its `Partition` object held.
+    assert!(
+        l.iter().any(|(_, l)| l.starts_with("broker 1 | ") && l.ends_with("Previous leader Some(0) and previous leader epoch was 0.")),
+        "{l:?}"
+    );
+    // A ZooKeeper broker knows nothing until the controller's LeaderAndIsr, sent once it is back.
+    let zk = lines("bounce-inside-session", "kafka-2.8");
+    let added = zk.iter().position(|(_, l)| l.contains("Newly added brokers: 2,")).expect("2 is back");
+    let start = zk.iter().position(|(_, l)| l.starts_with("broker 2 | ") && l.contains("leader epoch 0 ")).expect("2 follows");
+    assert!(added < start, "{zk:?}");
+    // 2.8's starts give the leader epoch the broker's `Partition` held (-1 in a new process)
+    // and, for a follower, no current leader (Partition.makeFollower at 2.8.2).
+    let b0 =
+        zk.iter().find(|(_, l)| l.starts_with("broker 0 | [Broker id=0] Follower t-0 starts at leader epoch 1 ")).expect("0 follows 1");
+    assert!(b0.1.ends_with(". Previous leader epoch was -1.") && !b0.1.contains("Current leader"), "{b0:?}");
+}

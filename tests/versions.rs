@@ -218,6 +218,49 @@ fn from_3_5_the_controller_refuses_an_isr_expansion_naming_a_previous_incarnatio
     }
 }
 
+/// The same rule as the real cluster runs it (oracle/scenarios/fault-kip903-stale-isr-expansion.json):
+/// instead of a slow link, only leader 0's AlterPartition connection to the controller is cut
+/// (`partition.channel`). In KRaft that is a connection of its own
+/// (`AlterPartitionManager`'s `NodeToControllerChannelManagerImpl`, its own `NetworkClient`),
+/// so broker 0's heartbeats and metadata fetches go on and it stays unfenced. The expansion to
+/// {0, 1}, built from broker 1's fetch at broker epoch 1, is held by TCP while broker 1 crashes
+/// (5 unflushed records lost), re-registers at epoch 2 and is unfenced; after the heal it gets
+/// through at its connection's next retransmission (sent 6805 ms, + 200 · (2^7 − 1) ms).
+/// `ReplicationControlManager.ineligibleReplicasForIsr` (3.5+) refuses it; a 3.4 controller
+/// commits it and broker 1 is elected without the five acknowledged records.
+#[test]
+fn from_3_5_an_alter_partition_held_on_its_own_connection_across_a_re_registration_is_refused() {
+    let s: Value = serde_json::from_str(include_str!("../oracle/scenarios/fault-kip903-stale-isr-expansion.json")).unwrap();
+    for preset in ["kafka-3.7", "kafka-4.0"] {
+        let t = under(&s, preset);
+        let refused = t.find(0, &json!({"type": "alter_partition", "outcome": "rejected", "error": "INELIGIBLE_REPLICA"}));
+        let r = t.at(refused);
+        assert_eq!(time(r), 32206, "{preset}: {}", line(r));
+        assert!(r["text"].as_str().unwrap().contains("names broker 1 with broker epoch 1"), "{preset}: {}", line(r));
+        // Broker 0's other connections carried on: heartbeats answered all along, never fenced.
+        let beats = (0..refused)
+            .filter(|&i| event_matches(t.at(i), &json!({"type": "broker_heartbeat", "from": 0})))
+            .map(|i| time(t.at(i)))
+            .filter(|&at| (5000..22000).contains(&at))
+            .count();
+        assert!(beats >= 8, "{preset}: broker 0's heartbeats during the cut: {beats}");
+        assert!(t.try_find(0, &json!({"type": "alter_partition", "outcome": "committed", "isr": [0, 1]})).is_none(), "{preset}");
+        assert!(t.violations().is_empty() && t.allowed().is_empty(), "{preset}: {:?} {:?}", t.violations(), t.allowed());
+        assert_eq!(t.last()["partition"]["leader"], Value::Null, "{preset}: waits for leader 0");
+    }
+    let mut before = s.clone();
+    before["preset"] = json!("kafka-3.7");
+    before["behavior"] = json!({"alter_partition_checks_broker_epochs": false});
+    let t = Trace::of_value(&before);
+    let commit = t.find(0, &json!({"type": "alter_partition", "outcome": "committed", "isr": [0, 1]}));
+    assert_eq!((time(t.at(commit)), leo(t.at(commit), 1)), (32206, 15), "committed while broker 1 lacks 15..19: {}", line(t.at(commit)));
+    let elected = t.find(commit, &json!({"type": "leader_and_isr", "to": 1, "outcome": "become-leader"}));
+    let lost = t.allowed();
+    assert_eq!(lost.len(), 5, "{lost:?}");
+    assert!(lost.iter().all(|v| v.0 == elected as u64 && v.1 == "acked-record-lost"), "{lost:?}");
+    assert!(lost[0].2.contains("p1-16") && lost[4].2.contains("p1-20"), "{lost:?}");
+}
+
 // ---------------------------------------------------------------------------
 // The ZooKeeper era's conditional ISR write (0.10.2–2.6; not a version boundary:
 // every preset whose leader writes its own ISR).

@@ -14,10 +14,11 @@ import { renderAbout } from "./panels/about.js";
 import { fmt, h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
 import { address, readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
-import { createNotice } from "./panels/notice.js";
+import { createNotice, floatUnderHeader } from "./panels/notice.js";
 import { onDemand } from "./core/ondemand.js";
 import { setTheme } from "./core/theme.js";
 import { createBranches } from "./panels/branches.js";
+import { startCore } from "./core/first-view.js";
 
 const $ = (id) => document.getElementById(id);
 /** Computing that may hold up a frame before it goes on in slices (core/frontier.js). */
@@ -26,17 +27,35 @@ const SYNC_MS = 12;
 const FAR_MS = 5000;
 
 /** In an embed: the step's sentence as the caption (and for screen readers), no other panel. */
-function embedPanels() {
+function embedPanels(sim) {
   const live = $("live");
-  return { show: (rec) => (live.textContent = rec.text), inspect() {}, interventions() {}, openSettings() {}, reset() {} };
+  return { show: (rec) => (live.textContent = said(rec, sim)), inspect() {}, interventions() {}, openSettings() {}, reset() {} };
+}
+
+/** In place of the link reader when the full core could not be downloaded. */
+function unread() {
+  throw new Error("the part of the simulation core that reads links could not be downloaded (try again in a moment)");
+}
+
+/** What the narration slot says of a step: its sentence, or, while the page runs on its
+ *  first core (no narration: the full core is on its way), that the sentence is coming. */
+export const LOADING = "Loading the narration…";
+export function said(rec, sim) {
+  return rec.text || (sim.full ? "" : LOADING);
 }
 
 /** `opts`: the page's options (core/options.js); `boot`: the stage and status line
  *  main.js drew the first stage with, taken over as they are, and the full page's
  *  panels module (panels/page.js; none in an embed, which shows only the stage). */
-export function start(wasm, opts, boot = {}) {
+export function start(core, opts, boot = {}) {
+  // The core's functions (a copy: when the full core takes over from the first one,
+  // its functions replace these, and every part holding `wasm` sees them).
+  const wasm = { ...core };
   const sim = new Sim(wasm.Playground);
-  const scenarios = wasm.builtinScenarios();
+  sim.lend(boot.texts);
+  // The built-ins: the full core has them all; with the first core, main.js's (every
+  // title, the text of the one opened): another one's text waits for the full core.
+  let scenarios = wasm.builtinScenarios?.() ?? boot.builtins ?? [];
   let selection = null;
   let shown = null;
   let json = "";
@@ -48,7 +67,7 @@ export function start(wasm, opts, boot = {}) {
     player.pause();
     player.go(n);
   };
-  const panels = boot.pagePanels ? boot.pagePanels.createPagePanels({ sim, wasm, go, intervene: (event) => intervene(event), load: (text) => choose(text), say: (text) => notice(text) }) : embedPanels();
+  const panels = boot.pagePanels ? boot.pagePanels.createPagePanels({ sim, wasm, go, intervene: (event) => intervene(event), load: (text) => choose(text), say: (text) => notice(text), ready: () => needFull() }) : embedPanels(sim);
   const player = new Player(sim, show, (t) => {
     stage.frame(t);
     status.time(t);
@@ -63,6 +82,7 @@ export function start(wasm, opts, boot = {}) {
   controls.jumps = marks;
   const verdicts = opts.embed ? { step() {}, reset() {} } : createVerdicts(document, sim, player, { go });
   const notice = createNotice($("notice"));
+  floatUnderHeader($("banner"));
   // The tree of branches under the scrubber (the full page only): each is a share link.
   // A branch is known by its link's scenario part (the scenario and its interventions).
   const keyOf = (link) => new URLSearchParams(link).get("s") ?? link;
@@ -87,6 +107,11 @@ export function start(wasm, opts, boot = {}) {
   let api = { step() {}, reset() {}, ready() {} };
   const framed = parent !== window && import("./embed/api.js").then((m) => (api = m.createEmbedApi(opts.origin, player, (mode) => setTheme(mode, $("theme"), false), jump)));
   const full = (f) => ($("open-full").href = `${pageBase()}#${f}`);
+  /** Without the full core (no link codec; the first core runs built-ins only): the
+   *  built-in by name at the step, which the full playground opens as the same run. */
+  const plain = (step) => {
+    if (meta) $("open-full").href = `${pageBase()}?scenario=${encodeURIComponent(meta.name)}${step ? `#at=${step}` : ""}`;
+  };
   // The address bar (an embed's "open full playground" link) follows the step shown.
   const sync = createUrlSync(sim, !opts.embed, full);
   let booted = false;
@@ -97,9 +122,54 @@ export function start(wasm, opts, boot = {}) {
   // Self-study (tours, quizzes, the views that explain) loads on first use: www/learn/.
   const learn = { wasm, sim, player, scenarios, load, watch: new Set(), get rec() { return shown; } };
   const learnModule = onDemand(() => import("./learn/learn.js"), "Learn", (text) => notice(text));
-  const openLearn = (query) => learnModule().then((m) => m?.open(learn, query) ?? null);
+  const openLearn = async (query) => ((await needFull()) ? learnModule().then((m) => m?.open(learn, query) ?? null) : null);
+
+  // The full core (narration, broker log, share links, settings, interventions): the
+  // page starts on the first core (www/pkg/hwscope_first*, a smaller download) and takes
+  // this one once idle, or at the first use of something only it does (Settings,
+  // Share, Learn, Explore, an intervention, the broker log) or, in an embed, at the
+  // first step shown whose sentence is not known. The run goes on where it was.
+  const fullModule = onDemand(async () => {
+    const m = await import("./pkg/hwscope.js");
+    await m.default({ module_or_path: new URL("./pkg/hwscope_bg.wasm", import.meta.url) });
+    return m;
+  }, "The narration (the simulation core's full part)", (text) => notice(text));
+  /** Resolves to true once the full core runs the page (false if it could not load). */
+  async function needFull(ahead = false) {
+    if (sim.full) return true;
+    const m = await fullModule(ahead);
+    if (!m) return false;
+    if (!sim.full) takeFull(m);
+    return true;
+  }
+  function takeFull(m) {
+    Object.assign(wasm, m);
+    sim.swap(m.Playground);
+    scenarios = wasm.builtinScenarios();
+    learn.scenarios = scenarios;
+    meta = meta && scenarios.find((s) => s.name === meta.name);
+    performance.mark("hwscope-full-core");
+    // The same step, now told: the narration and the broker log start over from it.
+    panels.reset();
+    if (player.rec) {
+      const rec = sim.get(player.step);
+      player.rec = rec;
+      player.next = null;
+      // The same step again, told: not a new step for an embed's host (no "step" event).
+      retold = true;
+      show(rec);
+      retold = false;
+    }
+    if (booted) {
+      const here = sim.linkAt(player.step);
+      full(here);
+      sync(player.step);
+      if (branches && !branches.shown(keyOf(here), here)) branches.reset(keyOf(here), here);
+    }
+  }
 
   let fresh = true;
+  let retold = false;
   function show(rec) {
     shown = rec;
     stage.step(rec, sim.initialEnd, fresh, fresh ? sim.room : undefined);
@@ -111,9 +181,12 @@ export function start(wasm, opts, boot = {}) {
     frontier.follow(rec.step, player.to);
     // "Reproduced exactly" is said of the link's step, not of the ones stepped to after.
     if (!verified.hidden && rec.step !== verifiedAt) verified.hidden = true;
-    api.step(rec);
+    if (!retold) api.step(rec);
     for (const watch of learn.watch) watch(rec);
-    if (booted) sync(rec.step);
+    if (booted && sim.full) sync(rec.step);
+    else if (booted) plain(rec.step);
+    // An embed asks for the full core when it shows a step it cannot tell.
+    if (booted && !rec.text && !sim.full) needFull(true);
   }
 
   function pick(sel) {
@@ -123,8 +196,9 @@ export function start(wasm, opts, boot = {}) {
   }
   $("insp-close").addEventListener("click", () => pick(null));
 
-  function intervene(event) {
+  async function intervene(event) {
     player.pause();
+    if (!(await needFull())) return;
     frontier.reset();
     const at = player.step;
     const before = sim.linkAt(at);
@@ -171,16 +245,24 @@ export function start(wasm, opts, boot = {}) {
    *  or before the same simulated time) and offers both presets side by side. */
   function choose(text) {
     const before = booted ? sim.linkAt(player.step) : null;
-    const was = { json, t: shown?.time_ms ?? 0, preset: sim.scenario?.preset ?? "kafka-4.0" };
+    const linked = sim.full;
+    const was = { json, t: shown?.time_ms ?? 0, step: shown?.step ?? 0, preset: sim.scenario?.preset ?? "kafka-4.0" };
     if (!load(text)) return false;
-    if (branches) branches.reset(keyOf(sim.linkAt(player.step)), sim.linkAt(player.step));
+    if (branches && linked) branches.reset(keyOf(sim.linkAt(player.step)), sim.linkAt(player.step));
     const now = sim.scenario.preset ?? "kafka-4.0";
     if (was.json && now !== was.preset && samePresetAside(was.json, text)) {
-      player.go(stepAtTime(was.t));
-      notice(`Now under ${now}, at ${fmt(shown.time_ms)} ms as before (step ${fmt(shown.step)}).`, {
-        label: `${was.preset} and ${now} side by side`,
-        run: () => openLearn().then((hub) => hub?.openView("compare", { setting: "preset", a: was.preset, value: now })),
-      });
+      // Step 0 (the state before anything happens) is the same moment under any preset.
+      player.go(was.step === 0 ? 0 : stepAtTime(was.t));
+      const at = `${fmt(shown.time_ms)} ms`;
+      notice(
+        shown.step === was.step
+          ? `Now under ${now}, at ${at} (step ${fmt(shown.step)}), as before.`
+          : `Now under ${now}, at ${at} as before: step ${fmt(shown.step)} here, step ${fmt(was.step)} under ${was.preset}.`,
+        {
+          label: `${was.preset} and ${now} side by side`,
+          run: () => openLearn().then((hub) => hub?.openView("compare", { setting: "preset", a: was.preset, value: now })),
+        },
+      );
     }
     remember(before);
     return true;
@@ -250,12 +332,14 @@ export function start(wasm, opts, boot = {}) {
     // compare canonical forms without them.
     const canonical = (t) => { try { return wasm.encodeLink(t); } catch { return null; } };
     const own = sim.interventions.length ? JSON.stringify({ ...sim.scenario, events: (sim.scenario.events ?? []).filter((e) => e.at_step == null) }) : text;
-    meta = scenarios.find((s) => s.json === own) ?? scenarios.find((s) => canonical(s.json) === canonical(own));
+    const key = canonical(own);
+    meta = scenarios.find((s) => s.json === own) ?? (key == null ? undefined : scenarios.find((s) => s.json && canonical(s.json) === key));
     // A built-in under another preset (Settings, a tour's part) keeps the built-in's name.
     variant = null;
     if (!meta) {
       const preset = sim.scenario.preset ?? "kafka-4.0";
       for (const s of scenarios) {
+        if (!s.json) continue;
         const written = JSON.parse(s.json).preset ?? "kafka-4.0";
         if (written !== preset && samePresetAside(s.json, own)) {
           meta = s;
@@ -318,12 +402,16 @@ export function start(wasm, opts, boot = {}) {
 
   const picker = $("scenario");
   picker.replaceChildren(...scenarios.map((s) => h("option", { value: s.name }, s.title || s.name)), h("option", { value: "", disabled: "" }, "Custom (from Settings)"));
-  picker.addEventListener("change", () => {
-    const s = scenarios.find((x) => x.name === picker.value);
+  picker.addEventListener("change", async () => {
+    const name = picker.value;
+    // Another built-in's text comes with the full core.
+    if (scenarios.find((x) => x.name === name && !x.json) && !(await needFull())) return;
+    const s = scenarios.find((x) => x.name === name);
     if (s) choose(s.json);
   });
-  $("settings-open").addEventListener("click", () => panels.openSettings(json));
+  $("settings-open").addEventListener("click", async () => (await needFull()) && panels.openSettings(json));
   $("share-open").addEventListener("click", async () => {
+    if (!(await needFull())) return;
     const m = await shareModule();
     if (!m) return;
     share ??= m.createShare($("share"), () => ({
@@ -338,7 +426,7 @@ export function start(wasm, opts, boot = {}) {
   $("learn-open").addEventListener("click", () => openLearn());
   // Explore (www/explore/): a search in a Web Worker, loaded on first use.
   const exploreModule = onDemand(() => import("./explore/panel.js"), "Explore", (text) => notice(text));
-  learn.explore = () => exploreModule().then((m) => m?.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) }));
+  learn.explore = async () => (await needFull()) && exploreModule().then((m) => m?.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) }));
   $("explore-open").addEventListener("click", () => learn.explore());
   /** Controls are disabled until the core runs them (index.html): now they do. */
   function enable() {
@@ -356,6 +444,7 @@ export function start(wasm, opts, boot = {}) {
    *  the page is live and idle their modules are fetched, once, so that a first click
    *  does not wait on the network. Nothing after that: a paused page stays idle. */
   function warm() {
+    needFull(true);
     shareModule(true);
     panels.warm?.();
   }
@@ -367,9 +456,14 @@ export function start(wasm, opts, boot = {}) {
   /** The scenario named by ?scenario=, or the default one. */
   function builtin(say) {
     const wanted = opts.scenario;
-    const s = scenarios.find((x) => x.name === wanted) ?? scenarios.find((x) => x.name === "seed-walkthrough") ?? scenarios[0];
+    const fallback = () => scenarios.find((x) => x.name === "seed-walkthrough" && x.json) ?? scenarios.find((x) => x.json);
+    let s = scenarios.find((x) => x.name === wanted) ?? fallback();
+    // Known by name, its text not here: the full core, which has it, could not be downloaded.
+    if (!s.json) {
+      s = fallback();
+      say.push(`The built-in scenario "${wanted}" could not be loaded (a download failed); showing "${s.name}".`);
+    } else if (wanted && s.name !== wanted) say.push(`There is no built-in scenario "${wanted}"; showing "${s.name}".`);
     load(s.json);
-    if (wanted && s.name !== wanted) say.push(`There is no built-in scenario "${wanted}"; showing "${s.name}".`);
     return s;
   }
 
@@ -382,7 +476,14 @@ export function start(wasm, opts, boot = {}) {
     frontier.stop();
     booted = false;
     const say = opts.problems.map((p) => `Ignored ${p}.`);
-    const link = readLink(fragment, wasm.decodeLink);
+    // A share link is read by the full core only (the first core has no link codec), and
+    // a built-in whose text the page does not have yet comes with it.
+    const wanted = opts.scenario ?? "seed-walkthrough";
+    if (!sim.full && (startCore(fragment).glue === "full" || scenarios.some((s) => s.name === wanted && !s.json))) {
+      await needFull();
+      if (token !== opening) return;
+    }
+    const link = readLink(fragment, wasm.decodeLink ?? unread);
     if (link?.error || !(link?.scenario ? load(link.scenario) : builtin(say))) {
       const s = builtin(say);
       say.unshift(`This link could not be opened: ${link?.error ?? "its scenario was refused"}. Showing "${s.title || s.name}" instead.`);
@@ -404,9 +505,10 @@ export function start(wasm, opts, boot = {}) {
       player.go(r.step);
     }
     notice(say.join(" "));
-    full(sim.linkAt(player.step));
+    if (sim.full) full(sim.linkAt(player.step));
+    else plain(player.step);
     // A branch returned to (or Back/Forward to one): marked; any other run starts a new tree.
-    if (branches) {
+    if (branches && sim.full) {
       const here = sim.linkAt(player.step);
       if (!branches.shown(keyOf(here), here)) branches.reset(keyOf(here), here);
     }

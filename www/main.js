@@ -22,9 +22,9 @@ import { applyControls } from "./core/chrome.js";
 import { createStage } from "./render/stage.js";
 import { createStatus } from "./panels/status.js";
 import { renderAbout } from "./panels/about.js";
-import { fetchFirst, fetchSteps, firstView } from "./core/first-view.js";
+import { fetchFirst, fetchSteps, firstView, startCore } from "./core/first-view.js";
 import FIRST, { DEFAULT } from "./pkg/first.js";
-import { FIRSTS, LINKS, STEPS } from "./pkg/steps.js";
+import { FIRSTS, LINKS, STEPS, TITLES } from "./pkg/steps.js";
 
 const inline = globalThis.hwscopeInlineCore;
 /** How long the page stays unshown while a file the first stage needs is on its way. */
@@ -54,7 +54,10 @@ function run() {
 
   // The core and the page's modules start loading now, in parallel with drawing;
   // the wasm itself too, while its glue module is on its way.
-  const wasmUrl = inline ? null : new URL("./pkg/hwscope_bg.wasm", import.meta.url);
+  // The first core (no narration: the full one follows once the page is idle, app.js),
+  // or the full core for a share link, which only it reads (core/first-view.js).
+  const which = startCore(location.hash).glue;
+  const wasmUrl = inline ? null : which === "first" ? new URL("./pkg/hwscope_first_bg.wasm", import.meta.url) : new URL("./pkg/hwscope_bg.wasm", import.meta.url);
   // A status other than 200 is named (boot.js says which file and what to fix).
   // www/prefetch.js may have asked for it already.
   const early = wasmUrl && globalThis.hwscopeCore?.url === wasmUrl.href ? globalThis.hwscopeCore.response : null;
@@ -70,7 +73,7 @@ function run() {
       performance.mark("hwscope-core-ready");
       return wasm;
     }
-    const wasm = await import("./pkg/hwscope.js");
+    const wasm = which === "first" ? await import("./pkg/hwscope_first.js") : await import("./pkg/hwscope.js");
     await wasm.default({ module_or_path: bytes });
     performance.mark("hwscope-core-ready");
     return wasm;
@@ -84,8 +87,10 @@ function run() {
   // ?from=, the step asked for), so what it draws is what stays.
   const boot = { stage: createStage(document.getElementById("stage"), () => {}), status: createStatus(document.getElementById("status"), document.getElementById("violations")) };
   let taken = false;
+  let drawn = [];
   function draw(first, later = []) {
     if (taken) return;
+    drawn = [first.record, ...later].map((r) => ({ step: r.step, time: r.time_ms, text: r.text }));
     renderAbout(document.getElementById("about"), { title: first.title, description: first.description, embed: opts.embed });
     boot.status.scenario({ seed: first.seed, preset: first.preset });
     boot.stage.step(first.record, first.initialEnd, true, first.room);
@@ -144,11 +149,19 @@ function run() {
     document.getElementById("about").textContent = "The simulation could not start.";
     showError(`The simulation core (WebAssembly) could not be loaded: ${e.message}. If you are running from a checkout, run \`npm run build\` (or \`npm start\`) and reload.`, { fatal: true });
   };
+  // The built-ins as far as the page knows them without the full core: every one's
+  // title, and the text of the one opened (first.js, or its first/NAME.json).
+  const builtins = (fetched) => {
+    const data = { ...FIRST, ...(fetched && view ? { [view.name]: fetched } : {}) };
+    return Object.entries(TITLES).map(([name, title]) => ({ name, title, ...(data[name]?.json && { json: data[name].json, description: data[name].description }) }));
+  };
   core.then(
-    (wasm) => Promise.all([app, pagePanels]).then(
-      ([m, panels]) => {
+    (wasm) => Promise.all([app, pagePanels, firstFile]).then(
+      ([m, panels, fetched]) => {
         taken = true;
-        m.start(wasm, opts, { ...boot, pagePanels: panels });
+        // The sentences of the steps drawn (computed at build time): what the first core
+        // cannot say (app.js lends them to the run, so the caption stays as drawn).
+        m.start(wasm, opts, { ...boot, pagePanels: panels, texts: drawn, builtins: builtins(fetched) });
       },
       failed("module"),
     ),

@@ -7,7 +7,7 @@
 // index.html loads it async; when it cannot load (a sandboxed frame on a host
 // without CORS), main.js fetches the file itself, and www/boot.js takes no notice.
 import { readOptions } from "./core/options.js";
-import { fetchFirst, fetchSteps, firstView } from "./core/first-view.js";
+import { fetchFirst, fetchSteps, firstView, startCore } from "./core/first-view.js";
 import { DEFAULT, FIRSTS, LINKS, STEPS } from "./pkg/steps.js";
 
 if (!globalThis.hwscopeInlineCore) {
@@ -16,7 +16,8 @@ if (!globalThis.hwscopeInlineCore) {
   fetchSteps(view, STEPS);
   // The core's download starts while main.js is still on its way (main.js takes this
   // response; it checks the status).
-  const url = new URL("./pkg/hwscope_bg.wasm", import.meta.url).href;
+  // The first core, as a rule (a share link needs the full one: core/first-view.js).
+  const url = (startCore(location.hash).glue === "first" ? new URL("./pkg/hwscope_first_bg.wasm", import.meta.url) : new URL("./pkg/hwscope_bg.wasm", import.meta.url)).href;
   const response = fetch(url);
   response.catch(() => {});
   globalThis.hwscopeCore = { url, response };

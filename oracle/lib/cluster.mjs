@@ -164,7 +164,12 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
     ...brokers.map((b) => [b.name, { uid: b.uid, ports: [b.port] }]),
     ...clientNames.map((n) => [`client:${n}`, { uid: clientUid.get(n), ports: [] }]),
   ]);
-  const net = new Netfilter(`hwscope_oracle_${portBase}`, netNodes);
+  // Cuts of one connection between a broker and the controller (`channel`) classify those
+  // connections by the requests they carry (netfilter.mjs); only runs that need it do.
+  const channels = plan.faults.some((f) => f.channel)
+    ? { controllerPort: controller.port, brokerUids: brokers.map((b) => b.uid) }
+    : null;
+  const net = new Netfilter(`hwscope_oracle_${portBase}`, netNodes, channels);
   net.create();
   onCleanup(() => net.destroy());
   if (!keep) onCleanup(() => rmSync(runDir, { recursive: true, force: true }));
@@ -372,9 +377,9 @@ export async function runOnKafka(plan, kafka, harnessDir, opts) {
         if (down.has(b.name)) rec.note = "not running";
         else killGroup(procs.get(b.name).pid, f.kind === "pause" ? "SIGSTOP" : "SIGCONT");
       } else if (f.kind === "partition") {
-        for (const [a, b] of f.dirs) net.cut(a, b);
+        for (const [a, b] of f.dirs) net.cut(a, b, f.channel);
       } else if (f.kind === "heal") {
-        for (const [a, b] of f.dirs) net.heal(a, b);
+        for (const [a, b] of f.dirs) net.heal(a, b, f.channel);
       }
       rec.done_t = Math.round((epochMs() - t0) * 1000) / 1000;
       delete rec.where;

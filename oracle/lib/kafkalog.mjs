@@ -25,6 +25,14 @@ export function parseLine(line, node = null) {
   // "Skipped the become-leader state change … isr=[1, 2, 0] … since it is already the leader").
   if ((m = /Skipped the become-leader state change .*\bisr=\[([\d, ]*)\]/.exec(text)))
     return { kind: "leader-isr-metadata", node: who, values: { isr: m[1].replace(/\s+/g, "") } };
+  // A refused ISR change, as the leader tells it (`Partition.handleAlterPartitionError`): what it
+  // proposed (an expansion names the follower) and the controller's error.
+  if ((m = /Failed to alter partition to Pending(Expand|Shrink)Isr\((?:newInSyncReplicaId=(\d+))?.*since the controller rejected the request with (\w+)/.exec(text)))
+    return { kind: "isr-refused", node: who, values: { proposed: m[1].toLowerCase(), ...(m[2] !== undefined ? { added: Number(m[2]) } : {}), error: m[3] } };
+  // The controller's side (`ReplicationControlManager.alterPartition`): the member refused and why;
+  // the broker epochs themselves are metadata offsets, not compared.
+  if ((m = /Rejecting AlterPartition request from node (\d+) for \S+ because it specified ineligible replicas \[(\d+) \(([a-z ]+)/.exec(text)))
+    return { kind: "isr-ineligible", node: "controller", values: { leader: Number(m[1]), broker: Number(m[2]), reason: m[3].trim() } };
   // 4.0 adds the broker epoch ("at epoch 12"): a metadata offset, not compared.
   if ((m = /Fencing broker (\d+) (?:at epoch \d+ )?because its session has timed out/.exec(text))) return { kind: "fence", node: "controller", values: { broker: Number(m[1]) } };
   if ((m = /RegisterBrokerRecord establishing a new incarnation of broker (\d+)/.exec(text))) return { kind: "register", node: "controller", values: { broker: Number(m[1]) } };

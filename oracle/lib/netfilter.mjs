@@ -15,6 +15,21 @@
 // The table is private to the run (named after its port base) and matches only the run's
 // uids: nothing else on the machine is touched.
 //
+// One connection of a broker to the controller (`channel`). A KRaft broker talks to the
+// controller over separate TCP connections from the same uid to the same port: the
+// heartbeat channel (BrokerLifecycleManager: BrokerRegistration 62, BrokerHeartbeat 63),
+// the AlterPartition channel (AlterPartitionManager: AlterPartition 56), each a
+// NodeToControllerChannelManagerImpl with its own NetworkClient, and the raft client's
+// metadata Fetch (1). Their source ports are ephemeral and a reconnect changes them, so a
+// connection is told apart by what it carries instead: a Kafka request starts with its size
+// (4 bytes) and its API key (2 bytes), so the first packet of a request is matched on the
+// key at payload offset 4 (`@ih,32,16`) and the connection gets a channel bit in its ct
+// mark, above the uid (rules armed only in runs with a channel cut). The ApiVersions
+// exchange that opens every connection carries no channel's key and passes. A channel cut
+// is then an element keyed on the flagged mark; a whole-link cut lists the flagged marks
+// too. The request that flags a cut connection is itself dropped (the rule order), so it
+// is held by TCP like any request sent into a cut.
+//
 // Why this and not network namespaces with veth pairs: the brokers, the controller and
 // the clients keep the addresses and ports an operator would see (127.0.0.1), there is
 // no routing or bridge to set up or leak, a cut takes a few set elements (one nft call),
@@ -31,12 +46,33 @@ export function nftAvailable() {
   }
 }
 
+/** The channel bits of a connection's ct mark (above every uid, which is a port number). */
+export const CHANNEL_BITS = { alter_partition: 0x10000000, heartbeat: 0x20000000, metadata: 0x40000000 };
+/** The API keys that mark a connection as a channel's. */
+const CHANNEL_KEYS = { alter_partition: [56], heartbeat: [62, 63], metadata: [1] };
+
 export class Netfilter {
-  /** nodes: Map name -> { uid, ports: number[] } */
-  constructor(table, nodes) {
+  /** nodes: Map name -> { uid, ports: number[] }; channels: null, or { controllerPort, brokerUids } to tell a broker's connections to the controller apart. */
+  constructor(table, nodes, channels = null) {
     this.table = table;
     this.nodes = nodes;
+    this.channels = channels;
     this.active = new Set();
+  }
+
+  /** The rules that give a broker's connection to the controller its channel bit. */
+  channelRules() {
+    if (!this.channels) return "";
+    const { controllerPort, brokerUids } = this.channels;
+    const hex = (n) => `0x${n.toString(16).padStart(8, "0")}`;
+    // Only a bare uid is flagged: a connection gets one channel, at its first channel request.
+    const rules = [];
+    for (const [channel, keys] of Object.entries(CHANNEL_KEYS))
+      for (const key of keys)
+        rules.push(
+          `    ct direction original tcp dport ${controllerPort} ct mark { ${brokerUids.join(", ")} } @ih,32,16 ${key} ct mark set ct mark | ${hex(CHANNEL_BITS[channel])}`,
+        );
+    return rules.join("\n") + "\n";
   }
 
   create() {
@@ -52,7 +88,7 @@ ${tags}
   }
   chain drops {
     type filter hook output priority 0; policy accept;
-    ct direction original ct mark . tcp dport @cut_request counter drop
+${this.channelRules()}    ct direction original ct mark . tcp dport @cut_request counter drop
     ct direction reply ct mark . tcp sport @cut_answer counter drop
   }
 }
@@ -64,19 +100,25 @@ ${tags}
     if (!listed.includes("cut_answer")) throw new Error(`netfilter: table ${this.table} was not created`);
   }
 
-  /** The set elements of a cut from -> to: { request: [...], answer: [...] }. */
-  elements(from, to) {
+  /**
+   * The set elements of a cut from -> to: { request: [...], answer: [...] }. With a channel,
+   * only the connections flagged as that channel's; without, every connection (flagged or not).
+   */
+  elements(from, to, channel = null) {
     const a = this.nodes.get(from);
     const b = this.nodes.get(to);
     if (!a || !b) throw new Error(`netfilter: unknown endpoint ${!a ? from : to}`);
+    if (channel && !this.channels) throw new Error(`netfilter: a ${channel} cut needs the channel rules (create with channels)`);
+    const marks = (uid) =>
+      channel ? [uid | CHANNEL_BITS[channel]] : this.channels ? [uid, ...Object.values(CHANNEL_BITS).map((bit) => uid | bit)] : [uid];
     return {
-      request: b.ports.map((p) => `${a.uid} . ${p}`), // connections a opened to b's listeners
-      answer: a.ports.map((p) => `${b.uid} . ${p}`), // connections b opened to a's listeners
+      request: b.ports.flatMap((p) => marks(a.uid).map((m) => `${m} . ${p}`)), // connections a opened to b's listeners
+      answer: a.ports.flatMap((p) => marks(b.uid).map((m) => `${m} . ${p}`)), // connections b opened to a's listeners
     };
   }
 
-  apply(op, from, to) {
-    const { request, answer } = this.elements(from, to);
+  apply(op, from, to, channel = null) {
+    const { request, answer } = this.elements(from, to, channel);
     const cmds = [];
     if (request.length) cmds.push(`${op} element inet ${this.table} cut_request { ${request.join(", ")} }`);
     if (answer.length) cmds.push(`${op} element inet ${this.table} cut_answer { ${answer.join(", ")} }`);
@@ -90,18 +132,18 @@ ${tags}
     if ((op === "add") !== present) throw new Error(`netfilter: ${op} ${from}→${to} did not take effect`);
   }
 
-  /** Cut the direction from -> to (idempotent). */
-  cut(from, to) {
-    const key = `${from}>${to}`;
+  /** Cut the direction from -> to (idempotent); with a channel, that connection of a broker to the controller only. */
+  cut(from, to, channel = null) {
+    const key = `${from}>${to}${channel ? `:${channel}` : ""}`;
     if (this.active.has(key)) return;
-    this.apply("add", from, to);
+    this.apply("add", from, to, channel);
     this.active.add(key);
   }
 
-  heal(from, to) {
-    const key = `${from}>${to}`;
+  heal(from, to, channel = null) {
+    const key = `${from}>${to}${channel ? `:${channel}` : ""}`;
     if (!this.active.has(key)) return;
-    this.apply("delete", from, to);
+    this.apply("delete", from, to, channel);
     this.active.delete(key);
   }
 

@@ -28,14 +28,15 @@ export function fenceCheckPhase(fenceChecks, config) {
  * A broker's heartbeats drift by a round trip per beat (BrokerLifecycleManager schedules the
  * next one when the answer arrives), so each is read at the moment it matters: its last
  * heartbeat before the first fault that stops or cuts it (a crash, a pause, a cut between it
- * and the controller), else before the run's first fault, else before the end; its first one
+ * and the controller other than of its AlterPartition connection alone), else before the run's first fault, else before the end; its first one
  * when none came before. `heartbeats` as the cluster run gives them ({ broker, t } from time
  * zero). None unless every broker heartbeated.
  */
 export function heartbeatPhases(heartbeats, plan) {
   const interval = plan.scenario.config["broker.heartbeat.interval.ms"] ?? 2000;
   const latency = 1;
-  const touches = (f, b) => f.broker === b || (f.dirs ?? []).some(([x, y]) => (x === "controller" && y === `b${b}`) || (y === "controller" && x === `b${b}`));
+  // A cut of a broker's AlterPartition connection alone leaves its heartbeats alone.
+  const touches = (f, b) => f.broker === b || (f.channel !== "alter_partition" && (f.dirs ?? []).some(([x, y]) => (x === "controller" && y === `b${b}`) || (y === "controller" && x === `b${b}`)));
   const phases = [];
   for (let b = 0; b < plan.scenario.replicas; b++) {
     const own = plan.faults.find((f) => f.kind !== "heal" && f.kind !== "restart" && f.kind !== "resume" && touches(f, b));

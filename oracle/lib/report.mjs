@@ -112,7 +112,7 @@ export function renderReport(result, plan) {
   result.runs.forEach((run, i) => {
     lines.push("");
     if (result.runs.length > 1) lines.push(`run ${i + 1}/${result.runs.length}`);
-    const faults = run.faults.map((f) => `${f.kind}${f.broker !== undefined ? ` b${f.broker}` : ""}${f.dirs ? ` ${f.dirs.map((d) => d.join("→")).join(" ")}` : ""} @${f.at_ms} (applied ${f.t}–${f.done_t})${f.note ? ` ${f.note}` : ""}`);
+    const faults = run.faults.map((f) => `${f.kind}${f.broker !== undefined ? ` b${f.broker}` : ""}${f.dirs ? ` ${f.dirs.map((d) => d.join("→")).join(" ")}` : ""}${f.channel ? ` (${f.channel} only)` : ""} @${f.at_ms} (applied ${f.t}–${f.done_t})${f.note ? ` ${f.note}` : ""}`);
     if (faults.length) lines.push(`faults: ${faults.join("; ")}`);
     if (run.fence_check_phase)
       lines.push(

@@ -22,6 +22,9 @@ export function kafkaLineForPreset(preset) {
   );
 }
 
+/** A KRaft broker's connections to the controller that a cut can name alone (docs/format.md). */
+const CHANNELS = ["alter_partition", "heartbeat", "metadata"];
+
 const CLIENT_BASE_KEYS = new Set(["id", "acks"]);
 const CONSUMER_OWN_KEYS = new Set(["id", "fetch_from", "position"]);
 
@@ -155,7 +158,17 @@ export function planFor(raw, { kafkaOverride = null } = {}) {
         break;
       case "partition":
       case "heal":
-        faults.push({ at_ms: o.at_ms, kind: o.kind, dirs: directions(o.spec, `${o.where}.${o.kind}`, s), where: o.where, spec: o.spec });
+      {
+        const dirs = directions(o.spec, `${o.where}.${o.kind}`, s);
+        const channel = o.spec.channel ?? null;
+        if (channel !== null) {
+          if (!CHANNELS.includes(channel))
+            throw new Unrunnable(`${o.where}.${o.kind}.channel: must be one of ${CHANNELS.join(", ")}, got ${JSON.stringify(channel)}`);
+          if (!dirs.every(([a, b]) => (a === "controller") !== (b === "controller") && /^b\d+$/.test(a === "controller" ? b : a)))
+            throw new Unrunnable(`${o.where}.${o.kind}.channel: a channel is one of a broker's connections to the controller`);
+        }
+        faults.push({ at_ms: o.at_ms, kind: o.kind, dirs, channel, where: o.where, spec: o.spec });
+      }
         break;
       case "add_consumer":
         throw new Unrunnable(`${o.where}.add_consumer: a consumer joining mid-run is not supported by the oracle yet`);

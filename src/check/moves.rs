@@ -136,9 +136,9 @@ impl Move {
             Move::Crash { broker, unflushed } => Action::Crash { broker: broker as u32, unflushed: unflushed as u64, silent: false },
             Move::Restart { broker } => Action::Restart { broker: broker as u32 },
             Move::Cut { from, to, both, catch } => {
-                Action::Partition { links: link(from, to, both), catch: caught(sim, from, to, both, catch) }
+                Action::Partition { links: link(from, to, both), catch: caught(sim, from, to, both, catch), channel: None }
             }
-            Move::Heal { from, to, both } => Action::Heal { links: link(from, to, both) },
+            Move::Heal { from, to, both } => Action::Heal { links: link(from, to, both), channel: None },
             Move::Produce { producer } => Action::Produce { producer: producer as usize, records: 1 },
         })
     }

@@ -96,9 +96,9 @@ fn event_spec(sim: &Sim, mv: Move, at_step: u64) -> Option<EventSpec> {
     let cut = |from: End, to: End, both: bool, catch: Vec<u64>| {
         let (a, b) = (from.endpoint(sim), to.endpoint(sim));
         if both {
-            LinkCut { between: Some([a, b]), from: None, to: None, catch }
+            LinkCut { between: Some([a, b]), from: None, to: None, catch, channel: None }
         } else {
-            LinkCut { between: None, from: Some(a), to: Some(b), catch }
+            LinkCut { between: None, from: Some(a), to: Some(b), catch, channel: None }
         }
     };
     let spec = EventSpec { at_ms: sim.now as i64, at_step: Some(at_step), ..EventSpec::default() };

@@ -17,6 +17,9 @@ fn node(sim: &Sim, n: Node) -> String {
 
 /// One pending consequence, as a phrase: "the controller fences broker 0 at 9,000 ms".
 pub fn pending_text(sim: &Sim, p: &Pending) -> String {
+    if cfg!(feature = "first") {
+        return String::new();
+    }
     let leader = sim.controller.leader.map_or_else(|| "the leader".to_string(), |l| format!("leader {l}"));
     let producer = |i: usize| sim.scenario.producers.get(i).map_or("a producer", |s| s.id.as_str());
     let consumer = |i: usize| sim.consumers.get(i).map_or("a consumer", |s| s.spec.id.as_str());

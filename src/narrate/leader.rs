@@ -280,7 +280,7 @@ impl Narrator<'_> {
                         "Leader {leader} gets an AlterPartition answer at partition epoch {answered}, older than the {held} it holds; ignored."
                     )
                 }
-                Event::IsrChangeRefused { leader, error } => {
+                Event::IsrChangeRefused { leader, error, .. } => {
                     return format!(
                         "The controller refuses leader {leader}'s ISR change with {}; {}",
                         error.name(),

@@ -192,7 +192,15 @@ impl Narrator<'_> {
         for e in self.events {
             match *e {
                 Event::LinkEndpointMissing => return "That consumer has not joined yet: nothing to cut or heal.".into(),
-                Event::LinksCut { from, to, both_ways } => {
+                Event::LinksCut { from, to, both_ways, channel: Some(channel) } => {
+                    let (a, b) = (self.node(from), self.node(to));
+                    let (what, held) = channel_words(channel);
+                    let way = if both_ways { format!("between {a} and {b}, both ways") } else { format!("from {a} to {b}, one way") };
+                    text = format!(
+                        "Only {what} is cut ({way}): {held} sent on it from now on is held by TCP, retransmitted until the cut heals or the sender gives up; the broker's other connections to the controller still carry."
+                    );
+                }
+                Event::LinksCut { from, to, both_ways, channel: None } => {
                     let (a, b) = (self.node(from), self.node(to));
                     let controller = from == Node::Controller || to == Node::Controller;
                     let zookeeper = from == Node::ZooKeeper || to == Node::ZooKeeper;
@@ -213,7 +221,13 @@ impl Narrator<'_> {
                         format!("The link from {a} to {b} is cut (one way): {what}.")
                     };
                 }
-                Event::LinksHealed { from, to, both_ways } => {
+                Event::LinksHealed { from, to, both_ways, channel: Some(channel) } => {
+                    let (a, b) = (self.node(from), self.node(to));
+                    let (what, _) = channel_words(channel);
+                    let way = if both_ways { format!("between {a} and {b}") } else { format!("from {a} to {b}") };
+                    text = format!("{} ({way}) is healed.", capitalized(what));
+                }
+                Event::LinksHealed { from, to, both_ways, channel: None } => {
                     let (a, b) = (self.node(from), self.node(to));
                     text = if both_ways {
                         format!("The network between {a} and {b} is healed.")
@@ -412,5 +426,23 @@ fn held_released(count: usize, handshakes: usize) -> String {
             plural(data),
             if handshakes == 1 { "es" } else { "" }
         ),
+    }
+}
+
+/// A broker's connection to the controller, in words, and what travels on it.
+fn channel_words(channel: crate::scenario::Channel) -> (&'static str, &'static str) {
+    use crate::scenario::Channel;
+    match channel {
+        Channel::AlterPartition => ("the AlterPartition connection (AlterPartitionManager's channel)", "an AlterPartition or its answer"),
+        Channel::Heartbeat => ("the heartbeat connection (BrokerLifecycleManager's channel)", "a registration, a heartbeat or an answer"),
+        Channel::Metadata => ("the metadata log's connection (the raft client's Fetch)", "a metadata Fetch or its answer"),
+    }
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
     }
 }

@@ -21,6 +21,10 @@ use crate::sim::{Event, Sim, Step, Trigger};
 
 /// The sentence for the last step of `sim`.
 pub fn text(sim: &Sim) -> String {
+    // The page's first core says nothing: the full core, fetched at idle, does.
+    if cfg!(feature = "first") {
+        return String::new();
+    }
     let n = Narrator { sim, step: &sim.last, events: &sim.last.events };
     match &sim.last.trigger {
         Trigger::Start => n.start(),

@@ -60,8 +60,10 @@ fn action_record(sim: &Sim, action: &Action) -> EventRecord {
             ..new("crash")
         },
         Action::Restart { broker } => EventRecord { broker: Some(*broker), ..new("restart") },
-        Action::Partition { links, .. } => EventRecord { links: Some(link_names(sim, links)), ..new("partition") },
-        Action::Heal { links } => EventRecord { links: Some(link_names(sim, links)), ..new("heal") },
+        Action::Partition { links, channel, .. } => {
+            EventRecord { links: Some(link_names(sim, links)), channel: *channel, ..new("partition") }
+        }
+        Action::Heal { links, channel } => EventRecord { links: Some(link_names(sim, links)), channel: *channel, ..new("heal") },
         Action::AddConsumer(_) => new("add_consumer"),
     }
 }

@@ -63,6 +63,8 @@ json_record! {
         /// 4.1 (KIP-966): `elr` or `last-known-leader` when the leader came from there.
         pub elected_from: Option<&'static str> = "elected_from", opt;
         pub links: Option<Vec<(NodeName, NodeName)>> = "links", opt;
+        /// A cut or heal of one connection of a broker to the controller only.
+        pub channel: Option<crate::scenario::Channel> = "channel", opt;
         pub silent: Option<bool> = "silent", opt;
         pub incarnation: Option<u32> = "incarnation", opt;
         pub broker_epoch: Option<u64> = "broker_epoch", opt;
@@ -84,6 +86,16 @@ json_record! {
 }
 
 json_record! {
+    /// A direction cut on one connection between a broker and the controller.
+    #[derive(Debug, Clone)]
+    pub struct ChannelCut {
+        pub from: NodeName = "from", always;
+        pub to: NodeName = "to", always;
+        pub channel: crate::scenario::Channel = "channel", always;
+    }
+}
+
+json_record! {
     #[derive(Debug, Clone)]
     pub struct PartitionRecord {
         pub leader: Option<u32> = "leader", always;
@@ -92,6 +104,8 @@ json_record! {
         pub partition_epoch: u32 = "partition_epoch", always;
         pub maximal_isr: Vec<u32> = "maximal_isr", always;
         pub cut_links: Vec<(NodeName, NodeName)> = "cut_links", always;
+        /// Directions cut on one connection of a broker to the controller only (`partition.channel`).
+        pub cut_channels: Vec<ChannelCut> = "cut_channels", nonempty;
         /// 4.1 (KIP-966), written only when ELR is on: the eligible leader replicas.
         pub elr: Option<Vec<u32>> = "elr", opt;
         /// 4.1 (KIP-966), written only when ELR is on: the last known leader, kept while the ISR is empty.

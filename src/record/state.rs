@@ -37,6 +37,12 @@ impl Sim {
                 partition_epoch: c.partition_epoch,
                 maximal_isr,
                 cut_links: self.net.cut_links().into_iter().map(|(a, b)| (self.node_name(a), self.node_name(b))).collect(),
+                cut_channels: self
+                    .net
+                    .cut_channels()
+                    .into_iter()
+                    .map(|(a, b, channel)| crate::record::ChannelCut { from: self.node_name(a), to: self.node_name(b), channel })
+                    .collect(),
                 elr: self.behavior.eligible_leader_replicas.then(|| c.elr.clone()),
                 last_known_elr: self.behavior.eligible_leader_replicas.then(|| c.last_known_elr.clone()),
                 under_min_isr,

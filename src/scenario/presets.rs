@@ -129,81 +129,91 @@ const TEXTBOOK: Behavior = Behavior {
 };
 
 /// Every preset, oldest first (`textbook` is not a version and comes first).
+/// A preset's one-line summary; empty in the page's first core (feature `first`), which
+/// never shows one (the full core, fetched once the page is idle, does: Settings).
+const fn words(text: &'static str) -> &'static str {
+    if cfg!(feature = "first") {
+        ""
+    } else {
+        text
+    }
+}
+
 pub const PRESETS: [PresetInfo; 11] = [
     PresetInfo {
         preset: Preset::Textbook,
         name: "textbook",
-        summary: "The simplified story taught in interviews: a fetch is answered at once and carries the HW updated by that very fetch; no long-poll; today's defaults.",
+        summary: words("The simplified story taught in interviews: a fetch is answered at once and carries the HW updated by that very fetch; no long-poll; today's defaults."),
         behavior: TEXTBOOK,
         defaults: KAFKA_3_7_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka010,
         name: "kafka-0.10",
-        summary: "HW-based truncation: a new follower truncates to its own HW (the KIP-101 loss and divergence); ZooKeeper controller; unclean election on by default.",
+        summary: words("HW-based truncation: a new follower truncates to its own HW (the KIP-101 loss and divergence); ZooKeeper controller; unclean election on by default."),
         behavior: KAFKA_0_10,
         defaults: ZOOKEEPER_0_10_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka011,
         name: "kafka-0.11",
-        summary: "KIP-101: truncation by OffsetsForLeaderEpoch, one round; unclean.leader.election.enable off by default (KIP-106).",
+        summary: words("KIP-101: truncation by OffsetsForLeaderEpoch, one round; unclean.leader.election.enable off by default (KIP-106)."),
         behavior: KAFKA_0_11,
         defaults: ZOOKEEPER_0_11_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka20,
         name: "kafka-2.0",
-        summary: "KIP-279: OffsetsForLeaderEpoch answers an epoch too; truncation repeats until the epochs match. The consumer's request.timeout.ms is 30 s (KIP-266).",
+        summary: words("KIP-279: OffsetsForLeaderEpoch answers an epoch too; truncation repeats until the epochs match. The consumer's request.timeout.ms is 30 s (KIP-266)."),
         behavior: KAFKA_2_0,
         defaults: KAFKA_2_0_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka21,
         name: "kafka-2.1",
-        summary: "KAFKA-7128: joining the ISR needs the leader epoch's start offset; KAFKA-7414: out of range no longer halts a follower; KIP-320 epoch fencing; KIP-91: the producer retries (retries was 0) until delivery.timeout.ms, 120 s.",
+        summary: words("KAFKA-7128: joining the ISR needs the leader epoch's start offset; KAFKA-7414: out of range no longer halts a follower; KIP-320 epoch fencing; KIP-91: the producer retries (retries was 0) until delivery.timeout.ms, 120 s."),
         behavior: KAFKA_2_1,
         defaults: KAFKA_2_1_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka24,
         name: "kafka-2.4",
-        summary: "KIP-392 follower fetching; the leader answers or releases a follower's fetch when the HW it last sent is stale.",
+        summary: words("KIP-392 follower fetching; the leader answers or releases a follower's fetch when the HW it last sent is stale."),
         behavior: KAFKA_2_4,
         defaults: KAFKA_2_1_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka28,
         name: "kafka-2.8",
-        summary: "Truncation by the diverging epoch in the Fetch response; AlterPartition and the maximal ISR; 2.5's longer defaults (KIP-537: lag 30 s, ZooKeeper session 18 s).",
+        summary: words("Truncation by the diverging epoch in the Fetch response; AlterPartition and the maximal ISR; 2.5's longer defaults (KIP-537: lag 30 s, ZooKeeper session 18 s)."),
         behavior: KAFKA_2_8,
         defaults: KAFKA_2_5_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka37,
         name: "kafka-3.7",
-        summary: "KRaft: heartbeats and fencing, no epoch bump on ISR shrink; the HW is held while the ISR is under min.insync.replicas (KAFKA-15583); the producer defaults to acks=all and idempotence (3.0, KIP-679); only ISR members are named as preferred read replicas (KAFKA-14372, 3.3.2).",
+        summary: words("KRaft: heartbeats and fencing, no epoch bump on ISR shrink; the HW is held while the ISR is under min.insync.replicas (KAFKA-15583); the producer defaults to acks=all and idempotence (3.0, KIP-679); only ISR members are named as preferred read replicas (KAFKA-14372, 3.3.2)."),
         behavior: KAFKA_3_7,
         defaults: KAFKA_3_7_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka38,
         name: "kafka-3.8",
-        summary: "KAFKA-16452: a consumer fetch above the serving replica's HW is answered at once, empty (DelayedFetch Case F), not parked.",
+        summary: words("KAFKA-16452: a consumer fetch above the serving replica's HW is answered at once, empty (DelayedFetch Case F), not parked."),
         behavior: KAFKA_3_8,
         defaults: KAFKA_3_7_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka40,
         name: "kafka-4.0",
-        summary: "ZooKeeper removed; a fenced broker's session counts and a re-registration cleans up the unclean shutdown (KAFKA-17793, BrokerUncleanShutdownHandler); replication as in 3.8 (the default preset, also `latest`; ELR exists but is off by default).",
+        summary: words("ZooKeeper removed; a fenced broker's session counts and a re-registration cleans up the unclean shutdown (KAFKA-17793, BrokerUncleanShutdownHandler); replication as in 3.8 (the default preset, also `latest`; ELR exists but is off by default)."),
         behavior: KAFKA_4_0,
         defaults: KAFKA_3_7_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka41,
         name: "kafka-4.1",
-        summary: "KIP-966 Eligible Leader Replicas on for new clusters: the ISR may empty, replicas that left it under min ISR stay electable.",
+        summary: words("KIP-966 Eligible Leader Replicas on for new clusters: the ISR may empty, replicas that left it under min ISR stay electable."),
         behavior: KAFKA_4_1,
         defaults: KAFKA_3_7_DEFAULTS,
     },

@@ -223,19 +223,52 @@ impl Scenario {
             return Ok(Action::Restart { broker: r.broker });
         }
         if let Some(cut) = &a.partition {
-            return Ok(Action::Partition { links: self.link_cut(&format!("{field}.partition"), cut)?, catch: cut.catch.clone() });
+            let field = format!("{field}.partition");
+            let links = self.link_cut(&field, cut)?;
+            let channel = self.channel(&field, cut, &links)?;
+            return Ok(Action::Partition { links, catch: cut.catch.clone(), channel });
         }
         if let Some(cut) = &a.heal {
             if !cut.catch.is_empty() {
                 return Err(ScenarioError::new(format!("{field}.heal.catch"), "only a partition catches messages on the wire"));
             }
-            return Ok(Action::Heal { links: self.link_cut(&format!("{field}.heal"), cut)? });
+            let field = format!("{field}.heal");
+            let links = self.link_cut(&field, cut)?;
+            let channel = self.channel(&field, cut, &links)?;
+            return Ok(Action::Heal { links, channel });
         }
         if let Some(c) = &a.add_consumer {
             self.validate_consumer(&format!("{field}.add_consumer"), c)?;
             return Ok(Action::AddConsumer(Box::new(c.clone())));
         }
         Err(ScenarioError::new(field, "empty action"))
+    }
+
+    /// `channel`: a cut of one connection between a KRaft broker and the controller.
+    fn channel(&self, field: &str, cut: &LinkCut, links: &[(Peer, Peer)]) -> Result<Option<super::Channel>, ScenarioError> {
+        let Some(channel) = cut.channel else { return Ok(None) };
+        let path = format!("{field}.channel");
+        if self.behavior().broker_liveness == super::BrokerLiveness::ZookeeperSession {
+            return Err(ScenarioError::new(
+                path,
+                format!(
+                    "a broker's separate connections to the controller (heartbeats, AlterPartition, the metadata log) are KRaft's; {} has none",
+                    self.preset.name()
+                ),
+            ));
+        }
+        let broker_controller =
+            |(a, b): &(Peer, Peer)| matches!((a, b), (Peer::Broker(_), Peer::Controller) | (Peer::Controller, Peer::Broker(_)));
+        if !links.iter().all(broker_controller) {
+            return Err(ScenarioError::new(
+                path,
+                "names one of a broker's connections to the controller: the link needs a broker and \"controller\" as its ends",
+            ));
+        }
+        if !cut.catch.is_empty() {
+            return Err(ScenarioError::new(path, "a cut of one channel catches nothing on the wire: leave out catch"));
+        }
+        Ok(Some(channel))
     }
 
     fn link_cut(&self, field: &str, cut: &LinkCut) -> Result<Vec<(Peer, Peer)>, ScenarioError> {
@@ -384,6 +417,18 @@ mod tests {
                 r#"{"format":1,"consumers":[{"id":"c1","auto.offset.reset":"middle"}]}"#,
                 "consumers[0].auto.offset.reset: must be one of latest, earliest, none",
             ),
+            (
+                r#"{"format":1,"events":[{"at_ms":5,"partition":{"from":0,"to":"controller","channel":"fetch"}}]}"#,
+                "events[0].partition.channel: must be one of alter_partition, heartbeat, metadata, got \"fetch\"",
+            ),
+            (
+                r#"{"format":1,"events":[{"at_ms":5,"heal":{"between":[0,1],"channel":"heartbeat"}}]}"#,
+                "events[0].heal.channel: names one of a broker's connections to the controller",
+            ),
+            (
+                r#"{"format":1,"preset":"kafka-2.4","events":[{"at_ms":5,"partition":{"from":0,"to":"controller","channel":"metadata"}}]}"#,
+                "events[0].partition.channel: a broker's separate connections to the controller",
+            ),
         ];
         for (input, want) in cases {
             let err = Scenario::from_json(input).unwrap_err().to_string();
@@ -394,7 +439,7 @@ mod tests {
     #[test]
     fn round_trips_through_json() {
         let s = Scenario::from_json(
-            r#"{"format":1,"producers":[{"id":"a","acks":0},{"id":"b","acks":-1}],"events":[{"at_ms":3,"partition":{"from":0,"to":1}}]}"#,
+            r#"{"format":1,"producers":[{"id":"a","acks":0},{"id":"b","acks":-1}],"events":[{"at_ms":3,"partition":{"from":0,"to":1}},{"at_ms":4,"partition":{"from":0,"to":"controller","channel":"alter_partition"}}]}"#,
         )
         .unwrap();
         let again = Scenario::from_json(&s.to_json()).unwrap();

@@ -57,10 +57,24 @@ impl Sim {
                     b.hw = b.hw.min(kept);
                 }
             }
+            // `Partition.makeLeader`: the leader epoch only if newer, the leader always;
+            // `makeFollower`: both (after its partition-epoch check).
+            Event::BecameLeader { broker, epoch, prev, .. } => {
+                self.broker_mut(broker).kafka_partition = (epoch.max(prev.0), Some(broker));
+            }
+            Event::BecameFollower { broker, leader, .. } => {
+                let b = self.broker_mut(broker);
+                b.kafka_partition = (b.leader_epoch, leader);
+            }
             Event::Restarted { broker, hw, incarnation, .. } => {
                 let now = self.now;
                 let interval = self.scenario.config.hw_checkpoint_interval_ms();
+                // KRaft: the new process loads the metadata image and applies it at once,
+                // registered or not (`BrokerMetadataPublisher`'s first publish); ZooKeeper: it
+                // knows nothing until the controller's LeaderAndIsr.
+                let image = if self.zookeeper() { (-1, None) } else { (self.controller.leader_epoch, self.controller.leader) };
                 let b = self.broker_mut(broker);
+                b.kafka_partition = image;
                 b.alive = true;
                 b.silently_down = false;
                 b.lifecycle = Lifecycle::Starting;
@@ -74,16 +88,16 @@ impl Sim {
                 b.hw_checkpoint = (now, hw);
                 b.hw_checkpoint_phase = now % interval;
             }
-            Event::LinksCut { from, to, both_ways } => {
-                self.net.set_cut(from, to, true);
+            Event::LinksCut { from, to, both_ways, channel } => {
+                self.net.set_cut(from, to, channel, true);
                 if both_ways {
-                    self.net.set_cut(to, from, true);
+                    self.net.set_cut(to, from, channel, true);
                 }
             }
-            Event::LinksHealed { from, to, both_ways } => {
-                self.net.set_cut(from, to, false);
+            Event::LinksHealed { from, to, both_ways, channel } => {
+                self.net.set_cut(from, to, channel, false);
                 if both_ways {
-                    self.net.set_cut(to, from, false);
+                    self.net.set_cut(to, from, channel, false);
                 }
             }
             Event::IsrExpanded { leader, follower, after, request, .. } => match request {
@@ -94,11 +108,12 @@ impl Sim {
                 None => self.commit_isr(leader, after),
                 Some(_) => self.lead_mut(leader).pending = Some(PendingIsr::Shrink(out.to_vec())),
             },
-            Event::IsrChangeRefused { leader, error } if error.reverts() => self.lead_mut(leader).pending = None,
+            Event::IsrChangeRefused { leader, error, .. } if error.reverts() => self.lead_mut(leader).pending = None,
             Event::IsrApplied { leader: broker, after, partition_epoch, .. }
             | Event::LeaderIsrUpdated { broker, after, partition_epoch, .. } => {
                 let ls = self.lead_mut(broker);
                 ls.isr = after.to_kafka_vec();
+                ls.isr_hashed = after.hashed();
                 ls.pending = None;
                 ls.partition_epoch = partition_epoch;
             }

@@ -281,9 +281,9 @@ impl Sim {
                 }
                 // Same epoch: an ISR change by the controller; follower states are kept
                 // (`testDoNotResetReplicaStateIfLeaderEpochIsNotBumped`).
-                let before = IsrList::of(&self.lead(id).isr);
+                let before = self.lead(id).isr_set();
                 self.lead_mut(id).fenced = fenced;
-                let after = IsrList::of(&meta.isr);
+                let after = IsrList::to_set(&meta.isr, self.isr_members());
                 self.emit(Event::LeaderIsrUpdated { broker: id, before, after, partition_epoch: meta.partition_epoch });
                 return self.hw_after_isr_change(id);
             }
@@ -299,8 +299,8 @@ impl Sim {
                 self.make_leader(id, meta.isr.clone(), meta.partition_epoch, fenced);
             }
             let b = self.broker(id);
-            let (leo, hw) = (b.log.leo(), b.hw);
-            return self.emit(Event::BecameLeader { broker: id, epoch: meta.leader_epoch, leo, hw_before, hw, again });
+            let (leo, hw, prev) = (b.log.leo(), b.hw, b.kafka_partition);
+            return self.emit(Event::BecameLeader { broker: id, epoch: meta.leader_epoch, leo, hw_before, hw, again, prev });
         }
         // Not the leader: a follower of meta.leader.
         self.broker_mut(id).image_partition_epoch = Some(meta.partition_epoch);
@@ -320,7 +320,8 @@ impl Sim {
         }
         self.clear_fetcher(id);
         self.broker_mut(id).role = Role::Follower;
-        self.emit(Event::BecameFollower { broker: id, leader: meta.leader, stepped_down: was_leader });
+        let prev = self.broker(id).kafka_partition;
+        self.emit(Event::BecameFollower { broker: id, leader: meta.leader, stepped_down: was_leader, prev });
         if meta.leader.is_some() {
             self.truncate_on_become_follower(id);
             self.start_fetching(id);

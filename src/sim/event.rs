@@ -7,7 +7,7 @@
 use super::isr_list::IsrList;
 use super::msg::{AlterPartitionError, KafkaError, Node};
 use super::vecmap::BrokerSet;
-use crate::scenario::Acks;
+use crate::scenario::{Acks, Channel};
 
 pub use super::why::{Answered, ElectedFrom, ElectionCause, HwCause, Ready, Rejection, Released, Served, TruncationRule};
 
@@ -40,8 +40,9 @@ pub enum Event {
     /// A new incarnation starts from its flushed log and its HW checkpoint.
     Restarted { broker: u32, leo: u64, hw: u64, hw_before: u64, incarnation: u32 },
     AlreadyRunning { broker: u32 },
-    LinksCut { from: Node, to: Node, both_ways: bool },
-    LinksHealed { from: Node, to: Node, both_ways: bool },
+    /// `channel`: only that connection of a broker to the controller.
+    LinksCut { from: Node, to: Node, both_ways: bool, channel: Option<Channel> },
+    LinksHealed { from: Node, to: Node, both_ways: bool, channel: Option<Channel> },
     /// A cut or heal names a consumer that has not joined yet.
     LinkEndpointMissing,
     /// Messages TCP held in the healed link go out at their next retransmission.
@@ -139,7 +140,8 @@ pub enum Event {
     /// ISR, a refusal reverted it, a newer proposal is in flight); otherwise its partition epoch
     /// `answered` is older than the one the leader `held` (`handleAlterPartitionUpdate`).
     AlterPartitionAnswerStale { leader: u32, state_changed: bool, answered: u32, held: u32 },
-    IsrChangeRefused { leader: u32, error: AlterPartitionError },
+    /// `added`: the follower a refused expansion proposed (None: a shrink).
+    IsrChangeRefused { leader: u32, error: AlterPartitionError, added: Option<u32> },
     IsrApplied { leader: u32, before: IsrList, after: IsrList, partition_epoch: u32 },
 
     // ---- the controller and metadata
@@ -226,9 +228,10 @@ pub enum Event {
     /// (it learned a newer one from an AlterPartition answer) is skipped.
     LeaderStateNewer { broker: u32, partition_epoch: u32, held: u32 },
     /// `again`: it led already: a new epoch from the same leader (the ZooKeeper-era bump).
-    BecameLeader { broker: u32, epoch: i32, leo: u64, hw_before: u64, hw: u64, again: bool },
+    /// `prev`: the broker's `Partition` object before (`Broker::kafka_partition`): its leader epoch and leader.
+    BecameLeader { broker: u32, epoch: i32, leo: u64, hw_before: u64, hw: u64, again: bool, prev: (i32, Option<u32>) },
     NothingChanges { broker: u32 },
-    BecameFollower { broker: u32, leader: Option<u32>, stepped_down: bool },
+    BecameFollower { broker: u32, leader: Option<u32>, stepped_down: bool, prev: (i32, Option<u32>) },
 
     // ---- the follower
     FetchSent { follower: u32, leader: Option<u32>, fetch_offset: u64, msg: Option<u64> },

@@ -41,7 +41,8 @@ impl Sim {
 
     fn controller_link_cut(&self, id: u32) -> bool {
         let me = Node::Broker(id);
-        self.net.is_cut(me, Node::Controller) || self.net.is_cut(Node::Controller, me)
+        let metadata = Some(crate::scenario::Channel::Metadata);
+        self.net.is_cut_on(me, Node::Controller, metadata) || self.net.is_cut_on(Node::Controller, me, metadata)
     }
 
     /// One idle round of the long poll: the Fetch's wait plus the round trip.
@@ -228,8 +229,23 @@ impl Sim {
     /// controller.quorum.request.timeout.ms after it was sent, when the broker's raft
     /// client loses the controller and the heartbeat channel resets its connection
     /// (`NodeToControllerRequestThread`: "Recorded new KRaft controller" at each one).
-    pub(crate) fn heartbeat_give_up_ms(&self) -> u64 {
-        QUORUM_REQUEST_TIMEOUT_MS
+    ///
+    /// A cut of the heartbeat connection alone (`partition.channel`) leaves the raft client
+    /// its controller: the heartbeat is then given up on its channel's own timeout,
+    /// broker.session.timeout.ms / 2 (`BrokerServer` builds the heartbeat channel's
+    /// `NodeToControllerChannelManagerImpl` with that retry timeout, KAFKA-14392, and its
+    /// `NetworkClient` times a request out at min(controller.socket.timeout.ms, it)).
+    pub(crate) fn heartbeat_give_up_ms(&self, id: u32) -> u64 {
+        let me = Node::Broker(id);
+        let heartbeat = Some(crate::scenario::Channel::Heartbeat);
+        let alone = !self.net.channel_cut.is_empty()
+            && (self.net.is_cut_on(me, Node::Controller, heartbeat) || self.net.is_cut_on(Node::Controller, me, heartbeat))
+            && !self.controller_link_cut(id);
+        if alone {
+            self.scenario.config.broker_session_timeout_ms / 2
+        } else {
+            QUORUM_REQUEST_TIMEOUT_MS
+        }
     }
 
     /// `BrokerLifecycleManager` after a heartbeat (or registration) was given up
@@ -255,7 +271,7 @@ impl Sim {
 
     /// A heartbeat (or registration) is on its way: it is given up if unanswered.
     pub(crate) fn await_heartbeat_answer(&mut self, id: u32, msg: u64) {
-        let timer = self.set_timer(self.now + self.heartbeat_give_up_ms(), Timer::HeartbeatTimeout { broker: id });
+        let timer = self.set_timer(self.now + self.heartbeat_give_up_ms(id), Timer::HeartbeatTimeout { broker: id });
         if let Some((_, old)) = self.broker_mut(id).heartbeat_rpc.replace((msg, timer)) {
             self.cancel(old);
         }

@@ -153,6 +153,7 @@ impl Sim {
                     needs_truncation: false,
                     parked_consumers: Vec::new(),
                     ghosts: Vec::new(),
+                    kafka_partition: (0, Some(0)),
                 })
             })
             .collect();
@@ -377,11 +378,11 @@ impl Sim {
             Action::Produce { producer, records } => self.producer_rule(*producer, |p, out| producer::produce(p, *producer, *records, out)),
             Action::Crash { broker, unflushed, silent } => self.crash(*broker, *unflushed, *silent),
             Action::Restart { broker } => self.restart(*broker),
-            Action::Partition { links, catch } => {
-                self.cut(links);
+            Action::Partition { links, catch, channel } => {
+                self.cut(links, *channel);
                 self.catch_in_flight(catch);
             }
-            Action::Heal { links } => self.heal(links),
+            Action::Heal { links, channel } => self.heal(links, *channel),
             Action::AddConsumer(spec) => {
                 if self.consumers.iter().any(|c| c.spec.id == spec.id) {
                     return self.emit(Event::ConsumerExists);
@@ -564,10 +565,21 @@ impl Sim {
         b.ghosts.drain(..extra);
     }
 
-    /// A committed ISR on the leader and the controller at once (the ZooKeeper era).
+    /// What the leader's Scala ISR set holds at the preset's version (`isr_list::Members`).
+    pub(crate) fn isr_members(&self) -> isr_list::Members {
+        use crate::scenario::Preset::*;
+        match self.scenario.preset {
+            Kafka010 | Kafka011 | Kafka20 | Kafka21 => isr_list::Members::Replicas,
+            Textbook | Kafka24 | Kafka28 | Kafka37 | Kafka38 | Kafka40 | Kafka41 => isr_list::Members::Ids,
+        }
+    }
+
+    /// A committed ISR on the leader and the controller at once (the ZooKeeper era): the
+    /// leader keeps the set it built, the znode gets it as a list in that order.
     fn commit_isr(&mut self, leader: u32, isr: isr_list::IsrList) {
         let ls = self.lead_mut(leader);
         ls.isr = isr.to_kafka_vec();
+        ls.isr_hashed = isr.hashed();
         ls.pending = None;
         ls.partition_epoch += 1;
         self.controller.isr = isr.to_kafka_vec();

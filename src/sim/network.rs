@@ -28,7 +28,7 @@ use super::scheduler::{Due, Key, PROTOCOL};
 use super::step::Command;
 use super::vecmap::{VecMap, VecSet};
 use super::{Shared, Sim};
-use crate::scenario::{Peer, Scenario};
+use crate::scenario::{Channel, Peer, Scenario};
 
 /// A connection's state, as its client (the requester) sees it; absent means open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +49,10 @@ pub struct Network {
     overrides: VecMap<(Node, Node), u64>,
     /// Read by the explorer's fingerprint (`crate::check`).
     pub(crate) cut: VecSet<(Node, Node)>,
+    /// Directions cut on one of a broker's connections to the controller only
+    /// (`partition.channel`): the other connections between them still carry.
+    /// Read by the explorer's fingerprint (`crate::check`).
+    pub(crate) channel_cut: VecSet<(Node, Node, Channel)>,
     /// (client, server) → state, for connections not simply open.
     /// Read by the explorer's fingerprint (`crate::check`).
     pub(crate) conns: VecMap<(Node, Node), Conn>,
@@ -61,6 +65,7 @@ impl Network {
             jitter_ms: s.network.jitter_ms,
             overrides: VecMap::new(),
             cut: VecSet::new(),
+            channel_cut: VecSet::new(),
             conns: VecMap::new(),
         };
         for l in &s.network.links {
@@ -89,8 +94,23 @@ impl Network {
         self.cut.contains(&(from, to))
     }
 
+    /// Whether a message of this body from `from` to `to` is cut: the whole link is,
+    /// or the one connection (channel) between a broker and the controller it travels on.
+    pub fn is_cut_for(&self, from: Node, to: Node, body: &Body) -> bool {
+        self.is_cut_on(from, to, channel_of(body))
+    }
+
+    /// Whether the direction is cut for traffic on `channel` (None: any connection).
+    pub fn is_cut_on(&self, from: Node, to: Node, channel: Option<Channel>) -> bool {
+        self.is_cut(from, to) || channel.is_some_and(|c| !self.channel_cut.is_empty() && self.channel_cut.contains(&(from, to, c)))
+    }
+
     pub fn cut_links(&self) -> Vec<(Node, Node)> {
         self.cut.iter().copied().collect()
+    }
+
+    pub fn cut_channels(&self) -> Vec<(Node, Node, Channel)> {
+        self.channel_cut.iter().copied().collect()
     }
 
     pub fn latency(&self, from: Node, to: Node) -> u64 {
@@ -100,12 +120,21 @@ impl Network {
         self.overrides.get(&(from, to)).copied().unwrap_or(self.latency_ms)
     }
 
-    /// Cuts or heals one direction.
-    pub(crate) fn set_cut(&mut self, from: Node, to: Node, cut: bool) {
-        if cut {
-            self.cut.insert((from, to));
-        } else {
-            self.cut.remove(&(from, to));
+    /// Cuts or heals one direction (of one channel only, with `channel`).
+    pub(crate) fn set_cut(&mut self, from: Node, to: Node, channel: Option<Channel>, cut: bool) {
+        match (channel, cut) {
+            (None, true) => {
+                self.cut.insert((from, to));
+            }
+            (None, false) => {
+                self.cut.remove(&(from, to));
+            }
+            (Some(c), true) => {
+                self.channel_cut.insert((from, to, c));
+            }
+            (Some(c), false) => {
+                self.channel_cut.remove(&(from, to, c));
+            }
         }
     }
 
@@ -130,6 +159,7 @@ impl Network {
 
     /// Whether a request from `client` to `server` would wait for a new connection
     /// (its connection is closed and a direction is cut, or it is still connecting).
+    /// Between brokers and clients, where channels do not apply.
     pub fn would_wait_for_connection(&self, client: Node, server: Node) -> bool {
         match self.conn(client, server) {
             None => false,
@@ -164,6 +194,20 @@ fn is_lost_in_a_cut(from: Node, to: Node, body: &Body, zookeeper_era: bool) -> b
     (controller || zookeeper) && !matches!(body, Body::ZkWatch { .. })
 }
 
+/// The connection between a KRaft broker and the controller a message travels on
+/// (`partition.channel`); None for every other message.
+pub fn channel_of(body: &Body) -> Option<Channel> {
+    match body {
+        Body::AlterPartition { .. } | Body::AlterPartitionResponse { .. } => Some(Channel::AlterPartition),
+        Body::BrokerRegistration { .. }
+        | Body::BrokerRegistrationResponse { .. }
+        | Body::BrokerHeartbeat { .. }
+        | Body::BrokerHeartbeatResponse { .. } => Some(Channel::Heartbeat),
+        Body::MetadataFetch { .. } | Body::MetadataFetchResponse { .. } => Some(Channel::Metadata),
+        _ => None,
+    }
+}
+
 /// The connection a message travels on: (the requester, the one it asks).
 pub fn conn_of(from: Node, to: Node, body: &Body) -> (Node, Node) {
     if body.is_request() {
@@ -176,7 +220,9 @@ pub fn conn_of(from: Node, to: Node, body: &Body) -> (Node, Node) {
 /// When a held message goes out again after a heal at `now`: the first of TCP's
 /// retransmissions that is not before `now`. Data: `since` + 200, + 400, + 800 … ms
 /// (`TCP_RTO_MIN`, doubling; each gap at most `TCP_RTO_MAX`, 120 s). A handshake:
-/// [`syn_retransmission_gap`].
+/// [`syn_retransmission_gap`]. Not modelled: Linux's RTO is the connection's smoothed RTT
+/// plus a variance floored at `TCP_RTO_MIN` (204–216 ms measured on the oracle's loopback
+/// under load), an offset every doubling carries (docs/exactness.md, F10).
 pub fn retransmission_at(since: u64, connect: bool, now: u64) -> u64 {
     let gap_after = |n: u32| if connect { syn_retransmission_gap(n) } else { (200u64 << n.min(10)).min(120_000) };
     let mut n = 0;
@@ -247,7 +293,7 @@ impl Sim {
         if self.is_dead(to) {
             self.last.lost.push(id);
             let killed = matches!(to, Node::Broker(b) if !self.broker(b).silently_down);
-            if request && killed && !controller_link && !self.net.is_cut(to, from) && !self.net.is_cut(from, to) {
+            if request && killed && !controller_link && !self.net.is_cut_for(to, from, &body) && !self.net.is_cut_for(from, to, &body) {
                 // The SYN or the data reaches the host, whose kernel answers with a reset.
                 self.net.set_conn(client, server, Some(Conn::Closed));
                 let back = self.next_msg;
@@ -259,19 +305,21 @@ impl Sim {
             return;
         }
         if controller_link || matches!(body, Body::Reset { .. }) {
-            if self.net.is_cut(from, to) {
+            if self.net.is_cut_for(from, to, &body) {
                 self.last.lost.push(id);
             } else {
                 self.deliver_later(id, seq, from, to, body);
             }
             return;
         }
-        let state = self.net.conn(client, server);
+        let state = self.conn_for(client, server, &body);
+        let cut = self.net.is_cut_for(from, to, &body);
+        let cut_back = self.net.is_cut_for(to, from, &body);
         if !request {
             // An answer on a connection its client closed has nowhere to go.
             if state.is_some() {
                 self.last.lost.push(id);
-            } else if self.net.is_cut(from, to) {
+            } else if cut {
                 self.hold(id, from, to, body, Hold { since: self.now, connect: false });
             } else {
                 self.deliver_later(id, seq, from, to, body);
@@ -280,7 +328,7 @@ impl Sim {
         }
         match state {
             Some(Conn::Connecting { since }) => self.hold(id, from, to, body, Hold { since, connect: true }),
-            Some(Conn::Closed) if self.net.is_cut(from, to) || self.net.is_cut(to, from) => {
+            Some(Conn::Closed) if cut || cut_back => {
                 self.net.set_conn(client, server, Some(Conn::Connecting { since: self.now }));
                 self.hold(id, from, to, body, Hold { since: self.now, connect: true });
             }
@@ -288,12 +336,36 @@ impl Sim {
                 self.net.set_conn(client, server, None);
                 self.deliver_later(id, seq, from, to, body);
             }
-            None if self.net.is_cut(from, to) => {
+            None if cut => {
                 // Queued behind what is already held on this connection.
-                let since = self.held_since(from, to).unwrap_or(self.now);
+                let channel = if self.net.is_cut(from, to) { None } else { channel_of(&body) };
+                let since = self.held_since(from, to, channel).unwrap_or(self.now);
                 self.hold(id, from, to, body, Hold { since, connect: false });
             }
             None => self.deliver_later(id, seq, from, to, body),
+        }
+    }
+
+    /// The state of the connection a message travels on. Between a broker and the
+    /// controller, the state kept is the metadata fetch's connection (the one given up and
+    /// reopened, `close_metadata_connection`); while one channel of that pair is cut on its
+    /// own, the heartbeat and AlterPartition connections are taken as open.
+    fn conn_for(&self, client: Node, server: Node, body: &Body) -> Option<Conn> {
+        let state = self.net.conn(client, server);
+        if state.is_none() || self.net.channel_cut.is_empty() {
+            return state;
+        }
+        let pair_has_channel_cut = self.net.channel_cut.iter().any(|&(a, b, _)| (a, b) == (client, server) || (b, a) == (client, server));
+        match channel_of(body) {
+            Some(c)
+                if c != Channel::Metadata
+                    && pair_has_channel_cut
+                    && !self.net.is_cut(client, server)
+                    && !self.net.is_cut(server, client) =>
+            {
+                None
+            }
+            _ => state,
         }
     }
 
@@ -321,8 +393,14 @@ impl Sim {
     }
 
     /// When the oldest message held on this direction was first sent.
-    fn held_since(&self, from: Node, to: Node) -> Option<u64> {
-        self.in_flight.values().filter(|(m, _)| m.from == from && m.to == to).filter_map(|(m, _)| m.held).map(|h| h.since).min()
+    /// With `channel`, on that connection between a broker and the controller only.
+    fn held_since(&self, from: Node, to: Node, channel: Option<Channel>) -> Option<u64> {
+        self.in_flight
+            .values()
+            .filter(|(m, _)| m.from == from && m.to == to && (channel.is_none() || channel_of(&m.body) == channel))
+            .filter_map(|(m, _)| m.held)
+            .map(|h| h.since)
+            .min()
     }
 
     /// Drops every message on its way to `node` (a crash loses its pending requests),
@@ -389,11 +467,12 @@ impl Sim {
     }
 
     /// A cut: data messages sent across it from now on are held; controller traffic is lost.
-    pub(crate) fn cut(&mut self, links: &[(Peer, Peer)]) {
+    /// With `channel`, only that connection between a broker and the controller.
+    pub(crate) fn cut(&mut self, links: &[(Peer, Peer)], channel: Option<Channel>) {
         let Some((from, to)) = self.resolve_links(links) else {
             return self.emit(Event::LinkEndpointMissing);
         };
-        self.emit(Event::LinksCut { from, to, both_ways: links.len() == 2 });
+        self.emit(Event::LinksCut { from, to, both_ways: links.len() == 2, channel });
         self.catch_idle_metadata_fetches();
     }
 
@@ -405,7 +484,7 @@ impl Sim {
     pub(crate) fn catch_in_flight(&mut self, ids: &[u64]) {
         for &id in ids {
             let Some((m, key)) = self.in_flight.get(&id) else { continue };
-            if m.held.is_some() || !self.net.is_cut(m.from, m.to) {
+            if m.held.is_some() || !self.net.is_cut_for(m.from, m.to, &m.body) {
                 continue;
             }
             let (key, from, to, sent_ms) = (*key, m.from, m.to, m.sent_ms);
@@ -427,11 +506,11 @@ impl Sim {
     }
 
     /// A heal: messages cross again; what TCP held goes out at its next retransmission.
-    pub(crate) fn heal(&mut self, links: &[(Peer, Peer)]) {
+    pub(crate) fn heal(&mut self, links: &[(Peer, Peer)], channel: Option<Channel>) {
         let Some((from, to)) = self.resolve_links(links) else {
             return self.emit(Event::LinkEndpointMissing);
         };
-        self.emit(Event::LinksHealed { from, to, both_ways: links.len() == 2 });
+        self.emit(Event::LinksHealed { from, to, both_ways: links.len() == 2, channel });
         let (released, handshakes) = self.release_held();
         if released > 0 {
             self.emit(Event::HeldReleased { count: released, handshakes });
@@ -449,16 +528,19 @@ impl Sim {
     /// Schedules what a heal lets through; returns how many messages, and how many
     /// of them wait on a handshake (released at the next SYN, not the next resend).
     fn release_held(&mut self) -> (usize, usize) {
-        type HeldMsg = (u64, Node, Node, Hold, (Node, Node));
-        let held: Vec<HeldMsg> =
-            self.in_flight.values().filter_map(|(m, _)| m.held.map(|h| (m.id, m.from, m.to, h, conn_of(m.from, m.to, &m.body)))).collect();
+        type HeldMsg = (u64, Node, Node, Hold, (Node, Node), Option<Channel>);
+        let held: Vec<HeldMsg> = self
+            .in_flight
+            .values()
+            .filter_map(|(m, _)| m.held.map(|h| (m.id, m.from, m.to, h, conn_of(m.from, m.to, &m.body), channel_of(&m.body))))
+            .collect();
         let (mut released, mut handshakes) = (0, 0);
-        for (id, from, to, hold, (client, server)) in held {
-            let open = !(self.net.is_cut(from, to) || hold.connect && self.net.is_cut(to, from));
+        for (id, from, to, hold, (client, server), channel) in held {
+            let open = !(self.net.is_cut_on(from, to, channel) || hold.connect && self.net.is_cut_on(to, from, channel));
             if !open {
                 continue;
             }
-            let oldest = held_oldest(&self.in_flight, from, to, hold.connect);
+            let oldest = held_oldest(&self.in_flight, from, to, hold.connect, channel);
             let at = retransmission_at(oldest.min(hold.since), hold.connect, self.now);
             if hold.connect {
                 self.net.set_conn(client, server, None);
@@ -479,10 +561,10 @@ impl Sim {
     }
 }
 
-fn held_oldest(in_flight: &VecMap<u64, (super::Shared<Msg>, Key)>, from: Node, to: Node, connect: bool) -> u64 {
+fn held_oldest(in_flight: &VecMap<u64, (super::Shared<Msg>, Key)>, from: Node, to: Node, connect: bool, channel: Option<Channel>) -> u64 {
     in_flight
         .values()
-        .filter(|(m, _)| m.from == from && m.to == to)
+        .filter(|(m, _)| m.from == from && m.to == to && (channel.is_none() || channel_of(&m.body) == channel))
         .filter_map(|(m, _)| m.held.filter(|h| h.connect == connect).map(|h| h.since))
         .min()
         .unwrap_or(u64::MAX)

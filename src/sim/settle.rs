@@ -18,7 +18,7 @@ use super::event::Event;
 use super::msg::{Body, Node};
 use super::scheduler::{Due, Timer};
 use super::{Lifecycle, Role, Sim};
-use crate::scenario::IsrUpdate;
+use crate::scenario::{Channel, IsrUpdate};
 
 /// Past the script, a run goes on at most this long (a day of simulated time).
 pub const MAX_RUN_ON_MS: u64 = 86_400_000;
@@ -185,7 +185,7 @@ impl Sim {
                         } else {
                             (Node::Controller, r.session_deadline.filter(|_| !r.fenced))
                         };
-                        let silent = !self.broker(b).alive || self.net.is_cut(Node::Broker(b), watcher);
+                        let silent = !self.broker(b).alive || self.net.is_cut_on(Node::Broker(b), watcher, Some(Channel::Heartbeat));
                         if deadline.is_some() && silent {
                             out.push(Pending::SessionExpiry { broker: b, at_ms });
                         }
@@ -257,8 +257,8 @@ impl Sim {
         let b = self.broker(broker);
         b.alive
             && b.metadata_offset < self.controller.metadata_offset
-            && !self.net.is_cut(me, Node::Controller)
-            && !self.net.is_cut(Node::Controller, me)
+            && !self.net.is_cut_on(me, Node::Controller, Some(Channel::Metadata))
+            && !self.net.is_cut_on(Node::Controller, me, Some(Channel::Metadata))
     }
 
     /// Whether a fetch (or an epoch query) from or to `node` is on the wire.
@@ -289,11 +289,12 @@ impl Sim {
         let b = self.broker(leader);
         let Some(ls) = b.lead.as_ref().filter(|_| b.alive) else { return false };
         let me = Node::Broker(leader);
-        if self.net.is_cut(me, Node::Controller) {
+        let ap = Some(Channel::AlterPartition);
+        if self.net.is_cut_on(me, Node::Controller, ap) {
             return false;
         }
         let c = &self.controller;
-        !self.net.is_cut(Node::Controller, me) || (c.leader_epoch == b.leader_epoch && c.partition_epoch == ls.partition_epoch)
+        !self.net.is_cut_on(Node::Controller, me, ap) || (c.leader_epoch == b.leader_epoch && c.partition_epoch == ls.partition_epoch)
     }
 
     /// Whether no broker can serve the partition for good: none acts as a leader, and
@@ -323,7 +324,7 @@ impl Sim {
     /// Whether a fenced broker can still be unfenced: its heartbeats reach the
     /// controller and it can catch up with the metadata up to its registration.
     fn can_be_unfenced(&self, broker: u32) -> bool {
-        !self.net.is_cut(Node::Broker(broker), Node::Controller) && self.can_learn_metadata(broker)
+        !self.net.is_cut_on(Node::Broker(broker), Node::Controller, Some(Channel::Heartbeat)) && self.can_learn_metadata(broker)
     }
 
     /// Whether the leader can still change the ISR: before 2.7 it writes the change
@@ -331,7 +332,8 @@ impl Sim {
     /// come back (the answer or metadata).
     fn leader_can_change_isr(&self, leader: u32) -> bool {
         self.behavior.isr_update == IsrUpdate::Immediate
-            || (!self.net.is_cut(Node::Broker(leader), Node::Controller) && self.can_learn_metadata(leader))
+            || (!self.net.is_cut_on(Node::Broker(leader), Node::Controller, Some(Channel::AlterPartition))
+                && self.can_learn_metadata(leader))
     }
 
     /// Whether a broker behind the controller's leader epoch can still learn it: it
@@ -340,9 +342,10 @@ impl Sim {
     fn can_learn_metadata(&self, broker: u32) -> bool {
         let me = Node::Broker(broker);
         // A new incarnation learns only once registered: its registration must get through.
-        let registers = self.broker(broker).lifecycle != Lifecycle::Starting || !self.net.is_cut(me, Node::Controller);
-        let hears =
-            !self.net.is_cut(Node::Controller, me) || self.in_flight.values().any(|(m, _)| m.from == Node::Controller && m.to == me);
+        let registers =
+            self.broker(broker).lifecycle != Lifecycle::Starting || !self.net.is_cut_on(me, Node::Controller, Some(Channel::Heartbeat));
+        let hears = !self.net.is_cut_on(Node::Controller, me, Some(Channel::Metadata))
+            || self.in_flight.values().any(|(m, _)| m.from == Node::Controller && m.to == me);
         registers && hears
     }
 

@@ -76,6 +76,8 @@ pub struct LeaderState {
     pub epoch_start_offset: u64,
     /// The committed ISR, in Kafka's order (`isr_list::IsrList`).
     pub isr: Vec<u32>,
+    /// Whether the leader's Scala set is a `HashSet` (`isr_list::Members`), which orders it.
+    pub isr_hashed: Option<super::isr_list::Members>,
     pub pending: Option<PendingIsr>,
     pub partition_epoch: u32,
     pub followers: VecMap<u32, FollowerView>,
@@ -93,16 +95,22 @@ pub struct LeaderState {
 }
 
 impl LeaderState {
+    /// The committed ISR as the leader's Scala set.
+    pub fn isr_set(&self) -> super::isr_list::IsrList {
+        super::isr_list::IsrList::leader_set(&self.isr, self.isr_hashed)
+    }
+
     /// Whether `id` is in the maximal ISR (without building it).
     pub fn in_maximal_isr(&self, id: u32) -> bool {
         self.isr.contains(&id) || matches!(self.pending, Some(PendingIsr::Expand(e)) if e == id)
     }
 
     /// The ISR the HW must respect while a change is in flight (`maximalIsr`: the
-    /// committed ISR and the member a pending expansion appends, in Kafka's order).
+    /// committed ISR and the member a pending expansion appends, in Kafka's order
+    /// (of `Set[Int]`, as every version with a maximal ISR keeps it).
     pub fn maximal_isr(&self) -> Vec<u32> {
         match self.pending {
-            Some(PendingIsr::Expand(id)) => super::isr_list::IsrList::of(&self.isr).appended(id).to_kafka_vec(),
+            Some(PendingIsr::Expand(id)) => self.isr_set().appended(id, super::isr_list::Members::Ids).to_kafka_vec(),
             _ => self.isr.clone(),
         }
     }
@@ -195,6 +203,11 @@ pub struct Broker {
     /// everything. A later delta applies the partition only when it changed
     /// (`Sim::local_changes_include`).
     pub image_partition_epoch: Option<u32>,
+    /// What Kafka's `Partition` object in this process holds for the broker log's start
+    /// lines (`kafka_log`): its leader epoch and leader (`leaderEpoch`,
+    /// `leaderReplicaIdOpt`). A new process starts from the metadata image it loads
+    /// (KRaft) or knows nothing (-1, None). Only the broker log reads it.
+    pub kafka_partition: (i32, Option<u32>),
     /// Records this replica's log lost (a truncation, unflushed records at a crash),
     /// newest last, at most `GHOSTS`: what the page draws as ghosts where they were.
     pub ghosts: Vec<Ghost>,

@@ -121,6 +121,10 @@ impl<K: Ord + Copy> VecSet<K> {
         self.items.binary_search(k).is_ok()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
     pub fn insert(&mut self, k: K) -> bool {
         match self.items.binary_search(&k) {
             Ok(_) => false,

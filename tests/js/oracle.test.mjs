@@ -102,6 +102,49 @@ test("partitions name directed cuts between brokers, the controller and clients"
   assert.deepEqual(net.elements("client:p1", "b0"), { request: ["19510 . 19501"], answer: [] });
 });
 
+test("a cut of one broker→controller connection: planned with its channel, refused elsewhere, one nft element on the flagged mark", () => {
+  const plan = planFor({
+    format: 1,
+    replicas: 2,
+    events: [
+      { at_ms: 1, partition: { from: 0, to: "controller", channel: "alter_partition" } },
+      { at_ms: 2, heal: { from: 0, to: "controller", channel: "alter_partition" } },
+    ],
+  });
+  assert.deepEqual(plan.faults.map((f) => [f.dirs, f.channel]), [
+    [[["b0", "controller"]], "alter_partition"],
+    [[["b0", "controller"]], "alter_partition"],
+  ]);
+  assert.throws(() => planFor({ format: 1, events: [{ at_ms: 1, partition: { between: [0, 1], channel: "heartbeat" } }] }), /events\[0\]\.partition\.channel/);
+  assert.throws(() => planFor({ format: 1, events: [{ at_ms: 1, partition: { from: 0, to: "controller", channel: "fetch" } }] }), /must be one of alter_partition, heartbeat, metadata/);
+  const nodes = new Map([["controller", { uid: 19500, ports: [19500] }], ["b0", { uid: 19501, ports: [19501] }]]);
+  const net = new Netfilter("t", nodes, { controllerPort: 19500, brokerUids: [19501] });
+  // The AlterPartition connection alone: broker 0's requests on the connection flagged 0x10000000.
+  assert.deepEqual(net.elements("b0", "controller", "alter_partition").request, [`${19501 | 0x10000000} . 19500`]);
+  // Its answers, for a cut the other way, on the same flagged connection.
+  assert.deepEqual(net.elements("controller", "b0", "heartbeat").answer, [`${19501 | 0x20000000} . 19500`]);
+  // A whole-link cut in such a run lists every flagged connection too.
+  assert.equal(net.elements("b0", "controller").request.length, 4);
+  // The rules that flag a connection match the API key at payload offset 4, only bare uids.
+  assert.match(net.channelRules(), /tcp dport 19500 ct mark \{ 19501 \} @ih,32,16 56 ct mark set ct mark \| 0x10000000/);
+  // Without channel rules, a channel cut is refused rather than silently cutting nothing.
+  assert.throws(() => new Netfilter("t", nodes).elements("b0", "controller", "metadata"), /needs the channel rules/);
+  // Broker 0's heartbeats are not stopped by a cut of its AlterPartition connection: its phase
+  // is read before its crash (34501), not before the cut (at 5000).
+  const p2 = planFor({
+    format: 1,
+    replicas: 2,
+    events: [
+      { at_ms: 5000, partition: { from: 0, to: "controller", channel: "alter_partition" } },
+      { at_ms: 36000, crash: { broker: 0 } },
+      { at_ms: 37000, crash: { broker: 1 } },
+    ],
+    stop_at_ms: 40000,
+  });
+  const beats = [{ broker: 0, t: 4221 }, { broker: 0, t: 34501 }, { broker: 1, t: 36151 }];
+  assert.deepEqual(heartbeatPhases(beats, p2).heartbeat_ms, [500, 150]);
+});
+
 const DATA_DUMP = `Dumping /x/b0/hwscope-0/00000000000000000000.log
 Log starting offset: 0
 baseOffset: 100 lastOffset: 100 count: 1 baseSequence: 0 lastSequence: 0 producerId: 1 producerEpoch: 0 partitionLeaderEpoch: 0 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 1489 CreateTime: 1796283325767 size: 170 magic: 2 compresscodec: none crc: 2899459035 isvalid: true
@@ -432,6 +475,21 @@ test("the broker log: the simulator's lines and a real server.log compare by kin
     'b0 isr-shrink #1: only the simulator logs {"from":"0,1,2","to":"0,1"}',
     'b2 truncate #1: simulator {"to":101}, Kafka {"to":100}',
   ]);
+});
+
+test("the broker log: a refused ISR change, the leader's line and the controller's, by kind and values", () => {
+  const leader =
+    "12:38:40.869 INFO  [Partition] [Partition hwscope-0 broker=0] Failed to alter partition to PendingExpandIsr(newInSyncReplicaId=1, sentLeaderAndIsr=LeaderAndIsr(leader=0, leaderEpoch=0, isrWithBrokerEpoch=[BrokerState(brokerId=0, brokerEpoch=14), BrokerState(brokerId=1, brokerEpoch=12)], leaderRecoveryState=RECOVERED, partitionEpoch=1), leaderRecoveryState=RECOVERED, lastCommittedState=CommittedPartitionState(isr=Set(0), leaderRecoveryState=RECOVERED)) since the controller rejected the request with INELIGIBLE_REPLICA. Partition state has been reset to the latest committed state CommittedPartitionState(isr=Set(0), leaderRecoveryState=RECOVERED).";
+  const controller =
+    "1796560720837 [QuorumController id=100] Rejecting AlterPartition request from node 0 for hwscope-0 because it specified ineligible replicas [1 (broker epoch mismatch: requested=12 VS expected=102)] in the new ISR [BrokerState(brokerId=0, brokerEpoch=14), BrokerState(brokerId=1, brokerEpoch=12)].";
+  assert.deepEqual(parseLine(leader, "b0"), { kind: "isr-refused", node: "b0", values: { proposed: "expand", added: 1, error: "INELIGIBLE_REPLICA" } });
+  assert.deepEqual(parseLine(controller, "controller"), { kind: "isr-ineligible", node: "controller", values: { leader: 0, broker: 1, reason: "broker epoch mismatch" } });
+  // The simulator's lines (epochs differ: metadata offsets there, registration counts here) compare the same.
+  const sim = [
+    "controller | [QuorumController id=c] Rejecting AlterPartition request from node 0 for t-0 because it specified ineligible replicas [1 (broker epoch mismatch: requested=1 VS expected=2)] in the new ISR […].",
+    "broker 0 | [Partition t-0 broker=0] Failed to alter partition to PendingExpandIsr(newInSyncReplicaId=1, …) since the controller rejected the request with INELIGIBLE_REPLICA. Partition state has been reset to the latest committed state CommittedPartitionState(isr=Set(0), leaderRecoveryState=RECOVERED).",
+  ].map((l) => parseLine(l));
+  assert.equal(compareKafkaLogs(sim, [parseLine(controller, "controller"), parseLine(leader, "b0")]).same, true);
 });
 
 test("the broker log: an ISR update the real leader took from metadata first is a race, not a difference", () => {

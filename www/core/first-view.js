@@ -76,3 +76,13 @@ function fetchOnce(key, url) {
   globalThis[key] = { url, file };
   return file;
 }
+
+/** Which core the page starts with (docs/performance.md, "Two cores"): the first core
+ *  (www/pkg/hwscope_first*: no narration, no share-link codec), which the page plays
+ *  with while the full one comes at idle, or the full core at once when the address is
+ *  a share link, which only the full core reads (permalink.js readLink decodes it). */
+export function startCore(fragment) {
+  const raw = fragment.replace(/^#/, "");
+  const link = raw && !(raw.length <= 64 && !raw.includes("=")) && !(raw.length < 99 && !/(^|&)[vs]=/.test(raw) && new URLSearchParams(raw).get("at"));
+  return link ? { glue: "full", wasm: "hwscope_bg.wasm" } : { glue: "first", wasm: "hwscope_first_bg.wasm" };
+}

@@ -15,6 +15,8 @@ const TEXTS = 20000;
 const TAIL = 64;
 /** Log entries per record for scan(): views read HWs, LEOs and messages, not logs. */
 const SCAN_TAIL = 8;
+/** swap() computes the full core this far past the cursor at most (~50 ms). */
+const SWAP_AHEAD = 60000;
 /** computeUntil() calls into the core for about this long at a time. */
 const CHUNK_MS = 3;
 
@@ -30,10 +32,19 @@ export class Sim {
   /** Steps computed per millisecond, as measured (a first guess until then). */
   #rate = 50;
   #settling = false;
+  /** The scenario text of the run (swap() runs it again in the full core). */
+  #json = null;
+  /** Sentences known without the core (the steps main.js drew): step -> {time, text},
+   *  for the run of revision #lentTo (the first one loaded). */
+  #lent = null;
+  #lentTo = 0;
 
   /** `tail`: log entries per cached record (the stage draws 16 offsets). */
   constructor(Playground, { tail = TAIL } = {}) {
     this.#p = new Playground();
+    /** Whether the core narrates (the full core), or is the page's first core, which
+     *  says nothing and has no share links, until swap() gives it the full one. */
+    this.full = typeof Playground.prototype.link === "function";
     this.tail = tail;
     this.records = new Map();
     this.texts = new Map();
@@ -77,6 +88,7 @@ export class Sim {
   /** Configures a scenario (JSON text); throws the core's "field: message" error. */
   load(json) {
     const first = this.call(() => this.#p.configure(json));
+    this.#json = json;
     // The tail belongs to the run configure() just made.
     this.#p.setLogTail?.(this.tail);
     this.scenario = JSON.parse(json);
@@ -122,7 +134,55 @@ export class Sim {
     if (this.known !== before || this.done !== wasDone) this.changed();
   }
 
+  /** The sentences of steps drawn before the core came (computed at build time), for a
+   *  first core that cannot say them: the run loaded next takes them where step and
+   *  time match. */
+  lend(texts) {
+    if (!this.full && texts?.length) {
+      this.#lent = new Map(texts.map((t) => [t.step, t]));
+      this.#lentTo = this.revision + 1;
+    }
+  }
+
+  /** The full core takes over the run (www/pkg/hwscope.js's Playground): the same
+   *  scenario, computed as far as this one was, the cursor where it was. A run is a
+   *  function of its scenario (the first core takes no interventions), so every step is
+   *  the one already shown, now with its sentence and broker log. */
+  swap(Playground) {
+    const p = new Playground();
+    // A trap here is the core's failure as anywhere else (CoreFailure: the page stops).
+    if (this.#json != null) {
+      this.call(() => {
+        const at = this.#p.current();
+        p.configure(this.#json);
+        p.setLogTail?.(this.tail);
+        if (this.#settling) p.settle();
+        // As far as this core had computed, but at most SWAP_AHEAD steps past the cursor
+        // (a run computed to millions of steps by End would hold the page for seconds):
+        // past that, the look-ahead computes on in idle time, as after any load.
+        const want = Math.min(this.known - 1, at + SWAP_AHEAD);
+        const reached = want > 0 ? p.extend(want) : null;
+        if (reached && want < this.known - 1) {
+          this.known = reached.steps;
+          this.done = reached.done;
+        }
+        p.seek(at);
+      });
+    }
+    this.#p.free();
+    this.#p = p;
+    this.full = true;
+    this.#lent = null;
+    this.records.clear();
+    this.texts.clear();
+    this.changed();
+  }
+
   keep(rec) {
+    if (this.#lent && !rec.text && this.revision === this.#lentTo) {
+      const t = this.#lent.get(rec.step);
+      if (t?.time === rec.time_ms) rec.text = t.text;
+    }
     if (this.records.size >= KEEP) this.records.delete(this.records.keys().next().value);
     this.records.set(rec.step, rec);
     this.text(rec);
@@ -264,11 +324,13 @@ export class Sim {
 
   /** The share-link fragment for step n of this run, interventions included. */
   linkAt(n) {
+    if (!this.full) return null;
     return this.at(n, (p) => p.link());
   }
 
   /** The state hash of step n: what a link made at n carries. */
   hashAt(n) {
+    if (!this.full) return null;
     return this.at(n, (p) => p.stateHash());
   }
 

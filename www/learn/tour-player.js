@@ -204,6 +204,20 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
       if (k === shown.length - 1) body.append(ending());
     }
     card.dataset.state = q && state === "ask" ? "ask" : "show";
+    requestAnimationFrame(keepStageAbove);
+  }
+
+  /** A phone: the card is a sheet at the bottom of the screen (style.css) and the stage it
+   *  talks about is kept above it, scrolling the page as little as needed: unscrolled, the
+   *  sheet covered the logs and their HW lines. The status line above the stage (the step
+   *  and time the beat speaks of) stays in view. */
+  function keepStageAbove() {
+    const slot = card.closest(".tour-slot");
+    const stage = document.querySelector(".stage-box");
+    if (!slot || !stage || getComputedStyle(slot).position !== "sticky") return;
+    const top = (document.getElementById("status") ?? stage).getBoundingClientRect().top;
+    const hidden = stage.getBoundingClientRect().bottom - card.getBoundingClientRect().top;
+    if (hidden > 1) scrollBy({ top: Math.floor(Math.min(hidden, Math.max(0, top))), behavior: "instant" });
   }
 
   /** The last beat: say the tour is over, and how to go deeper (a level with more

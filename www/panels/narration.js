@@ -3,6 +3,9 @@
 // goes to an aria-live region for screen readers.
 
 const WINDOW = 100;
+/** The slot of a sentence the page's first core cannot say (the full core is on its way:
+ *  app.js). The same words as app.js's LOADING (this module is loaded apart from it). */
+const LOADING = "Loading the narration…";
 /** Steps of history filled in after a jump, once the user stops scrubbing. */
 const HISTORY = 30;
 
@@ -19,7 +22,7 @@ export function createNarration(list, live, sim, jump) {
     const t = document.createElement("span");
     t.className = "t";
     t.textContent = `#${step} · ${time} ms`;
-    b.append(t, " ", text || "(no narration)");
+    b.append(t, " ", text || (sim.full ? "(no narration)" : LOADING));
     li.append(b);
     return li;
   }
@@ -67,7 +70,7 @@ export function createNarration(list, live, sim, jump) {
     }
     list.querySelector("[aria-current]")?.removeAttribute("aria-current");
     list.lastElementChild?.firstChild.setAttribute("aria-current", "step");
-    live.textContent = rec.text;
+    live.textContent = rec.text || (sim.full ? "" : LOADING);
   }
 
   return { show, reset };

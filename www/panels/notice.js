@@ -6,6 +6,15 @@ export function createNotice(box) {
   const action = document.createElement("button");
   action.type = "button";
   action.className = "notice-action";
+  floatUnderHeader(box);
+  // Esc puts it away from anywhere (the notice is last in the page: from the keyboard its ✕
+  // was the far end of the Tab order), unless Esc did something else first (stopped a
+  // computation) or belongs to an open dialog or a field.
+  document.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape" || box.hidden || e.defaultPrevented || document.querySelector("dialog[open]")) return;
+    if (/^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName)) return;
+    box.hidden = true;
+  });
   return (text, act = null) => {
     box.firstChild.textContent = text;
     if (act) {
@@ -18,4 +27,22 @@ export function createNotice(box) {
     } else action.remove();
     box.hidden = !text;
   };
+}
+
+/** Keeps a floating message (the notice, the error banner: position fixed, so the stage
+ *  never moves) below the header while the header is in view: at 1280 px it sat over the
+ *  picker, Learn and Explore until dismissed, and a click there landed on it. Placed
+ *  whenever it is shown, and again on scroll and resize while it is. */
+export function floatUnderHeader(box) {
+  const header = document.querySelector("header.bar");
+  if (!header) return;
+  const place = () => {
+    if (box.hidden) return;
+    const bottom = header.getBoundingClientRect().bottom;
+    box.style.top = `${Math.max(8, Math.ceil(bottom) + 6)}px`;
+  };
+  new MutationObserver(place).observe(box, { attributes: true, attributeFilter: ["hidden"] });
+  addEventListener("scroll", place, { passive: true });
+  addEventListener("resize", place);
+  place();
 }

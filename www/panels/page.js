@@ -18,7 +18,7 @@ const $ = (id) => document.getElementById(id);
 
 /** `go(n)` shows step n; `intervene(event)` forks the run; `load(json)` runs a scenario;
  *  `say(text)` shows a notice (a part that could not be loaded). */
-export function createPagePanels({ sim, wasm, go, intervene, load, say }) {
+export function createPagePanels({ sim, wasm, go, intervene, load, say, ready = async () => true }) {
   const narration = createNarration($("narration"), $("live"), sim, go);
   const inspect = createInspector($("inspector"), $("insp-close"), intervene);
   const interventions = createInterventions($("intervene"), intervene);
@@ -44,6 +44,8 @@ export function createPagePanels({ sim, wasm, go, intervene, load, say }) {
   let shown = null;
   const openLog = async () => {
     if (!klog.open || kafkaLog) return;
+    // Its lines are the full core's (the first core writes none): app.js swaps it in.
+    if (!(await ready())) return;
     const m = await logModule();
     if (!m || kafkaLog) return;
     kafkaLog = m.createKafkaLog($("kafka-log"), sim, go);

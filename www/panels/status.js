@@ -38,7 +38,8 @@ export function createStatus(line, violations) {
         line.dataset.time = rec.time_ms;
       }
       parts.step.textContent = `step ${rec.step}`;
-      const cut = p.cut_links?.length ? ` · cut ${p.cut_links.map(([a, b]) => `${a}→${b}`).join(" ")}` : "";
+      const links = [...(p.cut_links ?? []).map(([a, b]) => `${a}→${b}`), ...(p.cut_channels ?? []).map((c) => `${c.from}→${c.to} (${c.channel} only)`)];
+      const cut = links.length ? ` · cut ${links.join(" ")}` : "";
       // KIP-966 (kafka-4.1): the eligible leader replicas beside the ISR.
       const elr = p.elr ? ` · ELR {${p.elr.join(", ")}}${p.last_known_elr?.length ? ` · last known leader ${p.last_known_elr.join(", ")}` : ""}` : "";
       // Under min.insync.replicas: acks=all is refused, and from 3.7 the HW is held.

@@ -384,6 +384,13 @@ impl<'a> Walker<'a> {
         // the renaming reorders them).
         let cuts = net.cut.iter().fold(0u64, |s, &(a, b)| s.wrapping_add(mix(mix(self.node_word(a)) ^ self.node_word(b))));
         self.word(cuts);
+        if !net.channel_cut.is_empty() {
+            let channels = net
+                .channel_cut
+                .iter()
+                .fold(0u64, |s, &(a, b, c)| s.wrapping_add(mix(mix(mix(self.node_word(a)) ^ self.node_word(b)) ^ (c as u64 + 1))));
+            self.word(channels);
+        }
         let conns = net.conns.iter().fold(0u64, |s, (&(a, b), c)| {
             let state = match *c {
                 Conn::Closed => u64::MAX,

@@ -37,6 +37,8 @@ impl Walker<'_> {
             parked_consumers,
             // Drawn only: records this replica truncated or lost, kept for the page.
             ghosts: _,
+            // Read by the broker log only (which start lines Kafka would print).
+            kafka_partition: _,
             image_partition_epoch,
         } = b;
         self.word(image_partition_epoch.map_or(u64::MAX, u64::from));
@@ -134,6 +136,7 @@ impl Walker<'_> {
         let LeaderState {
             epoch_start_offset,
             isr,
+            isr_hashed,
             pending,
             partition_epoch,
             followers,
@@ -146,6 +149,11 @@ impl Walker<'_> {
         } = ls;
         self.word(*epoch_start_offset);
         self.brokers(isr);
+        // A Scala `HashSet` (five members or more, ever): a word only then, so the
+        // fingerprints of smaller clusters stay as they were.
+        if let Some(m) = isr_hashed {
+            self.word(0x5e7 + *m as u64);
+        }
         match pending {
             None => self.word(0),
             Some(PendingIsr::Expand(b)) => {

@@ -41,6 +41,7 @@ impl Walker<'_> {
             needs_truncation: _,
             parked_consumers,
             ghosts: _,
+            kafka_partition: _,
             image_partition_epoch: _,
         } = b;
         if let Some(k) = heartbeat_timer {
@@ -80,6 +81,7 @@ impl Walker<'_> {
         let LeaderState {
             epoch_start_offset: _,
             isr: _,
+            isr_hashed: _,
             pending: _,
             partition_epoch: _,
             followers: _,

@@ -24,17 +24,23 @@ impl Walker<'_> {
                 self.word(3);
                 self.broker(*broker);
             }
-            Action::Partition { links, catch } => {
+            Action::Partition { links, catch, channel } => {
                 self.word(4);
                 self.links(links);
                 self.word(catch.len() as u64);
                 for &id in catch {
                     self.id(id);
                 }
+                if let Some(c) = channel {
+                    self.word(10 + *c as u64);
+                }
             }
-            Action::Heal { links } => {
+            Action::Heal { links, channel } => {
                 self.word(5);
                 self.links(links);
+                if let Some(c) = channel {
+                    self.word(10 + *c as u64);
+                }
             }
             Action::AddConsumer(spec) => {
                 self.word(6);

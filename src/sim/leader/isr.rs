@@ -28,8 +28,8 @@ impl Sim {
         if !self.is_follower_in_sync(leader, f_leo, hw) {
             return false;
         }
-        let before = IsrList::of(&ls.isr);
-        let after = before.appended(follower);
+        let before = ls.isr_set();
+        let after = before.appended(follower, self.isr_members());
         if self.isr_write_conflicts(leader, Some(follower)) {
             return false;
         }
@@ -109,8 +109,8 @@ impl Sim {
     pub(crate) fn alter_partition_retry(&mut self, leader: u32) {
         let Some(ls) = self.broker(leader).lead.as_ref() else { return };
         let proposed = match &ls.pending {
-            Some(PendingIsr::Expand(f)) => IsrList::of(&ls.isr).appended(*f).to_kafka_vec(),
-            Some(PendingIsr::Shrink(out)) => IsrList::of(&ls.isr).retained(|b| !out.contains(&b)).to_kafka_vec(),
+            Some(PendingIsr::Expand(f)) => ls.isr_set().appended(*f, self.isr_members()).to_kafka_vec(),
+            Some(PendingIsr::Shrink(out)) => ls.isr_set().retained(|b| !out.contains(&b)).to_kafka_vec(),
             None => return,
         };
         self.lead_mut(leader).alter = None;
@@ -130,7 +130,7 @@ impl Sim {
         self.lead_mut(leader).isr_timer = Some(next);
         let leo = self.broker(leader).log.leo();
         let ls = self.lead(leader);
-        let before = IsrList::of(&ls.isr);
+        let before = ls.isr_set();
         let lagging = |f: &u32| *f != leader && ls.followers.get(f).is_some_and(|v| !self.is_caught_up(v, leo));
         let out: BrokerSet = ls.isr.iter().copied().filter(lagging).collect();
         if ls.pending.is_some() {
@@ -188,7 +188,11 @@ impl Sim {
             return self.emit(Event::AlterPartitionAnswerStale { leader, state_changed: true, answered: partition_epoch, held });
         }
         if let Some(error) = error {
-            return self.emit(Event::IsrChangeRefused { leader, error });
+            let added = match self.lead(leader).pending {
+                Some(PendingIsr::Expand(f)) => Some(f),
+                _ => None,
+            };
+            return self.emit(Event::IsrChangeRefused { leader, error, added });
         }
         if self.broker(leader).leader_epoch != leader_epoch {
             return self.emit(Event::AlterPartitionIgnored { broker: leader, leader_epoch });
@@ -196,8 +200,9 @@ impl Sim {
         if partition_epoch < held {
             return self.emit(Event::AlterPartitionAnswerStale { leader, state_changed: false, answered: partition_epoch, held });
         }
-        let before = IsrList::of(&self.lead(leader).isr);
-        self.emit(Event::IsrApplied { leader, before, after: IsrList::of(isr), partition_epoch });
+        // `CommittedPartitionState(leaderAndIsr.isr.toSet, …)`.
+        let before = self.lead(leader).isr_set();
+        self.emit(Event::IsrApplied { leader, before, after: IsrList::to_set(isr, self.isr_members()), partition_epoch });
         self.hw_after_isr_change(leader);
     }
 }

@@ -11,6 +11,7 @@ mod produce;
 mod purgatory;
 
 use super::event::HwCause;
+use super::isr_list::IsrList;
 use super::scheduler::Timer;
 use super::state::{FollowerView, LeaderState, Role};
 use super::vecmap::{VecMap, VecSet};
@@ -78,6 +79,7 @@ impl Sim {
     /// others as never (`resetLastCaughtUpTime`); the purgatories stay.
     pub(crate) fn make_leader_in_new_epoch(&mut self, id: u32, isr: Vec<u32>, partition_epoch: u32, fenced: VecSet<u32>) {
         let now = self.now;
+        let members = self.isr_members();
         let b = self.broker_mut(id);
         let (epoch, leo) = (b.leader_epoch, b.log.leo());
         b.log.assign_epoch(epoch, leo);
@@ -88,7 +90,9 @@ impl Sim {
             view.last_fetch_ms = Some(now);
         }
         ls.epoch_start_offset = leo;
-        ls.isr = isr;
+        let set = IsrList::to_set(&isr, members);
+        ls.isr = set.to_kafka_vec();
+        ls.isr_hashed = set.hashed();
         ls.pending = None;
         ls.partition_epoch = partition_epoch;
         ls.fenced = fenced;
@@ -98,6 +102,8 @@ impl Sim {
     /// The leader state: the ISR, a view of each follower, empty purgatories, and the
     /// periodic ISR check (`Partition.makeLeader`, `ReplicaManager.startup`'s isr-expiration task).
     fn install_leader(&mut self, id: u32, isr: Vec<u32>, partition_epoch: u32, followers: VecMap<u32, FollowerView>, fenced: VecSet<u32>) {
+        // `partitionState.isr…toSet`: the list the controller gave, as the leader's Scala set.
+        let set = IsrList::to_set(&isr, self.isr_members());
         let period = (self.settings.replica_lag_time_max_ms / 2).max(1);
         let timer = (self.scenario.replicas > 1).then(|| self.set_timer(self.now + period, Timer::IsrExpiration { leader: id }));
         let b = self.broker_mut(id);
@@ -109,7 +115,8 @@ impl Sim {
         b.needs_truncation = false;
         b.lead = Some(Part::new(LeaderState {
             epoch_start_offset: leo,
-            isr,
+            isr: set.to_kafka_vec(),
+            isr_hashed: set.hashed(),
             pending: None,
             partition_epoch,
             followers,

@@ -1,0 +1,139 @@
+// The page starts on its first core (www/pkg/hwscope_first_bg.wasm: no narration) and
+// takes the full core (www/pkg/hwscope_bg.wasm) once idle (docs/performance.md, "Two
+// cores"). With the full core's download held, the page is live: it steps and plays,
+// the narration slot says the sentence is loading, and nothing moves; released, the
+// full core takes over the same run at the same step, and the sentences are the
+// engine's. An embed does not fetch the full core until it shows a step it cannot
+// tell (the steps the first stage drew keep the sentences computed at build time).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { after, before, test } from "node:test";
+import { assertNoErrors, launch, ROOT, watch } from "./helpers.mjs";
+
+const LOADING = "Loading the narration…";
+const pkg = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
+pkg.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
+
+/** The full core's sentences for steps 0..n of a built-in, computed in Node. */
+function sentences(name, n) {
+  const p = new pkg.Playground();
+  const out = [p.configure(pkg.builtinScenarios().find((b) => b.name === name).json).text];
+  for (let i = 1; i <= n; i++) out.push(p.step().text);
+  p.free();
+  return out;
+}
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(async () => {
+  await env?.close();
+});
+
+/** A page whose full core (not the first one) is held until `release()`; `asked()`
+ *  counts the requests for it. */
+async function pageWithFullCoreHeld() {
+  const context = await env.browser.newContext({ baseURL: env.baseURL, viewport: { width: 1280, height: 800 } });
+  await context.addInitScript(() => {
+    window.__cls = 0;
+    new PerformanceObserver((l) => l.getEntries().forEach((e) => !e.hadRecentInput && (window.__cls += e.value))).observe({ type: "layout-shift", buffered: true });
+  });
+  const page = await context.newPage();
+  watch(page);
+  let release;
+  let asked = 0;
+  const held = new Promise((r) => (release = r));
+  await page.route(/\/hwscope_bg(\.[0-9a-f]{10})?\.wasm$/, async (route) => {
+    asked++;
+    await held;
+    await route.continue();
+  });
+  return { context, page, release, asked: () => asked };
+}
+
+const stepShown = (page) => page.$eval("#status", (s) => Number(s.dataset.step));
+const fullCore = (page) => page.evaluate(() => performance.getEntriesByName("hwscope-full-core").length > 0);
+
+test("the page steps and plays on its first core while the full core is held; then the narration comes, at the same step", async () => {
+  const { context, page, release, asked } = await pageWithFullCoreHeld();
+  await page.goto(new URL("/", env.baseURL).href);
+  await page.waitForFunction(() => document.documentElement.dataset.boot === "live");
+  // Idle: the full core is asked for, and held.
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => window.__cls), 0, "nothing moved as the page loaded");
+  assert.equal(await fullCore(page), false);
+  // Step 0's sentence was computed at build time: it stays.
+  const said = sentences("seed-walkthrough", 12);
+  assert.equal(await page.textContent("#live"), said[0]);
+  await page.click("#fwd");
+  await page.click("#fwd");
+  assert.equal(await stepShown(page), 2);
+  assert.equal(await page.textContent("#live"), LOADING);
+  assert.match(await page.textContent("#narration li:last-child"), /Loading the narration/);
+  await page.click("#play");
+  await page.waitForFunction(() => Number(document.getElementById("status").dataset.step) >= 5, null, { timeout: 15_000 });
+  await page.click("#play");
+  const at = await stepShown(page);
+  assert.equal(await fullCore(page), false, "the full core is still held");
+  assert.ok(asked() >= 1, "the page asked for the full core once idle");
+  // What moves when the full core takes over (the narration log, which grows from the
+  // bottom while playing on either core, is filled in again: it is not counted).
+  await page.evaluate(() => {
+    window.__moved = [];
+    new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__moved.push(...(e.sources ?? []).map((x) => x.node?.id || x.node?.nodeName)))).observe({ type: "layout-shift" });
+  });
+  release();
+  await page.waitForFunction(() => performance.getEntriesByName("hwscope-full-core").length > 0);
+  assert.equal(await stepShown(page), at, "the full core takes over at the step shown");
+  assert.equal(await page.textContent("#live"), said[at]);
+  await page.click("#fwd");
+  assert.equal(await page.textContent("#live"), said[at + 1]);
+  const texts = await page.$$eval("#narration li button", (bs) => bs.map((b) => b.textContent));
+  assert.ok(!texts.some((t) => t.includes("Loading the narration")), texts.join("\n"));
+  await page.waitForTimeout(300);
+  assert.deepEqual((await page.evaluate(() => window.__moved)).filter((id) => id !== "narration"), [], "nothing but the narration log moved");
+  assertNoErrors(page);
+  await context.close();
+});
+
+test("an embed does not fetch the full core until it shows a step it cannot tell", async () => {
+  const { context, page, release, asked } = await pageWithFullCoreHeld();
+  await page.goto(new URL("/?embed=1&scenario=seed-walkthrough#at=4", env.baseURL).href);
+  await page.waitForFunction(() => document.documentElement.dataset.boot === "live");
+  await page.waitForTimeout(1500);
+  const said = sentences("seed-walkthrough", 8);
+  assert.equal(asked(), 0, "no full core while the embed shows what it drew");
+  assert.equal(await page.textContent("#live"), said[4], "the caption drawn first stays");
+  await page.click("#fwd");
+  assert.equal(await page.textContent("#live"), LOADING);
+  await page.waitForTimeout(200);
+  assert.equal(asked(), 1, "the step it cannot tell asks for the full core");
+  release();
+  await page.waitForFunction(() => performance.getEntriesByName("hwscope-full-core").length > 0);
+  assert.equal(await page.textContent("#live"), said[5]);
+  assert.equal(await page.evaluate(() => window.__cls), 0);
+  assertNoErrors(page);
+  await context.close();
+});
+
+test("Settings waits for the full core, and a failed download says so and is tried again", async () => {
+  const context = await env.browser.newContext({ baseURL: env.baseURL, viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  watch(page);
+  let fail = true;
+  await page.route(/\/hwscope_bg(\.[0-9a-f]{10})?\.wasm$/, (route) => (fail ? route.abort() : route.continue()));
+  await page.goto(new URL("/", env.baseURL).href);
+  await page.waitForFunction(() => document.documentElement.dataset.boot === "live");
+  await page.waitForTimeout(500);
+  await page.click("#settings-open");
+  await page.waitForFunction(() => /could not be loaded/.test(document.getElementById("notice").textContent));
+  assert.equal(await page.isVisible("#settings"), false);
+  fail = false;
+  await page.click("#settings-open");
+  await page.waitForFunction(() => performance.getEntriesByName("hwscope-full-core").length > 0);
+  await page.waitForSelector("#settings", { state: "visible" });
+  await context.close();
+});
