@@ -447,7 +447,7 @@ impl Sim {
     /// A client gives up on a connection (its request timed out): what TCP held on it
     /// is dropped, and the next request opens a new one.
     pub(crate) fn close_conn(&mut self, client: Node, server: Node) {
-        close_conn(&mut self.net, &mut self.in_flight, client, server);
+        WireOf { net: &mut self.net, in_flight: &mut self.in_flight }.close_conn(client, server);
     }
 
     /// A killed broker's connections are reset; with `resets`, every peer `waiting`
@@ -583,21 +583,13 @@ impl Wire for WireOf<'_> {
     }
 
     fn close_conn(&mut self, client: Node, server: Node) {
-        close_conn(self.net, self.in_flight, client, server);
-    }
-}
-
-/// `Sim::close_conn` on the wire alone.
-fn close_conn(net: &mut Network, in_flight: &mut VecMap<u64, (Shared<Msg>, Key)>, client: Node, server: Node) {
-    let ids: Vec<u64> = in_flight
-        .iter()
-        .filter(|(_, (m, _))| m.held.is_some() && conn_of(m.from, m.to, &m.body) == (client, server))
-        .map(|(id, _)| *id)
-        .collect();
-    for id in ids {
-        in_flight.remove(&id);
-    }
-    if client != Node::Controller && server != Node::Controller {
-        net.set_conn(client, server, Some(Conn::Closed));
+        let held = |m: &Msg| m.held.is_some() && conn_of(m.from, m.to, &m.body) == (client, server);
+        let ids: Vec<u64> = self.in_flight.iter().filter(|(_, (m, _))| held(m)).map(|(id, _)| *id).collect();
+        for id in ids {
+            self.in_flight.remove(&id);
+        }
+        if client != Node::Controller && server != Node::Controller {
+            self.net.set_conn(client, server, Some(Conn::Closed));
+        }
     }
 }
