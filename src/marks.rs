@@ -39,7 +39,7 @@ pub fn kinds_of(sim: &Sim, intervention: bool) -> u8 {
     let mut k = if intervention { INTERVENTION } else { 0 };
     if !intervention {
         if let Trigger::Action(a) = &sim.last.trigger {
-            if matches!(a, Action::Crash { .. } | Action::Restart { .. } | Action::Partition { .. } | Action::Heal { .. }) {
+            if matches!(&**a, Action::Crash { .. } | Action::Restart { .. } | Action::Partition { .. } | Action::Heal { .. }) {
                 k |= FAULT;
             }
         }

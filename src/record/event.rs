@@ -40,7 +40,7 @@ pub fn event_record(sim: &Sim) -> Option<EventRecord> {
         add_event(sim, &mut r, event, epoch_response);
     }
     // An added consumer's first fetch was never listed as the step's own.
-    if !matches!(step.trigger, Trigger::Action(Action::AddConsumer(_))) {
+    if !matches!(&step.trigger, Trigger::Action(a) if matches!(**a, Action::AddConsumer(_))) {
         r.sent = step.sent.clone();
     }
     Some(r)

@@ -8,9 +8,11 @@
 //! the consumer's `Fetcher` / `FetchCollector`, `SubscriptionState`,
 //! `OffsetsForLeaderEpochUtils`.
 
+use super::client;
 use super::event::{Event, Served};
 use super::log::Entry;
 use super::msg::{Body, ConsumerFetchResponse, KafkaError, Msg, Node};
+use super::outbox::Out;
 use super::pvec::PVec;
 use super::scheduler::Timer;
 use super::state::{ClientMeta, Consumer, ConsumerFetch, ParkedConsumerFetch};
@@ -78,12 +80,12 @@ impl Sim {
         if self.consumers[c].stopped.is_some() {
             return;
         }
-        self.maybe_update_metadata(Node::Consumer(c));
+        self.consumer_metadata(c, |n, out| client::maybe_update_metadata(n, Node::Consumer(c), out));
         if self.consumers[c].awaiting_validation {
             return self.validate_position(c);
         }
         let Some(broker) = self.consumer_target(c) else {
-            self.request_metadata_update(Node::Consumer(c));
+            self.consumer_metadata(c, |n, out| client::request_metadata_update(n, Node::Consumer(c), out));
             let timer =
                 self.set_timer(self.now + self.consumers[c].settings.retry_backoff_ms, Timer::ConsumerRequestTimeout { consumer: c });
             self.consumers[c].fetch = Some(ConsumerFetch::Backoff { timer });
@@ -333,7 +335,7 @@ impl Sim {
     /// preferred replica, asks for new metadata and fetches again after retry.backoff.ms.
     fn consumer_error(&mut self, c: usize, error: KafkaError) {
         self.consumers[c].preferred = None;
-        self.request_metadata_update(Node::Consumer(c));
+        self.consumer_metadata(c, |n, out| client::request_metadata_update(n, Node::Consumer(c), out));
         let timer = self.set_timer(self.now + self.consumers[c].settings.retry_backoff_ms, Timer::ConsumerRequestTimeout { consumer: c });
         self.consumers[c].fetch = Some(ConsumerFetch::Backoff { timer });
         self.emit(Event::ConsumerFetchFailed { consumer: c, error });
@@ -347,7 +349,7 @@ impl Sim {
             self.close_conn(Node::Consumer(c), Node::Broker(broker));
             self.consumers[c].preferred = None;
             self.consumers[c].fetch = None;
-            self.client_disconnected(Node::Consumer(c), broker);
+            self.consumer_metadata(c, |n, out| client::disconnected(n, Node::Consumer(c), broker, out));
         }
         self.consumers[c].fetch = None;
         self.emit(Event::ConsumerRetries { consumer: c, after_backoff });
@@ -362,7 +364,7 @@ impl Sim {
             requests: usize::from(self.consumers[c].fetch_target() == Some(broker)),
             refused: false,
         });
-        self.client_disconnected(Node::Consumer(c), broker);
+        self.consumer_metadata(c, |n, out| client::disconnected(n, Node::Consumer(c), broker, out));
         if self.consumers[c].fetch_target() == Some(broker) {
             if let Some(ConsumerFetch::InFlight { timeout, .. } | ConsumerFetch::Validating { timeout, .. }) = self.consumers[c].fetch {
                 self.cancel(timeout);
@@ -370,6 +372,26 @@ impl Sim {
             self.consumers[c].fetch = None;
             self.consumer_error(c, KafkaError::NetworkException);
         }
+    }
+
+    /// One of the clients' metadata rules (`client.rs`, node functions) on consumer
+    /// `c`, then its wake-up if the rule asks for one.
+    fn consumer_metadata(&mut self, c: usize, rule: impl FnOnce(&mut Shared<Consumer>, &mut Out) -> Option<u64>) {
+        if let Some(at) = self.consumer_rule(c, rule) {
+            self.wake_consumer_at(c, at);
+        }
+    }
+
+    /// The answer to consumer `c`'s metadata request (`client::metadata_response`).
+    pub(crate) fn consumer_metadata_response(&mut self, c: usize, msg: &Msg, request: u64, leader: Option<u32>, leader_epoch: i32) {
+        if let Some(changed) = self.consumer_rule(c, |n, out| client::metadata_response(n, msg, request, leader, leader_epoch, out)) {
+            self.consumer_metadata_changed(c, changed);
+        }
+    }
+
+    /// Consumer `c`'s metadata request timed out (`client::metadata_timeout`).
+    pub(crate) fn consumer_metadata_timeout(&mut self, c: usize) {
+        self.consumer_metadata(c, |n, out| client::metadata_timeout(n, Node::Consumer(c), out));
     }
 
     /// KIP-320 (2.1+): new metadata with a new leader epoch means the position must be

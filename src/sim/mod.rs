@@ -31,6 +31,7 @@ pub mod log;
 mod metadata_fetch;
 pub mod msg;
 pub mod network;
+mod outbox;
 mod producer;
 pub mod pvec;
 pub mod scheduler;
@@ -57,6 +58,7 @@ use crate::scenario::{Action, Behavior, BrokerLiveness, Scenario, Settings};
 use invariants::Invariants;
 use log::{Log, RecordId};
 use network::Network;
+use outbox::Out;
 use scheduler::{Rng, Scheduler, PROTOCOL, SCENARIO};
 use std::rc::Rc;
 use vecmap::{VecMap, VecSet};
@@ -348,11 +350,11 @@ impl Sim {
                         self.sched.insert((at, SCENARIO, index as u64), Due::Scenario { action: action.clone(), index, rep: rep + 1 });
                     }
                 }
-                Trigger::Action(Rc::unwrap_or_clone(action))
+                Trigger::Action(action)
             }
-            Due::Intervention(action) => Trigger::Action(Rc::unwrap_or_clone(action)),
+            Due::Intervention(action) => Trigger::Action(action),
             Due::Deliver(id) => match self.in_flight.remove(&id) {
-                Some((msg, _)) => Trigger::Deliver(msg.into_inner()),
+                Some((msg, _)) => Trigger::Deliver(msg),
                 None => Trigger::Nothing,
             },
             Due::Timer(t) => Trigger::Timer(t),
@@ -373,7 +375,7 @@ impl Sim {
 
     fn perform(&mut self, action: &Action) {
         match action {
-            Action::Produce { producer, records } => self.produce(*producer, *records),
+            Action::Produce { producer, records } => self.producer_rule(*producer, |p, out| producer::produce(p, *producer, *records, out)),
             Action::Crash { broker, unflushed, silent } => self.crash(*broker, *unflushed, *silent),
             Action::Restart { broker } => self.restart(*broker),
             Action::Partition { links, catch, channel } => {
@@ -408,7 +410,11 @@ impl Sim {
             Body::FetchResponse(resp) => self.handle_fetch_response(msg, resp),
             Body::Produce { ids, acks, producer_epoch } => self.handle_produce_request(msg, ids, *acks, *producer_epoch),
             Body::ProduceResponse { request, error, current_leader, duplicate, .. } => {
-                self.handle_produce_response(msg, *request, *error, *current_leader, *duplicate)
+                if let Node::Producer(id) = msg.to {
+                    self.producer_rule(id, |p, out| {
+                        producer::on_produce_response(p, id, *request, *error, *current_leader, *duplicate, out)
+                    })
+                }
             }
             Body::ConsumerFetch { offset, leader_epoch } => self.handle_consumer_fetch(msg, *offset, *leader_epoch),
             Body::ConsumerFetchResponse(resp) => self.handle_consumer_fetch_response(msg, resp),
@@ -436,9 +442,13 @@ impl Sim {
                 self.handle_heartbeat_response(msg, *fenced, metadata.as_ref(), *error)
             }
             Body::MetadataRequest => self.handle_metadata_request(msg),
-            Body::MetadataResponse { request, leader, leader_epoch } => {
-                self.handle_metadata_response(msg, *request, *leader, *leader_epoch)
-            }
+            Body::MetadataResponse { request, leader, leader_epoch } => match msg.to {
+                Node::Producer(id) => {
+                    self.producer_rule(id, |p, out| producer::on_metadata_response(p, id, msg, *request, *leader, *leader_epoch, out))
+                }
+                Node::Consumer(c) => self.consumer_metadata_response(c, msg, *request, *leader, *leader_epoch),
+                _ => {}
+            },
             Body::Reset { refused } => self.handle_reset(msg, *refused),
             Body::ZkPing { incarnation } => self.zookeeper_handle_ping(msg, *incarnation),
             Body::ZkRegister { incarnation } => self.zookeeper_handle_register(msg, *incarnation),
@@ -453,7 +463,7 @@ impl Sim {
         let Node::Broker(from) = msg.from else { return };
         match msg.to {
             Node::Broker(id) => self.follower_connection_reset(id, from),
-            Node::Producer(p) => self.producer_connection_reset(p, from, refused),
+            Node::Producer(id) => self.producer_rule(id, |p, out| producer::on_connection_reset(p, id, from, refused, out)),
             Node::Consumer(c) => self.consumer_connection_reset(c, from),
             Node::Controller | Node::ZooKeeper => {}
         }
@@ -467,14 +477,20 @@ impl Sim {
             Timer::IsrExpiration { leader } => self.maybe_shrink_isr(leader),
             Timer::FetcherRetry { follower } => self.fetcher_retry(follower),
             Timer::FetchRequestTimeout { follower } => self.fetch_request_timeout(follower),
-            Timer::ProduceRequestTimeout { producer, request } => self.produce_request_timeout(producer, request),
+            Timer::ProduceRequestTimeout { producer: id, request } => {
+                self.producer_rule(id, |p, out| producer::on_request_timeout(p, id, request, out))
+            }
             Timer::ConsumerRequestTimeout { consumer } => self.consumer_request_timeout(consumer),
             Timer::Heartbeat { broker } => self.heartbeat_due(broker),
             Timer::FenceCheck if self.zookeeper() => self.zookeeper_expire_session(),
             Timer::FenceCheck => self.maybe_fence_one_stale_broker(),
             Timer::AlterPartitionRetry { leader } => self.alter_partition_retry(leader),
-            Timer::ProducerWake { producer } => self.producer_wake(producer),
-            Timer::MetadataTimeout { client } => self.metadata_request_timeout(client),
+            Timer::ProducerWake { producer: id } => self.producer_rule(id, |p, out| producer::on_wake(p, id, out)),
+            Timer::MetadataTimeout { client: Node::Producer(id) } => {
+                self.producer_rule(id, |p, out| producer::on_metadata_timeout(p, id, out))
+            }
+            Timer::MetadataTimeout { client: Node::Consumer(c) } => self.consumer_metadata_timeout(c),
+            Timer::MetadataTimeout { .. } => {}
             Timer::MetadataFetch { broker } => self.metadata_fetch_timer(broker),
             Timer::MetadataFetchExpiry { broker } => self.expire_parked_metadata_fetch(broker),
             Timer::HeartbeatTimeout { broker } => self.heartbeat_timed_out(broker),
@@ -499,6 +515,20 @@ impl Sim {
 
     pub(crate) fn cancel(&mut self, key: Key) {
         self.push_command(Command::Cancel(key));
+    }
+
+    /// Runs a rule of producer `p` on its own state, with an outbox on the rest (`outbox.rs`).
+    pub(crate) fn producer_rule<R>(&mut self, p: usize, rule: impl FnOnce(&mut Shared<Producer>, &mut Out) -> R) -> R {
+        let Sim { producers, scenario, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
+        let wire = &mut network::WireOf { net, in_flight };
+        rule(&mut producers[p], &mut Out { now: *now, scenario, rng, wire, next_msg, sched, commands, events: &mut last.events })
+    }
+
+    /// Runs a rule of consumer `c` on its own state, with an outbox on the rest (`outbox.rs`).
+    pub(crate) fn consumer_rule<R>(&mut self, c: usize, rule: impl FnOnce(&mut Shared<Consumer>, &mut Out) -> R) -> R {
+        let Sim { consumers, scenario, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
+        let wire = &mut network::WireOf { net, in_flight };
+        rule(&mut consumers[c], &mut Out { now: *now, scenario, rng, wire, next_msg, sched, commands, events: &mut last.events })
     }
 
     /// Puts the step's commands into effect, in the order they were decided.

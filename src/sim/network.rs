@@ -23,6 +23,7 @@
 
 use super::event::Event;
 use super::msg::{Body, Hold, Msg, Node};
+use super::outbox::Wire;
 use super::scheduler::{Due, Key, PROTOCOL};
 use super::step::Command;
 use super::vecmap::{VecMap, VecSet};
@@ -446,18 +447,7 @@ impl Sim {
     /// A client gives up on a connection (its request timed out): what TCP held on it
     /// is dropped, and the next request opens a new one.
     pub(crate) fn close_conn(&mut self, client: Node, server: Node) {
-        let ids: Vec<u64> = self
-            .in_flight
-            .iter()
-            .filter(|(_, (m, _))| m.held.is_some() && conn_of(m.from, m.to, &m.body) == (client, server))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in ids {
-            self.in_flight.remove(&id);
-        }
-        if client != Node::Controller && server != Node::Controller {
-            self.net.set_conn(client, server, Some(Conn::Closed));
-        }
+        WireOf { net: &mut self.net, in_flight: &mut self.in_flight }.close_conn(client, server);
     }
 
     /// A killed broker's connections are reset; with `resets`, every peer `waiting`
@@ -578,4 +568,28 @@ fn held_oldest(in_flight: &VecMap<u64, (super::Shared<Msg>, Key)>, from: Node, t
         .filter_map(|(m, _)| m.held.filter(|h| h.connect == connect).map(|h| h.since))
         .min()
         .unwrap_or(u64::MAX)
+}
+
+/// The world's wire as a node function sees it (`outbox::Wire`): the connection
+/// table and the messages in flight.
+pub(crate) struct WireOf<'a> {
+    pub net: &'a mut Network,
+    pub in_flight: &'a mut VecMap<u64, (Shared<Msg>, Key)>,
+}
+
+impl Wire for WireOf<'_> {
+    fn would_wait_for_connection(&self, client: Node, server: Node) -> bool {
+        self.net.would_wait_for_connection(client, server)
+    }
+
+    fn close_conn(&mut self, client: Node, server: Node) {
+        let held = |m: &Msg| m.held.is_some() && conn_of(m.from, m.to, &m.body) == (client, server);
+        let ids: Vec<u64> = self.in_flight.iter().filter(|(_, (m, _))| held(m)).map(|(id, _)| *id).collect();
+        for id in ids {
+            self.in_flight.remove(&id);
+        }
+        if client != Node::Controller && server != Node::Controller {
+            self.net.set_conn(client, server, Some(Conn::Closed));
+        }
+    }
 }

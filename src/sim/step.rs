@@ -6,17 +6,20 @@
 use super::event::Event;
 use super::msg::{Body, Msg, Node};
 use super::scheduler::{Key, Timer};
+use super::shared::Shared;
 use crate::scenario::Action;
+use std::rc::Rc;
 
 /// What started a step.
 #[derive(Debug, Clone)]
 pub enum Trigger {
     /// Step 0: the world as the scenario builds it.
     Start,
-    /// A scenario event or an intervention.
-    Action(Action),
-    /// A message arriving.
-    Deliver(Msg),
+    /// A scenario event or an intervention (shared with the scheduler's item that held it).
+    Action(Rc<Action>),
+    /// A message arriving: the one that was in flight, shared with the copies of the
+    /// world that still hold it there (a copy per move would copy its body).
+    Deliver(Shared<Msg>),
     Timer(Timer),
     /// A delivery whose message had been dropped (never happens: dropping a message cancels its delivery).
     Nothing,

@@ -1,0 +1,92 @@
+//! A node's rules as functions of that node alone (issue 27, after stateright's
+//! actors): a rule gets its node's state (`&mut Shared<N>`, copied on its first
+//! write, as stateright's `&mut Cow<State>`), the message or timer that woke it,
+//! and an [`Out`]: the configuration and clock to read, and the list its effects
+//! go to. It reads and writes no other node's state.
+//!
+//! What a rule writes to `Out` and where it goes:
+//! - messages to send, timers to set or cancel: the step's commands, put into
+//!   effect in one place at the end of the step (`Sim::apply_commands`);
+//! - events: the step's record. A node function's events change nothing outside
+//!   its node (`apply_event` has no case for them), so they are only recorded;
+//! - a connection it closes: on the wire at once (`Out::close_conn`), because the
+//!   rule's next send on that connection must find it closed, as it does in the
+//!   `impl Sim` rules;
+//! - draws from the run's seeded source (backoff jitter, the least loaded node), in
+//!   the order the rule makes them.
+//!
+//! Message ids and timer keys are handed out as the rule writes, as `Sim::send` and
+//! `Sim::set_timer` do, so a converted rule writes the same run, byte for byte.
+//! Converted so far: the producer (`producer.rs`) and the clients' metadata
+//! (`client.rs`, which the consumer's rules call through `Sim`).
+
+use super::event::Event;
+use super::msg::{Body, Node};
+use super::scheduler::{Due, Key, Rng, Scheduler, Timer, PROTOCOL};
+use super::step::Command;
+use crate::scenario::Scenario;
+
+/// The connections a client's rule reads and closes (`network.rs` implements it on
+/// the world's wire).
+pub(crate) trait Wire {
+    /// Whether a request from `client` to `server` would first wait for a new connection.
+    fn would_wait_for_connection(&self, client: Node, server: Node) -> bool;
+    /// The client closes its connection to `server`; what TCP held on it is dropped.
+    fn close_conn(&mut self, client: Node, server: Node);
+}
+
+/// What a node's rule may read besides its node (the clock, the configuration, its
+/// connections) and where it writes its effects. Built by `Sim::producer_rule` and
+/// `Sim::consumer_rule` (`mod.rs`) from the world's shared parts.
+pub(crate) struct Out<'a> {
+    pub now: u64,
+    pub scenario: &'a Scenario,
+    pub(super) rng: &'a mut Rng,
+    pub(super) wire: &'a mut dyn Wire,
+    pub(super) next_msg: &'a mut u64,
+    pub(super) sched: &'a mut Scheduler<Due>,
+    pub(super) commands: &'a mut Vec<Command>,
+    pub(super) events: &'a mut Vec<Event>,
+}
+
+impl Out<'_> {
+    /// Decides to send a message; returns its id.
+    pub fn send(&mut self, from: Node, to: Node, body: Body) -> u64 {
+        let id = *self.next_msg;
+        *self.next_msg += 1;
+        let seq = self.sched.reserve();
+        self.commands.push(Command::Send { id, seq, from, to, body });
+        id
+    }
+
+    /// Decides to set a timer; its key (known now) cancels it.
+    pub fn set_timer(&mut self, at_ms: u64, timer: Timer) -> Key {
+        let key = (at_ms, PROTOCOL, self.sched.reserve());
+        self.commands.push(Command::SetTimer { key, timer });
+        key
+    }
+
+    pub fn cancel(&mut self, key: Key) {
+        self.commands.push(Command::Cancel(key));
+    }
+
+    /// Records an event of the node's own (one `apply_event` has no case for).
+    pub fn emit(&mut self, event: Event) {
+        self.events.push(event);
+    }
+
+    /// A number in 0..=max from the run's seeded source.
+    pub fn draw(&mut self, max: u64) -> u64 {
+        self.rng.upto(max)
+    }
+
+    /// Whether a request from `client` to `server` would first wait for a new connection.
+    pub fn would_wait_for_connection(&self, client: Node, server: Node) -> bool {
+        self.wire.would_wait_for_connection(client, server)
+    }
+
+    /// The client closes its connection to `server` (`Sim::close_conn`).
+    pub fn close_conn(&mut self, client: Node, server: Node) {
+        self.wire.close_conn(client, server);
+    }
+}
