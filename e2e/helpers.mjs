@@ -250,10 +250,11 @@ export function cliTrace(source) {
 
 /**
  * A page on a new 1280 px context that counts layout shifts (window.__cls) and holds the
- * cores (hwscope_first_bg.wasm and hwscope_bg.wasm, hashed or not) back until `release()`,
- * as a slow link does.
+ * cores (hwscope_first_bg.wasm and hwscope_bg.wasm, hashed or not; `cores` narrows it, for
+ * example to the full core alone) back until `release()`, as a slow link does; `asked()`
+ * counts the requests held.
  */
-export async function pageWithCoreHeld(env) {
+export async function pageWithCoreHeld(env, cores = /hwscope(_first)?_bg(\.[0-9a-f]{10})?\.wasm$/) {
   const context = await env.browser.newContext({ baseURL: env.baseURL, viewport: { width: 1280, height: 800 } });
   await context.addInitScript(() => {
     window.__cls = 0;
@@ -262,13 +263,15 @@ export async function pageWithCoreHeld(env) {
   const page = await context.newPage();
   watch(page);
   let release;
+  let asked = 0;
   const held = new Promise((r) => (release = r));
-  // Both cores: the first one the page starts on, and the full one (a share link's).
-  await page.route(/hwscope(_first)?_bg(\.[0-9a-f]{10})?\.wasm$/, async (route) => {
+  // By default both cores: the first one the page starts on, and the full one (a share link's).
+  await page.route(cores, async (route) => {
+    asked++;
     await held;
     await route.continue();
   });
-  return { context, page, release };
+  return { context, page, release, asked: () => asked };
 }
 
 /** The step the page shows (the status line's data-step). */

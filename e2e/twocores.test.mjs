@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, test } from "node:test";
-import { assertNoErrors, launch, ROOT, watch } from "./helpers.mjs";
+import { assertNoErrors, launch, pageWithCoreHeld, ROOT, stepOf, watch } from "./helpers.mjs";
 
 const LOADING = "Loading the narration…";
 const pkg = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
@@ -33,28 +33,9 @@ after(async () => {
   await env?.close();
 });
 
-/** A page whose full core (not the first one) is held until `release()`; `asked()`
- *  counts the requests for it. */
-async function pageWithFullCoreHeld() {
-  const context = await env.browser.newContext({ baseURL: env.baseURL, viewport: { width: 1280, height: 800 } });
-  await context.addInitScript(() => {
-    window.__cls = 0;
-    new PerformanceObserver((l) => l.getEntries().forEach((e) => !e.hadRecentInput && (window.__cls += e.value))).observe({ type: "layout-shift", buffered: true });
-  });
-  const page = await context.newPage();
-  watch(page);
-  let release;
-  let asked = 0;
-  const held = new Promise((r) => (release = r));
-  await page.route(/\/hwscope_bg(\.[0-9a-f]{10})?\.wasm$/, async (route) => {
-    asked++;
-    await held;
-    await route.continue();
-  });
-  return { context, page, release, asked: () => asked };
-}
+/** A page whose full core (not the first one) is held until `release()`. */
+const pageWithFullCoreHeld = () => pageWithCoreHeld(env, /\/hwscope_bg(\.[0-9a-f]{10})?\.wasm$/);
 
-const stepShown = (page) => page.$eval("#status", (s) => Number(s.dataset.step));
 const fullCore = (page) => page.evaluate(() => performance.getEntriesByName("hwscope-full-core").length > 0);
 
 test("the page steps and plays on its first core while the full core is held; then the narration comes, at the same step", async () => {
@@ -70,13 +51,13 @@ test("the page steps and plays on its first core while the full core is held; th
   assert.equal(await page.textContent("#live"), said[0]);
   await page.click("#fwd");
   await page.click("#fwd");
-  assert.equal(await stepShown(page), 2);
+  assert.equal(await stepOf(page), 2);
   assert.equal(await page.textContent("#live"), LOADING);
   assert.match(await page.textContent("#narration li:last-child"), /Loading the narration/);
   await page.click("#play");
   await page.waitForFunction(() => Number(document.getElementById("status").dataset.step) >= 5, null, { timeout: 15_000 });
   await page.click("#play");
-  const at = await stepShown(page);
+  const at = await stepOf(page);
   assert.equal(await fullCore(page), false, "the full core is still held");
   assert.ok(asked() >= 1, "the page asked for the full core once idle");
   // What moves when the full core takes over (the narration log, which grows from the
@@ -87,7 +68,7 @@ test("the page steps and plays on its first core while the full core is held; th
   });
   release();
   await page.waitForFunction(() => performance.getEntriesByName("hwscope-full-core").length > 0);
-  assert.equal(await stepShown(page), at, "the full core takes over at the step shown");
+  assert.equal(await stepOf(page), at, "the full core takes over at the step shown");
   assert.equal(await page.textContent("#live"), said[at]);
   await page.click("#fwd");
   assert.equal(await page.textContent("#live"), said[at + 1]);
