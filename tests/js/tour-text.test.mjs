@@ -99,8 +99,11 @@ export function check(text, { settings, zookeeper, facts, claimed, known = null 
     if (s.key.includes("[") || at < 0) continue;
     if (!s.used) wrong.push(`names ${s.key}, which this preset does not use`);
     const after = text.slice(at + s.key.length).match(/^\s*(?:\(|=\s*|of\s+)(\d[\d,]*)/);
-    if (after && s.value !== null && Number(after[1].replace(/,/g, "")) !== Number(s.value)) {
-      wrong.push(`says ${s.key} is ${after[1]}, but ${s.value} is in force`);
+    // A name both the brokers and the clients have (request.timeout.ms): the text may
+    // mean either, so any of their values in force is the one it states.
+    const values = [s, ...settings.filter((o) => o.key.endsWith(`].${s.key}`))].map((o) => o.value).filter((v) => v !== null);
+    if (after && values.length > 0 && !values.some((v) => Number(after[1].replace(/,/g, "")) === Number(v))) {
+      wrong.push(`says ${s.key} is ${after[1]}, but ${values.join(" or ")} is in force`);
     }
   }
   const other = zookeeper ? KRAFT_ONLY : ZOOKEEPER_ONLY;
@@ -175,6 +178,18 @@ test("the checker fails a beat that names the other era's setting with the wrong
   assert.deepEqual(check(right, { settings, zookeeper: true, facts: new Set([0, 1, 6000]), claimed: new Set() }), []);
   assert.ok(check("zookeeper.session.timeout.ms (18000 ms)", { settings, zookeeper: true, facts: new Set([18000]), claimed: new Set() }).length > 0);
   assert.deepEqual(numbersIn("KIP-101 at 0.11 lost p1-2 in kafka-0.10 after replica.lag.time.max.ms: 30 s"), [30]);
+});
+
+test("a setting both the brokers and the clients have is right at either's value, wrong at neither's", () => {
+  const settings = [
+    { key: "request.timeout.ms", value: 30000, used: true },
+    { key: "producers[0].request.timeout.ms", value: 3000, used: true },
+  ];
+  const base = { settings, zookeeper: false, facts: new Set([3000, 30000]), claimed: new Set() };
+  assert.deepEqual(check("After request.timeout.ms (3000 ms) p1 gives the request up.", base), []);
+  assert.deepEqual(check("A broker waits request.timeout.ms (30000 ms).", base), []);
+  const wrong = check("After request.timeout.ms (5000 ms) p1 gives the request up.", { ...base, facts: new Set([5000]) });
+  assert.ok(wrong.some((w) => w.includes("30000 or 3000 is in force")), wrong.join("; "));
 });
 
 test("the checker fails a beat that names a client or a record the run does not have there", () => {
