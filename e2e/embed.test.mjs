@@ -224,7 +224,9 @@ describe("docs/embed.html: a host page", () => {
       f.src = "/?embed=1&origin=https://docs.example.org";
       document.body.append(f);
       await new Promise((r) => f.addEventListener("load", r));
-      await new Promise((r) => setTimeout(r, 800));
+      // Live (its core running, step 0 shown), however long a loaded machine takes.
+      for (let i = 0; i < 150 && f.contentDocument.documentElement.dataset.boot !== "live"; i++) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 300));
       f.contentWindow.postMessage({ type: "hwscope:seek", v: 1, at: 3 }, "*");
       await new Promise((r) => setTimeout(r, 300));
       const step = f.contentDocument.getElementById("status").dataset.step;
