@@ -49,8 +49,8 @@ export function createInterventions(form, act) {
   form.addEventListener("click", (e) => {
     const kind = e.target.closest("button[data-iv]")?.dataset.iv;
     if (!kind || !rec) return;
-    act(events[kind]());
-    keepFocus(kind);
+    // The action may wait for the full core (an early press): hand focus on once it is done.
+    Promise.resolve(act(events[kind]())).then(() => keepFocus(kind));
   });
   form.addEventListener("submit", (e) => e.preventDefault());
   form.addEventListener("change", () => rec && update(rec));
