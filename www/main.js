@@ -56,7 +56,7 @@ function run() {
   // the wasm itself too, while its glue module is on its way.
   // The first core (no narration: the full one follows once the page is idle, app.js),
   // or the full core for a share link, which only it reads (core/first-view.js).
-  const which = startCore(location.hash).glue;
+  const which = startCore(location.hash, LINKS).glue;
   const wasmUrl = inline ? null : which === "first" ? new URL("./pkg/hwscope_first_bg.wasm", import.meta.url) : new URL("./pkg/hwscope_bg.wasm", import.meta.url);
   // A status other than 200 is named (boot.js says which file and what to fix).
   // www/prefetch.js may have asked for it already.
