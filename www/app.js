@@ -15,7 +15,7 @@ import { fmt, h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
 import { address, readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
 import { createNotice, floatUnderHeader } from "./panels/notice.js";
-import { onDemand } from "./core/ondemand.js";
+import { onDemand, whenReady } from "./core/ondemand.js";
 import { setTheme } from "./core/theme.js";
 import { createBranches } from "./panels/branches.js";
 import { builtinLink, startCore } from "./core/first-view.js";
@@ -418,9 +418,11 @@ export function start(core, opts, boot = {}) {
     const s = scenarios.find((x) => x.name === name);
     if (s) choose(s.json);
   });
-  $("settings-open").addEventListener("click", async () => (await needFull()) && panels.openSettings(json));
-  $("share-open").addEventListener("click", async () => {
-    if (!(await needFull())) return;
+  // Each press below may wait for the full core: core/ondemand.js whenReady acts once it
+  // is here and hands focus on (a dialog takes it; Learn's and Explore's panels are given it).
+  const ready = () => needFull();
+  $("settings-open").addEventListener("click", () => whenReady(ready, () => panels.openSettings(json)));
+  $("share-open").addEventListener("click", () => whenReady(ready, async () => {
     const m = await shareModule();
     if (!m) return;
     share ??= m.createShare($("share"), () => ({
@@ -431,11 +433,11 @@ export function start(core, opts, boot = {}) {
       dims: { initialEnd: sim.initialEnd, ...sim.room, producers: shown.producers.length, consumersNow: shown.consumers.length },
     }));
     share();
-  });
-  $("learn-open").addEventListener("click", () => openLearn());
+  }));
+  $("learn-open").addEventListener("click", () => whenReady(ready, () => openLearn(), (hub) => hub?.panel));
   // Explore (www/explore/): a search in a Web Worker, loaded on first use.
   const exploreModule = onDemand(() => import("./explore/panel.js"), "Explore", (text) => notice(text));
-  learn.explore = async () => (await needFull()) && exploreModule().then((m) => m?.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) }));
+  learn.explore = () => whenReady(ready, () => exploreModule().then((m) => m?.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) })), (panel) => panel?.section);
   $("explore-open").addEventListener("click", () => learn.explore());
   /** Controls are disabled until the core runs them (index.html): now they do. */
   function enable() {
