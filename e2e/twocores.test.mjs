@@ -4,7 +4,8 @@
 // the narration slot says the sentence is loading, and nothing moves; released, the
 // full core takes over the same run at the same step, and the sentences are the
 // engine's. An embed does not fetch the full core until it shows a step it cannot
-// tell (the steps the first stage drew keep the sentences computed at build time).
+// tell (the steps the first stage drew, and the rest of the steps file it drew them from,
+// keep the sentences computed at build time).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -83,19 +84,29 @@ test("the page steps and plays on its first core while the full core is held; th
 
 test("an embed does not fetch the full core until it shows a step it cannot tell", async () => {
   const { context, page, release, asked } = await pageWithFullCoreHeld();
-  await page.goto(new URL("/?embed=1&scenario=seed-walkthrough#at=4", env.baseURL).href);
+  await page.goto(new URL("/?embed=1&scenario=unclean-election#at=63", env.baseURL).href);
   await page.waitForFunction(() => document.documentElement.dataset.boot === "live");
   await page.waitForTimeout(1500);
-  const said = sentences("seed-walkthrough", 8);
+  const said = sentences("unclean-election", 66);
   assert.equal(asked(), 0, "no full core while the embed shows what it drew");
-  assert.equal(await page.textContent("#live"), said[4], "the caption drawn first stays");
+  assert.equal(await page.textContent("#live"), said[63], "the caption drawn first stays");
+  // Steps 0-64 came in the steps file with their sentences (computed at build time).
+  await page.click("#fwd");
+  assert.equal(await page.textContent("#live"), said[64]);
+  await page.click("#back");
+  await page.click("#back");
+  assert.equal(await page.textContent("#live"), said[62]);
+  await page.click("#fwd");
+  await page.click("#fwd");
+  await page.waitForTimeout(200);
+  assert.equal(asked(), 0, "none while it shows a step the steps file told");
   await page.click("#fwd");
   assert.equal(await page.textContent("#live"), LOADING);
   await page.waitForTimeout(200);
   assert.equal(asked(), 1, "the step it cannot tell asks for the full core");
   release();
   await page.waitForFunction(() => performance.getEntriesByName("hwscope-full-core").length > 0);
-  assert.equal(await page.textContent("#live"), said[5]);
+  assert.equal(await page.textContent("#live"), said[65]);
   assert.equal(await page.evaluate(() => window.__cls), 0);
   assertNoErrors(page);
   await context.close();

@@ -88,9 +88,11 @@ function run() {
   const boot = { stage: createStage(document.getElementById("stage"), () => {}), status: createStatus(document.getElementById("status"), document.getElementById("violations")) };
   let taken = false;
   let drawn = [];
-  function draw(first, later = []) {
+  function draw(first, later = [], file = null) {
     if (taken) return;
-    drawn = [first.record, ...later].map((r) => ({ step: r.step, time: r.time_ms, text: r.text }));
+    // The sentences the first core cannot say: of the steps drawn, and of every step in the
+    // steps file (the narration log's history before a link's step reads them).
+    drawn = [first.record, ...later, ...(file?.records ?? [])].map((r) => ({ step: r.step, time: r.time_ms, text: r.text }));
     renderAbout(document.getElementById("about"), { title: first.title, description: first.description, embed: opts.embed });
     boot.status.scenario({ seed: first.seed, preset: first.preset });
     boot.stage.step(first.record, first.initialEnd, true, first.room);
@@ -132,7 +134,7 @@ function run() {
         const last = file.records.length - 1;
         // Past a short run's end the live page shows its last step; past the file's, only the core knows.
         const later = view.steps.map((n) => (n <= last ? file.records[n] : file.end ? file.records[last] : null));
-        if (!later.includes(null)) draw(first, later);
+        if (!later.includes(null)) draw(first, later, file);
       })
       .catch(() => {})
       .finally(show);
