@@ -490,7 +490,12 @@ const FAULT_BEATS = {
       assert.equal(r[n].event.error, "DUPLICATE_BROKER_REGISTRATION");
       return [`ISR ${set(r[n].partition.isr)}`];
     },
-    shrink: (r, n) => [`HW jumps ${r[n].event.hw_before} → ${r[n].event.hw_after}`],
+    "fetches-unregistered": (r, n) => {
+      const e = r[n].event;
+      assert.equal(e.type, "fetch_request");
+      assert.equal(replica(r[n], e.from).state, "starting", "fetching before it is registered");
+      return [`broker ${e.from} fetches from leader ${e.to}`, `ISR ${set(r[n].partition.isr)}`];
+    },
     fenced: (r, n) => {
       // The old incarnation goes at a stale-broker check, or at the new one's registration
       // when that comes first after the session has expired (Kafka 4.0.2 does either).

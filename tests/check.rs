@@ -61,11 +61,11 @@ fn kip101_data_loss_is_found_before_the_fix_and_not_after() {
     let scenario = builtin::load("kip101-data-loss").unwrap();
     let config = config(28, 3, 0, true, "any", false);
     let expected = [
-        ("textbook", row("none", 0, 169_723, 227_173)),
+        ("textbook", row("none", 0, 210_643, 306_171)),
         ("kafka-0.10", row("acked-record-lost", 28, 125_408, 177_053)),
         ("kafka-0.11", row("none", 0, 139_795, 193_474)),
         ("kafka-2.8", row("none", 0, 154_389, 220_271)),
-        ("kafka-4.0", row("none", 0, 110_438, 146_171)),
+        ("kafka-4.0", row("none", 0, 132_941, 188_889)),
     ];
     for (name, want) in expected {
         let (got, c) = search(&scenario, name, &config);
@@ -87,28 +87,27 @@ fn kip101_data_loss_is_found_before_the_fix_and_not_after() {
     }
 }
 
-/// Why `textbook` no longer loses p1-1 (it did before issue 11): the story is
-/// unable to, not the search unable to find it. `textbook` truncates to the HW like
-/// kafka-0.10 but has today's broker liveness: a restarted follower's registration
-/// is refused while its old session lives (DUPLICATE_BROKER_REGISTRATION), so no
-/// metadata makes it a follower and it never truncates; once it can register, either
-/// its session expired first (fenced, out of the ISR: never elected) or the leader's
-/// did and it was elected from the ISR with its log whole. Here the timing most
-/// favourable to a loss, scripted: p1-1 acknowledged between follower 1's heartbeat
-/// and leader 0's, follower 1 crashed before the answer with HW 2, restarted, leader 0
-/// crashed: follower 1 leads with p1-1, nothing is lost.
+/// `textbook` (HW truncation, today's broker liveness) loses KIP-101's record again
+/// since issue 26: a restarted KRaft broker acts on the metadata image it loaded before
+/// its registration is accepted (`acts_on_image_before_registration`, Kafka's
+/// `BrokerServer.startup` order), so the restarted follower becomes a follower and
+/// truncates to its checkpointed HW while its old incarnation, still registered, keeps
+/// its ISR place; the leader then dies and it is elected without p1-1. (From issue 11
+/// to issue 26 the model kept a new incarnation without a role until it registered,
+/// and nothing was lost here.) The timing, scripted: p1-1 acknowledged between
+/// follower 1's heartbeat and leader 0's, follower 1 crashed before the answer with
+/// HW 2, restarted, leader 0 crashed.
 #[test]
-fn textbook_cannot_lose_kip101s_record_under_broker_heartbeats() {
+fn textbook_loses_kip101s_record_though_brokers_heartbeat() {
     let mut run = Run::new(file("kip101-textbook-window.json"));
-    let mut leader_with_record = false;
+    let mut lost = false;
     while run.step() {
         let r = run.record().to_json();
-        assert!(r.contains(r#""violations":[]"#), "{r}");
-        leader_with_record |= r.contains(r#""broker":1,"alive":true,"role":"leader""#) && r.contains(r#""id":"p1-1""#);
+        lost |= r.contains(r#""invariant":"acked-record-lost""#) && r.contains("p1-1 was acknowledged");
     }
+    assert!(lost, "p1-1 lost");
     let sim = run.sim();
-    assert_eq!((sim.brokers[1].log.leo(), sim.brokers[1].hw), (2, 2), "follower 1 kept p1-1 and leads with it");
-    assert!(leader_with_record);
+    assert_eq!(sim.brokers[1].log.leo(), 1, "follower 1 truncated p1-1 away and leads without it");
 }
 
 /// Divergence found by itself, re-scoped after issue 11 (heartbeats, registrations
@@ -133,11 +132,11 @@ fn divergence_is_found_in_0_10_and_0_11_and_not_after_kip_279() {
         (&kip101, "kafka-0.10", row("replicas-diverged", 86, 3_443, 3_883)),
         (&kip101, "kafka-0.11", row("none", 0, 5_308, 5_841)),
         (&kip101, "kafka-2.0", row("none", 0, 5_308, 5_841)),
-        (&kip101, "kafka-4.0", row("none", 0, 13_883, 17_926)),
+        (&kip101, "kafka-4.0", row("none", 0, 16_897, 24_376)),
         (&kip279, "kafka-0.10", row("none", 0, 14_807, 16_026)),
         (&kip279, "kafka-0.11", row("replicas-diverged", 65, 7_252, 8_278)),
         (&kip279, "kafka-2.0", row("none", 0, 14_859, 16_078)),
-        (&kip279, "kafka-4.0", row("none", 0, 24_463, 30_104)),
+        (&kip279, "kafka-4.0", row("none", 0, 30_489, 42_085)),
     ];
     for (scenario, name, want) in expected {
         let (got, c) = search(scenario, name, &config);
@@ -212,7 +211,7 @@ fn acks_one_loss_is_found_and_allowed_under_every_preset() {
     let (search, progress) = check::check(Config { target: Target::default(), ..config }, &s);
     assert_eq!(search.outcome(), Some(&Outcome::Exhausted));
     assert!(search.allowed_seen.as_ref().is_some_and(|(_, f)| f.allowed));
-    assert_eq!((progress.distinct, progress.explored), (8947, 11410));
+    assert_eq!((progress.distinct, progress.explored), (9971, 13707));
 }
 
 /// Followers the scenario treats alike are one follower to the search: fewer states,

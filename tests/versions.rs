@@ -747,3 +747,39 @@ fn a_zookeeper_broker_back_after_its_session_expired_is_out_of_the_isr_and_not_u
     let t = under(&builtin("kip101-divergence"), "kafka-0.10");
     assert!((0..t.len()).any(|i| t.at(i)["text"].as_str().unwrap_or("").contains("broker 1 came back (its /brokers/ids node)")));
 }
+
+// ---------------------------------------------------------------------------
+// A restarted KRaft broker acts on its metadata image before it is registered
+// (`acts_on_image_before_registration`, every KRaft preset: `BrokerServer.startup`
+// installs the metadata publishers before it waits for the controller, 3.5.0–4.1.0).
+// ---------------------------------------------------------------------------
+
+/// bounce-inside-session: follower 2 is killed at 1 s and started again at 1.5 s, inside
+/// its old session, so the controller refuses its registration until about 10 s. Kafka's
+/// new process fetches the metadata log as an observer, publishes its image (leader 0,
+/// epoch 0, ISR {0, 1, 2}) at the first answer, becomes a follower and fetches from
+/// leader 0 with broker epoch -1 while still STARTING; its fetches move the HW, so the
+/// acks=all write p1-2 (sent at 1 s, waiting for broker 2 in the ISR) is acknowledged
+/// about 0.5 s after the restart, broker 2 still in the ISR — not when the leader's lag
+/// check drops broker 2 (replica.lag.time.max.ms 4 s), as before.
+#[test]
+fn a_restarted_kraft_broker_follows_its_image_before_it_is_registered() {
+    let s = builtin("bounce-inside-session");
+    for preset in ["kafka-3.7", "kafka-3.8", "kafka-4.0", "kafka-4.1"] {
+        let t = under(&s, preset);
+        let restart = t.find(0, &json!({"type": "restart", "broker": 2}));
+        let fetch = t.find(restart, &json!({"type": "fetch_request", "from": 2, "to": 0}));
+        assert_eq!(replica(t.at(fetch), 2)["state"], "starting", "{preset}: fetching before it is registered: {}", line(t.at(fetch)));
+        let refused = t.find(restart, &json!({"type": "broker_registration_response", "to": 2}));
+        assert!(refused < fetch, "{preset}: the controller refused it first");
+        let ack = (restart..t.len())
+            .find(|&i| {
+                event_matches(t.at(i), &json!({"type": "produce_response", "to": "p1"}))
+                    && t.at(i)["event"]["records"].as_array().is_some_and(|r| r.contains(&json!("p1-2")))
+            })
+            .unwrap_or_else(|| panic!("{preset}: p1-2 acknowledged"));
+        assert!(time(t.at(ack)) < 2500, "{preset}: p1-2 acknowledged at {}", line(t.at(ack)));
+        assert_eq!(isr(t.at(ack)), vec![0, 1, 2], "{preset}: broker 2 still in the ISR");
+        assert_eq!(replica(t.at(ack), 2)["state"], "starting", "{preset}");
+    }
+}

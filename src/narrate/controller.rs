@@ -219,6 +219,13 @@ impl Narrator<'_> {
 
     /// An empty answer reaches the broker: its long poll goes on.
     pub(super) fn metadata_fetch_empty(&self, broker: u32) -> String {
+        // A new incarnation's first answer: it publishes the image it loaded.
+        if self.events.iter().any(|e| matches!(e, Event::BecameFollower { .. } | Event::LeadsBeforeRegistration { .. })) {
+            return format!(
+                "Broker {broker}'s first metadata Fetch since its restart is answered with nothing new: the log it kept is the controller's, so it publishes the image it loaded.{}",
+                super::lifecycle::before_registration(self)
+            );
+        }
         let sent = self.events.iter().find_map(|e| match *e {
             Event::MetadataFetchSent { msg, .. } => Some(msg),
             _ => None,

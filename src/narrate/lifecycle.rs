@@ -337,8 +337,14 @@ impl Narrator<'_> {
                         "Broker {broker} gets metadata at partition epoch {partition_epoch}, older than the {held} an AlterPartition answer gave it; it keeps its state."
                     )
                 }
-                Event::MetadataWhileStarting { broker } => {
-                    return format!("Broker {broker} gets metadata before it is registered; it will catch up when it registers.")
+                Event::LeadsBeforeRegistration { broker, .. } => {
+                    return format!(
+                        "Broker {broker} learns from the controller: leader {}, epoch {}, ISR {}.{}",
+                        meta.leader.map_or("none".into(), |l| l.to_string()),
+                        meta.leader_epoch,
+                        set_str(crate::sim::isr_list::sorted(&meta.isr)),
+                        before_registration(self)
+                    )
                 }
                 Event::LeaderIsrUpdated { broker, .. }
                 | Event::BecameLeader { broker, .. }
@@ -390,12 +396,16 @@ impl Narrator<'_> {
                 }
                 Event::NothingChanges { .. } => return " Nothing changes for it.".into(),
                 Event::BecameFollower { leader: None, .. } => return " There is no leader to follow.".into(),
-                Event::BecameFollower { leader: Some(l), stepped_down, .. } => {
+                Event::BecameFollower { leader: Some(l), stepped_down, broker, .. } => {
                     let mut text = String::new();
                     if stepped_down {
                         text.push_str(" It steps down; waiting requests get NOT_LEADER_OR_FOLLOWER.");
                     }
                     text.push_str(&format!(" It follows leader {l}."));
+                    if self.sim.broker(broker).lifecycle == crate::sim::Lifecycle::Starting && self.sim.acts_on_image_before_registration()
+                    {
+                        text.push_str(" It is not registered yet: a restarted KRaft broker acts on the metadata it has (BrokerMetadataPublisher's first publish) and fetches with broker epoch -1 until the controller accepts it.");
+                    }
                     match self.hw_truncation() {
                         Some(t) => text.push_str(&t),
                         None => text.push_str(self.truncation_on_become_follower()),
@@ -407,6 +417,19 @@ impl Narrator<'_> {
         }
         String::new()
     }
+}
+
+/// What a new KRaft incarnation that leads in its own view does before it is registered.
+pub(super) fn before_registration(n: &super::Narrator) -> String {
+    n.events
+        .iter()
+        .find_map(|e| match *e {
+            Event::LeadsBeforeRegistration { epoch, .. } => Some(format!(
+                " Its image names it the leader in epoch {epoch}, so it becomes leader in its own view (Partition.makeLeader), before its registration is accepted; it serves nothing until it is unfenced, because its listeners open only at the end of its start-up."
+            )),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// When what TCP held goes out after a heal (`network::retransmission_at`): data at

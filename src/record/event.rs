@@ -390,13 +390,13 @@ fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool
         Event::BecameLeader { .. } => r.outcome = Some("become-leader"),
         Event::NothingChanges { .. } => r.outcome = Some("no-change"),
         Event::BecameFollower { .. } => r.outcome = Some("become-follower"),
+        Event::LeadsBeforeRegistration { .. } => r.outcome = Some("leads-unregistered"),
         Event::FetchFailed { .. } => r.outcome = Some("error"),
         Event::AlterPartitionIgnored { .. }
         | Event::AlterPartitionAnswerStale { .. }
         | Event::LeaderStateNewer { .. }
         | Event::RegistrationResponseIgnored { .. }
         | Event::HeartbeatResponseIgnored { .. }
-        | Event::MetadataWhileStarting { .. }
         | Event::MetadataResponseIgnored { .. }
         | Event::ResetIgnored { .. }
         | Event::FetchResponseIgnored { .. }

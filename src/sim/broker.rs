@@ -116,10 +116,45 @@ impl Sim {
         self.broker_mut(id).role = Role::Follower;
     }
 
+    /// A restarted KRaft broker acts on the metadata it loaded before the controller has
+    /// accepted its registration, let alone unfenced it. `BrokerServer.startup` (read at
+    /// 3.5.0, 3.6.0, 3.7.0, 3.8.0, 3.9 and in 4.0.2's and 4.1.0's sources) starts
+    /// `BrokerLifecycleManager` (the registration) and then installs the metadata
+    /// publishers before it waits for "the controller to acknowledge that we are caught
+    /// up"; the raft client fetches the metadata log as an observer, which needs no
+    /// registration, and once the loader has read it to the high watermark
+    /// `BrokerMetadataPublisher` publishes the whole image (`initializeManagers` starts the
+    /// ReplicaManager, then `ReplicaManager.applyDelta`). So the new process becomes
+    /// leader (`Partition.makeLeader`) or follower (`makeFollower`, fetchers started
+    /// towards the leader the image names, with broker epoch -1 until registered, which
+    /// `Partition.isReplicaIsrEligible` lets through) at the leader epoch the controller
+    /// holds, even while the controller still refuses it (DUPLICATE_BROKER_REGISTRATION
+    /// inside the old session). Measured on 4.0.2 (the oracle's kept bounce run): *Publishing
+    /// initial metadata* 277 ms after the first refusal, then *Leader … starts at leader
+    /// epoch 0*. As a follower it fetches, truncates and catches up before it registers, and
+    /// its fetches count for the HW while its old incarnation is still in the ISR. As a
+    /// leader it serves nothing: the data-plane acceptors open only once it is unfenced
+    /// (`enableRequestProcessing`, last in start-up), so followers and clients cannot reach
+    /// it; the model keeps it out of the leader's role until then (its ISR check, whose
+    /// AlterPartition carries broker epoch -1 and is refused STALE_BROKER_EPOCH by
+    /// `ClusterControlManager.checkBrokerEpoch`, is not modelled). The ZooKeeper era has no
+    /// such image: a broker learns its role from the controller's LeaderAndIsr.
+    pub(crate) fn acts_on_image_before_registration(&self) -> bool {
+        !self.zookeeper()
+    }
+
+    /// Whether a new incarnation has yet to publish the image it loaded: it has applied no
+    /// metadata since its restart.
+    pub(crate) fn publishes_loaded_image(&self, id: u32) -> bool {
+        let b = self.broker(id);
+        self.acts_on_image_before_registration() && b.lifecycle == Lifecycle::Starting && b.image_partition_epoch.is_none()
+    }
+
     /// `restart`: a new incarnation of the broker starts with its flushed log and its
     /// last checkpointed HW, and asks the controller to register it
-    /// (`BrokerLifecycleManager`). It has no role until it is registered and has
-    /// caught up with the metadata.
+    /// (`BrokerLifecycleManager`). Under KRaft it fetches the metadata log at once and
+    /// takes the role its image gives before it is registered
+    /// (`acts_on_image_before_registration`).
     pub(crate) fn restart(&mut self, id: u32) {
         if self.broker(id).alive {
             return self.emit(Event::AlreadyRunning { broker: id });
@@ -261,6 +296,14 @@ impl Sim {
     pub(crate) fn apply_metadata(&mut self, id: u32, meta: &Metadata) {
         self.broker_mut(id).metadata_offset = self.broker(id).metadata_offset.max(meta.offset);
         let b = self.broker(id);
+        if meta.leader == Some(id) && b.lifecycle == Lifecycle::Starting && self.acts_on_image_before_registration() {
+            // Leader in its own view, its data plane still closed (`acts_on_image_before_registration`).
+            let b = self.broker_mut(id);
+            b.image_partition_epoch = Some(meta.partition_epoch);
+            b.leader_epoch = meta.leader_epoch;
+            b.leader = Some(id);
+            return self.emit(Event::LeadsBeforeRegistration { broker: id, epoch: meta.leader_epoch });
+        }
         let same_epoch = b.leader_epoch == meta.leader_epoch;
         let fenced: VecSet<u32> = meta.fenced.iter().copied().collect();
         if meta.leader == Some(id) {

@@ -208,8 +208,9 @@ pub enum Event {
     /// A Fetch unanswered for controller.quorum.request.timeout.ms is given up (sent at `sent`).
     MetadataFetchTimedOut { broker: u32, sent: u64 },
     HeartbeatAnswered { broker: u32, fenced: bool, running: bool, caught_up: Option<u64> },
-    /// Metadata reaches a broker that is not registered yet: it waits for its registration.
-    MetadataWhileStarting { broker: u32 },
+    /// A new KRaft incarnation's image names it the leader before it is registered: it
+    /// leads in its own view and serves nothing (`acts_on_image_before_registration`).
+    LeadsBeforeRegistration { broker: u32, epoch: i32 },
     /// The controller's ISR after a fenced follower left it (the partition epoch moves).
     ControllerIsrShrunk { before: BrokerSet, after: BrokerSet },
     LeaderElected { leader: u32, epoch: i32, isr: BrokerSet, clean: bool, cause: ElectionCause, from: ElectedFrom },

@@ -20,7 +20,7 @@
 use super::event::Event;
 use super::msg::{Body, Metadata, Msg, Node};
 use super::scheduler::Timer;
-use super::state::{Lifecycle, MetadataFetch};
+use super::state::MetadataFetch;
 use super::Sim;
 
 /// `KafkaRaftClient.MAX_FETCH_WAIT_MS` (4.0): how long the controller holds a Fetch
@@ -113,7 +113,8 @@ impl Sim {
         let meta = self.metadata();
         for id in 0..self.scenario.replicas {
             let b = self.broker(id);
-            if Some(id) == skip || !b.alive || b.broker_epoch.is_none() {
+            // An observer is answered registered or not (`acts_on_image_before_registration`).
+            if Some(id) == skip || !b.alive || (b.broker_epoch.is_none() && !self.acts_on_image_before_registration()) {
                 continue;
             }
             let state = b.metadata_fetch;
@@ -152,18 +153,23 @@ impl Sim {
         }
         match meta {
             Some(meta) => self.learn_metadata(id, meta),
+            // A new incarnation's first answer, empty: its own log was the controller's, and
+            // knowing the high watermark it publishes the image it loaded.
+            None if self.publishes_loaded_image(id) => {
+                let image = self.metadata();
+                self.apply_metadata(id, &image);
+            }
             None => self.emit(Event::MetadataFetchEmpty { broker: id }),
         }
     }
 
     /// Metadata that reached a broker (a KRaft fetch answer; LeaderAndIsr before). A
-    /// broker still registering, or one that has applied newer metadata, ignores it.
+    /// broker that has applied newer metadata ignores it.
     pub(crate) fn learn_metadata(&mut self, id: u32, meta: &Metadata) {
         let b = self.broker(id);
-        // A ZooKeeper-era broker takes LeaderAndIsr as soon as it runs (no KRaft registration).
-        if b.lifecycle == Lifecycle::Starting && !self.zookeeper() {
-            return self.emit(Event::MetadataWhileStarting { broker: id });
-        }
+        // Registered or not: a new KRaft incarnation applies what it fetches
+        // (`acts_on_image_before_registration`), a ZooKeeper-era broker takes LeaderAndIsr
+        // as soon as it runs.
         if meta.offset <= b.metadata_offset {
             return self.emit(Event::MetadataStale { broker: id, epoch: meta.leader_epoch, own_epoch: b.leader_epoch });
         }
@@ -209,17 +215,16 @@ impl Sim {
         }
     }
 
-    /// A new incarnation starts its fetch loop (KRaft): long-polling if it can reach the
-    /// controller, otherwise with a Fetch that waits.
+    /// A new incarnation starts its fetch loop (KRaft) with a Fetch from the end of the
+    /// metadata log it kept on disk: answered at once if the controller's log is longer,
+    /// else parked up to `MAX_FETCH_WAIT_MS`; either answer tells it the high watermark,
+    /// and its loader publishes (`acts_on_image_before_registration`). Then the idle long
+    /// poll, or across a cut a Fetch that waits.
     pub(crate) fn start_metadata_fetch(&mut self, id: u32) {
         if !self.fetches_metadata() {
             return;
         }
-        if self.controller_link_cut(id) {
-            self.send_metadata_fetch(id);
-        } else {
-            self.broker_mut(id).metadata_fetch = MetadataFetch::Polling { since: self.now };
-        }
+        self.send_metadata_fetch(id);
     }
 
     /// How long a heartbeat (or registration) waits for its answer before the broker gives

@@ -341,9 +341,11 @@ impl Sim {
     /// controller for good never catches up, so it keeps no run going.
     fn can_learn_metadata(&self, broker: u32) -> bool {
         let me = Node::Broker(broker);
-        // A new incarnation learns only once registered: its registration must get through.
-        let registers =
-            self.broker(broker).lifecycle != Lifecycle::Starting || !self.net.is_cut_on(me, Node::Controller, Some(Channel::Heartbeat));
+        // A new KRaft incarnation learns registered or not (`acts_on_image_before_registration`);
+        // otherwise its registration must get through.
+        let registers = self.acts_on_image_before_registration()
+            || self.broker(broker).lifecycle != Lifecycle::Starting
+            || !self.net.is_cut_on(me, Node::Controller, Some(Channel::Heartbeat));
         let hears = !self.net.is_cut_on(Node::Controller, me, Some(Channel::Metadata))
             || self.in_flight.values().any(|(m, _)| m.from == Node::Controller && m.to == me);
         registers && hears

@@ -194,12 +194,13 @@ export const bounce = [
     },
   },
   {
-    id: "shrink",
+    id: "fetches-unregistered",
     level: "middle",
-    title: "The leader drops it from the ISR first",
-    at: both(ev("isr_change"), (r) => r.event.hw_after > r.event.hw_before),
+    title: "It fetches before it is registered",
+    at: (r) => r.event?.type === "fetch_request" && r.replicas.some((x) => x.broker === r.event.from && x.incarnation > 0 && x.state === "starting"),
     say: {
-      middle: (c) => `The leader stopped hearing Fetches from the bounced broker and, after replica.lag.time.max.ms (${c.cfg("replica.lag.time.max.ms")} ms), shrank the ISR ${set(c.e.isr_before)} → ${set(c.e.isr)}. Once committed the HW jumps ${c.e.hw_before} → ${c.e.hw_after}: the writes that waited for it are acknowledged (min.insync.replicas = ${c.cfg("min.insync.replicas")} is still met).`,
+      middle: (c) => `At ${c.t} ms broker ${c.e.from} fetches from leader ${c.e.to}, though the controller has not registered it: a restarted KRaft broker publishes the metadata image it loaded once its first metadata Fetch is answered (leader ${c.L}, epoch ${c.rec.partition.leader_epoch}), becomes a follower and fetches with broker epoch -1 until it is registered. The leader counts these fetches: broker ${c.e.from} is still in the ISR ${set(c.rec.partition.isr)}, so once it has caught up the writes that waited for it are acknowledged (leader HW ${c.lead.hw}, LEO ${c.lead.leo}).`,
+      senior: () => "BrokerServer.startup installs the metadata publishers before it waits for the controller to acknowledge it, and the raft client fetches the metadata log as an observer, registered or not; ReplicaManager.applyDelta then makes it a follower. Were its image to name it the leader, it would lead in its own view but serve nothing: its listeners open only once it is unfenced.",
     },
   },
   {
@@ -231,7 +232,7 @@ export const bounce = [
         const b = c.e.isr.find((x) => !c.prev.partition.isr.includes(x));
         return `The new incarnation registered once the old session was gone (registered fenced, unfenced at its next heartbeat), caught up to LEO ${c.rep(b).leo}: ISR ${set(c.prev.partition.isr)} → ${set(c.e.isr)} at ${c.t} ms, ${since(c, (e) => e.type === "restart")} ms after the restart.`;
       },
-      senior: () => "KRaft in order: registerBroker (refused while the old session lasts; the broker tries again one heartbeat interval after each refusal) → once the session has expired, the old incarnation removed: fenced by a stale-broker check (handleBrokerFenced), or by the registration itself if it comes first (BrokerUncleanShutdownHandler) → registered fenced → unfenced at a heartbeat once it has caught up with the metadata (handleBrokerUnfenced) → fetching → in the ISR again by the leader's AlterPartition. Under the ZooKeeper-era presets a restart opens a new ZooKeeper session and keeps its ISR place (the controller's watch runs onBrokerStartup).",
+      senior: () => "KRaft in order: registerBroker (refused while the old session lasts; the broker tries again one heartbeat interval after each refusal) → once the session has expired, the old incarnation removed: fenced by a stale-broker check (handleBrokerFenced), or by the registration itself if it comes first (BrokerUncleanShutdownHandler) → registered fenced → unfenced at a heartbeat once it has caught up with the metadata (handleBrokerUnfenced) → in the ISR again by the leader's AlterPartition at its next fetch (it has been fetching since its first metadata answer). Under the ZooKeeper-era presets a restart opens a new ZooKeeper session and keeps its ISR place (the controller's watch runs onBrokerStartup).",
     },
   },
   {

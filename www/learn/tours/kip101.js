@@ -176,6 +176,8 @@ export const kip101Latest = [
     level: "junior",
     title: "Fixed for every timing? Predict, then search",
     at: any,
+    // The explorer's bounds, not the run's.
+    claims: () => [3, 28],
     say: {
       junior: (c) => `This run shows one timing. Is ${c.sc.preset} safe for every timing of the same faults? The explorer (Explore, at the top) answers by search: starting from this scenario without its scripted crashes (two replicas, one acks=all write), it tries every order of the events due at one instant and every moment for up to 3 crashes, restarts or cuts, within 28 steps, and looks for an acknowledged record lost or replicas diverged.`,
     },
