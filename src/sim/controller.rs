@@ -13,7 +13,7 @@ use super::scheduler::Timer;
 use super::shared::Shared;
 use super::state::{Controller, Registration, ZkSession};
 use super::vecmap::BrokerSet;
-use super::{election, elr, zookeeper, Sim};
+use super::{election, elr, Sim};
 use crate::scenario::{Behavior, BrokerLiveness, Config, Settings};
 
 /// After a check that fenced a broker, the next runs this much later
@@ -443,22 +443,23 @@ fn fence_check_period(out: &Out) -> u64 {
 /// Schedules the periodic stale-broker check that will find the earliest session to
 /// expire: the first check strictly after that deadline. (Checks that would find
 /// nothing are not steps; the grid they run on is kept.) In the ZooKeeper era,
-/// ZooKeeper's next session expiry.
+/// ZooKeeper's next session expiry, at the earliest deadline (the controller's state
+/// holds ZooKeeper's sessions).
 pub(crate) fn reschedule_fence_check(c: &mut Shared<Controller>, out: &mut Out) {
-    if out.behavior.broker_liveness == BrokerLiveness::ZookeeperSession {
-        return zookeeper::reschedule_zookeeper_expiry(c, out);
-    }
-    let period = fence_check_period(out);
-    let now = out.now;
-    let due = c.registrations.iter().filter(|r| !r.fenced).filter_map(|r| r.session_deadline).min();
-    let at = due.map(|d| {
-        let after = d.max(now.saturating_sub(1)).max(c.check_anchor.saturating_sub(1));
-        if after < c.check_anchor {
-            c.check_anchor
-        } else {
-            c.check_anchor + ((after - c.check_anchor) / period + 1) * period
-        }
-    });
+    let (period, now) = (fence_check_period(out), out.now);
+    let at = if out.behavior.broker_liveness == BrokerLiveness::ZookeeperSession {
+        c.zookeeper.iter().filter_map(|s| s.deadline).min().map(|d| d.max(now))
+    } else {
+        let due = c.registrations.iter().filter(|r| !r.fenced).filter_map(|r| r.session_deadline).min();
+        due.map(|d| {
+            let after = d.max(now.saturating_sub(1)).max(c.check_anchor.saturating_sub(1));
+            if after < c.check_anchor {
+                c.check_anchor
+            } else {
+                c.check_anchor + ((after - c.check_anchor) / period + 1) * period
+            }
+        })
+    };
     if c.check.map(|(_, t)| t) == at {
         return;
     }

@@ -14,12 +14,9 @@
 //! lives on what reaches ZooKeeper); the controller's own ZooKeeper session is not
 //! modelled (it never loses the controllership).
 
+use super::controller::reschedule_fence_check;
 use super::event::{ElectionCause, Event};
 use super::msg::{Body, Msg, Node};
-use super::outbox::Out;
-use super::scheduler::Timer;
-use super::shared::Shared;
-use super::state::Controller;
 use super::Sim;
 
 pub use super::state::ZkSession;
@@ -46,7 +43,7 @@ impl Sim {
         if s.incarnation == incarnation && s.deadline.is_some() {
             let deadline = self.now + self.liveness().1;
             self.emit(Event::ZkSessionRenewed { broker: id, deadline });
-            return self.controller_rule(reschedule_zookeeper_expiry);
+            return self.controller_rule(reschedule_fence_check);
         }
         let sent = self.send(Node::ZooKeeper, msg.from, Body::ZkSessionExpired);
         self.emit(Event::ZkPingOfExpiredSession { broker: id, msg: sent });
@@ -66,7 +63,7 @@ impl Sim {
         let answer = self.send(Node::ZooKeeper, msg.from, Body::ZkRegistered);
         let watch = self.send(Node::ZooKeeper, Node::Controller, Body::ZkWatch { broker: id, incarnation: Some(incarnation) });
         self.emit(Event::ZkWatchFired { broker: id, gone: false, answer: Some(answer), msg: watch });
-        self.controller_rule(reschedule_zookeeper_expiry);
+        self.controller_rule(reschedule_fence_check);
     }
 
     /// ZooKeeper's session timer: the session whose deadline came expires, its
@@ -82,7 +79,7 @@ impl Sim {
             let watch = self.send(Node::ZooKeeper, Node::Controller, Body::ZkWatch { broker: id, incarnation: None });
             self.emit(Event::ZkWatchFired { broker: id, gone: true, answer: None, msg: watch });
         }
-        self.controller_rule(reschedule_zookeeper_expiry);
+        self.controller_rule(reschedule_fence_check);
     }
 
     /// A broker's ZooKeeper client hears that its session expired: it opens a new
@@ -149,21 +146,5 @@ impl Sim {
             self.controller_rule(|c, out| super::election::elect(c, cause, None, out));
         }
         self.send_metadata_except(None);
-    }
-}
-
-/// ZooKeeper's next session expiry: at the earliest deadline (a node function over the
-/// controller's state, which holds ZooKeeper's sessions).
-pub(crate) fn reschedule_zookeeper_expiry(c: &mut Shared<Controller>, out: &mut Out) {
-    let at = c.zookeeper.iter().filter_map(|s| s.deadline).min().map(|d| d.max(out.now));
-    if c.check.map(|(_, t)| t) == at {
-        return;
-    }
-    if let Some((key, _)) = c.check.take() {
-        out.cancel(key);
-    }
-    if let Some(at) = at {
-        let key = out.set_timer(at, Timer::FenceCheck);
-        c.check = Some((key, at));
     }
 }
