@@ -69,7 +69,7 @@ async function createHub(api) {
   const tours = h("details", { class: "tours", open: "" }, toursSummary, tourList);
   const viewBar = h("div", { class: "view-bar", role: "group", "aria-label": "Views" });
   const viewsBox = h("div", { class: "views" });
-  const panel = h("section", { class: "learn panel", id: "learn", "aria-labelledby": "learn-h" },
+  const panel = h("section", { class: "learn panel", id: "learn", "aria-labelledby": "learn-h", tabindex: -1 },
     h("div", { class: "learn-head" }, h("h2", { id: "learn-h" }, "Learn"),
       h("button", { type: "button", class: "link", "aria-label": "Close Learn", onclick: () => (panel.hidden = true) }, "✕")),
     tours,
