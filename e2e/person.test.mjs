@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { assertNoErrors, launch, ROOT, scrubTo, stepOf } from "./helpers.mjs";
+import { assertNoErrors, cliTrace, launch, ROOT, scrubTo, stepOf } from "./helpers.mjs";
 
 const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
 wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
@@ -73,8 +73,9 @@ describe("fix 9: small layout defects", () => {
     const page = await open("/?scenario=slow-follower-isr#at=30", { width: 360, height: 800 });
     const labels = await page.$$eval("#stage g.log", (gs) => gs.map((g) => {
       const strip = g.querySelector("rect.strip")?.getBoundingClientRect();
+      const words = document.querySelector(`#stage g.log-words[data-broker="${g.dataset.broker}"]`);
       const t = (cls) => {
-        const n = g.querySelector(`text.${cls}`);
+        const n = words.querySelector(`text.${cls}`);
         const r = n?.getBoundingClientRect();
         return { text: n?.textContent ?? "", x0: r?.left ?? 0 };
       };
@@ -227,7 +228,7 @@ describe("fix 3: min.insync.replicas on the stage", () => {
     assert.equal(leader.min, "3");
     assert.match(leader.tag, /ISR < 3/);
     assert.match(leader.label, /under min\.insync\.replicas 3, HW held/);
-    const hw = await page.$eval(`#stage g.log[data-broker="${leader.broker}"]`, (g) => ({ line: g.querySelector("line.hwl").getAttribute("class"), label: g.querySelector("text.hwt").textContent }));
+    const hw = await page.$eval(`#stage g.log[data-broker="${leader.broker}"]`, (g) => ({ line: g.querySelector("line.hwl").getAttribute("class"), label: document.querySelector(`#stage g.log-words[data-broker="${g.dataset.broker}"] text.hwt`).textContent }));
     assert.match(hw.line, /held/);
     assert.match(hw.label, /held/);
     assert.match(await page.textContent("#status"), /< min\.insync 3 \(HW held\)/);
@@ -481,6 +482,52 @@ describe("second pass: on a phone the tour's sheet leaves the stage in view", ()
     }));
     assert.ok(r.labels <= r.sheet.top, `the logs' HW/LEO labels end at ${r.labels} px, the sheet starts at ${r.sheet.top} px`);
     assert.ok(r.status.top >= -1, `the status line (step, time) is in view (${r.status.top} px)`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
+
+// steady-load, as it plays: c-f1's first fetch runs from its pill to the leader's log, under
+// the leader's "HW 0", and its dot was drawn over those words (and any dot over another
+// message's label). The stage draws every word beside a log, and every message's label,
+// after (over) every message: whatever passes under a word leaves it readable. Checked on the
+// stage module itself, at 24 moments along each message's flight, with the CLI's records.
+describe("third pass: no message is drawn over a word", () => {
+  test("steady-load's first steps: a dot passing the leader's HW 0 goes under it, and under other messages' labels", async () => {
+    const page = await open("/?scenario=steady-load");
+    const recs = cliTrace(["--builtin", "steady-load", "--until-ms", "2"]);
+    const found = await page.evaluate(async (recs) => {
+      const { createStage } = await import("/www/render/stage.js");
+      const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+      svg.setAttribute("class", "stage");
+      svg.style.width = "870px";
+      document.body.append(svg);
+      const stage = createStage(svg, () => {});
+      const box = (e) => e.getBoundingClientRect();
+      const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+      const crossings = [];
+      recs.forEach((rec, i) => {
+        stage.step(rec, 0, i === 0);
+        for (const m of rec.in_flight) {
+          for (let k = 0; k <= 24; k++) {
+            stage.frame(m.sent_ms + ((m.arrive_ms - m.sent_ms) * k) / 24);
+            const words = [...svg.querySelectorAll("text")].filter((t) => t.textContent.trim() && !t.closest(".msg") && (t.matches(".hwt, .leot, .lagt, .msgl") || t.closest(".fmark, .cmark")));
+            for (const dot of svg.querySelectorAll(".msg circle")) {
+              for (const w of words) {
+                if (w.dataset.msg === dot.parentNode.dataset.msg || !meet(box(dot), box(w))) continue;
+                const over = !!(dot.compareDocumentPosition(w) & Node.DOCUMENT_POSITION_FOLLOWING);
+                crossings.push({ step: rec.step, words: w.textContent, msg: dot.parentNode.dataset.msg, over });
+              }
+            }
+          }
+        }
+      });
+      svg.remove();
+      return crossings;
+    }, recs);
+    assert.ok(found.some((c) => c.words === "HW 0"), `a dot passes the leader's HW 0 in these steps: ${JSON.stringify(found.slice(0, 5))}`);
+    const under = found.filter((c) => !c.over);
+    assert.deepEqual(under.slice(0, 5), [], `${under.length} times a dot is drawn over a word`);
     assertNoErrors(page);
     await page.close();
   });
