@@ -532,3 +532,30 @@ describe("third pass: no message is drawn over a word", () => {
     await page.close();
   });
 });
+
+// 1280 × 800: Learn scrolls the page down to its panel; a tour picked there put its card at
+// the top of the side column, above the view, and kept the page where it was. At the KIP-101
+// tour's beat 2 the learner saw two bare radio buttons, Check and Next: the prediction itself
+// was 100 px above the window. The card's top and the status line now come into view.
+describe("third pass: a tour started from the Learn panel is in view", () => {
+  test("1280 × 800: Learn › KIP-101 tour › Next: beat 2's prediction and the stage's status are on screen", async () => {
+    const page = await open("/");
+    await page.click("#learn-open");
+    await page.click('.tour-pick:has-text("KIP-101")');
+    await page.waitForSelector(".tour[data-beat='1']");
+    await page.click(".tour-nav .primary");
+    await page.waitForSelector(".tour[data-beat='2'] form.quiz");
+    await page.waitForTimeout(300);
+    const r = await page.evaluate(() => ({
+      quiz: document.querySelector(".tour form.quiz").getBoundingClientRect().toJSON(),
+      title: document.querySelector(".tour h3, .tour h4, .tour h2")?.getBoundingClientRect().toJSON(),
+      status: document.getElementById("status").getBoundingClientRect().toJSON(),
+      vh: innerHeight,
+    }));
+    assert.ok(r.quiz.top >= 0 && r.quiz.bottom <= r.vh, `the prediction is on screen (${Math.round(r.quiz.top)}–${Math.round(r.quiz.bottom)} px of ${r.vh})`);
+    assert.ok(r.title.top >= 0, `the beat's title is on screen (${Math.round(r.title.top)} px)`);
+    assert.ok(r.status.top >= 0 && r.status.bottom <= r.vh, `the status line is on screen (${Math.round(r.status.top)} px)`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});

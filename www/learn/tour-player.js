@@ -214,8 +214,17 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
   function keepStageAbove() {
     const slot = card.closest(".tour-slot");
     const stage = document.querySelector(".stage-box");
-    if (!slot || !stage || getComputedStyle(slot).position !== "sticky") return;
+    if (!slot || !stage) return;
     const top = (document.getElementById("status") ?? stage).getBoundingClientRect().top;
+    if (getComputedStyle(slot).position !== "sticky") {
+      // A wide screen: the card heads the side column. A tour started from the Learn
+      // panel further down, or a beat reached with the page scrolled, left its title
+      // and question above the view (only the answers and Next showed): the card's top
+      // and the status line come back into view.
+      const cardTop = card.getBoundingClientRect().top;
+      if (cardTop < 0) scrollBy({ top: Math.floor(Math.min(cardTop, top) - 8), behavior: "instant" });
+      return;
+    }
     const hidden = stage.getBoundingClientRect().bottom - card.getBoundingClientRect().top;
     if (hidden > 1) scrollBy({ top: Math.floor(Math.min(hidden, Math.max(0, top))), behavior: "instant" });
   }
