@@ -559,3 +559,40 @@ describe("third pass: a tour started from the Learn panel is in view", () => {
     await page.close();
   });
 });
+
+// By keyboard only: Enter on Learn scrolled the page to its panel but left the focus on the
+// Learn button, now 330 px above the window, so the next Tab went on through the header
+// (Explore, Share, …) and then the stage, never into the tours. Picking a tour redrew the list
+// under the focus (to the page's body); closing Learn hid the button pressed.
+describe("third pass: Learn by keyboard", () => {
+  test("Enter on Learn takes the keyboard to the panel; a tour picked goes on at its first beat; ✕ comes back to Learn", async () => {
+    const page = await open("/");
+    const focus = () => page.evaluate(() => {
+      const e = document.activeElement;
+      const r = e.getBoundingClientRect();
+      return { inLearn: !!e.closest("#learn"), inTour: !!e.closest(".tour"), id: e.id, cls: e.getAttribute("class") ?? "", text: e.textContent.trim().slice(0, 60), top: r.top, bottom: r.bottom, vh: innerHeight };
+    });
+    await page.focus("#learn-open");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#learn .tour-pick");
+    await page.waitForFunction(() => document.activeElement?.closest("#learn"), null, { timeout: 3000 }).catch(() => {});
+    let f = await focus();
+    assert.ok(f.inLearn && f.top >= 0 && f.bottom <= f.vh, `the focus is in the Learn panel, on screen: ${JSON.stringify(f)}`);
+    // Tab on to the tours.
+    for (let i = 0; i < 12 && !/tour-pick/.test(f.cls); i++) {
+      await page.keyboard.press("Tab");
+      f = await focus();
+    }
+    assert.match(f.cls, /tour-pick/, "Tab reaches the tours from there");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(".tour[data-beat='1']");
+    await page.waitForFunction(() => document.activeElement?.closest(".tour"), null, { timeout: 3000 }).catch(() => {});
+    f = await focus();
+    assert.ok(f.inTour && /beat-title/.test(f.cls), `the focus is on the first beat's title: ${JSON.stringify(f)}`);
+    await page.click('#learn button[aria-label="Close Learn"]');
+    f = await focus();
+    assert.equal(f.id, "learn-open", "closing Learn gives the focus back to its button");
+    assertNoErrors(page);
+    await page.close();
+  });
+});

@@ -27,8 +27,14 @@ let hub = null;
 export async function open(api, params = new URLSearchParams()) {
   if (!hub) hub = await createHub(api);
   hub.panel.hidden = false;
-  // Opened from its button: bring it into view (on a phone it sits under the interventions).
-  if (!params.has("tour") && !params.has("view")) hub.panel.scrollIntoView({ block: "nearest" });
+  // Opened from its button: bring it into view (on a phone it sits under the interventions),
+  // and take the keyboard there when it was still on the button (a learner who moved on
+  // while the full core loaded keeps their place).
+  if (!params.has("tour") && !params.has("view")) {
+    hub.panel.scrollIntoView({ block: "nearest" });
+    const at = document.activeElement;
+    if (!at || at === document.body || at.id === "learn-open") hub.panel.querySelector("#learn-h").focus({ preventScroll: true });
+  }
   const tour = params.get("tour");
   if (tour) await hub.startTour(tour, { beat: params.get("beat"), level: params.get("level") });
   for (const v of (params.get("view") ?? "").split(",").map((s) => s.trim()).filter(Boolean)) await hub.openView(v);
@@ -70,8 +76,12 @@ async function createHub(api) {
   const viewBar = h("div", { class: "view-bar", role: "group", "aria-label": "Views" });
   const viewsBox = h("div", { class: "views" });
   const panel = h("section", { class: "learn panel", id: "learn", "aria-labelledby": "learn-h" },
-    h("div", { class: "learn-head" }, h("h2", { id: "learn-h" }, "Learn"),
-      h("button", { type: "button", class: "link", "aria-label": "Close Learn", onclick: () => (panel.hidden = true) }, "✕")),
+    h("div", { class: "learn-head" }, h("h2", { id: "learn-h", tabindex: -1 }, "Learn"),
+      h("button", { type: "button", class: "link", "aria-label": "Close Learn", onclick: () => {
+        panel.hidden = true;
+        // The button pressed is gone with the panel: the keyboard goes back to Learn.
+        document.getElementById("learn-open")?.focus();
+      } }, "✕")),
     tours,
     h("h3", {}, "Views that explain"), viewBar);
   // Beside the narration (under the controls on a phone); the views under the
@@ -89,7 +99,7 @@ async function createHub(api) {
     }
     toursSummary.textContent = tour ? `Guided tours (now: ${tour.tour.title})` : "Guided tours";
     tourList.replaceChildren(...TOURS.map((t) => h("li", {},
-      h("button", { type: "button", class: `tour-pick${tour?.tour === t ? " on" : ""}`, "data-tour": t.id, onclick: () => self.startTour(t.id) }, t.title),
+      h("button", { type: "button", class: `tour-pick${tour?.tour === t ? " on" : ""}`, "data-tour": t.id, onclick: () => self.startTour(t.id, { picked: true }) }, t.title),
       progress[t.id]?.done ? h("span", { class: "done", title: "You reached the end of this tour" }, " ✓") : null)));
   }
 
@@ -132,12 +142,15 @@ async function createHub(api) {
         return null;
       }
       const { createTourPlayer } = await import("./tour-player.js");
+      // Picked from the list: the list is redrawn and folds away, which drops the focus
+      // on the button pressed; the keyboard goes on at the beat's title instead.
       tour?.close();
       tour = createTourPlayer(self, id, { level: LEVELS.includes(opts.level) ? opts.level : undefined, beat: opts.beat });
       document.getElementById("tour-slot").append(tour.card);
       tours.open = false;
       listTours();
       tour.start();
+      if (opts.picked) tour.card.querySelector(".beat-title")?.focus({ preventScroll: true });
       if (!embed && !views.size) {
         await self.openView("gauges");
         await self.openView("diagram");

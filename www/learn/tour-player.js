@@ -256,7 +256,7 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
       // One tour per line: a title that wraps as an inline button leaves its
       // separators stranded on lines of their own.
       box.append(h("p", {}, "That is the whole tour. Next, one of:"),
-        h("ul", { class: "tour-next" }, ...others.map((t) => h("li", {}, h("button", { type: "button", class: "link", onclick: () => hub.startTour(t.id) }, t.title)))));
+        h("ul", { class: "tour-next" }, ...others.map((t) => h("li", {}, h("button", { type: "button", class: "link", onclick: () => hub.startTour(t.id, { picked: true }) }, t.title)))));
     }
     return box;
   }
