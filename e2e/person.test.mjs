@@ -596,3 +596,32 @@ describe("third pass: Learn by keyboard", () => {
     await page.close();
   });
 });
+
+// Share after an intervention, then open the link: the page that made it said "Zombie leader: …
+// (modified)" in the picker; the page the link opened said "Custom (from Settings)" and
+// "The description of “Zombie leader…”, which your edits changed": nobody had opened Settings.
+// Such a link writes every default out (and after_stop: settle), so it no longer matched the
+// built-in's text; it is recognised by the scenario in force instead.
+describe("third pass: a shared link after an intervention keeps the built-in's name", () => {
+  test("zombie-leader, Crash at step 120, Share › Link, opened: the picker and the heading name zombie-leader (modified)", async () => {
+    const page = await open("/?scenario=zombie-leader");
+    await scrubTo(page, 120);
+    await page.click('[data-iv="crash"]');
+    await page.waitForFunction(() => /modified/.test(document.getElementById("about").textContent));
+    const before = await page.$eval("#scenario", (s) => ({ value: s.value, text: s.selectedOptions[0]?.textContent }));
+    await page.click("#share-open");
+    await page.waitForSelector("dialog[open] input");
+    const link = await page.$eval("dialog[open] input", (i) => i.value);
+    assert.match(link, /#v=1&s=.*&at=121&/);
+    await page.close();
+    const opened = await open(new URL(link).pathname + new URL(link).hash);
+    await opened.waitForFunction(() => document.getElementById("status").dataset.step === "121");
+    const after = await opened.$eval("#scenario", (s) => ({ value: s.value, text: s.selectedOptions[0]?.textContent }));
+    assert.deepEqual(after, before, "the picker reads as it did where the link was made");
+    const about = await opened.textContent("#about");
+    assert.doesNotMatch(about, /which your edits changed/);
+    assert.match(about, /^Zombie leader.*modified by an intervention at step 121/);
+    assertNoErrors(opened);
+    await opened.close();
+  });
+});
