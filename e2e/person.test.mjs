@@ -625,3 +625,42 @@ describe("third pass: a shared link after an intervention keeps the built-in's n
     await opened.close();
   });
 });
+
+// 360 × 740, a tour's sheet at a prediction: the question and its answers showed, and the
+// Check button was below the sheet's scrolling body, under Previous/Next, at every one of the
+// 33 predictions of the tours (the learner saw no way to answer but to scroll a 143 px box).
+// Check now stays at the foot of the body, the short answers side by side.
+describe("third pass: on a phone a prediction's Check is in sight", () => {
+  test("360 × 740: at every prediction of hw-lag (principal) and follower-lag (middle), Check is on screen, not covered", async () => {
+    const page = await open("/", { width: 360, height: 740 });
+    let seen = 0;
+    for (const [tour, level] of [["hw-lag", "principal"], ["follower-lag", "middle"]]) {
+      await page.goto(new URL(`/?tour=${tour}&level=${level}&beat=1`, env.baseURL).href);
+      await page.waitForSelector(".tour[data-beat='1']");
+      const n = Number(await page.$eval(".tour", (t) => t.dataset.beats));
+      for (let k = 1; k <= n; k++) {
+        if (k > 1) await page.click(".tour-nav .primary");
+        await page.waitForSelector(`.tour[data-beat='${k}']`);
+        await page.waitForTimeout(150);
+        const r = await page.evaluate(() => {
+          const chk = document.querySelector('.tour form.quiz button[type="submit"]');
+          if (!chk) return null;
+          const c = chk.getBoundingClientRect();
+          const body = document.querySelector(".tour .beat-body").getBoundingClientRect();
+          const hit = document.elementFromPoint(c.left + c.width / 2, c.top + c.height / 2);
+          return { inBody: c.top >= body.top - 1 && c.bottom <= body.bottom + 1, onScreen: c.top >= 0 && c.bottom <= innerHeight, top: hit === chk, at: `${Math.round(c.top)}–${Math.round(c.bottom)} (body ${Math.round(body.top)}–${Math.round(body.bottom)})` };
+        });
+        if (!r) continue;
+        seen++;
+        assert.ok(r.inBody && r.onScreen && r.top, `${tour} ${level} beat ${k}: Check at ${r.at}, uncovered: ${r.top}`);
+        // Answer it, so Next goes on to the next beat.
+        await page.click(".tour form.quiz .choice input");
+        await page.click('.tour form.quiz button[type="submit"]');
+        await page.waitForSelector(".tour .quiz-result");
+      }
+    }
+    assert.ok(seen >= 6, `${seen} predictions seen`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
