@@ -8,9 +8,8 @@ use super::defaults::{
     Defaults, KAFKA_2_0_DEFAULTS, KAFKA_2_1_DEFAULTS, KAFKA_2_5_DEFAULTS, KAFKA_3_7_DEFAULTS, ZOOKEEPER_0_10_DEFAULTS,
     ZOOKEEPER_0_11_DEFAULTS,
 };
-use super::switches::json_by_name;
 use super::switches::{AboveHw, Behavior, BrokerLiveness, HwCounts, IsrUpdate, ResponseHw, Truncation};
-use crate::json::{write_str, Named, ToJson, Value};
+use crate::json::{json_by_name, Named, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Preset {

@@ -3,7 +3,7 @@
 //! preset (`presets.rs`) is one value for every switch; a scenario may override
 //! single switches in its `behavior` object.
 
-use crate::json::{boolean, json_struct, write_str, Named, ToJson};
+use crate::json::{boolean, json_by_name, json_struct, Named};
 
 /// Which followers' LEOs bound the leader's HW (`Partition.maybeIncrementLeaderHW`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,19 +175,6 @@ impl BehaviorOverrides {
         *self == BehaviorOverrides::default()
     }
 }
-
-/// Switch values are written by name.
-macro_rules! json_by_name {
-    ($($t:ty),*) => {
-        $(impl ToJson for $t {
-            fn write_json(&self, out: &mut String) {
-                write_str(out, self.name());
-            }
-        })*
-    };
-}
-
-pub(crate) use json_by_name;
 
 json_by_name!(HwCounts, ResponseHw, AboveHw, Truncation, IsrUpdate, BrokerLiveness);
 

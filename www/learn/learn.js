@@ -27,14 +27,9 @@ let hub = null;
 export async function open(api, params = new URLSearchParams()) {
   if (!hub) hub = await createHub(api);
   hub.panel.hidden = false;
-  // Opened from its button: bring it into view (on a phone it sits under the interventions),
-  // and take the keyboard there when it was still on the button (a learner who moved on
-  // while the full core loaded keeps their place).
-  if (!params.has("tour") && !params.has("view")) {
-    hub.panel.scrollIntoView({ block: "nearest" });
-    const at = document.activeElement;
-    if (!at || at === document.body || at.id === "learn-open") hub.panel.querySelector("#learn-h").focus({ preventScroll: true });
-  }
+  // Opened from its button: bring it into view (on a phone it sits under the interventions);
+  // app.js hands it the focus (core/ondemand.js whenReady).
+  if (!params.has("tour") && !params.has("view")) hub.panel.scrollIntoView({ block: "nearest" });
   const tour = params.get("tour");
   if (tour) await hub.startTour(tour, { beat: params.get("beat"), level: params.get("level") });
   for (const v of (params.get("view") ?? "").split(",").map((s) => s.trim()).filter(Boolean)) await hub.openView(v);
@@ -75,8 +70,8 @@ async function createHub(api) {
   const tours = h("details", { class: "tours", open: "" }, toursSummary, tourList);
   const viewBar = h("div", { class: "view-bar", role: "group", "aria-label": "Views" });
   const viewsBox = h("div", { class: "views" });
-  const panel = h("section", { class: "learn panel", id: "learn", "aria-labelledby": "learn-h" },
-    h("div", { class: "learn-head" }, h("h2", { id: "learn-h", tabindex: -1 }, "Learn"),
+  const panel = h("section", { class: "learn panel", id: "learn", "aria-labelledby": "learn-h", tabindex: -1 },
+    h("div", { class: "learn-head" }, h("h2", { id: "learn-h" }, "Learn"),
       h("button", { type: "button", class: "link", "aria-label": "Close Learn", onclick: () => {
         panel.hidden = true;
         // The button pressed is gone with the panel: the keyboard goes back to Learn.

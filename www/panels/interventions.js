@@ -2,6 +2,7 @@
 // or heal a link, add a consumer on a follower. Each forks the future.
 
 import { h } from "../core/dom.js";
+import { whenReady } from "../core/ondemand.js";
 
 function options(select, values, label) {
   const want = values.map(String).join();
@@ -22,7 +23,7 @@ function endLabel(v) {
   return typeof v === "number" ? `broker ${v}` : v === "controller" ? "the controller" : v === "zookeeper" ? "ZooKeeper" : v;
 }
 
-export function createInterventions(form, act) {
+export function createInterventions(form, act, ready = async () => true) {
   const $ = (id) => form.querySelector(`#${id}`);
   let rec = null;
 
@@ -49,17 +50,19 @@ export function createInterventions(form, act) {
   form.addEventListener("click", (e) => {
     const kind = e.target.closest("button[data-iv]")?.dataset.iv;
     if (!kind || !rec) return;
-    // The action may wait for the full core (an early press): hand focus on once it is done.
-    Promise.resolve(act(events[kind]())).then(() => keepFocus(kind));
+    // The action may wait for the full core (an early press): focus is handed on once it
+    // is done (core/ondemand.js whenReady).
+    const event = events[kind]();
+    whenReady(ready, () => act(event), () => partnerOf(kind));
   });
   form.addEventListener("submit", (e) => e.preventDefault());
   form.addEventListener("change", () => rec && update(rec));
 
   /** A keyboard user who crashed a broker can restart it next without hunting for focus. */
-  function keepFocus(used) {
+  function partnerOf(used) {
     const button = form.querySelector(`[data-iv=${used}]`);
     const partner = PARTNER[used] && form.querySelector(`[data-iv=${PARTNER[used]}]`);
-    if (button?.disabled && partner && !partner.disabled) partner.focus();
+    return button?.disabled && partner && !partner.disabled ? partner : null;
   }
 
   function update(next) {
