@@ -64,12 +64,19 @@ const KAFKA_4_0: Behavior = Behavior {
     eligible_leader_replicas: false,
     fenced_broker_keeps_session: true,
     registration_cleans_unclean_shutdown: true,
+    heartbeat_timeout_is_interval: true,
 };
 
 const KAFKA_4_1: Behavior = Behavior { eligible_leader_replicas: true, ..KAFKA_4_0 };
 
-/// 3.8 (and 3.9): a fenced broker has no session, and re-registration cleans nothing up.
-const KAFKA_3_8: Behavior = Behavior { fenced_broker_keeps_session: false, registration_cleans_unclean_shutdown: false, ..KAFKA_4_0 };
+/// 3.8 (and 3.9): a fenced broker has no session, re-registration cleans nothing up, and
+/// an unanswered heartbeat waits half the session and is retried with a backoff.
+const KAFKA_3_8: Behavior = Behavior {
+    fenced_broker_keeps_session: false,
+    registration_cleans_unclean_shutdown: false,
+    heartbeat_timeout_is_interval: false,
+    ..KAFKA_4_0
+};
 
 const KAFKA_3_7: Behavior = Behavior { consumer_fetch_above_hw: AboveHw::Park, ..KAFKA_3_8 };
 
@@ -125,6 +132,7 @@ const TEXTBOOK: Behavior = Behavior {
     eligible_leader_replicas: false,
     fenced_broker_keeps_session: true,
     registration_cleans_unclean_shutdown: true,
+    heartbeat_timeout_is_interval: true,
 };
 
 /// Every preset, oldest first (`textbook` is not a version and comes first).

@@ -168,6 +168,13 @@ switches! {
     /// (`ReplicationControlManager.handleBrokerUncleanShutdown`) returns early below that
     /// metadata version: the old incarnation keeps its ISR place and leadership.
     registration_cleans_unclean_shutdown: bool = "registration_cleans_unclean_shutdown", boolean;
+    /// 4.0.1 (KAFKA-19294): a heartbeat (or registration) the controller does not answer is
+    /// given up after broker.heartbeat.interval.ms (`BrokerServer` gives the heartbeat
+    /// channel that retry timeout) and the next goes out one interval later
+    /// (`BrokerLifecycleManager.scheduleNextCommunicationAfterFailure`). 3.4–4.0.0
+    /// (KAFKA-14392): given up after broker.session.timeout.ms / 2, the next after
+    /// 100 ms doubling with each failure in a row, capped at the session timeout.
+    heartbeat_timeout_is_interval: bool = "heartbeat_timeout_is_interval", boolean;
 }
 
 impl BehaviorOverrides {
