@@ -664,3 +664,25 @@ describe("third pass: on a phone a prediction's Check is in sight", () => {
     await page.close();
   });
 });
+
+// 1280 × 800, the KIP-101 tour's last beat ("Predict, then search"): after "Search every
+// timing" the verdict came under the window's edge: "✓ Right." showed, the explorer's own
+// sentence (how many states, within which bounds) did not. The answer now comes into view.
+describe("third pass: a search beat's verdict comes into view", () => {
+  test("kip101 junior, last beat: predict, Search every timing: the answer and the search's sentence are on screen", async () => {
+    const page = await open("/?tour=kip101&level=junior&beat=9");
+    await page.waitForSelector(".tour .ex-beat form.quiz input");
+    await page.click('.tour .ex-beat input[value="none-within-bounds"]');
+    await page.click('.tour .ex-beat button[type="submit"]');
+    await page.waitForSelector('.tour .ex-beat[data-state="revealed"]', { timeout: 60000 });
+    await page.waitForTimeout(300);
+    const r = await page.evaluate(() => {
+      const at = (sel) => document.querySelector(sel)?.getBoundingClientRect().toJSON();
+      return { answer: at(".tour .ex-beat-answer"), run: at(".tour .ex-beat-run"), text: document.querySelector(".tour .ex-beat-answer").textContent, vh: innerHeight };
+    });
+    assert.match(r.text, /^✓ Right: nothing within these bounds/);
+    for (const k of ["answer", "run"]) assert.ok(r[k].top >= 0 && r[k].bottom <= r.vh, `${k} on screen: ${Math.round(r[k].top)}–${Math.round(r[k].bottom)} of ${r.vh}`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
