@@ -225,7 +225,7 @@ export function start(core, opts, boot = {}) {
     clearError();
     if (branches) {
       const link = sim.linkAt(player.step);
-      branches.fork(before, keyOf(link), link, event, at);
+      branches.fork(before, keyOf(link), link, event, rec.step);
     }
     // A "Jump to" result named a step of the run this one replaces.
     marks.reset();
