@@ -562,6 +562,8 @@ export function start(core, opts, boot = {}) {
         unchecked = { at: r.step, hash: plainLink.hash, revision: sim.revision };
         verified.hidden = false;
         verified.classList.add("pending");
+        // The page asks for the full core once idle anyway; an embed asks for it to compare.
+        idle(() => needFull(true));
       } else {
         verified.hidden = !r.ok;
         verified.classList.remove("pending");
