@@ -225,7 +225,7 @@ export function start(core, opts, boot = {}) {
     clearError();
     if (branches) {
       const link = sim.linkAt(player.step);
-      branches.fork(before, keyOf(link), link, event, at);
+      branches.fork(before, keyOf(link), link, event, rec.step);
     }
     // A "Jump to" result named a step of the run this one replaces.
     marks.reset();
@@ -287,6 +287,41 @@ export function start(core, opts, boot = {}) {
     } catch {
       return false;
     }
+  }
+
+  /** A link made after an intervention carries the scenario with every default written
+   *  out (and `after_stop: settle`, which an intervention brings): the built-in it came from
+   *  is the one with the same title whose scenario in force, under the link's preset, is
+   *  the same once the interventions are set aside. {s, variant} or null. */
+  function builtinOfLink() {
+    if (!sim.interventions.length || !wasm.Playground) return null;
+    const bare = (o) => {
+      const { after_stop: _settle, ...rest } = o;
+      return JSON.stringify({ ...rest, events: (rest.events ?? []).filter((e) => e.at_step == null) });
+    };
+    let mine;
+    try {
+      mine = bare(sim.settings);
+    } catch {
+      return null;
+    }
+    const preset = sim.scenario.preset ?? "kafka-4.0";
+    for (const s of scenarios) {
+      if (!s.json || (s.title ?? "") !== (sim.scenario.title ?? "")) continue;
+      const obj = JSON.parse(s.json);
+      const written = obj.preset ?? "kafka-4.0";
+      obj.preset = preset;
+      const p = new wasm.Playground();
+      try {
+        p.configure(JSON.stringify(obj));
+        if (bare(JSON.parse(p.scenario())) === mine) return { s, variant: written === preset ? null : { written, preset } };
+      } catch {
+        /* not this one */
+      } finally {
+        p.free?.();
+      }
+    }
+    return null;
   }
 
   /** The last step at or before simulated time t (computed on as far as needed, within the look-ahead). */
@@ -356,6 +391,10 @@ export function start(core, opts, boot = {}) {
           break;
         }
       }
+    }
+    if (!meta) {
+      const found = builtinOfLink();
+      if (found) ({ s: meta, variant } = found);
     }
     $("scenario").value = meta ? meta.name : "";
     // The description is the lesson; on a phone it folds away above the stage. A
@@ -523,6 +562,8 @@ export function start(core, opts, boot = {}) {
         unchecked = { at: r.step, hash: plainLink.hash, revision: sim.revision };
         verified.hidden = false;
         verified.classList.add("pending");
+        // The page asks for the full core once idle anyway; an embed asks for it to compare.
+        idle(() => needFull(true));
       } else {
         verified.hidden = !r.ok;
         verified.classList.remove("pending");
