@@ -65,6 +65,7 @@ const KAFKA_4_0: Behavior = Behavior {
     eligible_leader_replicas: false,
     fenced_broker_keeps_session: true,
     registration_cleans_unclean_shutdown: true,
+    restart_inside_zookeeper_session_fails: true,
 };
 
 const KAFKA_4_1: Behavior = Behavior { eligible_leader_replicas: true, ..KAFKA_4_0 };
@@ -126,6 +127,7 @@ const TEXTBOOK: Behavior = Behavior {
     eligible_leader_replicas: false,
     fenced_broker_keeps_session: true,
     registration_cleans_unclean_shutdown: true,
+    restart_inside_zookeeper_session_fails: true,
 };
 
 /// Every preset, oldest first (`textbook` is not a version and comes first).
