@@ -580,7 +580,7 @@ const MARKS = {
 };
 /** Classes of the drawing's parts (layers, labels, roles), not marks of their own. */
 const PARTS = new Set(["arrowhead", "ruler", "ofs", "logs", "log", "strip", "init", "initl", "hwt", "lagt", "leot", "ghosts", "fmarks", "cmarks", "heads", "broker", "leader", "follower",
-  "name", "nums", "elr-tag", "clients", "client", "producer", "consumer", "parks", "cuts", "trails", "trail", "msgs", "msg", "rec", "left", "c", "sel", "fetch", "produce", "consumer_fetch"]);
+  "name", "nums", "elr-tag", "clients", "client", "producer", "consumer", "parks", "cuts", "trails", "trail", "msgs", "msg", "words", "log-words", "msgl", "rec", "left", "c", "sel", "fetch", "produce", "consumer_fetch"]);
 
 test("“How to read this” has a line for every mark the stage draws in the fault built-ins", async () => {
   const page = await env.open("/?scenario=seed-walkthrough");

@@ -47,7 +47,12 @@ async function open(path) {
 
 const step = (page) => page.$eval("#status", (s) => Number(s.dataset.step));
 const notice = (page) => page.$eval("#notice", (n) => (n.hidden ? "" : n.textContent.trim()));
-const verified = (page) => page.$eval("#status .verified", (v) => !v.hidden);
+/** "Reproduced exactly" shown: a link to a built-in as it is opens on the first core, and the
+ *  full core compares its state hash when it comes (docs/page.md, "Two cores"). */
+async function verified(page) {
+  await page.waitForFunction(() => !document.querySelector("#status .verified.pending"));
+  return page.$eval("#status .verified", (v) => !v.hidden);
+}
 const brokers = (page) => page.$$eval(".broker[data-broker]", (gs) => gs.map((g) => `${g.dataset.broker}:${g.dataset.alive === "true"}:${g.dataset.leo}/${g.dataset.hw}`));
 
 describe("a share link", () => {

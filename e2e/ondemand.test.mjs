@@ -5,7 +5,7 @@
 // Needs www/pkg (npm run build).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { errorsOf, launch } from "./helpers.mjs";
+import { assertNoErrors, errorsOf, launch, pageWithCoreHeld } from "./helpers.mjs";
 
 let env;
 before(async () => {
@@ -71,4 +71,65 @@ test("the broker log whose download failed: said once, and it loads when the pan
   assert.equal(await bannerShown(page), false);
   assert.deepEqual(errorsOf(page).page.map((e) => e.message), [], "uncaught page errors");
   await page.close();
+});
+
+// A press that waits for the full core (core/ondemand.js whenReady) hands focus on as a
+// keyboard user expects once it has acted, and only if they did not go on meanwhile.
+const FULL_CORE = /\/hwscope_bg(\.[0-9a-f]{10})?\.wasm$/;
+const focused = (page) => page.evaluate(() => document.activeElement?.id || document.activeElement?.dataset.iv || document.activeElement?.tagName);
+
+async function liveWithFullCoreHeld() {
+  const held = await pageWithCoreHeld(env, FULL_CORE);
+  await held.page.goto(new URL("/?scenario=seed-walkthrough", env.baseURL).href);
+  await held.page.waitForSelector("html[data-boot=live]");
+  return held;
+}
+
+test("by keyboard, Learn pressed while the full core is on its way: its panel has focus once open", async () => {
+  const { context, page, release } = await liveWithFullCoreHeld();
+  await page.focus("#learn-open");
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(200);
+  assert.equal(await focused(page), "learn-open", "nothing opens before the full core");
+  release();
+  await page.waitForSelector("#learn:not([hidden])");
+  await page.waitForFunction(() => document.activeElement?.id === "learn");
+  // Tab goes on inside Learn.
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => !!document.activeElement.closest("#learn")), true);
+  assertNoErrors(page);
+  await context.close();
+});
+
+test("Explore pressed while the full core is on its way, then the user goes on: focus stays where they went", async () => {
+  const { context, page, release } = await liveWithFullCoreHeld();
+  await page.focus("#explore-open");
+  await page.keyboard.press("Enter");
+  await page.focus("#iv-records");
+  await page.keyboard.type("7");
+  release();
+  await page.waitForSelector("#explore:not([hidden])");
+  await page.waitForTimeout(300);
+  assert.equal(await focused(page), "iv-records", "not pulled into Explore");
+  // Pressed and left alone, Explore takes focus as before.
+  await page.click("#explore .link");
+  await page.focus("#explore-open");
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => document.activeElement?.id === "explore");
+  assertNoErrors(page);
+  await context.close();
+});
+
+test("by keyboard, Settings pressed while the full core is on its way opens with focus in it, and Esc returns it", async () => {
+  const { context, page, release } = await liveWithFullCoreHeld();
+  await page.focus("#settings-open");
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(200);
+  release();
+  await page.waitForSelector("#settings[open]");
+  assert.equal(await page.evaluate(() => !!document.activeElement.closest("#settings")), true, "focus is in the dialog");
+  await page.keyboard.press("Escape");
+  assert.equal(await focused(page), "settings-open");
+  assertNoErrors(page);
+  await context.close();
 });

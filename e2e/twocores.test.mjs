@@ -4,7 +4,8 @@
 // the narration slot says the sentence is loading, and nothing moves; released, the
 // full core takes over the same run at the same step, and the sentences are the
 // engine's. An embed does not fetch the full core until it shows a step it cannot
-// tell (the steps the first stage drew keep the sentences computed at build time).
+// tell (the steps the first stage drew, and the rest of the steps file it drew them from,
+// keep the sentences computed at build time).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -64,7 +65,8 @@ test("the page steps and plays on its first core while the full core is held; th
   // bottom while playing on either core, is filled in again: it is not counted).
   await page.evaluate(() => {
     window.__moved = [];
-    new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__moved.push(...(e.sources ?? []).map((x) => x.node?.id || x.node?.nodeName)))).observe({ type: "layout-shift" });
+    // An entry of the log is counted as the log (the node a shift names may be its <li>).
+    new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__moved.push(...(e.sources ?? []).map((x) => (x.node?.closest?.("#narration") ? "narration" : x.node?.id || x.node?.nodeName))))).observe({ type: "layout-shift" });
   });
   release();
   await page.waitForFunction(() => performance.getEntriesByName("hwscope-full-core").length > 0);
@@ -82,19 +84,29 @@ test("the page steps and plays on its first core while the full core is held; th
 
 test("an embed does not fetch the full core until it shows a step it cannot tell", async () => {
   const { context, page, release, asked } = await pageWithFullCoreHeld();
-  await page.goto(new URL("/?embed=1&scenario=seed-walkthrough#at=4", env.baseURL).href);
+  await page.goto(new URL("/?embed=1&scenario=unclean-election#at=63", env.baseURL).href);
   await page.waitForFunction(() => document.documentElement.dataset.boot === "live");
   await page.waitForTimeout(1500);
-  const said = sentences("seed-walkthrough", 8);
+  const said = sentences("unclean-election", 66);
   assert.equal(asked(), 0, "no full core while the embed shows what it drew");
-  assert.equal(await page.textContent("#live"), said[4], "the caption drawn first stays");
+  assert.equal(await page.textContent("#live"), said[63], "the caption drawn first stays");
+  // Steps 0-64 came in the steps file with their sentences (computed at build time).
+  await page.click("#fwd");
+  assert.equal(await page.textContent("#live"), said[64]);
+  await page.click("#back");
+  await page.click("#back");
+  assert.equal(await page.textContent("#live"), said[62]);
+  await page.click("#fwd");
+  await page.click("#fwd");
+  await page.waitForTimeout(200);
+  assert.equal(asked(), 0, "none while it shows a step the steps file told");
   await page.click("#fwd");
   assert.equal(await page.textContent("#live"), LOADING);
   await page.waitForTimeout(200);
   assert.equal(asked(), 1, "the step it cannot tell asks for the full core");
   release();
   await page.waitForFunction(() => performance.getEntriesByName("hwscope-full-core").length > 0);
-  assert.equal(await page.textContent("#live"), said[5]);
+  assert.equal(await page.textContent("#live"), said[65]);
   assert.equal(await page.evaluate(() => window.__cls), 0);
   assertNoErrors(page);
   await context.close();
@@ -116,5 +128,40 @@ test("Settings waits for the full core, and a failed download says so and is tri
   await page.click("#settings-open");
   await page.waitForFunction(() => performance.getEntriesByName("hwscope-full-core").length > 0);
   await page.waitForSelector("#settings", { state: "visible" });
+  await context.close();
+});
+
+test("a share link to a built-in as it is is live on the first core; the full core then says it reproduced exactly", async () => {
+  const p = new pkg.Playground();
+  p.configure(pkg.builtinScenarios().find((b) => b.name === "kip101-data-loss").json);
+  p.seek(20);
+  const fragment = p.link();
+  p.free();
+  const { context, page, release } = await pageWithFullCoreHeld();
+  await context.addInitScript(() => {
+    window.__moved = [];
+    new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__moved.push(...(e.sources ?? []).map((x) => (x.node?.closest?.("#narration") ? "narration" : x.node?.id || x.node?.nodeName))))).observe({ type: "layout-shift", buffered: true });
+  });
+  await page.goto(new URL(`/#${fragment}`, env.baseURL).href);
+  // Live while the full core is held: the link was read without it.
+  await page.waitForFunction(() => document.documentElement.dataset.boot === "live");
+  assert.equal(await stepOf(page), 20);
+  assert.equal(await fullCore(page), false);
+  // Its room on the status line is kept, not shown, until the state hash is compared.
+  assert.equal(await page.$eval("#status .verified", (v) => !v.hidden && v.classList.contains("pending")), true);
+  release();
+  await page.waitForFunction(() => performance.getEntriesByName("hwscope-full-core").length > 0);
+  await page.waitForFunction(() => !document.querySelector("#status .verified.pending"));
+  assert.equal(await page.$eval("#status .verified", (v) => !v.hidden), true, "link reproduced exactly");
+  assert.equal(await stepOf(page), 20);
+  assert.equal(await page.textContent("#live"), sentences("kip101-data-loss", 20)[20]);
+  // Nothing moved but the narration log, whose history before the link's step is filled in
+  // once the full core can tell it (as after any jump).
+  await page.waitForTimeout(300);
+  assert.deepEqual((await page.evaluate(() => window.__moved)).filter((id) => id !== "narration"), [], "nothing but the narration log moved");
+  // A wrong state hash is said once the full core has compared it.
+  await page.evaluate((f) => (location.hash = f), fragment.replace(/h=[0-9a-f]{16}/, "h=0123456789abcdef"));
+  await page.waitForFunction(() => /not the state this link was made from/.test(document.getElementById("notice").textContent));
+  assertNoErrors(page);
   await context.close();
 });

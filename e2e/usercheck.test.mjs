@@ -86,6 +86,50 @@ describe("the page off the happy path", () => {
     await page.close();
   });
 
+  test("by keyboard, one connection between a broker and the controller is healed, then cut again", async () => {
+    // A link whose run cuts only broker 0's metadata connection (partition.channel): the
+    // whole-link Heal cannot undo it; the connection picker, on the cut one, can.
+    const scenario = {
+      format: 1,
+      title: "metadata connection cut",
+      preset: "kafka-4.0",
+      replicas: 2,
+      events: [{ at_ms: 100, partition: { from: 0, to: "controller", channel: "metadata" } }],
+      stop_at_ms: 3000,
+    };
+    const page = await open(`/#${wasm.encodeLink(JSON.stringify(scenario))}`);
+    const status = () => page.textContent("#status");
+    await page.waitForFunction(() => Number(document.getElementById("scrub").max) > 2);
+    await scrubTo(page, Number(await page.$eval("#scrub", (s) => s.max)));
+    assert.match(await status(), /cut 0→controller \(metadata only\)/);
+    await page.focus("#iv-a");
+    await page.selectOption("#iv-a", "0");
+    await page.selectOption("#iv-b", "controller");
+    assert.equal(await page.isHidden("#iv-channel"), false, "a broker and the controller: the connection picker is shown");
+    assert.equal(await page.inputValue("#iv-channel"), "metadata", "it starts on the connection that is cut");
+    assert.match(await page.$eval("#iv-channel", (s) => s.selectedOptions[0].textContent), /metadata.*\(cut\)/);
+    assert.equal(await page.isDisabled('[data-iv="heal"]'), false, "Heal link heals that connection");
+    assert.equal(await page.isDisabled('[data-iv="partition"]'), false, "cut one way only: Cut link would cut both");
+    const before = await stepOf(page);
+    await page.focus('[data-iv="heal"]');
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((n) => Number(document.getElementById("status").dataset.step) > n, before);
+    assert.doesNotMatch(await status(), /metadata only/, "healed");
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.iv), "partition", "focus is on Cut link");
+    assert.match(await about(page), /modified by an intervention/);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => /metadata only/.test(document.getElementById("status").textContent));
+    // Every connection again: the whole link is not cut, so Heal is off and Cut is on.
+    await page.selectOption("#iv-channel", "");
+    assert.equal(await page.isDisabled('[data-iv="heal"]'), true);
+    assert.equal(await page.isDisabled('[data-iv="partition"]'), false);
+    // Two brokers: no connection picker (a link between brokers is one connection here).
+    await page.selectOption("#iv-b", "1");
+    assert.equal(await page.isHidden("#iv-channel"), true);
+    assertNoErrors(page);
+    await page.close();
+  });
+
   test("after a link to a later step, the run is computed on past it in idle time, as from step 0", async () => {
     const page = await open("/?scenario=steady-load#at=1000");
     assert.equal(await stepOf(page), 1000);

@@ -363,31 +363,44 @@ fn an_isr_shrink_of_two_followers_says_have() {
     assert!(!two.contains(") has not caught up"), "{two}");
 }
 
-/// A cut of broker 1's heartbeat connection alone (`partition.channel: "heartbeat"`): its
-/// raft client still has the controller, so the heartbeat is given up on the heartbeat
-/// channel's own timeout, broker.session.timeout.ms / 2 (Kafka 4.0's `BrokerServer` builds
-/// that channel's `NodeToControllerChannelManagerImpl` with retry timeout
-/// `brokerSessionTimeoutMs / 2`, KAFKA-14392; `BrokerLifecycleManager`'s
-/// `BrokerHeartbeatResponseHandler.onTimeout`), not 2 s as when the whole link is cut and
-/// the raft client loses the controller. Its metadata still arrives; its session runs out
-/// and the controller fences it all the same.
+/// An unanswered heartbeat is given up on the heartbeat channel's own timeout, whichever
+/// connections the cut takes (`heartbeat_timeout_is_interval`): from 4.0.1 after
+/// broker.heartbeat.interval.ms, the next one interval later (`BrokerServer`,
+/// `BrokerLifecycleManager.scheduleNextCommunicationAfterFailure`, KAFKA-19294); in 3.4–4.0.0
+/// after broker.session.timeout.ms / 2 (KAFKA-14392), the next 100 ms later, then 200, 400 ….
+/// A cut of the metadata connection alone gives up no heartbeat and fences nobody: the raft
+/// client keeps its leader (`KafkaRaftClient.pollFollowerAsObserver`) and the controller does
+/// not fence for a lagging metadata offset (`BrokerHeartbeatManager.calculateNextBrokerState`).
+/// The session runs out and the controller fences broker 1 in the other cuts all the same.
 #[test]
-fn a_heartbeat_cut_alone_is_given_up_after_half_the_session() {
-    let gave_up = |cut: Value| {
+fn an_unanswered_heartbeat_is_given_up_on_the_heartbeat_channels_timeout() {
+    // (ms from the first heartbeat sent after the cut to its give-up, the gap to the next
+    // heartbeat, and whether broker 1 was fenced)
+    let gave_up = |preset: &str, cut: Value| {
         let t = Trace::of_value(&json!({
-            "format": 1, "replicas": 2, "producers": [{"id": "p1", "acks": "all"}],
+            "format": 1, "preset": preset, "replicas": 2, "producers": [{"id": "p1", "acks": "all"}],
             "events": [{"at_ms": 1000, "partition": cut}], "stop_at_ms": 15000
         }));
-        let sent = t.find(0, &json!({"type": "timeout", "broker": 1, "timer": "heartbeat"}));
-        let sent = (sent..t.len())
-            .find(|&i| time(t.at(i)) > 1000 && event_matches(t.at(i), &json!({"type": "timeout", "broker": 1, "timer": "heartbeat"})))
-            .unwrap();
-        let given = (sent..t.len())
-            .find(|&i| t.at(i)["text"].as_str().is_some_and(|x| x.starts_with("Broker 1's heartbeat has had no answer")))
-            .unwrap_or_else(|| panic!("no give-up\n{}", t.summary()));
+        let due = json!({"type": "timeout", "broker": 1, "timer": "heartbeat"});
+        let sent = (0..t.len()).find(|&i| time(t.at(i)) > 1000 && event_matches(t.at(i), &due)).unwrap();
         let fenced = (0..t.len()).any(|i| t.at(i)["text"].as_str().is_some_and(|x| x.contains("It fences broker 1.")));
-        (time(t.at(given)) - time(t.at(sent)), fenced)
+        let Some(given) =
+            (sent..t.len()).find(|&i| t.at(i)["text"].as_str().is_some_and(|x| x.starts_with("Broker 1's heartbeat has had no answer")))
+        else {
+            return (None, None, fenced);
+        };
+        let next = (given + 1..t.len()).find(|&i| event_matches(t.at(i), &due)).unwrap();
+        (Some(time(t.at(given)) - time(t.at(sent))), Some(time(t.at(next)) - time(t.at(given))), fenced)
     };
-    assert_eq!(gave_up(json!({"from": 1, "to": "controller", "channel": "heartbeat"})), (4500, true));
-    assert_eq!(gave_up(json!({"from": 1, "to": "controller"})), (2000, true));
+    let heartbeat = json!({"from": 1, "to": "controller", "channel": "heartbeat"});
+    let whole = json!({"from": 1, "to": "controller"});
+    let metadata = json!({"between": [1, "controller"], "channel": "metadata"});
+    assert_eq!(gave_up("kafka-4.0", heartbeat.clone()), (Some(2000), Some(2000), true));
+    assert_eq!(gave_up("kafka-4.0", whole.clone()), (Some(2000), Some(2000), true));
+    assert_eq!(gave_up("kafka-4.0", metadata.clone()), (None, None, false));
+    for preset in ["kafka-3.7", "kafka-3.8"] {
+        assert_eq!(gave_up(preset, heartbeat.clone()), (Some(4500), Some(100), true), "{preset}");
+        assert_eq!(gave_up(preset, whole.clone()), (Some(4500), Some(100), true), "{preset}");
+        assert_eq!(gave_up(preset, metadata.clone()), (None, None, false), "{preset}");
+    }
 }

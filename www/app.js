@@ -15,10 +15,11 @@ import { fmt, h } from "./core/dom.js";
 import { showError, clearError } from "./core/errors.js";
 import { address, readLink, checkLink, createUrlSync, pageBase } from "./core/permalink.js";
 import { createNotice, floatUnderHeader } from "./panels/notice.js";
-import { onDemand } from "./core/ondemand.js";
+import { onDemand, whenReady } from "./core/ondemand.js";
 import { setTheme } from "./core/theme.js";
 import { createBranches } from "./panels/branches.js";
-import { startCore } from "./core/first-view.js";
+import { builtinLink, startCore } from "./core/first-view.js";
+import { LINKS } from "./pkg/steps.js";
 
 const $ = (id) => document.getElementById(id);
 /** Computing that may hold up a frame before it goes on in slices (core/frontier.js). */
@@ -160,6 +161,14 @@ export function start(core, opts, boot = {}) {
       show(rec);
       retold = false;
     }
+    // A link to a built-in opened on the first core: its state hash, compared now.
+    if (unchecked?.revision === sim.revision) {
+      const r = checkLink(unchecked, sim);
+      if (r.message) notice(r.message);
+      verified.hidden = !r.ok || player.step !== unchecked.at;
+      verified.classList.remove("pending");
+    }
+    unchecked = null;
     if (booted) {
       const here = sim.linkAt(player.step);
       full(here);
@@ -280,6 +289,41 @@ export function start(core, opts, boot = {}) {
     }
   }
 
+  /** A link made after an intervention carries the scenario with every default written
+   *  out (and `after_stop: settle`, which an intervention brings): the built-in it came from
+   *  is the one with the same title whose scenario in force, under the link's preset, is
+   *  the same once the interventions are set aside. {s, variant} or null. */
+  function builtinOfLink() {
+    if (!sim.interventions.length || !wasm.Playground) return null;
+    const bare = (o) => {
+      const { after_stop: _settle, ...rest } = o;
+      return JSON.stringify({ ...rest, events: (rest.events ?? []).filter((e) => e.at_step == null) });
+    };
+    let mine;
+    try {
+      mine = bare(sim.settings);
+    } catch {
+      return null;
+    }
+    const preset = sim.scenario.preset ?? "kafka-4.0";
+    for (const s of scenarios) {
+      if (!s.json || (s.title ?? "") !== (sim.scenario.title ?? "")) continue;
+      const obj = JSON.parse(s.json);
+      const written = obj.preset ?? "kafka-4.0";
+      obj.preset = preset;
+      const p = new wasm.Playground();
+      try {
+        p.configure(JSON.stringify(obj));
+        if (bare(JSON.parse(p.scenario())) === mine) return { s, variant: written === preset ? null : { written, preset } };
+      } catch {
+        /* not this one */
+      } finally {
+        p.free?.();
+      }
+    }
+    return null;
+  }
+
   /** The last step at or before simulated time t (computed on as far as needed, within the look-ahead). */
   function stepAtTime(t) {
     let best = 0;
@@ -348,6 +392,10 @@ export function start(core, opts, boot = {}) {
         }
       }
     }
+    if (!meta) {
+      const found = builtinOfLink();
+      if (found) ({ s: meta, variant } = found);
+    }
     $("scenario").value = meta ? meta.name : "";
     // The description is the lesson; on a phone it folds away above the stage. A
     // built-in's text told of its own preset: under another one, or edited, it says so.
@@ -409,9 +457,11 @@ export function start(core, opts, boot = {}) {
     const s = scenarios.find((x) => x.name === name);
     if (s) choose(s.json);
   });
-  $("settings-open").addEventListener("click", async () => (await needFull()) && panels.openSettings(json));
-  $("share-open").addEventListener("click", async () => {
-    if (!(await needFull())) return;
+  // Each press below may wait for the full core: core/ondemand.js whenReady acts once it
+  // is here and hands focus on (a dialog takes it; Learn's and Explore's panels are given it).
+  const ready = () => needFull();
+  $("settings-open").addEventListener("click", () => whenReady(ready, () => panels.openSettings(json)));
+  $("share-open").addEventListener("click", () => whenReady(ready, async () => {
     const m = await shareModule();
     if (!m) return;
     share ??= m.createShare($("share"), () => ({
@@ -422,11 +472,11 @@ export function start(core, opts, boot = {}) {
       dims: { initialEnd: sim.initialEnd, ...sim.room, producers: shown.producers.length, consumersNow: shown.consumers.length },
     }));
     share();
-  });
-  $("learn-open").addEventListener("click", () => openLearn());
+  }));
+  $("learn-open").addEventListener("click", () => whenReady(ready, () => openLearn(), (hub) => hub?.panel));
   // Explore (www/explore/): a search in a Web Worker, loaded on first use.
   const exploreModule = onDemand(() => import("./explore/panel.js"), "Explore", (text) => notice(text));
-  learn.explore = async () => (await needFull()) && exploreModule().then((m) => m?.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) }));
+  learn.explore = () => whenReady(ready, () => exploreModule().then((m) => m?.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) })), (panel) => panel?.section);
   $("explore-open").addEventListener("click", () => learn.explore());
   /** Controls are disabled until the core runs them (index.html): now they do. */
   function enable() {
@@ -471,6 +521,9 @@ export function start(core, opts, boot = {}) {
    *  step (a far one in slices, with progress and Stop) and says whether the
    *  state there is the one the link was made from. */
   let opening = 0;
+  /** A link opened on the first core whose state hash the full core is to compare:
+   *  {at, hash, revision}. */
+  let unchecked = null;
   async function open(fragment) {
     const token = ++opening;
     frontier.stop();
@@ -478,12 +531,18 @@ export function start(core, opts, boot = {}) {
     const say = opts.problems.map((p) => `Ignored ${p}.`);
     // A share link is read by the full core only (the first core has no link codec), and
     // a built-in whose text the page does not have yet comes with it.
+    // A link to a built-in as it is (no interventions) runs on the first core: its text is
+    // here (main.js fetched it for the first stage), and its state hash is compared when
+    // the full core comes (takeFull).
     const wanted = opts.scenario ?? "seed-walkthrough";
-    if (!sim.full && (startCore(fragment).glue === "full" || scenarios.some((s) => s.name === wanted && !s.json))) {
+    const plainLink = sim.full ? null : builtinLink(fragment, LINKS);
+    const plainText = plainLink && scenarios.find((s) => s.name === plainLink.name)?.json;
+    if (!sim.full && !plainText && (startCore(fragment, LINKS).glue === "full" || scenarios.some((s) => s.name === wanted && !s.json))) {
       await needFull();
       if (token !== opening) return;
     }
-    const link = readLink(fragment, wasm.decodeLink ?? unread);
+    unchecked = null;
+    const link = plainText ? { scenario: plainText, at: plainLink.at } : readLink(fragment, wasm.decodeLink ?? unread);
     if (link?.error || !(link?.scenario ? load(link.scenario) : builtin(say))) {
       const s = builtin(say);
       say.unshift(`This link could not be opened: ${link?.error ?? "its scenario was refused"}. Showing "${s.title || s.name}" instead.`);
@@ -496,9 +555,17 @@ export function start(core, opts, boot = {}) {
       }
       const r = checkLink(link, sim, outcome);
       if (r.message) say.push(r.message);
-      verified.hidden = !r.ok;
       verifiedAt = r.step;
-      verified.classList.remove("pending");
+      if (plainText && plainLink.hash && r.step === plainLink.at) {
+        // Its room kept on the status line (main.js made it), not shown, until the full core
+        // has compared the state: nothing moves when it says.
+        unchecked = { at: r.step, hash: plainLink.hash, revision: sim.revision };
+        verified.hidden = false;
+        verified.classList.add("pending");
+      } else {
+        verified.hidden = !r.ok;
+        verified.classList.remove("pending");
+      }
       // Short of the link's step: show the furthest reached and compute no further unasked.
       // (Reached, the look-ahead goes on past it as anywhere else.)
       if (at != null && r.step < at && r.step === sim.known - 1 && !sim.done) frontier.hold();

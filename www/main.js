@@ -56,7 +56,7 @@ function run() {
   // the wasm itself too, while its glue module is on its way.
   // The first core (no narration: the full one follows once the page is idle, app.js),
   // or the full core for a share link, which only it reads (core/first-view.js).
-  const which = startCore(location.hash).glue;
+  const which = startCore(location.hash, LINKS).glue;
   const wasmUrl = inline ? null : which === "first" ? new URL("./pkg/hwscope_first_bg.wasm", import.meta.url) : new URL("./pkg/hwscope_bg.wasm", import.meta.url);
   // A status other than 200 is named (boot.js says which file and what to fix).
   // www/prefetch.js may have asked for it already.
@@ -88,9 +88,11 @@ function run() {
   const boot = { stage: createStage(document.getElementById("stage"), () => {}), status: createStatus(document.getElementById("status"), document.getElementById("violations")) };
   let taken = false;
   let drawn = [];
-  function draw(first, later = []) {
+  function draw(first, later = [], file = null) {
     if (taken) return;
-    drawn = [first.record, ...later].map((r) => ({ step: r.step, time: r.time_ms, text: r.text }));
+    // The sentences the first core cannot say: of the steps drawn, and of every step in the
+    // steps file (the narration log's history before a link's step reads them).
+    drawn = [first.record, ...later, ...(file?.records ?? [])].map((r) => ({ step: r.step, time: r.time_ms, text: r.text }));
     renderAbout(document.getElementById("about"), { title: first.title, description: first.description, embed: opts.embed });
     boot.status.scenario({ seed: first.seed, preset: first.preset });
     boot.stage.step(first.record, first.initialEnd, true, first.room);
@@ -132,7 +134,7 @@ function run() {
         const last = file.records.length - 1;
         // Past a short run's end the live page shows its last step; past the file's, only the core knows.
         const later = view.steps.map((n) => (n <= last ? file.records[n] : file.end ? file.records[last] : null));
-        if (!later.includes(null)) draw(first, later);
+        if (!later.includes(null)) draw(first, later, file);
       })
       .catch(() => {})
       .finally(show);

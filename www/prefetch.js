@@ -17,7 +17,7 @@ if (!globalThis.hwscopeInlineCore) {
   // The core's download starts while main.js is still on its way (main.js takes this
   // response; it checks the status).
   // The first core, as a rule (a share link needs the full one: core/first-view.js).
-  const url = (startCore(location.hash).glue === "first" ? new URL("./pkg/hwscope_first_bg.wasm", import.meta.url) : new URL("./pkg/hwscope_bg.wasm", import.meta.url)).href;
+  const url = (startCore(location.hash, LINKS).glue === "first" ? new URL("./pkg/hwscope_first_bg.wasm", import.meta.url) : new URL("./pkg/hwscope_bg.wasm", import.meta.url)).href;
   const response = fetch(url);
   response.catch(() => {});
   globalThis.hwscopeCore = { url, response };

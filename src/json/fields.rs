@@ -183,6 +183,17 @@ pub trait Named: Sized + Copy + PartialEq + 'static {
     }
 }
 
+/// `ToJson` for `Named` types: each value is written as its name.
+macro_rules! json_by_name {
+    ($($t:ty),*) => {
+        $(impl $crate::json::ToJson for $t {
+            fn write_json(&self, out: &mut String) {
+                $crate::json::write_str(out, $crate::json::Named::name(*self));
+            }
+        })*
+    };
+}
+
 /// Declares a type that is only written: the struct, and its `ToJson` from the
 /// field list (fields in order, each `always`, `opt`, `nonempty`, `nonzero` or `nonfalse`).
 macro_rules! json_record {
@@ -267,4 +278,4 @@ macro_rules! json_struct {
     (@value opt($r:expr)) => { None };
 }
 
-pub(crate) use {json_record, json_struct, json_write};
+pub(crate) use {json_by_name, json_record, json_struct, json_write};

@@ -13,7 +13,7 @@ pub use fields::{
     array, boolean, err, int, join, list, nullable, object, read_opt, read_or, read_required, shown, string, u32_as_u64, u32_of, uint,
     FieldError, Fields, Named, Read,
 };
-pub(crate) use fields::{json_record, json_struct, json_write};
+pub(crate) use fields::{json_by_name, json_record, json_struct, json_write};
 pub use read::{parse, JsonError};
 pub use value::{lookup, Value};
 pub use write::{quoted, to_string, write_f64, write_i64, write_str, write_u64, Obj, ToJson};

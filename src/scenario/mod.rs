@@ -18,7 +18,7 @@ pub use defaults::{Defaults, InForce, Settings, Source};
 pub use presets::{defaults_table, DefaultRow, Preset, PresetInfo, PRESETS};
 pub use switches::{AboveHw, Behavior, BehaviorOverrides, BrokerLiveness, HwCounts, IsrUpdate, ResponseHw, Truncation};
 
-use crate::json::{self, boolean, err, int, json_struct, shown, string, u32_as_u64, u32_of, uint, Read, ToJson, Value};
+use crate::json::{self, boolean, err, int, json_by_name, json_struct, shown, string, u32_as_u64, u32_of, uint, Read, ToJson, Value};
 
 /// The largest cluster the playground draws.
 pub const MAX_REPLICAS: u32 = 7;
@@ -71,11 +71,7 @@ impl Named for AfterStop {
     const ALL_NAMED: &'static [(&'static str, AfterStop)] = &[("stop", AfterStop::Stop), ("settle", AfterStop::Settle)];
 }
 
-impl ToJson for AfterStop {
-    fn write_json(&self, out: &mut String) {
-        json::write_str(out, self.name());
-    }
-}
+json_by_name!(AfterStop);
 
 json_struct! {
     /// Timer phases the seed would otherwise draw, pinned so that a run lines up with a
@@ -275,11 +271,7 @@ impl Named for OffsetReset {
         &[("latest", OffsetReset::Latest), ("earliest", OffsetReset::Earliest), ("none", OffsetReset::None)];
 }
 
-impl ToJson for OffsetReset {
-    fn write_json(&self, out: &mut String) {
-        json::write_str(out, self.name());
-    }
-}
+json_by_name!(OffsetReset);
 
 json_struct! {
     #[derive(Debug, Clone, PartialEq)]
@@ -398,11 +390,7 @@ impl Named for Channel {
         &[("alter_partition", Channel::AlterPartition), ("heartbeat", Channel::Heartbeat), ("metadata", Channel::Metadata)];
 }
 
-impl ToJson for Channel {
-    fn write_json(&self, out: &mut String) {
-        json::write_str(out, self.name());
-    }
-}
+json_by_name!(Channel);
 
 /// `format`: 1 is the only version this build reads.
 fn format_version(path: &str, v: &Value) -> Read<u32> {

@@ -8,9 +8,8 @@ use super::defaults::{
     Defaults, KAFKA_2_0_DEFAULTS, KAFKA_2_1_DEFAULTS, KAFKA_2_5_DEFAULTS, KAFKA_3_7_DEFAULTS, ZOOKEEPER_0_10_DEFAULTS,
     ZOOKEEPER_0_11_DEFAULTS,
 };
-use super::switches::json_by_name;
 use super::switches::{AboveHw, Behavior, BrokerLiveness, HwCounts, IsrUpdate, ResponseHw, Truncation};
-use crate::json::{write_str, Named, ToJson, Value};
+use crate::json::{json_by_name, Named, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Preset {
@@ -66,12 +65,19 @@ const KAFKA_4_0: Behavior = Behavior {
     fenced_broker_keeps_session: true,
     registration_cleans_unclean_shutdown: true,
     restart_inside_zookeeper_session_fails: true,
+    heartbeat_timeout_is_interval: true,
 };
 
 const KAFKA_4_1: Behavior = Behavior { eligible_leader_replicas: true, ..KAFKA_4_0 };
 
-/// 3.8 (and 3.9): a fenced broker has no session, and re-registration cleans nothing up.
-const KAFKA_3_8: Behavior = Behavior { fenced_broker_keeps_session: false, registration_cleans_unclean_shutdown: false, ..KAFKA_4_0 };
+/// 3.8 (and 3.9): a fenced broker has no session, re-registration cleans nothing up, and
+/// an unanswered heartbeat waits half the session and is retried with a backoff.
+const KAFKA_3_8: Behavior = Behavior {
+    fenced_broker_keeps_session: false,
+    registration_cleans_unclean_shutdown: false,
+    heartbeat_timeout_is_interval: false,
+    ..KAFKA_4_0
+};
 
 const KAFKA_3_7: Behavior = Behavior { consumer_fetch_above_hw: AboveHw::Park, ..KAFKA_3_8 };
 
@@ -128,6 +134,7 @@ const TEXTBOOK: Behavior = Behavior {
     fenced_broker_keeps_session: true,
     registration_cleans_unclean_shutdown: true,
     restart_inside_zookeeper_session_fails: true,
+    heartbeat_timeout_is_interval: true,
 };
 
 /// Every preset, oldest first (`textbook` is not a version and comes first).

@@ -3,7 +3,7 @@
 //! preset (`presets.rs`) is one value for every switch; a scenario may override
 //! single switches in its `behavior` object.
 
-use crate::json::{boolean, json_struct, write_str, Named, ToJson};
+use crate::json::{boolean, json_by_name, json_struct, Named};
 
 /// Which followers' LEOs bound the leader's HW (`Partition.maybeIncrementLeaderHW`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,6 +175,13 @@ switches! {
     /// one at once, the idealised bounce a scenario may ask for (kip101-data-loss: the
     /// fast restart KIP-101 describes). No effect in KRaft.
     restart_inside_zookeeper_session_fails: bool = "restart_inside_zookeeper_session_fails", boolean;
+    /// 4.0.1 (KAFKA-19294): a heartbeat (or registration) the controller does not answer is
+    /// given up after broker.heartbeat.interval.ms (`BrokerServer` gives the heartbeat
+    /// channel that retry timeout) and the next goes out one interval later
+    /// (`BrokerLifecycleManager.scheduleNextCommunicationAfterFailure`). 3.4–4.0.0
+    /// (KAFKA-14392): given up after broker.session.timeout.ms / 2, the next after
+    /// 100 ms doubling with each failure in a row, capped at the session timeout.
+    heartbeat_timeout_is_interval: bool = "heartbeat_timeout_is_interval", boolean;
 }
 
 impl BehaviorOverrides {
@@ -182,19 +189,6 @@ impl BehaviorOverrides {
         *self == BehaviorOverrides::default()
     }
 }
-
-/// Switch values are written by name.
-macro_rules! json_by_name {
-    ($($t:ty),*) => {
-        $(impl ToJson for $t {
-            fn write_json(&self, out: &mut String) {
-                write_str(out, self.name());
-            }
-        })*
-    };
-}
-
-pub(crate) use json_by_name;
 
 json_by_name!(HwCounts, ResponseHw, AboveHw, Truncation, IsrUpdate, BrokerLiveness);
 

@@ -104,7 +104,8 @@ impl IsrList {
         let Some(m) = self.1 else { return self };
         let rank = if m == Members::Replicas && self.len() <= 4 { &REPLICA_RANK } else { &ID_RANK };
         let mut v = self.to_kafka_vec();
-        v.sort_by_key(|&b| rank[b as usize]);
+        // Stable, as sort_by_key is, without the standard library's sort (crate::sort).
+        crate::sort::sort_by(&mut v, |&a, &b| rank[a as usize] < rank[b as usize]);
         IsrList(IsrList::of(&v).0, self.1)
     }
 

@@ -222,47 +222,55 @@ impl Sim {
         }
     }
 
-    /// Measured on Kafka 4.0.2 (the oracle's kept zombie run, 2026-12-06): a heartbeat
-    /// that a cut keeps from the controller is given up ("Unable to send a heartbeat
-    /// because the RPC got timed out before it could be sent",
-    /// `BrokerLifecycleManager.BrokerHeartbeatResponseHandler.onTimeout`) about
-    /// controller.quorum.request.timeout.ms after it was sent, when the broker's raft
-    /// client loses the controller and the heartbeat channel resets its connection
-    /// (`NodeToControllerRequestThread`: "Recorded new KRaft controller" at each one).
-    ///
-    /// A cut of the heartbeat connection alone (`partition.channel`) leaves the raft client
-    /// its controller: the heartbeat is then given up on its channel's own timeout,
-    /// broker.session.timeout.ms / 2 (`BrokerServer` builds the heartbeat channel's
-    /// `NodeToControllerChannelManagerImpl` with that retry timeout, KAFKA-14392, and its
-    /// `NetworkClient` times a request out at min(controller.socket.timeout.ms, it)).
-    pub(crate) fn heartbeat_give_up_ms(&self, id: u32) -> u64 {
-        let me = Node::Broker(id);
-        let heartbeat = Some(crate::scenario::Channel::Heartbeat);
-        let alone = !self.net.channel_cut.is_empty()
-            && (self.net.is_cut_on(me, Node::Controller, heartbeat) || self.net.is_cut_on(Node::Controller, me, heartbeat))
-            && !self.controller_link_cut(id);
-        if alone {
-            self.scenario.config.broker_session_timeout_ms / 2
+    /// How long a heartbeat (or registration) waits for its answer before the broker gives
+    /// it up ("Unable to send a heartbeat because the RPC got timed out before it could be
+    /// sent", `BrokerLifecycleManager.BrokerHeartbeatResponseHandler.onTimeout`). The heartbeat
+    /// channel's `NodeToControllerChannelManagerImpl` has its own `NetworkClient`, whose
+    /// request timeout is min(controller.socket.timeout.ms, the channel's retry timeout); a
+    /// request that times out disconnects the channel ("Recorded new KRaft controller" as it
+    /// reconnects) and, older than the retry timeout, is given up. That retry timeout is
+    /// broker.heartbeat.interval.ms from 4.0.1 (`BrokerServer`, KAFKA-19294; 4.0.2 and 4.1.0
+    /// read) and broker.session.timeout.ms / 2 in 3.4–4.0.0 (KAFKA-14392; 3.7.0, 3.8.0,
+    /// 3.9.1 and 4.0.0 read). The raft client's connection plays no part: it is the same
+    /// whether the whole link or the heartbeat connection alone is cut (the kept zombie
+    /// run on 4.0.2 gave up 2010 ms after each heartbeat was sent, the interval).
+    pub(crate) fn heartbeat_give_up_ms(&self) -> u64 {
+        let c = &self.scenario.config;
+        if self.behavior.heartbeat_timeout_is_interval {
+            c.broker_heartbeat_interval_ms
         } else {
-            QUORUM_REQUEST_TIMEOUT_MS
+            c.broker_session_timeout_ms / 2
         }
     }
 
-    /// `BrokerLifecycleManager` after a heartbeat (or registration) was given up
-    /// (`scheduleNextCommunicationAfterFailure`): the held request is dropped with its
-    /// connection and the next is scheduled. Measured on 4.0.2 (the kept zombie run:
-    /// given up at 3873, 7877, 11881 and 15902 ms for heartbeats due from 1863): the next
-    /// goes out one broker.heartbeat.interval.ms later, and the heartbeat grid moves there.
+    /// When the next heartbeat goes out after one was given up
+    /// (`BrokerLifecycleManager.scheduleNextCommunicationAfterFailure`): one
+    /// broker.heartbeat.interval.ms later from 4.0.1 (KAFKA-19294; measured on 4.0.2, the
+    /// kept zombie run: given up at 3873, 7877, 11881 and 15902 ms for heartbeats due from
+    /// 1863); in 3.4–4.0.0 after `ExponentialBackoff(100, 2, broker.session.timeout.ms, 0.02)`
+    /// of the failures in a row before this one (100, 200, 400 ms …; the 2 % jitter is left out).
+    fn heartbeat_retry_after_failure_ms(&self, failures_before: u32) -> u64 {
+        let c = &self.scenario.config;
+        if self.behavior.heartbeat_timeout_is_interval {
+            return c.broker_heartbeat_interval_ms;
+        }
+        let doubled = 100u64.checked_shl(failures_before.min(40)).unwrap_or(u64::MAX);
+        doubled.min(c.broker_session_timeout_ms)
+    }
+
+    /// `BrokerLifecycleManager` after a heartbeat (or registration) was given up: the held
+    /// request is dropped with its connection and the next is scheduled
+    /// (`heartbeat_retry_after_failure_ms`); the heartbeat grid moves there.
     pub(crate) fn heartbeat_timed_out(&mut self, id: u32) {
         let Some((msg, _)) = self.broker_mut(id).heartbeat_rpc.take() else { return };
         self.drop_held_message(msg);
         if let Some(key) = self.broker_mut(id).heartbeat_timer.take() {
             self.cancel(key);
         }
-        let b = self.broker_mut(id);
-        b.heartbeat_failures = b.heartbeat_failures.saturating_add(1);
+        let failures_before = self.broker(id).heartbeat_failures;
+        self.broker_mut(id).heartbeat_failures = failures_before.saturating_add(1);
         let interval = self.scenario.config.broker_heartbeat_interval_ms;
-        let at = self.now + interval;
+        let at = self.now + self.heartbeat_retry_after_failure_ms(failures_before);
         self.controller.heartbeat_phase[id as usize] = at % interval.max(1);
         let timer = self.set_timer(at, Timer::Heartbeat { broker: id });
         self.broker_mut(id).heartbeat_timer = Some(timer);
@@ -271,7 +279,7 @@ impl Sim {
 
     /// A heartbeat (or registration) is on its way: it is given up if unanswered.
     pub(crate) fn await_heartbeat_answer(&mut self, id: u32, msg: u64) {
-        let timer = self.set_timer(self.now + self.heartbeat_give_up_ms(id), Timer::HeartbeatTimeout { broker: id });
+        let timer = self.set_timer(self.now + self.heartbeat_give_up_ms(), Timer::HeartbeatTimeout { broker: id });
         if let Some((_, old)) = self.broker_mut(id).heartbeat_rpc.replace((msg, timer)) {
             self.cancel(old);
         }

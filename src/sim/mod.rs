@@ -19,6 +19,7 @@ mod apply;
 mod broker;
 mod client;
 mod consumer;
+mod consumer_fetch;
 mod controller;
 mod election;
 mod elr;
@@ -31,6 +32,7 @@ pub mod log;
 mod metadata_fetch;
 pub mod msg;
 pub mod network;
+mod nodes;
 mod outbox;
 mod producer;
 pub mod pvec;
@@ -58,7 +60,6 @@ use crate::scenario::{Action, Behavior, BrokerLiveness, Scenario, Settings};
 use invariants::Invariants;
 use log::{Log, RecordId};
 use network::Network;
-use outbox::Out;
 use scheduler::{Rng, Scheduler, PROTOCOL, SCENARIO};
 use std::rc::Rc;
 use vecmap::{VecMap, VecSet};
@@ -417,7 +418,11 @@ impl Sim {
                 }
             }
             Body::ConsumerFetch { offset, leader_epoch } => self.handle_consumer_fetch(msg, *offset, *leader_epoch),
-            Body::ConsumerFetchResponse(resp) => self.handle_consumer_fetch_response(msg, resp),
+            Body::ConsumerFetchResponse(resp) => {
+                if let Node::Consumer(c) = msg.to {
+                    self.consumer_rule(c, |n, out| consumer::on_fetch_response(n, c, msg, resp, out))
+                }
+            }
             Body::AlterPartition { leader_epoch, partition_epoch, isr, broker_epochs } => {
                 self.handle_alter_partition(msg, *leader_epoch, *partition_epoch, isr, broker_epochs)
             }
@@ -430,9 +435,10 @@ impl Sim {
             Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => {
                 self.handle_offsets_for_leader_epoch(msg, *epoch, *current_leader_epoch)
             }
-            Body::OffsetsForLeaderEpochResponse { request, answer, error, .. } => {
-                self.handle_offsets_for_leader_epoch_response(msg, *request, *answer, *error)
-            }
+            Body::OffsetsForLeaderEpochResponse { request, answer, error, .. } => match msg.to {
+                Node::Consumer(c) => self.consumer_rule(c, |n, out| consumer::on_validation_response(n, c, *request, *answer, *error, out)),
+                _ => self.handle_offsets_for_leader_epoch_response(msg, *request, *answer, *error),
+            },
             Body::BrokerRegistration { incarnation } => self.handle_broker_registration(msg, *incarnation),
             Body::BrokerRegistrationResponse { broker_epoch, metadata } => {
                 self.handle_registration_response(msg, *broker_epoch, metadata.as_ref())
@@ -446,7 +452,9 @@ impl Sim {
                 Node::Producer(id) => {
                     self.producer_rule(id, |p, out| producer::on_metadata_response(p, id, msg, *request, *leader, *leader_epoch, out))
                 }
-                Node::Consumer(c) => self.consumer_metadata_response(c, msg, *request, *leader, *leader_epoch),
+                Node::Consumer(c) => {
+                    self.consumer_rule(c, |n, out| consumer::on_metadata_response(n, c, msg, *request, *leader, *leader_epoch, out))
+                }
                 _ => {}
             },
             Body::Reset { refused } => self.handle_reset(msg, *refused),
@@ -465,7 +473,7 @@ impl Sim {
         match msg.to {
             Node::Broker(id) => self.follower_connection_reset(id, from),
             Node::Producer(id) => self.producer_rule(id, |p, out| producer::on_connection_reset(p, id, from, refused, out)),
-            Node::Consumer(c) => self.consumer_connection_reset(c, from),
+            Node::Consumer(c) => self.consumer_rule(c, |n, out| consumer::on_connection_reset(n, c, from, out)),
             Node::Controller | Node::ZooKeeper => {}
         }
     }
@@ -481,7 +489,7 @@ impl Sim {
             Timer::ProduceRequestTimeout { producer: id, request } => {
                 self.producer_rule(id, |p, out| producer::on_request_timeout(p, id, request, out))
             }
-            Timer::ConsumerRequestTimeout { consumer } => self.consumer_request_timeout(consumer),
+            Timer::ConsumerRequestTimeout { consumer: c } => self.consumer_rule(c, |n, out| consumer::on_request_timeout(n, c, out)),
             Timer::Heartbeat { broker } => self.heartbeat_due(broker),
             Timer::FenceCheck if self.zookeeper() => self.zookeeper_expire_session(),
             Timer::FenceCheck => self.maybe_fence_one_stale_broker(),
@@ -490,7 +498,9 @@ impl Sim {
             Timer::MetadataTimeout { client: Node::Producer(id) } => {
                 self.producer_rule(id, |p, out| producer::on_metadata_timeout(p, id, out))
             }
-            Timer::MetadataTimeout { client: Node::Consumer(c) } => self.consumer_metadata_timeout(c),
+            Timer::MetadataTimeout { client: Node::Consumer(c) } => {
+                self.consumer_rule(c, |n, out| consumer::on_metadata_timeout(n, c, out))
+            }
             Timer::MetadataTimeout { .. } => {}
             Timer::MetadataFetch { broker } => self.metadata_fetch_timer(broker),
             Timer::MetadataFetchExpiry { broker } => self.expire_parked_metadata_fetch(broker),
@@ -516,20 +526,6 @@ impl Sim {
 
     pub(crate) fn cancel(&mut self, key: Key) {
         self.push_command(Command::Cancel(key));
-    }
-
-    /// Runs a rule of producer `p` on its own state, with an outbox on the rest (`outbox.rs`).
-    pub(crate) fn producer_rule<R>(&mut self, p: usize, rule: impl FnOnce(&mut Shared<Producer>, &mut Out) -> R) -> R {
-        let Sim { producers, scenario, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
-        let wire = &mut network::WireOf { net, in_flight };
-        rule(&mut producers[p], &mut Out { now: *now, scenario, rng, wire, next_msg, sched, commands, events: &mut last.events })
-    }
-
-    /// Runs a rule of consumer `c` on its own state, with an outbox on the rest (`outbox.rs`).
-    pub(crate) fn consumer_rule<R>(&mut self, c: usize, rule: impl FnOnce(&mut Shared<Consumer>, &mut Out) -> R) -> R {
-        let Sim { consumers, scenario, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
-        let wire = &mut network::WireOf { net, in_flight };
-        rule(&mut consumers[c], &mut Out { now: *now, scenario, rng, wire, next_msg, sched, commands, events: &mut last.events })
     }
 
     /// Puts the step's commands into effect, in the order they were decided.

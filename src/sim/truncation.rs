@@ -140,9 +140,7 @@ impl Sim {
         answer: Option<(i32, u64)>,
         error: Option<KafkaError>,
     ) {
-        let Node::Broker(id) = msg.to else {
-            return self.handle_consumer_validation(msg, request, answer, error);
-        };
+        let Node::Broker(id) = msg.to else { return };
         if !matches!(self.broker(id).fetcher, FetcherState::Truncating { request: r, .. } if r == request) {
             return self.emit(Event::EpochEndIgnored { follower: id });
         }

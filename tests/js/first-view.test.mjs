@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { test } from "node:test";
-import { firstView, linkKey } from "../../www/core/first-view.js";
+import { builtinLink, firstView, linkKey, startCore } from "../../www/core/first-view.js";
 import { readOptions } from "../../www/core/options.js";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -47,4 +47,28 @@ test("what only the core can read draws nothing early", () => {
   const fragment = pkg.encodeLink(b.json);
   assert.equal(view("", `#${fragment}&at=1e3`), null, "a damaged at= in a link");
   assert.equal(linkKey("abc"), "1a47e90b", "FNV-1a, 32 bits");
+});
+
+test("a link to a built-in as it is starts on the first core; one the core must read, on the full core", () => {
+  const b = pkg.builtinScenarios().find((x) => x.name === "kip101-data-loss");
+  const p = new pkg.Playground();
+  p.configure(b.json);
+  p.seek(20);
+  const fragment = `#${p.link()}`;
+  const hash = /h=([0-9a-f]{16})/.exec(fragment)[1];
+  assert.deepEqual(builtinLink(fragment, LINKS), { name: b.name, at: 20, hash });
+  assert.equal(startCore(fragment, LINKS).glue, "first");
+  assert.equal(startCore("", LINKS).glue, "first");
+  assert.equal(startCore("#at=7", LINKS).glue, "first");
+  // With an intervention the scenario is no built-in's: only the full core decodes it.
+  p.apply(JSON.stringify({ crash: { broker: 0 } }));
+  const changed = `#${p.link()}`;
+  p.free();
+  assert.equal(builtinLink(changed, LINKS), null);
+  assert.equal(startCore(changed, LINKS).glue, "full");
+  // What the core would refuse with a message is left to it.
+  for (const damaged of [fragment.replace(/h=[0-9a-f]{16}/, "h=xyz"), fragment.replace("at=20", "at=2e1"), fragment.replace("v=1", "v=2")]) {
+    assert.equal(builtinLink(damaged, LINKS), null, damaged);
+    assert.equal(startCore(damaged, LINKS).glue, "full", damaged);
+  }
 });

@@ -77,12 +77,33 @@ function fetchOnce(key, url) {
   return file;
 }
 
+/** A share link to a built-in as it is (no interventions, no edits: its `s=` part is the
+ *  built-in's own, known by its key in `links`), read without the full core:
+ *  {name, at, hash} (at and hash null when the link has none), or null. The page runs
+ *  it on the first core and compares the state hash once the full core has come. */
+export function builtinLink(fragment, links) {
+  const raw = fragment.replace(/^#/, "");
+  if (!raw || (raw.length <= 64 && !raw.includes("=")) || !/(^|&)[vs]=/.test(raw)) return null;
+  const parts = new URLSearchParams(raw);
+  const s = parts.get("s");
+  if (parts.get("v") !== "1" || !s) return null;
+  const key = linkKey(s);
+  const name = Object.keys(links).find((n) => links[n] === key);
+  const at = parts.get("at");
+  const hash = parts.get("h");
+  // What the core would refuse (a damaged at= or h=) is the core's to say.
+  if (!name || (at != null && !STEP.test(at)) || (hash != null && !/^[0-9a-fA-F]{16}$/.test(hash))) return null;
+  return { name, at: at == null ? null : Number(at), hash: hash?.toLowerCase() ?? null };
+}
+
 /** Which core the page starts with (docs/performance.md, "Two cores"): the first core
  *  (www/pkg/hwscope_first*: no narration, no share-link codec), which the page plays
  *  with while the full one comes at idle, or the full core at once when the address is
- *  a share link, which only the full core reads (permalink.js readLink decodes it). */
-export function startCore(fragment) {
+ *  a share link that only the full core reads (permalink.js readLink decodes it): one
+ *  with interventions or edits. A link to a built-in as it is (builtinLink, `links` is
+ *  pkg/steps.js LINKS) starts on the first core. */
+export function startCore(fragment, links) {
   const raw = fragment.replace(/^#/, "");
   const link = raw && !(raw.length <= 64 && !raw.includes("=")) && !(raw.length < 99 && !/(^|&)[vs]=/.test(raw) && new URLSearchParams(raw).get("at"));
-  return link ? { glue: "full", wasm: "hwscope_bg.wasm" } : { glue: "first", wasm: "hwscope_first_bg.wasm" };
+  return link && !builtinLink(fragment, links) ? { glue: "full", wasm: "hwscope_bg.wasm" } : { glue: "first", wasm: "hwscope_first_bg.wasm" };
 }

@@ -15,3 +15,20 @@ export function onDemand(load, what, say) {
       return null;
     }));
 }
+
+/** The one way the page acts on a press that may have to wait for the full core
+ *  (app.js needFull: Settings, Share, Learn, Explore, an intervention): waits for
+ *  `ready()` (resolving false when it could not be had: nothing is done, its failure is
+ *  said there), runs `act()`, then gives focus to `target(result)` when there is one
+ *  (null: `act` placed it, as a modal dialog does). Focus moves only when it is still
+ *  where the press left it (the control pressed, or nowhere): a user who went on
+ *  to something else while it waited is not pulled back. Resolves to act's result. */
+export async function whenReady(ready, act, target = () => null) {
+  const from = document.activeElement;
+  if (!(await ready())) return null;
+  const result = await act();
+  const to = target(result);
+  const now = document.activeElement;
+  if (to && to !== now && (now === from || now === document.body || now == null)) to.focus({ preventScroll: true });
+  return result;
+}

@@ -17,7 +17,8 @@ export async function open(api) {
   panel ??= await create(api);
   panel.section.hidden = false;
   panel.section.scrollIntoView({ block: "nearest" });
-  panel.focus();
+  // Focus is the caller's to give (app.js, core/ondemand.js whenReady: not when the user
+  // went on to something else while the full core was on its way).
   return panel;
 }
 

@@ -27,7 +27,8 @@ let hub = null;
 export async function open(api, params = new URLSearchParams()) {
   if (!hub) hub = await createHub(api);
   hub.panel.hidden = false;
-  // Opened from its button: bring it into view (on a phone it sits under the interventions).
+  // Opened from its button: bring it into view (on a phone it sits under the interventions);
+  // app.js hands it the focus (core/ondemand.js whenReady).
   if (!params.has("tour") && !params.has("view")) hub.panel.scrollIntoView({ block: "nearest" });
   const tour = params.get("tour");
   if (tour) await hub.startTour(tour, { beat: params.get("beat"), level: params.get("level") });
@@ -69,9 +70,13 @@ async function createHub(api) {
   const tours = h("details", { class: "tours", open: "" }, toursSummary, tourList);
   const viewBar = h("div", { class: "view-bar", role: "group", "aria-label": "Views" });
   const viewsBox = h("div", { class: "views" });
-  const panel = h("section", { class: "learn panel", id: "learn", "aria-labelledby": "learn-h" },
+  const panel = h("section", { class: "learn panel", id: "learn", "aria-labelledby": "learn-h", tabindex: -1 },
     h("div", { class: "learn-head" }, h("h2", { id: "learn-h" }, "Learn"),
-      h("button", { type: "button", class: "link", "aria-label": "Close Learn", onclick: () => (panel.hidden = true) }, "✕")),
+      h("button", { type: "button", class: "link", "aria-label": "Close Learn", onclick: () => {
+        panel.hidden = true;
+        // The button pressed is gone with the panel: the keyboard goes back to Learn.
+        document.getElementById("learn-open")?.focus();
+      } }, "✕")),
     tours,
     h("h3", {}, "Views that explain"), viewBar);
   // Beside the narration (under the controls on a phone); the views under the
@@ -89,7 +94,7 @@ async function createHub(api) {
     }
     toursSummary.textContent = tour ? `Guided tours (now: ${tour.tour.title})` : "Guided tours";
     tourList.replaceChildren(...TOURS.map((t) => h("li", {},
-      h("button", { type: "button", class: `tour-pick${tour?.tour === t ? " on" : ""}`, "data-tour": t.id, onclick: () => self.startTour(t.id) }, t.title),
+      h("button", { type: "button", class: `tour-pick${tour?.tour === t ? " on" : ""}`, "data-tour": t.id, onclick: () => self.startTour(t.id, { picked: true }) }, t.title),
       progress[t.id]?.done ? h("span", { class: "done", title: "You reached the end of this tour" }, " ✓") : null)));
   }
 
@@ -132,12 +137,15 @@ async function createHub(api) {
         return null;
       }
       const { createTourPlayer } = await import("./tour-player.js");
+      // Picked from the list: the list is redrawn and folds away, which drops the focus
+      // on the button pressed; the keyboard goes on at the beat's title instead.
       tour?.close();
       tour = createTourPlayer(self, id, { level: LEVELS.includes(opts.level) ? opts.level : undefined, beat: opts.beat });
       document.getElementById("tour-slot").append(tour.card);
       tours.open = false;
       listTours();
       tour.start();
+      if (opts.picked) tour.card.querySelector(".beat-title")?.focus({ preventScroll: true });
       if (!embed && !views.size) {
         await self.openView("gauges");
         await self.openView("diagram");

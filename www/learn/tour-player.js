@@ -214,8 +214,17 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
   function keepStageAbove() {
     const slot = card.closest(".tour-slot");
     const stage = document.querySelector(".stage-box");
-    if (!slot || !stage || getComputedStyle(slot).position !== "sticky") return;
+    if (!slot || !stage) return;
     const top = (document.getElementById("status") ?? stage).getBoundingClientRect().top;
+    if (getComputedStyle(slot).position !== "sticky") {
+      // A wide screen: the card heads the side column. A tour started from the Learn
+      // panel further down, or a beat reached with the page scrolled, left its title
+      // and question above the view (only the answers and Next showed): the card's top
+      // and the status line come back into view.
+      const cardTop = card.getBoundingClientRect().top;
+      if (cardTop < 0) scrollBy({ top: Math.floor(Math.min(cardTop, top) - 8), behavior: "instant" });
+      return;
+    }
     const hidden = stage.getBoundingClientRect().bottom - card.getBoundingClientRect().top;
     if (hidden > 1) scrollBy({ top: Math.floor(Math.min(hidden, Math.max(0, top))), behavior: "instant" });
   }
@@ -247,7 +256,7 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
       // One tour per line: a title that wraps as an inline button leaves its
       // separators stranded on lines of their own.
       box.append(h("p", {}, "That is the whole tour. Next, one of:"),
-        h("ul", { class: "tour-next" }, ...others.map((t) => h("li", {}, h("button", { type: "button", class: "link", onclick: () => hub.startTour(t.id) }, t.title)))));
+        h("ul", { class: "tour-next" }, ...others.map((t) => h("li", {}, h("button", { type: "button", class: "link", onclick: () => hub.startTour(t.id, { picked: true }) }, t.title)))));
     }
     return box;
   }

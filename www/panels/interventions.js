@@ -1,10 +1,13 @@
 // Interventions at the shown step: produce, crash or restart a broker, cut
-// or heal a link, add a consumer on a follower. Each forks the future.
+// or heal a link (or, between a KRaft broker and the controller, one of its
+// connections), add a consumer on a follower. Each forks the future.
 
 import { h } from "../core/dom.js";
+import { whenReady } from "../core/ondemand.js";
 
 function options(select, values, label) {
-  const want = values.map(String).join();
+  // Labels count too: a connection's label says whether it is cut.
+  const want = values.map((v) => `${v}=${label(v)}`).join();
   if (select.dataset.values !== want) {
     const keep = select.value;
     select.replaceChildren(...values.map((v) => h("option", { value: v }, label(v))));
@@ -18,11 +21,15 @@ function end(value) {
   return /^\d+$/.test(value) ? Number(value) : value;
 }
 
+/** A KRaft broker's connections to the controller, as a scenario's `channel` names them. */
+const CHANNELS = ["", "alter_partition", "heartbeat", "metadata"];
+const CHANNEL_LABEL = { "": "every connection", alter_partition: "AlterPartition only", heartbeat: "heartbeats only", metadata: "metadata fetch only" };
+
 function endLabel(v) {
   return typeof v === "number" ? `broker ${v}` : v === "controller" ? "the controller" : v === "zookeeper" ? "ZooKeeper" : v;
 }
 
-export function createInterventions(form, act) {
+export function createInterventions(form, act, ready = async () => true) {
   const $ = (id) => form.querySelector(`#${id}`);
   let rec = null;
 
@@ -35,8 +42,8 @@ export function createInterventions(form, act) {
     },
     crash: () => ({ crash: { broker: Number($("iv-broker").value) } }),
     restart: () => ({ restart: { broker: Number($("iv-broker").value) } }),
-    partition: () => ({ partition: { between: [end($("iv-a").value), end($("iv-b").value)] } }),
-    heal: () => ({ heal: { between: [end($("iv-a").value), end($("iv-b").value)] } }),
+    partition: () => ({ partition: link() }),
+    heal: () => ({ heal: link() }),
     add_consumer: () => {
       let n = rec.consumers.length + 1;
       while (rec.consumers.some((c) => c.id === `c${n}`)) n++;
@@ -44,22 +51,31 @@ export function createInterventions(form, act) {
     },
   };
 
+  /** The link the ends name, and the one connection the channel picker names, if any. */
+  function link() {
+    const between = [end($("iv-a").value), end($("iv-b").value)];
+    const channel = $("iv-channel").hidden ? "" : $("iv-channel").value;
+    return channel ? { between, channel } : { between };
+  }
+
   /** The button that turns into its partner once used: focus moves there, not to the page. */
   const PARTNER = { crash: "restart", restart: "crash", partition: "heal", heal: "partition" };
   form.addEventListener("click", (e) => {
     const kind = e.target.closest("button[data-iv]")?.dataset.iv;
     if (!kind || !rec) return;
-    // The action may wait for the full core (an early press): hand focus on once it is done.
-    Promise.resolve(act(events[kind]())).then(() => keepFocus(kind));
+    // The action may wait for the full core (an early press): focus is handed on once it
+    // is done (core/ondemand.js whenReady).
+    const event = events[kind]();
+    whenReady(ready, () => act(event), () => partnerOf(kind));
   });
   form.addEventListener("submit", (e) => e.preventDefault());
   form.addEventListener("change", () => rec && update(rec));
 
   /** A keyboard user who crashed a broker can restart it next without hunting for focus. */
-  function keepFocus(used) {
+  function partnerOf(used) {
     const button = form.querySelector(`[data-iv=${used}]`);
     const partner = PARTNER[used] && form.querySelector(`[data-iv=${PARTNER[used]}]`);
-    if (button?.disabled && partner && !partner.disabled) partner.focus();
+    return button?.disabled && partner && !partner.disabled ? partner : null;
   }
 
   function update(next) {
@@ -90,7 +106,23 @@ export function createInterventions(form, act) {
     // Heal only what is cut, cut only what is not (either would be a step that changes nothing).
     const a = $("iv-a").value;
     const b = $("iv-b").value;
-    const cut = (x, y) => (rec.partition.cut_links ?? []).some(([f, t]) => String(f) === x && String(t) === y);
+    // Between a KRaft broker and the controller one connection may be cut or healed alone
+    // (AlterPartition, heartbeats, the metadata log's fetch); the picker starts on the one
+    // that is cut, so a cut loaded from a link or a scenario can be healed.
+    const channels = (rec.partition.cut_channels ?? []).filter((c) => [String(c.from), String(c.to)].sort().join() === [a, b].sort().join());
+    const picker = $("iv-channel");
+    const kraft = !rec.controller?.zookeeper;
+    picker.hidden = !(kraft && brokers.map(String).includes(a) !== brokers.map(String).includes(b) && [a, b].includes("controller"));
+    options(picker, CHANNELS, (c) => CHANNEL_LABEL[c] + (channels.some((x) => x.channel === c) ? " (cut)" : ""));
+    const pairKey = [a, b].sort().join();
+    if (picker.dataset.pair !== pairKey) {
+      picker.dataset.pair = pairKey;
+      picker.value = channels[0]?.channel ?? "";
+    }
+    const channel = picker.hidden ? "" : picker.value;
+    const cut = channel
+      ? (x, y) => channels.some((c) => c.channel === channel && String(c.from) === x && String(c.to) === y)
+      : (x, y) => (rec.partition.cut_links ?? []).some(([f, t]) => String(f) === x && String(t) === y);
     const same = a === b;
     form.querySelector("[data-iv=heal]").disabled = same || !(cut(a, b) || cut(b, a));
     form.querySelector("[data-iv=partition]").disabled = same || (cut(a, b) && cut(b, a));

@@ -21,7 +21,7 @@ const $ = (id) => document.getElementById(id);
 export function createPagePanels({ sim, wasm, go, intervene, load, say, ready = async () => true }) {
   const narration = createNarration($("narration"), $("live"), sim, go);
   const inspect = createInspector($("inspector"), $("insp-close"), intervene);
-  const interventions = createInterventions($("intervene"), intervene);
+  const interventions = createInterventions($("intervene"), intervene, ready);
   const clients = createClients($("clients"));
   const lost = createLost($("lost-panel"), $("lost"), go);
   const future = createFuture($("future"), sim);

@@ -24,14 +24,22 @@ export function label(node, board, size, weight, candidates) {
   return text(node, "");
 }
 
-export function createLogs(rulerLayer, layer) {
+export function createLogs(rulerLayer, layer, wordLayer = layer) {
   const rows = [];
   for (let i = 0; i < ROWS; i++) rows.push(el("text", { class: "ofs" }, rulerLayer));
 
   const strips = new Keyed(layer, (r) => {
     const g = el("g", { class: "log", "data-broker": r.broker });
+    // The words beside the strip and the leader's fetch marks are drawn over the
+    // messages: a dot passing under a log does not hide its HW, LEO or lag.
+    const words = el("g", { class: "log-words", "data-broker": r.broker }, wordLayer);
     const n = {
       g,
+      words,
+      drop: () => {
+        g.remove();
+        words.remove();
+      },
       bg: el("rect", { class: "strip" }, g),
       init: el("rect", { class: "init" }, g),
       initLabel: el("text", { class: "initl" }, g),
@@ -42,16 +50,16 @@ export function createLogs(rulerLayer, layer) {
       band: el("rect", { class: "lag" }, g),
       hw: el("line", { class: "hwl" }, g),
       leo: el("line", { class: "leol" }, g),
-      hwLabel: el("text", { class: "hwt" }, g),
-      lagLabel: el("text", { class: "lagt" }, g),
-      leoLabel: el("text", { class: "leot" }, g),
+      hwLabel: el("text", { class: "hwt" }, words),
+      lagLabel: el("text", { class: "lagt" }, words),
+      leoLabel: el("text", { class: "leot" }, words),
       // Records this log lost: a dashed ghost where the offset is empty now, a
       // tag beside the strip where another record stands there.
       ghosts: new Keyed(el("g", { class: "ghosts" }, g), () => {
         const c = el("g", {});
         return { g: c, rect: el("rect", {}, c), label: el("text", {}, c), title: el("title", {}, c) };
       }),
-      marks: new Keyed(el("g", { class: "fmarks" }, g), () => {
+      marks: new Keyed(el("g", { class: "fmarks" }, words), () => {
         const m = el("g", {});
         return { g: m, tip: el("path", {}, m), label: el("text", {}, m), title: el("title", {}, m) };
       }),
@@ -83,6 +91,7 @@ export function createLogs(rulerLayer, layer) {
       const w = L.stripW;
       const right = sx + w + 4;
       set(n.g, { class: `log${r.alive ? "" : " down"}` });
+      set(n.words, { class: `log-words${r.alive ? "" : " down"}` });
       set(n.bg, { x: sx, y: L.stripTop, width: w, height: L.stripBottom - L.stripTop });
 
       // Records older than the scenario's log are one plain committed block.

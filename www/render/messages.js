@@ -24,7 +24,7 @@ function waitLabels(p) {
 
 const ms = (v) => (v >= 10000 ? `${Math.round(v / 1000)} s` : `${Math.round(v)} ms`);
 
-export function createMessages(trailLayer, layer, parkLayer) {
+export function createMessages(trailLayer, layer, parkLayer, wordLayer = layer) {
   let edges = new Map();
   let board = null;
   let font = 12;
@@ -32,8 +32,11 @@ export function createMessages(trailLayer, layer, parkLayer) {
     const g = el("g", { class: "msg", tabindex: 0, role: "button", "data-msg": m.id });
     const trail = el("path", { class: "trail" });
     trailLayer.appendChild(trail);
-    const drop = () => { trail.remove(); g.remove(); };
-    return { g, trail, drop, dot: el("circle", { r: 5 }, g), label: el("text", {}, g), m };
+    // The label is drawn over every dot (a dot passing by does not hide it); a
+    // click on it picks its message as a click on the dot does.
+    const label = el("text", { class: "msgl", "data-msg": m.id, "aria-hidden": "true" }, wordLayer);
+    const drop = () => { trail.remove(); g.remove(); label.remove(); };
+    return { g, trail, drop, dot: el("circle", { r: 5 }, g), label, m };
   });
   const parked = new Keyed(parkLayer, () => {
     const g = el("g", { class: "parked" });
@@ -50,6 +53,7 @@ export function createMessages(trailLayer, layer, parkLayer) {
       edges.set(m.id, edge);
       n.m = m;
       n.words = labelOf(m);
+      set(n.label, { class: `msgl ${m.type}${failed(m) ? " err" : ""}` });
       set(n.g, {
         class: `msg ${m.type}${failed(m) ? " err" : ""}${sel === m.id ? " sel" : ""}`,
         "aria-label": `${n.words}: ${m.type.replace(/_/g, " ")} from ${m.from} to ${m.to}`,
@@ -116,7 +120,7 @@ export function createMessages(trailLayer, layer, parkLayer) {
         }
       }
       if (placed) {
-        set(n.label, { x: (placed.x - p.x).toFixed(1), y: (placed.y - p.y).toFixed(1), "text-anchor": placed.anchor });
+        set(n.label, { x: placed.x.toFixed(1), y: placed.y.toFixed(1), "text-anchor": placed.anchor });
         text(n.label, w);
       } else {
         text(n.label, "");

@@ -2,7 +2,9 @@
 // a step record (step) and moves what travels between steps (frame). Every
 // word on it goes through one board (board.js): fixed words first (headers,
 // pills, the ruler, records, HW and LEO), then marks, then, each frame, the
-// labels of the messages in flight; nothing is drawn over anything else.
+// labels of the messages in flight; no word is drawn over another. The dots
+// move: the words beside the logs and the messages' labels are drawn after them
+// (the "words" layer), so a dot passing by goes under a word, never over it.
 
 import { el, set, text, Keyed } from "./svg.js";
 import { layout, rowsFor, along, pathOf } from "./layout.js";
@@ -24,18 +26,21 @@ export function createStage(svg, onPick) {
   const layer = (cls) => el("g", { class: cls }, svg);
   const ruler = layer("ruler");
   const logsLayer = layer("logs");
-  const marks = layer("cmarks");
   const heads = layer("heads");
   const clientsLayer = layer("clients");
   const parkLayer = layer("parks");
   const cutLayer = layer("cuts");
   const trails = layer("trails");
   const msgLayer = layer("msgs");
+  // Last, over the messages: the words beside the logs, the consumers' marks and
+  // the messages' labels (placed apart on the board, so none covers another).
+  const words = layer("words");
+  const marks = el("g", { class: "cmarks" }, words);
 
   const renderBrokers = createBrokers(heads);
-  const logs = createLogs(ruler, logsLayer);
+  const logs = createLogs(ruler, logsLayer, words);
   const clients = createClients(clientsLayer, marks);
-  const messages = createMessages(trails, msgLayer, parkLayer);
+  const messages = createMessages(trails, msgLayer, parkLayer, words);
   const cuts = new Keyed(cutLayer, () => {
     const g = el("g", { class: "cut" });
     return { g, path: el("path", {}, g), mark: el("text", {}, g) };

@@ -1,0 +1,38 @@
+//! Where a node's rules run (issue 27, after stateright's actors): a rule gets its
+//! own node's state and an [`Out`] over the world's shared parts (the clock, the
+//! configuration, the seeded source, the wire, the step's commands and events);
+//! what it writes there is put into effect by `Sim::apply_commands` at the step's
+//! end. The node functions are in `producer.rs` and `consumer.rs`.
+
+use super::msg::Node;
+use super::outbox::Out;
+use super::shared::Shared;
+use super::state::{Consumer, Producer};
+use super::{consumer, network, Sim};
+use crate::scenario::ConsumerSpec;
+
+impl Sim {
+    /// Runs a rule of producer `p` on its own state, with an outbox on the rest (`outbox.rs`).
+    pub(crate) fn producer_rule<R>(&mut self, p: usize, rule: impl FnOnce(&mut Shared<Producer>, &mut Out) -> R) -> R {
+        let Sim { producers, scenario, behavior, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
+        let wire = &mut network::WireOf { net, in_flight };
+        rule(&mut producers[p], &mut Out { now: *now, scenario, behavior, rng, wire, next_msg, sched, commands, events: &mut last.events })
+    }
+
+    /// Runs a rule of consumer `c` on its own state, with an outbox on the rest (`outbox.rs`).
+    pub(crate) fn consumer_rule<R>(&mut self, c: usize, rule: impl FnOnce(&mut Shared<Consumer>, &mut Out) -> R) -> R {
+        let Sim { consumers, scenario, behavior, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
+        let wire = &mut network::WireOf { net, in_flight };
+        rule(&mut consumers[c], &mut Out { now: *now, scenario, behavior, rng, wire, next_msg, sched, commands, events: &mut last.events })
+    }
+
+    /// A consumer joins (the scenario's at the start, or `add_consumer`), knowing the
+    /// leader the controller has now, and sends its first fetch.
+    pub(super) fn add_consumer(&mut self, spec: ConsumerSpec) {
+        let joined = Consumer::join(spec, &self.scenario, self.controller.leader, self.controller.leader_epoch, self.now);
+        let (scenario, c) = (self.scenario.clone(), self.consumers.len());
+        self.net.add_consumer_links(&scenario, &joined.spec.id, Node::Consumer(c));
+        self.consumers.push(Shared::new(joined));
+        self.consumer_rule(c, |n, out| consumer::send_fetch(n, c, out));
+    }
+}
