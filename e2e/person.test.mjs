@@ -389,29 +389,29 @@ describe("a timeline that branches", () => {
     await page.waitForFunction(() => document.getElementById("status").dataset.step === "4");
     await page.waitForSelector("#branches:not([hidden])");
     const names = () => page.$$eval("#branches button.branch", (bs) => bs.map((b) => `${b.textContent}${b.getAttribute("aria-current") ? "*" : ""}`));
-    assert.deepEqual(await names(), ["as loaded", "1 record from p1 @3*"]);
+    assert.deepEqual(await names(), ["as loaded", "1 record from p1 @4*"]);
     // A second intervention, earlier: a second branch, and the first is kept.
     await scrubTo(page, 1);
     await page.selectOption("#iv-broker", "1");
     await page.click('[data-iv="crash"]');
     await page.waitForFunction(() => document.getElementById("status").dataset.step === "2");
-    assert.deepEqual(await names(), ["as loaded", "1 record from p1 @3", "crash broker 1 @1*"]);
+    assert.deepEqual(await names(), ["as loaded", "1 record from p1 @4", "crash broker 1 @2*"]);
     // Return to the first branch: its link, at the step it was left at.
-    await page.click('#branches button.branch:text("1 record from p1 @3")');
+    await page.click('#branches button.branch:text("1 record from p1 @4")');
     await page.waitForFunction(() => /intervention at step 4\b/.test(document.getElementById("about").textContent));
-    assert.deepEqual(await names(), ["as loaded", "1 record from p1 @3*", "crash broker 1 @1"]);
+    assert.deepEqual(await names(), ["as loaded", "1 record from p1 @4*", "crash broker 1 @2"]);
     assert.match(decodeURIComponent(page.url()), /#v=1&s=/, "the address holds the branch shown");
     // Compare: Shift+click another branch, then Compare.
-    await page.click('#branches button.branch:text("crash broker 1 @1")', { modifiers: ["Shift"] });
+    await page.click('#branches button.branch:text("crash broker 1 @2")', { modifiers: ["Shift"] });
     await page.click("#branches button.link:not([hidden])");
     await page.waitForSelector('.view-compare .cmp-side[data-side="B"] h4');
     const heads = await page.$$eval(".view-compare .cmp-side h4", (hs) => hs.map((x) => x.textContent));
-    assert.match(heads[0], /1 record from p1 @3/);
-    assert.match(heads[1], /crash broker 1 @1/);
+    assert.match(heads[0], /1 record from p1 @4/);
+    assert.match(heads[1], /crash broker 1 @2/);
     // Back: the branch shown before.
     await page.goBack();
     await page.waitForFunction(() => /intervention at step 2\b/.test(document.getElementById("about").textContent));
-    assert.deepEqual(await names(), ["as loaded", "1 record from p1 @3", "crash broker 1 @1*"]);
+    assert.deepEqual(await names(), ["as loaded", "1 record from p1 @4", "crash broker 1 @2*"]);
     assertNoErrors(page);
     await page.close();
   });
@@ -660,6 +660,52 @@ describe("third pass: on a phone a prediction's Check is in sight", () => {
       }
     }
     assert.ok(seen >= 6, `${seen} predictions seen`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
+
+// 1280 × 800, the KIP-101 tour's last beat ("Predict, then search"): after "Search every
+// timing" the verdict came under the window's edge: "✓ Right." showed, the explorer's own
+// sentence (how many states, within which bounds) did not. The answer now comes into view.
+describe("third pass: a search beat's verdict comes into view", () => {
+  test("kip101 junior, last beat: predict, Search every timing: the answer and the search's sentence are on screen", async () => {
+    const page = await open("/?tour=kip101&level=junior&beat=9");
+    await page.waitForSelector(".tour .ex-beat form.quiz input");
+    await page.click('.tour .ex-beat input[value="none-within-bounds"]');
+    await page.click('.tour .ex-beat button[type="submit"]');
+    await page.waitForSelector('.tour .ex-beat[data-state="revealed"]', { timeout: 60000 });
+    await page.waitForTimeout(300);
+    const r = await page.evaluate(() => {
+      const at = (sel) => document.querySelector(sel)?.getBoundingClientRect().toJSON();
+      return { answer: at(".tour .ex-beat-answer"), run: at(".tour .ex-beat-run"), text: document.querySelector(".tour .ex-beat-answer").textContent, vh: innerHeight };
+    });
+    assert.match(r.text, /^✓ Right: nothing within these bounds/);
+    for (const k of ["answer", "run"]) assert.ok(r[k].top >= 0 && r[k].bottom <= r.vh, `${k} on screen: ${Math.round(r[k].top)}–${Math.round(r[k].bottom)} of ${r.vh}`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
+
+// Branches: crash at step 5, then back to step 3 and Produce. The notice said the crash
+// "at step 6" was gone from the new run, while the tree drew "as loaded → crash broker 0 @5
+// → 1 record from p1 @3": the new run nested under a crash it does not have, and the crash
+// named by another step than the heading's. A branch hangs from the one whose intervention
+// it keeps, and is named by its intervention's step.
+describe("third pass: the branch tree nests a run only under interventions it keeps", () => {
+  test("kip101-data-loss: crash @6, then Produce at step 3: two branches of “as loaded”, named by the heading's steps", async () => {
+    const page = await open("/?scenario=kip101-data-loss");
+    await scrubTo(page, 5);
+    await page.click('[data-iv="crash"]');
+    await page.waitForFunction(() => /intervention at step 6\b/.test(document.getElementById("about").textContent));
+    await scrubTo(page, 3);
+    await page.click('[data-iv="produce"]');
+    await page.waitForFunction(() => /intervention at step 4\b/.test(document.getElementById("about").textContent));
+    const tree = await page.$eval("#branches .branch-tree", (t) => {
+      const walk = (li) => ({ name: li.querySelector(":scope > button").textContent, children: [...(li.querySelector(":scope > ol")?.children ?? [])].map(walk) });
+      return walk(t.querySelector(":scope > li"));
+    });
+    assert.deepEqual(tree, { name: "as loaded", children: [{ name: "crash broker 0 @6", children: [] }, { name: "1 record from p1 @4", children: [] }] });
     assertNoErrors(page);
     await page.close();
   });

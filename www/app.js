@@ -225,7 +225,7 @@ export function start(core, opts, boot = {}) {
     clearError();
     if (branches) {
       const link = sim.linkAt(player.step);
-      branches.fork(before, keyOf(link), link, event, at);
+      branches.fork(before, keyOf(link), link, event, rec.step);
     }
     // A "Jump to" result named a step of the run this one replaces.
     marks.reset();
@@ -562,6 +562,8 @@ export function start(core, opts, boot = {}) {
         unchecked = { at: r.step, hash: plainLink.hash, revision: sim.revision };
         verified.hidden = false;
         verified.classList.add("pending");
+        // The page asks for the full core once idle anyway; an embed asks for it to compare.
+        idle(() => needFull(true));
       } else {
         verified.hidden = !r.ok;
         verified.classList.remove("pending");

@@ -16,7 +16,7 @@ mod tests {
         let mut sim = Sim::new(scenario);
         sim.lead_mut(0).isr = vec![0];
         sim.lead_mut(0).pending = Some(PendingIsr::Expand(1));
-        let mut meta = sim.metadata();
+        let mut meta = sim.controller.metadata();
         meta.isr = vec![0];
         meta.offset += 1;
         sim.apply_metadata(0, &meta);

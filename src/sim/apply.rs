@@ -2,9 +2,8 @@
 //! HWs, logs cut or reset, the ISR on the leader and the controller, leadership,
 //! registrations and sessions, crashes and restarts, cuts.
 
-use super::event::{ElectedFrom, Event};
-use super::isr_list::IsrList;
-use super::state::{Lifecycle, PendingIsr, Registration, Role};
+use super::event::Event;
+use super::state::{Lifecycle, PendingIsr, Role};
 use super::Sim;
 
 impl Sim {
@@ -117,102 +116,29 @@ impl Sim {
                 ls.pending = None;
                 ls.partition_epoch = partition_epoch;
             }
-            Event::AlterPartitionCommitted { after, .. } => {
-                let c = &mut self.controller;
-                c.isr = after.to_kafka_vec();
-                c.partition_epoch += 1;
-                c.metadata_offset += 1;
-            }
-            Event::SessionExpired { broker, isr_before, kept_last, .. } => {
-                let c = &mut self.controller;
-                let reg = &mut c.registrations[broker as usize];
-                reg.fenced = true;
-                reg.session_deadline = None;
-                c.fenced.insert(broker);
-                c.metadata_offset += 1;
-                if isr_before.contains(broker) && !kept_last {
-                    c.isr = IsrList::of(&c.isr).retained(|b| b != broker).to_kafka_vec();
-                }
-            }
-            Event::PreviousIncarnationRemoved { broker, isr_before } => {
-                let elr = self.behavior.eligible_leader_replicas;
-                let c = &mut self.controller;
-                if isr_before.len() > 1 || elr {
-                    c.isr = IsrList::of(&c.isr).retained(|b| b != broker).to_kafka_vec();
-                }
-            }
-            Event::BrokerRegistered { broker, broker_epoch, incarnation, session_deadline, fenced, .. } => {
-                let c = &mut self.controller;
-                c.metadata_offset += 1;
-                c.registrations[broker as usize] = Registration {
-                    incarnation,
-                    broker_epoch,
-                    fenced,
-                    session_deadline: Some(session_deadline),
-                    registered_at: c.metadata_offset,
-                };
-                if fenced {
-                    c.fenced.insert(broker);
-                } else {
-                    c.fenced.remove(&broker);
-                }
-            }
-            Event::ZkSessionRenewed { broker, deadline } => self.controller.zookeeper[broker as usize].deadline = Some(deadline),
-            Event::ZkSessionCreated { broker, incarnation, deadline, .. } => {
-                self.controller.zookeeper[broker as usize] = super::zookeeper::ZkSession { incarnation, deadline: Some(deadline) };
-            }
-            Event::ZkSessionExpired { broker, .. } => self.controller.zookeeper[broker as usize].deadline = None,
             Event::ZkSessionLost { broker } => self.broker_mut(broker).broker_epoch = None,
             Event::ZkRegistered { broker, incarnation } => {
                 let b = self.broker_mut(broker);
                 b.broker_epoch = Some(u64::from(incarnation));
                 b.lifecycle = Lifecycle::Running;
             }
-            Event::HeartbeatReceived { broker, session_deadline, unfence } => {
-                let c = &mut self.controller;
-                let reg = &mut c.registrations[broker as usize];
-                reg.session_deadline = Some(session_deadline);
-                if unfence {
-                    reg.fenced = false;
-                    c.fenced.remove(&broker);
-                    c.metadata_offset += 1;
-                }
-            }
-            Event::ControllerIsrShrunk { .. } => {
-                self.controller.partition_epoch += 1;
-                self.controller.metadata_offset += 1;
-            }
-            Event::LeaderElected { leader, epoch, from, .. } => {
-                let c = &mut self.controller;
-                c.leader = Some(leader);
-                c.leader_epoch = epoch;
-                c.partition_epoch += 1;
-                c.metadata_offset += 1;
-                match from {
-                    ElectedFrom::Isr => {}
-                    ElectedFrom::Elr => {
-                        c.isr = vec![leader];
-                        c.elr.retain(|&b| b != leader);
-                    }
-                    ElectedFrom::LastKnownLeader | ElectedFrom::Unclean => {
-                        c.isr = vec![leader];
-                        c.elr.clear();
-                    }
-                }
-                c.last_known_elr.clear();
-            }
-            Event::LeaderEpochBumped { epoch, .. } => {
-                self.controller.leader_epoch = epoch;
-                self.controller.metadata_offset += 1;
-            }
-            Event::ElrChanged { after, .. } => self.controller.elr = after.to_vec(),
-            Event::LastKnownLeaderRecorded { broker } => self.controller.last_known_elr = vec![broker],
-            Event::PartitionOffline { epoch, .. } => {
-                let c = &mut self.controller;
-                c.leader = None;
-                c.leader_epoch = epoch;
-                c.partition_epoch += 1;
-                c.metadata_offset += 1;
+            // The controller's own events (and ZooKeeper's, whose sessions it holds).
+            Event::AlterPartitionCommitted { .. }
+            | Event::SessionExpired { .. }
+            | Event::PreviousIncarnationRemoved { .. }
+            | Event::BrokerRegistered { .. }
+            | Event::ZkSessionRenewed { .. }
+            | Event::ZkSessionCreated { .. }
+            | Event::ZkSessionExpired { .. }
+            | Event::HeartbeatReceived { .. }
+            | Event::ControllerIsrShrunk { .. }
+            | Event::LeaderElected { .. }
+            | Event::LeaderEpochBumped { .. }
+            | Event::ElrChanged { .. }
+            | Event::LastKnownLeaderRecorded { .. }
+            | Event::PartitionOffline { .. } => {
+                let behavior = self.behavior;
+                self.controller.apply(event, &behavior);
             }
             _ => {}
         }

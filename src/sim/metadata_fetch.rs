@@ -19,8 +19,10 @@
 
 use super::event::Event;
 use super::msg::{Body, Metadata, Msg, Node};
+use super::outbox::Out;
 use super::scheduler::Timer;
-use super::state::{Lifecycle, MetadataFetch};
+use super::shared::Shared;
+use super::state::{Controller, Lifecycle, MetadataFetch};
 use super::Sim;
 
 /// `KafkaRaftClient.MAX_FETCH_WAIT_MS` (4.0): how long the controller holds a Fetch
@@ -70,38 +72,8 @@ impl Sim {
             self.broker_mut(id).metadata_fetch = MetadataFetch::Waiting { msg: None, sent, timer };
             // At the controller it waits for new records as any Fetch does.
             let arrived = sent + self.net.latency(Node::Broker(id), Node::Controller);
-            self.park_metadata_fetch(id, 0, arrived);
+            self.controller_rule(|c, out| park_metadata_fetch(c, id, 0, arrived, out));
         }
-    }
-
-    /// `KafkaRaftClient.handleFetchRequest` (4.0): a Fetch from an offset behind the
-    /// log's end is answered at once; one that is caught up waits for new records up to
-    /// `MAX_FETCH_WAIT_MS`.
-    pub(crate) fn handle_metadata_fetch(&mut self, msg: &Msg, offset: u64) {
-        let Node::Broker(id) = msg.from else { return };
-        if offset < self.controller.metadata_offset {
-            let body = Body::MetadataFetchResponse { request: msg.id, metadata: Some(self.metadata()) };
-            let sent = self.send(Node::Controller, msg.from, body);
-            return self.emit(Event::MetadataFetchAnswered { broker: id, msg: sent, offset: self.controller.metadata_offset });
-        }
-        self.park_metadata_fetch(id, msg.id, self.now);
-        self.emit(Event::MetadataFetchParked { broker: id });
-    }
-
-    fn park_metadata_fetch(&mut self, id: u32, request: u64, arrived: u64) {
-        if let Some((_, key)) = self.controller.parked_fetches[id as usize].take() {
-            self.cancel(key);
-        }
-        let at = (arrived + MAX_FETCH_WAIT_MS).max(self.now);
-        let key = self.set_timer(at, Timer::MetadataFetchExpiry { broker: id });
-        self.controller.parked_fetches[id as usize] = Some((request, key));
-    }
-
-    /// A parked Fetch reaches its wait: answered with no records.
-    pub(crate) fn expire_parked_metadata_fetch(&mut self, id: u32) {
-        let Some((request, _)) = self.controller.parked_fetches[id as usize].take() else { return };
-        let sent = self.send(Node::Controller, Node::Broker(id), Body::MetadataFetchResponse { request, metadata: None });
-        self.emit(Event::MetadataFetchExpired { broker: id, msg: sent });
     }
 
     /// The controller's log grew (a partition change, a fence, a registration): every
@@ -110,7 +82,7 @@ impl Sim {
     /// way, or backing off, is answered when its Fetch arrives. `skip`: a broker that
     /// gets the change in its registration answer.
     pub(crate) fn answer_waiting_metadata_fetches(&mut self, skip: Option<u32>) {
-        let meta = self.metadata();
+        let meta = self.controller.metadata();
         for id in 0..self.scenario.replicas {
             let b = self.broker(id);
             if Some(id) == skip || !b.alive || b.broker_epoch.is_none() {
@@ -292,4 +264,36 @@ impl Sim {
         }
         self.broker_mut(id).heartbeat_failures = 0;
     }
+}
+
+// The controller's side: node functions of the controller (`outbox.rs`).
+
+/// `KafkaRaftClient.handleFetchRequest` (4.0): a Fetch from an offset behind the
+/// log's end is answered at once; one that is caught up waits for new records up to
+/// `MAX_FETCH_WAIT_MS`.
+pub(crate) fn handle_metadata_fetch(c: &mut Shared<Controller>, msg: &Msg, offset: u64, out: &mut Out) {
+    let Node::Broker(id) = msg.from else { return };
+    if offset < c.metadata_offset {
+        let body = Body::MetadataFetchResponse { request: msg.id, metadata: Some(c.metadata()) };
+        let sent = out.send(Node::Controller, msg.from, body);
+        return out.emit(Event::MetadataFetchAnswered { broker: id, msg: sent, offset: c.metadata_offset });
+    }
+    park_metadata_fetch(c, id, msg.id, out.now, out);
+    out.emit(Event::MetadataFetchParked { broker: id });
+}
+
+fn park_metadata_fetch(c: &mut Shared<Controller>, id: u32, request: u64, arrived: u64, out: &mut Out) {
+    if let Some((_, key)) = c.parked_fetches[id as usize].take() {
+        out.cancel(key);
+    }
+    let at = (arrived + MAX_FETCH_WAIT_MS).max(out.now);
+    let key = out.set_timer(at, Timer::MetadataFetchExpiry { broker: id });
+    c.parked_fetches[id as usize] = Some((request, key));
+}
+
+/// A parked Fetch reaches its wait: answered with no records.
+pub(crate) fn expire_parked_metadata_fetch(c: &mut Shared<Controller>, id: u32, out: &mut Out) {
+    let Some((request, _)) = c.parked_fetches[id as usize].take() else { return };
+    let sent = out.send(Node::Controller, Node::Broker(id), Body::MetadataFetchResponse { request, metadata: None });
+    out.emit(Event::MetadataFetchExpired { broker: id, msg: sent });
 }

@@ -241,7 +241,7 @@ impl Sim {
         for id in 0..n {
             sim.schedule_heartbeat(id);
         }
-        sim.reschedule_fence_check();
+        sim.controller_rule(controller::reschedule_fence_check);
         for spec in scenario.consumers.iter() {
             sim.add_consumer(spec.clone());
         }
@@ -430,7 +430,7 @@ impl Sim {
                 self.handle_alter_partition_response(msg, *request, *leader_epoch, *partition_epoch, isr, *error)
             }
             Body::LeaderAndIsr(meta) => self.handle_leader_and_isr(msg, meta),
-            Body::MetadataFetch { offset } => self.handle_metadata_fetch(msg, *offset),
+            Body::MetadataFetch { offset } => self.controller_rule(|c, out| metadata_fetch::handle_metadata_fetch(c, msg, *offset, out)),
             Body::MetadataFetchResponse { request, metadata } => self.handle_metadata_fetch_response(msg, *request, metadata.as_ref()),
             Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => {
                 self.handle_offsets_for_leader_epoch(msg, *epoch, *current_leader_epoch)
@@ -503,7 +503,9 @@ impl Sim {
             }
             Timer::MetadataTimeout { .. } => {}
             Timer::MetadataFetch { broker } => self.metadata_fetch_timer(broker),
-            Timer::MetadataFetchExpiry { broker } => self.expire_parked_metadata_fetch(broker),
+            Timer::MetadataFetchExpiry { broker } => {
+                self.controller_rule(|c, out| metadata_fetch::expire_parked_metadata_fetch(c, broker, out))
+            }
             Timer::HeartbeatTimeout { broker } => self.heartbeat_timed_out(broker),
         }
     }

@@ -2,28 +2,43 @@
 //! own node's state and an [`Out`] over the world's shared parts (the clock, the
 //! configuration, the seeded source, the wire, the step's commands and events);
 //! what it writes there is put into effect by `Sim::apply_commands` at the step's
-//! end. The node functions are in `producer.rs` and `consumer.rs`.
+//! end. The node functions are in `producer.rs`, `consumer.rs`, `election.rs` and
+//! `elr.rs`.
 
 use super::msg::Node;
 use super::outbox::Out;
 use super::shared::Shared;
-use super::state::{Consumer, Producer};
+use super::state::{Consumer, Controller, Producer};
 use super::{consumer, network, Sim};
 use crate::scenario::ConsumerSpec;
 
 impl Sim {
     /// Runs a rule of producer `p` on its own state, with an outbox on the rest (`outbox.rs`).
     pub(crate) fn producer_rule<R>(&mut self, p: usize, rule: impl FnOnce(&mut Shared<Producer>, &mut Out) -> R) -> R {
-        let Sim { producers, scenario, behavior, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
+        let Sim { producers, scenario, behavior, settings, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
         let wire = &mut network::WireOf { net, in_flight };
-        rule(&mut producers[p], &mut Out { now: *now, scenario, behavior, rng, wire, next_msg, sched, commands, events: &mut last.events })
+        rule(
+            &mut producers[p],
+            &mut Out { now: *now, scenario, behavior, settings, rng, wire, next_msg, sched, commands, events: &mut last.events },
+        )
     }
 
     /// Runs a rule of consumer `c` on its own state, with an outbox on the rest (`outbox.rs`).
     pub(crate) fn consumer_rule<R>(&mut self, c: usize, rule: impl FnOnce(&mut Shared<Consumer>, &mut Out) -> R) -> R {
-        let Sim { consumers, scenario, behavior, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
+        let Sim { consumers, scenario, behavior, settings, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
         let wire = &mut network::WireOf { net, in_flight };
-        rule(&mut consumers[c], &mut Out { now: *now, scenario, behavior, rng, wire, next_msg, sched, commands, events: &mut last.events })
+        rule(
+            &mut consumers[c],
+            &mut Out { now: *now, scenario, behavior, settings, rng, wire, next_msg, sched, commands, events: &mut last.events },
+        )
+    }
+
+    /// Runs a rule of the controller on its own state, with an outbox on the rest (`outbox.rs`).
+    pub(crate) fn controller_rule<R>(&mut self, rule: impl FnOnce(&mut Shared<Controller>, &mut Out) -> R) -> R {
+        let Sim { controller, scenario, behavior, settings, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
+        let wire = &mut network::WireOf { net, in_flight };
+        let out = &mut Out { now: *now, scenario, behavior, settings, rng, wire, next_msg, sched, commands, events: &mut last.events };
+        rule(controller, out)
     }
 
     /// A consumer joins (the scenario's at the start, or `add_consumer`), knowing the

@@ -17,14 +17,15 @@
 //!
 //! Message ids and timer keys are handed out as the rule writes, as `Sim::send` and
 //! `Sim::set_timer` do, so a converted rule writes the same run, byte for byte.
-//! Converted so far: the producer (`producer.rs`), the consumer (`consumer.rs`)
-//! and the clients' metadata (`client.rs`, which both call).
+//! Converted so far: the producer (`producer.rs`), the consumer (`consumer.rs`),
+//! the clients' metadata (`client.rs`, which both call) and the controller's
+//! elections (`election.rs`, `elr.rs`).
 
 use super::event::Event;
 use super::msg::{Body, Node};
 use super::scheduler::{Due, Key, Rng, Scheduler, Timer, PROTOCOL};
 use super::step::Command;
-use crate::scenario::{Behavior, Scenario};
+use crate::scenario::{Behavior, Scenario, Settings};
 
 /// The connections a client's rule reads and closes (`network.rs` implements it on
 /// the world's wire).
@@ -42,6 +43,8 @@ pub(crate) struct Out<'a> {
     pub now: u64,
     pub scenario: &'a Scenario,
     pub behavior: &'a Behavior,
+    /// The settings whose default depends on the preset, as in force.
+    pub settings: &'a Settings,
     pub(super) rng: &'a mut Rng,
     pub(super) wire: &'a mut dyn Wire,
     pub(super) next_msg: &'a mut u64,

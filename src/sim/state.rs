@@ -281,7 +281,7 @@ pub struct Controller {
     pub check: Option<(Key, u64)>,
     /// ZooKeeper's sessions, one per broker (the ZooKeeper era; ZooKeeper is its own
     /// node on the network, `zookeeper.rs`, its state kept here beside the controller's).
-    pub zookeeper: Vec<super::zookeeper::ZkSession>,
+    pub zookeeper: Vec<ZkSession>,
     /// Each broker's metadata Fetch waiting at the controller for new records, if one
     /// arrived as a message: (request, the timer that answers it empty).
     pub parked_fetches: Vec<Option<(u64, Key)>>,
@@ -401,4 +401,12 @@ pub struct Consumer {
     pub awaiting_validation: bool,
     /// Stopped by an error it cannot get past (auto.offset.reset=none).
     pub stopped: Option<KafkaError>,
+}
+
+/// ZooKeeper's view of one broker's session: the process (incarnation) that owns it
+/// and when it expires; None once expired (its ephemeral node is deleted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZkSession {
+    pub incarnation: u32,
+    pub deadline: Option<u64>,
 }

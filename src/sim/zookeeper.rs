@@ -16,17 +16,12 @@
 //! lives on what reaches ZooKeeper); the controller's own ZooKeeper session is not
 //! modelled (it never loses the controllership).
 
+use super::controller::reschedule_fence_check;
 use super::event::{ElectionCause, Event};
 use super::msg::{Body, Msg, Node};
 use super::Sim;
 
-/// ZooKeeper's view of one broker's session: the process (incarnation) that owns it
-/// and when it expires; None once expired (its ephemeral node is deleted).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ZkSession {
-    pub incarnation: u32,
-    pub deadline: Option<u64>,
-}
+pub use super::state::ZkSession;
 
 impl Sim {
     /// The ZooKeeper-era controller is a broker: every broker runs a `KafkaController`,
@@ -62,7 +57,7 @@ impl Sim {
         if s.incarnation == incarnation && s.deadline.is_some() {
             let deadline = self.now + self.liveness().1;
             self.emit(Event::ZkSessionRenewed { broker: id, deadline });
-            return self.reschedule_zookeeper_expiry();
+            return self.controller_rule(reschedule_fence_check);
         }
         let sent = self.send(Node::ZooKeeper, msg.from, Body::ZkSessionExpired);
         self.emit(Event::ZkPingOfExpiredSession { broker: id, msg: sent });
@@ -87,7 +82,7 @@ impl Sim {
         let answer = self.send(Node::ZooKeeper, msg.from, Body::ZkRegistered);
         let watch = self.send(Node::ZooKeeper, Node::Controller, Body::ZkWatch { broker: id, incarnation: Some(incarnation) });
         self.emit(Event::ZkWatchFired { broker: id, gone: false, answer: Some(answer), msg: watch });
-        self.reschedule_zookeeper_expiry();
+        self.controller_rule(reschedule_fence_check);
     }
 
     /// A broker restarted inside its previous process's ZooKeeper session cannot
@@ -131,22 +126,7 @@ impl Sim {
             let watch = self.send(Node::ZooKeeper, Node::Controller, Body::ZkWatch { broker: id, incarnation: None });
             self.emit(Event::ZkWatchFired { broker: id, gone: true, answer: None, msg: watch });
         }
-        self.reschedule_zookeeper_expiry();
-    }
-
-    /// ZooKeeper's next session expiry: at the earliest deadline.
-    pub(crate) fn reschedule_zookeeper_expiry(&mut self) {
-        let at = self.controller.zookeeper.iter().filter_map(|s| s.deadline).min().map(|d| d.max(self.now));
-        if self.controller.check.map(|(_, t)| t) == at {
-            return;
-        }
-        if let Some((key, _)) = self.controller.check.take() {
-            self.cancel(key);
-        }
-        if let Some(at) = at {
-            let key = self.set_timer(at, super::scheduler::Timer::FenceCheck);
-            self.controller.check = Some((key, at));
-        }
+        self.controller_rule(reschedule_fence_check);
     }
 
     /// A broker's ZooKeeper client hears that its session expired: it opens a new
@@ -209,9 +189,9 @@ impl Sim {
             None => Some(ElectionCause::Unfenced { broker: id }),
             Some(_) => None,
         };
-        match cause.and_then(|cause| self.elect_leader(cause).map(|e| (e, cause))) {
-            Some(((leader, from), cause)) => self.change_leader(leader, from, cause),
-            None => self.send_metadata_except(None),
+        if let Some(cause) = cause {
+            self.controller_rule(|c, out| super::election::elect(c, cause, None, out));
         }
+        self.send_metadata_except(None);
     }
 }

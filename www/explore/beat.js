@@ -54,7 +54,7 @@ export function exploreBeat(def, scenarioText, openLink) {
       box.dataset.verdict = result.verdict;
       box.dataset.right = pick === null ? "" : String(right);
       const said = result.verdict === "counterexample" ? "some timing loses it." : "nothing within these bounds — which is not a proof.";
-      out.prepend(h("p", { class: "ex-beat-answer" }, h("b", {}, pick === null ? "The search says: " : right ? "✓ Right. " : "✗ Not quite. "), said));
+      out.prepend(h("p", { class: "ex-beat-answer" }, h("b", {}, pick === null ? "The search says: " : right ? "✓ Right: " : "✗ Not quite: "), said));
       for (const r of runs.slice(1)) {
         const more = h("button", { type: "button", onclick: () => {
           more.disabled = true;
@@ -62,6 +62,8 @@ export function exploreBeat(def, scenarioText, openLink) {
         } }, r.label);
         out.append(h("p", {}, more));
       }
+      // The verdict was under the window's edge at 1280 × 800 (only "✓ Right" showed).
+      out.scrollIntoView({ block: "nearest" });
     });
   }
 

@@ -95,7 +95,12 @@ export function createBranches(box, { open, compare }) {
     fork(leftAt, key, link, event, at) {
       if (current) current.link = leftAt;
       const known = nodes.get(key);
-      current = known ?? node(key, link, current ?? root, describe(event), at);
+      // An intervention at or before a branch's own is not made on that branch (its
+      // intervention is gone from the new run): the new branch hangs from the nearest one
+      // whose intervention it keeps. `at` is the step the intervention is (the heading's).
+      let parent = current ?? root;
+      while (parent.parent && parent.at >= at) parent = parent.parent;
+      current = known ?? node(key, link, parent, describe(event), at);
       draw();
     },
     /** The page shows the run `key` (a link, Back/Forward): mark its branch, if it is one. */
