@@ -5,9 +5,10 @@
 //! ISR changes and leader/follower transitions (core/.../cluster/Partition.scala),
 //! `Log`/`UnifiedLog.truncateTo`, `KafkaController.onBrokerChange` (ZooKeeper
 //! era) and `ReplicationControlManager`/`ClusterControlManager` (KRaft).
-//! Each line starts with whose log it is (`broker 0 | `, `controller | `), then
+//! Each line starts with whose log it is (`broker 0 | `, `controller | `; in the
+//! ZooKeeper era the controller is a broker, `broker 3 (controller) | `), then
 //! `[ident] message` without timestamp or logger name. The topic is written `t`
-//! (partition `t-0`), the controller's id `c`. Every ISR is printed in Kafka's order
+//! (partition `t-0`), the KRaft controller's id `c`. Every ISR is printed in Kafka's order
 //! (`sim::isr_list::IsrList`: a member that rejoins last, a shrink keeping the others'
 //! order), as the engine keeps it.
 
@@ -51,14 +52,15 @@ fn era(preset: Preset) -> Option<Era> {
 /// The ZooKeeper controller's line when /brokers/ids changes. 0.10.2: the listener's
 /// own ident (`ReplicaStateMachine.BrokerChangeListener`); 0.11: the controller's event
 /// queue, `[Controller c]: ` (`KafkaController.BrokerChange.process`); 1.1 to 2.1:
-/// `[Controller id=c] ` (same method); 2.2 (KIP-380) adds the bounced brokers.
-fn broker_change(era: Era, added: &str, deleted: &str, live: &str) -> String {
+/// `[Controller id=c] ` (same method); 2.2 (KIP-380) adds the bounced brokers. `c` is the
+/// controller's broker id (`Sim::zookeeper_controller_id`).
+fn broker_change(era: Era, c: u32, added: &str, deleted: &str, live: &str) -> String {
     let common = format!("Newly added brokers: {added}, deleted brokers: {deleted}");
     match era {
-        Era::V010 => format!("[BrokerChangeListener on Controller c]: {common}, all live brokers: {live}"),
-        Era::V011 => format!("[Controller c]: {common}, all live brokers: {live}"),
-        Era::V20 => format!("[Controller id=c] {common}, all live brokers: {live}"),
-        _ => format!("[Controller id=c] {common}, bounced brokers: , all live brokers: {live}"),
+        Era::V010 => format!("[BrokerChangeListener on Controller {c}]: {common}, all live brokers: {live}"),
+        Era::V011 => format!("[Controller {c}]: {common}, all live brokers: {live}"),
+        Era::V20 => format!("[Controller id={c}] {common}, all live brokers: {live}"),
+        _ => format!("[Controller id={c}] {common}, bounced brokers: , all live brokers: {live}"),
     }
 }
 
@@ -103,10 +105,11 @@ fn follower_start(broker: u32, epoch: i32, leo: u64, pe: u32, hw: u64, leader: O
     )
 }
 
-/// The brokers the controller has registered (ZooKeeper: live znodes), but `gone`.
+/// The brokers the controller has registered (ZooKeeper: live znodes, the controller's
+/// own among them), but `gone`.
 fn registered(sim: &Sim, gone: Option<u32>) -> String {
     let live = sim.controller.registrations.iter().enumerate().filter(|(_, r)| !r.fenced).map(|(b, _)| b as u32);
-    ids(live.filter(|&b| Some(b) != gone))
+    ids(live.filter(|&b| Some(b) != gone).chain(sim.zookeeper_controller_id()))
 }
 
 /// The lines the brokers and the controller would log for the step just taken
@@ -121,7 +124,9 @@ pub fn lines(sim: &Sim) -> Vec<String> {
     let mut out = Vec::new();
     let mut at = |source: String, line: String| out.push(format!("{source} | {line}"));
     let src = |id: u32| format!("broker {id}");
-    let ctl = || "controller".to_string();
+    // Whose log the controller's lines are in: the ZooKeeper era's controller is a broker.
+    let zk_controller = sim.zookeeper_controller_id().unwrap_or(0);
+    let ctl = || sim.zookeeper_controller_id().map_or_else(|| "controller".to_string(), |c| format!("broker {c} (controller)"));
     for (i, e) in events.iter().enumerate() {
         match *e {
             Event::IsrShrunk { leader, before, after, out: gone, .. } => {
@@ -283,6 +288,24 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     },
                 );
             }
+            // A process started inside its previous process's ZooKeeper session: the create of
+            // /brokers/ids/N meets the old node and startup fails (`ZKCheckedEphemeral.create` and
+            // `ZkUtils.registerBrokerInZk` to 1.0; `KafkaZkClient.CheckedEphemeral` from 1.1, whose
+            // "Result of znode creation" line went in 2.2 with KAFKA-7165; `KafkaServer.startup`).
+            // ZooKeeper session ids are not modelled: `…`.
+            Event::StartupFailed { broker, .. } => {
+                let path = format!("/brokers/ids/{broker}");
+                if era <= Era::V011 {
+                    at(src(broker), "Result of znode creation is: NODEEXISTS".to_string());
+                    at(src(broker), format!("[Kafka Server {broker}], Fatal error during KafkaServer startup. Prepare to shutdown java.lang.RuntimeException: A broker is already registered on the path {path}. This probably indicates that you either have configured a brokerid that is already in use, or else you have shutdown this broker and restarted it faster than the zookeeper timeout so it appears to be re-registering."));
+                } else {
+                    at(src(broker), format!("Error while creating ephemeral at {path}, node already exists and owner '…' does not match current session '…'"));
+                    if era == Era::V20 {
+                        at(src(broker), format!("Result of znode creation at {path} is: NODEEXISTS"));
+                    }
+                    at(src(broker), format!("[KafkaServer id={broker}] Fatal error during KafkaServer startup. Prepare to shutdown org.apache.zookeeper.KeeperException$NodeExistsException: KeeperErrorCode = NodeExists"));
+                }
+            }
             Event::SessionExpired { broker, .. } => {
                 at(
                     ctl(),
@@ -292,7 +315,7 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     } else if kraft {
                         format!("[QuorumController id=c] Fencing broker {broker} because its session has timed out.")
                     } else {
-                        broker_change(era, "", &broker.to_string(), &registered(sim, Some(broker)))
+                        broker_change(era, zk_controller, "", &broker.to_string(), &registered(sim, Some(broker)))
                     },
                 );
             }
@@ -302,7 +325,7 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     if kraft {
                         format!("[QuorumController id=c] Replayed RegisterBrokerRecord establishing a new incarnation of broker {broker}: BrokerRegistration(id={broker}, epoch={broker_epoch}, …)")
                     } else {
-                        broker_change(era, &broker.to_string(), "", &registered(sim, None))
+                        broker_change(era, zk_controller, &broker.to_string(), "", &registered(sim, None))
                     },
                 );
             }

@@ -236,7 +236,8 @@ fn symmetry_merges_interchangeable_followers() {
     // initial epoch" as one token for every broker, so renamed followers merge again
     // (before that change: 6049 = 6049, nothing merged; before issue 11: 2092 → 1829).
     assert!(b.2 < a.2, "symmetry merges states here: {} vs {}", b.2, a.2);
-    assert_eq!((a.2, b.2), (5441, 5109));
+    // 5441 / 5109 until a restart inside the ZooKeeper session failed (NodeExists, 02dda87).
+    assert_eq!((a.2, b.2), (5339, 5007));
     // A follower named by the scenario is not interchangeable.
     let named = text.replace(r#""stop_at_ms""#, r#""network":{"links":[{"from":2,"to":0,"latency_ms":5}]},"stop_at_ms""#);
     assert!(check::symmetry::groups(&Scenario::from_json(&named).unwrap()).is_empty());

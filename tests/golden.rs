@@ -552,14 +552,15 @@ fn g07_follower_does_not_join_isr_until_caught_up_to_offset_within_current_leade
 
 fn g13() -> Value {
     // Follower 1 loses its last two records in a crash and is back at once (a
-    // registration the controller takes straight away, as in the ZooKeeper era:
-    // under KRaft a restarted broker is fenced until it has caught up, and the leader
-    // never names it). Its fetches cannot reach the leader for a while (a one-way
+    // registration the controller takes straight away, the ZooKeeper era's idealised
+    // bounce, `restart_inside_zookeeper_session_fails` off: a killed ZooKeeper-era broker
+    // would fail with NodeExists; under KRaft a restarted broker is fenced until it has
+    // caught up, and the leader never names it). Its fetches cannot reach the leader for a while (a one-way
     // cut), so the leader still believes it is at 100 and names it to the consumer,
     // whose fetch at 100 is above its LEO (98).
     json!({
         "format": 1, "replicas": 2, "initial": {"log_end_offset": 100},
-        "behavior": {"broker_liveness": "zookeeper-session"},
+        "behavior": {"broker_liveness": "zookeeper-session", "restart_inside_zookeeper_session_fails": false},
         "config": {"replica.socket.timeout.ms": 2000, "replica.fetch.backoff.ms": 100},
         "producers": [{"id": "p1", "acks": 1}],
         "consumers": [{"id": "c-f", "fetch_from": 1, "request.timeout.ms": 1000}],

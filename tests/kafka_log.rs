@@ -3,7 +3,7 @@
 
 mod support;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use support::*;
 
 fn lines(name: &str, preset: &str) -> Vec<(u64, String)> {
@@ -283,22 +283,37 @@ fn a_restarted_broker_logs_the_image_it_applies_before_registering() {
         l.iter().any(|(_, l)| l.starts_with("broker 1 | ") && l.ends_with("Previous leader Some(0) and previous leader epoch was 0.")),
         "{l:?}"
     );
-    // A ZooKeeper broker knows nothing until the controller's LeaderAndIsr, sent once it is back.
+    // A ZooKeeper broker killed and started again inside its session never gets that far: its
+    // registration meets the old node (NodeExists) and its startup fails.
     let zk = lines("bounce-inside-session", "kafka-2.8");
-    let added = zk.iter().position(|(_, l)| l.contains("Newly added brokers: 2,")).expect("2 is back");
-    let start = zk.iter().position(|(_, l)| l.starts_with("broker 2 | ") && l.contains("leader epoch 0 ")).expect("2 follows");
-    assert!(added < start, "{zk:?}");
+    assert!(
+        zk.iter().any(|(_, l)| l.starts_with("broker 2 | Error while creating ephemeral at /brokers/ids/2, node already exists")),
+        "{zk:?}"
+    );
+    assert!(!zk.iter().any(|(_, l)| l.contains("Newly added brokers: 2,")), "{zk:?}");
+    // Started after its session expired, it knows nothing until the controller's LeaderAndIsr.
+    let after = json!({
+        "format": 1, "replicas": 3,
+        "events": [{"at_ms": 1000, "crash": {"broker": 0}}, {"at_ms": 25000, "restart": {"broker": 0}}],
+        "stop_at_ms": 30000
+    });
+    let zk = lines_of(&after, "kafka-2.8");
+    let added = zk.iter().position(|(_, l)| l.contains("Newly added brokers: 0,")).expect("0 is back");
     // 2.8's starts give the leader epoch the broker's `Partition` held (-1 in a new process)
     // and, for a follower, no current leader (Partition.makeFollower at 2.8.2).
-    let b0 =
-        zk.iter().find(|(_, l)| l.starts_with("broker 0 | [Broker id=0] Follower t-0 starts at leader epoch 1 ")).expect("0 follows 1");
-    assert!(b0.1.ends_with(". Previous leader epoch was -1.") && !b0.1.contains("Current leader"), "{b0:?}");
+    let start =
+        zk.iter().position(|(_, l)| l.starts_with("broker 0 | [Broker id=0] Follower t-0 starts at leader epoch 1 ")).expect("0 follows 1");
+    assert!(added < start, "{zk:?}");
+    let b0 = &zk[start].1;
+    assert!(b0.ends_with(". Previous leader epoch was -1.") && !b0.contains("Current leader"), "{b0:?}");
 }
 
 /// The ZooKeeper controller's line for a change under /brokers/ids, per version:
 /// 0.10.2 logs it under `ReplicaStateMachine.BrokerChangeListener`'s ident; 0.11 moved it
-/// to `KafkaController.BrokerChange.process` (`[Controller c]: `); 1.1 renamed the ident
-/// `[Controller id=c] `; 2.2 (KIP-380) added the bounced brokers.
+/// to `KafkaController.BrokerChange.process` (`[Controller N]: `); 1.1 renamed the ident
+/// `[Controller id=N] `; 2.2 (KIP-380) added the bounced brokers. The controller is a
+/// broker (here broker 2, one past the two replicas): the line is in its log, names its
+/// id, and its own /brokers/ids node is among the live brokers. KRaft's stays `c`.
 #[test]
 fn the_zookeeper_controller_logs_a_broker_change_as_its_version_wrote_it() {
     let line = |preset: &str| {
@@ -308,13 +323,15 @@ fn the_zookeeper_controller_logs_a_broker_change_as_its_version_wrote_it() {
             .find(|l| l.contains("Newly added brokers: 1,"))
             .unwrap_or_else(|| panic!("{preset}: broker 1 is back"))
     };
-    let tail = "Newly added brokers: 1, deleted brokers: , all live brokers: 0,1";
-    assert_eq!(line("kafka-0.10"), format!("controller | [BrokerChangeListener on Controller c]: {tail}"));
-    assert_eq!(line("kafka-0.11"), format!("controller | [Controller c]: {tail}"));
-    assert_eq!(line("kafka-2.0"), format!("controller | [Controller id=c] {tail}"));
-    assert_eq!(line("kafka-2.1"), format!("controller | [Controller id=c] {tail}"));
+    let tail = "Newly added brokers: 1, deleted brokers: , all live brokers: 0,1,2";
+    assert_eq!(line("kafka-0.10"), format!("broker 2 (controller) | [BrokerChangeListener on Controller 2]: {tail}"));
+    assert_eq!(line("kafka-0.11"), format!("broker 2 (controller) | [Controller 2]: {tail}"));
+    assert_eq!(line("kafka-2.0"), format!("broker 2 (controller) | [Controller id=2] {tail}"));
+    assert_eq!(line("kafka-2.1"), format!("broker 2 (controller) | [Controller id=2] {tail}"));
     assert_eq!(
         line("kafka-2.4"),
-        "controller | [Controller id=c] Newly added brokers: 1, deleted brokers: , bounced brokers: , all live brokers: 0,1"
+        "broker 2 (controller) | [Controller id=2] Newly added brokers: 1, deleted brokers: , bounced brokers: , all live brokers: 0,1,2"
     );
+    let kraft = lines("kip101-data-loss", "kafka-4.0");
+    assert!(kraft.iter().any(|(_, l)| l.starts_with("controller | [QuorumController id=c] ")), "{kraft:?}");
 }

@@ -77,7 +77,8 @@ fn kafka_7128_loses_committed_records_under_2_0_and_not_under_2_1() {
 /// crashes at 200 ms: with the default 5 s it would come back with HW 1.)
 fn out_of_range() -> Value {
     let mut s = builtin("kip101-data-loss");
-    s["behavior"] = json!({"truncation": "high-watermark"});
+    // (Keeping the built-in's idealised bounce, `restart_inside_zookeeper_session_fails` off.)
+    s["behavior"]["truncation"] = json!("high-watermark");
     s["config"] = json!({"unclean.leader.election.enable": false, "replica.high.watermark.checkpoint.interval.ms": 50});
     s
 }
@@ -782,4 +783,69 @@ fn a_restarted_kraft_broker_follows_its_image_before_it_is_registered() {
         assert_eq!(isr(t.at(ack)), vec![0, 1, 2], "{preset}: broker 2 still in the ISR");
         assert_eq!(replica(t.at(ack), 2)["state"], "starting", "{preset}");
     }
+}
+
+// ---------------------------------------------------------------------------
+// A restart inside the ZooKeeper session: every ZooKeeper-era preset refuses it
+// (NodeExists, the process exits); KRaft (3.7) retries until the old session is fenced.
+// ---------------------------------------------------------------------------
+
+/// Follower 2 killed at 1 s and started again at 1.5 s, well inside its ZooKeeper
+/// session (6 s to 2.4, 18 s at 2.8). The new process's create of /brokers/ids/2 meets
+/// the old session's node: ZooKeeper answers NodeExists, the controller's watch does not
+/// fire, and the broker's startup fails and it exits (`ZKCheckedEphemeral` /
+/// `ZkUtils.registerBrokerInZk` to 1.0, `KafkaZkClient.CheckedEphemeral` from 1.1; KAFKA-7165
+/// at 2.2 re-creates only a node of the same process's earlier session). The controller
+/// learns of the death only at the old session's expiry, and broker 2 stays down until
+/// it is started again after that (at 20 s), when it registers and rejoins. The broker
+/// log words the failure per version. Under 3.7 (KRaft) the same restart is refused by the
+/// controller and retried until it registers.
+#[test]
+fn a_zookeeper_broker_restarted_inside_its_session_fails_to_start_and_kraft_retries() {
+    let s = json!({
+        "format": 1, "replicas": 3,
+        "events": [
+            {"at_ms": 1000, "crash": {"broker": 2}},
+            {"at_ms": 1500, "restart": {"broker": 2}},
+            {"at_ms": 20000, "restart": {"broker": 2}}
+        ],
+        "stop_at_ms": 30000
+    });
+    for (preset, session) in [("kafka-0.10", 6_000), ("kafka-2.0", 6_000), ("kafka-2.4", 6_000), ("kafka-2.8", 18_000)] {
+        let t = under(&s, preset);
+        let restart = t.find(0, &json!({"type": "restart", "broker": 2}));
+        let exists = t.find(restart, &json!({"type": "zookeeper_node_exists", "to": 2, "outcome": "startup-failed"}));
+        let r = t.at(exists);
+        assert_eq!(replica(r, 2)["alive"], false, "{preset}: the process exits: {}", line(r));
+        assert!(r["text"].as_str().unwrap().contains("NodeExists"), "{preset}: {}", r["text"]);
+        // The controller never saw the new process: the next thing it hears is the expiry.
+        let gone = detected(&t, restart, 2);
+        assert!((restart..gone).all(|i| t.at(i)["event"]["outcome"] != "broker-startup"), "{preset}");
+        let crash = time(t.at(t.find(0, &json!({"type": "crash", "broker": 2}))));
+        let after = time(t.at(gone)) - crash;
+        assert!((session * 2 / 3..=session).contains(&after), "{preset}: declared dead {after} ms after the crash");
+        let again = t.find(gone, &json!({"type": "restart", "broker": 2}));
+        assert_eq!(time(t.at(again)), 20_000, "{preset}: down until started again");
+        assert_eq!(isr(t.at(again)), vec![0, 1], "{preset}");
+        let back = t.find(again, &json!({"outcome": "broker-startup"}));
+        assert!(time(t.at(back)) - 20_000 < 100, "{preset}: registers at once after the expiry");
+        assert_eq!(isr(t.last()), vec![0, 1, 2], "{preset}: rejoined");
+        // The broker log, per version.
+        let log: Vec<String> = r["kafka_log"].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_string()).collect();
+        let has = |x: &str| log.iter().any(|l| l.starts_with("broker 2 | ") && l.contains(x));
+        assert!(has("Fatal error during KafkaServer startup. Prepare to shutdown"), "{preset}: {log:?}");
+        match preset {
+            "kafka-0.10" => assert!(has("[Kafka Server 2], ") && has("restarted it faster than the zookeeper timeout"), "{log:?}"),
+            "kafka-2.0" => {
+                assert!(has("does not match current session") && has("Result of znode creation at /brokers/ids/2 is: NODEEXISTS"))
+            }
+            _ => assert!(has("does not match current session") && !has("Result of znode creation"), "{preset}: {log:?}"),
+        }
+    }
+    let t = under(&s, "kafka-3.7");
+    let restart = t.find(0, &json!({"type": "restart", "broker": 2}));
+    t.find(restart, &json!({"type": "broker_registration_response", "to": 2, "outcome": "refused"}));
+    t.find(restart, &json!({"type": "broker_registration", "from": 2, "outcome": "registered"}));
+    assert_eq!(replica(t.last(), 2)["alive"], true);
+    assert!(t.try_find(0, &json!({"type": "zookeeper_node_exists"})).is_none());
 }

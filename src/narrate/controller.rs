@@ -9,7 +9,7 @@ impl Narrator<'_> {
     pub(super) fn node(&self, node: Node) -> String {
         match node {
             Node::Broker(b) => format!("broker {b}"),
-            Node::Controller => "the controller".into(),
+            Node::Controller => self.controller_name(),
             Node::ZooKeeper => "ZooKeeper".into(),
             Node::Producer(p) => format!("producer {}", self.producer(p)),
             Node::Consumer(c) => format!("consumer {}", self.consumer(c)),

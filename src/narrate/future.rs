@@ -10,7 +10,9 @@ fn node(sim: &Sim, n: Node) -> String {
         Node::Broker(b) => format!("broker {b}"),
         Node::Producer(p) => sim.scenario.producers.get(p).map_or_else(|| "a producer".into(), |s| s.id.clone()),
         Node::Consumer(c) => sim.consumers.get(c).map_or_else(|| "a consumer".into(), |s| s.spec.id.clone()),
-        Node::Controller => "the controller".into(),
+        Node::Controller => {
+            sim.zookeeper_controller_id().map_or_else(|| "the controller".into(), |c| format!("the controller (broker {c})"))
+        }
         Node::ZooKeeper => "ZooKeeper".into(),
     }
 }

@@ -57,7 +57,7 @@ impl Narrator<'_> {
             (Body::MetadataResponse { .. }, ..) => self.metadata_response(),
             (Body::Reset { .. }, to, Node::Broker(from)) => self.reset(to, from),
             (Body::ZkPing { .. } | Body::ZkRegister { .. }, ..) => self.at_zookeeper(),
-            (Body::ZkRegistered | Body::ZkSessionExpired, Node::Broker(id), _) => self.zookeeper_answer(id),
+            (Body::ZkRegistered | Body::ZkNodeExists | Body::ZkSessionExpired, Node::Broker(id), _) => self.zookeeper_answer(id),
             (Body::ZkWatch { broker, .. }, ..) => self.zookeeper_watch(*broker),
             _ => String::new(),
         }

@@ -95,6 +95,12 @@ impl Narrator<'_> {
         self.sim.behavior.broker_liveness == crate::scenario::BrokerLiveness::ZookeeperSession
     }
 
+    /// The controller as the narration names it: in the ZooKeeper era it is a broker
+    /// (`Sim::zookeeper_controller_id`), "the controller (broker 3)".
+    fn controller_name(&self) -> String {
+        self.sim.zookeeper_controller_id().map_or_else(|| "the controller".to_string(), |c| format!("the controller (broker {c})"))
+    }
+
     /// Step 0.
     fn start(&self) -> String {
         let n = self.sim.scenario.replicas;
@@ -104,8 +110,12 @@ impl Narrator<'_> {
             2 => "follower 1 fetches from it".to_string(),
             _ => format!("followers {} fetch from it", join_ids(&(1..n).collect::<Vec<_>>())),
         };
+        // The ZooKeeper era's controller is a broker holding no replica of the partition.
+        let controller = self.sim.zookeeper_controller_id().map_or(String::new(), |c| {
+            format!(" The controller is broker {c}, which holds no replica of this partition; the brokers keep ZooKeeper sessions.")
+        });
         format!(
-            "Broker 0 leads the partition in epoch 0; every replica is in the ISR at LEO = HW = {leo}; {followers}. Preset {}.",
+            "Broker 0 leads the partition in epoch 0; every replica is in the ISR at LEO = HW = {leo}; {followers}. Preset {}.{controller}",
             self.sim.scenario.preset.name()
         )
     }

@@ -23,10 +23,16 @@ impl Narrator<'_> {
                 }
                 Event::ZkSessionCreated { broker, incarnation, deadline, replaced } => {
                     let old = replaced.map_or(String::new(), |d| {
-                        format!(" The previous process's session (valid until {d} ms) is replaced at once, as after a clean shutdown (a killed broker's new process would fail with NodeExists until it expired).")
+                        format!(" The previous process's session (valid until {d} ms) is replaced at once: this scenario turns restart_inside_zookeeper_session_fails off (a real broker's new process would fail with NodeExists until it expired).")
                     });
                     return format!(
                         "ZooKeeper creates /brokers/ids/{broker} for incarnation {incarnation}'s new session (until {deadline} ms unless pinged).{old} The controller's watch on /brokers/ids fires."
+                    );
+                }
+                Event::ZkNodeExists { broker, incarnation, owner, until, .. } => {
+                    return format!(
+                        "Incarnation {incarnation} of broker {broker} asks ZooKeeper to create /brokers/ids/{broker}, but the node is still there: it belongs to incarnation {owner}'s session, which lives until {until} ms (a killed process sends no goodbye; zookeeper.session.timeout.ms = {} ms after its last ping). ZooKeeper answers NodeExists; the controller's watch does not fire, so the controller still counts the killed process as live.",
+                        self.session_ms()
                     );
                 }
                 Event::ZkSessionExpired { broker, deadline } => {
@@ -39,6 +45,16 @@ impl Narrator<'_> {
             }
         }
         String::new()
+    }
+
+    /// How the version in force words the failed registration: 0.10.2–1.0 `ZkUtils.registerBrokerInZk`,
+    /// 1.1+ `KafkaZkClient.CheckedEphemeral`.
+    fn startup_error(&self) -> &'static str {
+        if matches!(self.sim.scenario.preset, crate::scenario::Preset::Kafka010 | crate::scenario::Preset::Kafka011) {
+            "\"A broker is already registered on the path … restarted it faster than the zookeeper timeout\""
+        } else {
+            "\"node already exists and owner … does not match current session\""
+        }
     }
 
     /// ZooKeeper's answer at the broker.
@@ -55,6 +71,12 @@ impl Narrator<'_> {
                     );
                 }
                 Event::ZkAnswerIgnored { .. } => return format!("Broker {broker} ignores an answer about a session it no longer has."),
+                Event::StartupFailed { incarnation, until, .. } => {
+                    return format!(
+                        "Broker {broker} (incarnation {incarnation}) is told NodeExists: /brokers/ids/{broker} belongs to another session. Its startup fails (\"Fatal error during KafkaServer startup\"; {}) and the process exits. It is down again; the controller learns of it only when the old session expires at {until} ms. A start after that registers.",
+                        self.startup_error()
+                    );
+                }
                 _ => {}
             }
         }
@@ -68,7 +90,10 @@ impl Narrator<'_> {
             match *e {
                 Event::ZkWatchStale { .. } => return format!("The controller's watch says what it already knows about broker {broker}."),
                 Event::SessionExpired { kept_last, .. } => {
-                    text = format!("The controller's watch fires: /brokers/ids/{broker} is gone, so broker {broker} is dead (KafkaController.onBrokerFailure).");
+                    text = format!(
+                        "The watch of {} on /brokers/ids fires: /brokers/ids/{broker} is gone, so broker {broker} is dead (KafkaController.onBrokerFailure).",
+                        self.controller_name()
+                    );
                     if kept_last {
                         text.push_str(" It is the last replica in the ISR, so it stays there.");
                     }
@@ -83,7 +108,8 @@ impl Narrator<'_> {
                         format!("It is not in the ISR {} and rejoins it only by catching up with the leader", set_str(crate::sim::isr_list::sorted(isr)))
                     };
                     text = format!(
-                        "The controller's watch fires: broker {broker} (incarnation {incarnation}) is back (KafkaController.onBrokerStartup). {place}, and the controller sends it the partition's state (LeaderAndIsr)."
+                        "The watch of {} on /brokers/ids fires: broker {broker} (incarnation {incarnation}) is back (KafkaController.onBrokerStartup). {place}, and the controller sends it the partition's state (LeaderAndIsr).",
+                        self.controller_name()
                     );
                 }
                 Event::LeaderElected { .. } | Event::PartitionOffline { .. } => return text + &self.election(),

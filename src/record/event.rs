@@ -156,7 +156,7 @@ fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
             r.error = error.map(|e| e.name());
         }
         Body::MetadataRequest | Body::Reset { .. } => {}
-        Body::ZkPing { .. } | Body::ZkRegister { .. } | Body::ZkRegistered | Body::ZkSessionExpired => {}
+        Body::ZkPing { .. } | Body::ZkRegister { .. } | Body::ZkRegistered | Body::ZkNodeExists | Body::ZkSessionExpired => {}
         Body::ZkWatch { broker, .. } => r.broker = Some(*broker),
         Body::MetadataResponse { leader, leader_epoch, .. } => {
             r.leader = Some(*leader);
@@ -270,6 +270,14 @@ fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool
             r.incarnation = Some(incarnation);
         }
         Event::ZkPingOfExpiredSession { .. } => r.outcome = Some("session-expired"),
+        Event::ZkNodeExists { incarnation, .. } => {
+            r.outcome = Some("node-exists");
+            r.incarnation = Some(incarnation);
+        }
+        Event::StartupFailed { incarnation, .. } => {
+            r.outcome = Some("startup-failed");
+            r.incarnation = Some(incarnation);
+        }
         Event::HeartbeatReceived { unfence: true, .. } => r.outcome = Some("unfenced"),
         Event::HeartbeatAnswered { running: true, .. } => r.outcome = Some("running"),
         Event::RegistrationAccepted { broker_epoch, .. } => {

@@ -153,6 +153,9 @@ json_record! {
         /// The ZooKeeper-era presets: ZooKeeper's sessions (ZooKeeper is a node of its
         /// own; `registrations[].fenced` is then the controller's "dead" after its watch).
         pub zookeeper: Option<Vec<ZkSessionRecord>> = "zookeeper", opt;
+        /// The ZooKeeper-era presets: the controller is a broker, this id (one past the
+        /// partition's replicas; `Sim::zookeeper_controller_id`). Absent in KRaft.
+        pub broker_id: Option<u32> = "broker_id", opt;
     }
 }
 

@@ -129,6 +129,7 @@ impl Sim {
                         })
                         .collect()
                 }),
+                broker_id: self.zookeeper_controller_id(),
             },
             violations: self.invariants.new_violations.clone(),
             lost: self
@@ -313,7 +314,12 @@ impl Sim {
                 r.error = error.map(|e| e.name());
             }
             Body::BrokerRegistration { .. } | Body::MetadataRequest | Body::Reset { .. } => {}
-            Body::ZkPing { .. } | Body::ZkRegister { .. } | Body::ZkRegistered | Body::ZkSessionExpired | Body::ZkWatch { .. } => {}
+            Body::ZkPing { .. }
+            | Body::ZkRegister { .. }
+            | Body::ZkRegistered
+            | Body::ZkNodeExists
+            | Body::ZkSessionExpired
+            | Body::ZkWatch { .. } => {}
             Body::BrokerRegistrationResponse { broker_epoch, .. } => {
                 r.broker_epoch = *broker_epoch;
                 r.error = broker_epoch.is_none().then_some("DUPLICATE_BROKER_REGISTRATION");

@@ -64,6 +64,7 @@ const KAFKA_4_0: Behavior = Behavior {
     eligible_leader_replicas: false,
     fenced_broker_keeps_session: true,
     registration_cleans_unclean_shutdown: true,
+    restart_inside_zookeeper_session_fails: true,
     heartbeat_timeout_is_interval: true,
 };
 
@@ -132,6 +133,7 @@ const TEXTBOOK: Behavior = Behavior {
     eligible_leader_replicas: false,
     fenced_broker_keeps_session: true,
     registration_cleans_unclean_shutdown: true,
+    restart_inside_zookeeper_session_fails: true,
     heartbeat_timeout_is_interval: true,
 };
 

@@ -168,6 +168,13 @@ switches! {
     /// (`ReplicationControlManager.handleBrokerUncleanShutdown`) returns early below that
     /// metadata version: the old incarnation keeps its ISR place and leadership.
     registration_cleans_unclean_shutdown: bool = "registration_cleans_unclean_shutdown", boolean;
+    /// Every ZooKeeper-era version (0.10.2–2.8): a killed broker's session holds
+    /// /brokers/ids/N until it expires, so a new process started inside it is answered
+    /// NodeExists, fails to start and exits (`KafkaZkClient.CheckedEphemeral`,
+    /// `ZkUtils.registerBrokerInZk` before 1.1). Off: the new session replaces the old
+    /// one at once, the idealised bounce a scenario may ask for (kip101-data-loss: the
+    /// fast restart KIP-101 describes). No effect in KRaft.
+    restart_inside_zookeeper_session_fails: bool = "restart_inside_zookeeper_session_fails", boolean;
     /// 4.0.1 (KAFKA-19294): a heartbeat (or registration) the controller does not answer is
     /// given up after broker.heartbeat.interval.ms (`BrokerServer` gives the heartbeat
     /// channel that retry timeout) and the next goes out one interval later

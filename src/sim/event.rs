@@ -167,9 +167,15 @@ pub enum Event {
     ZkSessionRenewed { broker: u32, deadline: u64 },
     /// A ping of a session ZooKeeper has expired: it says so (`msg`).
     ZkPingOfExpiredSession { broker: u32, msg: u64 },
-    /// A new process's session created /brokers/ids/N; `replaced`: the previous
-    /// process's session was still live until then.
+    /// A new process's session created /brokers/ids/N; `replaced`: the previous process's
+    /// session was still live until then (only with `restart_inside_zookeeper_session_fails` off).
     ZkSessionCreated { broker: u32, incarnation: u32, deadline: u64, replaced: Option<u64> },
+    /// A new process's create of /brokers/ids/N found the node still held by a previous
+    /// process's live session (`owner`, until `until`): ZooKeeper answers NodeExists (`msg`).
+    ZkNodeExists { broker: u32, incarnation: u32, owner: u32, until: u64, msg: u64 },
+    /// The new process's registration failed with NodeExists: its startup fails and the
+    /// process exits (a `Crashed` follows); `until`: when the old session expires.
+    StartupFailed { broker: u32, incarnation: u32, until: u64 },
     /// ZooKeeper expired the session (its last ping + the timeout, `deadline`) and deleted the node.
     ZkSessionExpired { broker: u32, deadline: u64 },
     /// The controller's watch on /brokers/ids fired (`msg`), for a node `gone` or created

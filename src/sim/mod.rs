@@ -461,6 +461,7 @@ impl Sim {
             Body::ZkPing { incarnation } => self.zookeeper_handle_ping(msg, *incarnation),
             Body::ZkRegister { incarnation } => self.zookeeper_handle_register(msg, *incarnation),
             Body::ZkRegistered => self.zookeeper_registered(msg),
+            Body::ZkNodeExists => self.zookeeper_node_exists(msg),
             Body::ZkSessionExpired => self.zookeeper_session_lost(msg),
             Body::ZkWatch { broker, incarnation } => self.controller_handle_zk_watch(*broker, *incarnation),
         }

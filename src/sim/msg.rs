@@ -244,6 +244,9 @@ pub enum Body {
     },
     /// ZooKeeper's answer to the create: the node exists, owned by this session.
     ZkRegistered,
+    /// ZooKeeper's answer to the create: the node exists, owned by another (older)
+    /// session still live (`KafkaZkClient`'s checked ephemeral create fails with NodeExists).
+    ZkNodeExists,
     /// ZooKeeper tells a client its session has expired (on the client's next contact):
     /// the broker opens a new session and registers again.
     ZkSessionExpired,
@@ -359,6 +362,7 @@ pub fn kind_of(body: &Body) -> &'static str {
         Body::ZkPing { .. } => "zookeeper_ping",
         Body::ZkRegister { .. } => "zookeeper_register",
         Body::ZkRegistered => "zookeeper_registered",
+        Body::ZkNodeExists => "zookeeper_node_exists",
         Body::ZkSessionExpired => "zookeeper_session_expired",
         Body::ZkWatch { .. } => "zookeeper_watch",
     }

@@ -70,6 +70,7 @@ pub fn changes_state(e: &Event) -> bool {
         | E::Crashed { .. }
         | E::Restarted { .. }
         | E::Halted { .. }
+        | E::StartupFailed { .. }
         | E::LinksCut { .. }
         | E::LinksHealed { .. } => true,
         _ => false,

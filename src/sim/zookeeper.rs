@@ -4,7 +4,9 @@
 //! one `zookeeper.session.timeout.ms` after the last ping it received and deletes
 //! the node; the controller's watch on /brokers/ids tells it (a `zookeeper_watch`
 //! message), and the controller runs `KafkaController.onBrokerFailure` or, for a
-//! node a new session created, `onBrokerStartup`, and sends LeaderAndIsr.
+//! node a new session created, `onBrokerStartup`, and sends LeaderAndIsr. A
+//! process started while its killed predecessor's session lives is answered
+//! NodeExists and exits (`zookeeper_node_exists`).
 //! There is no broker heartbeat, fencing, broker lifecycle (RECOVERY → RUNNING) or
 //! registration answer with a broker epoch: those are KRaft's (`BrokerLifecycleManager`).
 //!
@@ -22,6 +24,18 @@ use super::Sim;
 pub use super::state::ZkSession;
 
 impl Sim {
+    /// The ZooKeeper-era controller is a broker: every broker runs a `KafkaController`,
+    /// and the one whose create of /controller succeeds leads (`KafkaController.elect`,
+    /// `ZookeeperLeaderElector` to 1.0, `KafkaZkClient.registerControllerAndIncrementControllerEpoch`
+    /// from 1.1), logging as `[Controller id=N]` (`[Controller N]: ` before 1.1) and holding
+    /// its own /brokers/ids node. hwscope's controller never fails and holds no replica
+    /// of the partition, so it is the broker after the partition's replicas: id `replicas`
+    /// (a cluster of replicas + 1 brokers). None in KRaft, whose controller is a quorum
+    /// node of its own.
+    pub fn zookeeper_controller_id(&self) -> Option<u32> {
+        self.zookeeper().then_some(self.scenario.replicas)
+    }
+
     /// The broker's ZooKeeper client, on its ping grid (a third of the session
     /// timeout): a process without a session creates one and its /brokers/ids node;
     /// one with a session pings it.
@@ -49,21 +63,54 @@ impl Sim {
         self.emit(Event::ZkPingOfExpiredSession { broker: id, msg: sent });
     }
 
-    /// ZooKeeper receives a create of /brokers/ids/N from a new session. (A node still
-    /// held by the previous process's live session is replaced at once: Kafka's new
-    /// process fails with NodeExists there and must be started again after the old
-    /// session expires, `CheckedEphemeral`; the model restarts it as a clean restart
-    /// would, documented in docs/behaviors.md.) The controller's watch fires.
+    /// ZooKeeper receives a create of /brokers/ids/N from a new session. The node is
+    /// created and the controller's watch fires, unless a previous process's session
+    /// still holds it: a killed broker's session lives until it expires, so a new
+    /// process started inside it is answered NodeExists and nothing fires.
+    /// (With `restart_inside_zookeeper_session_fails` off, a scenario's idealised bounce,
+    /// the new session replaces the old one at once and the narration says so.)
     pub(crate) fn zookeeper_handle_register(&mut self, msg: &Msg, incarnation: u32) {
         let Node::Broker(id) = msg.from else { return };
         let old = self.controller.zookeeper[id as usize];
-        let replaced = old.deadline.filter(|_| old.incarnation != incarnation);
+        let held = old.deadline.filter(|_| old.incarnation != incarnation);
+        if let Some(until) = held.filter(|_| self.behavior.restart_inside_zookeeper_session_fails) {
+            let answer = self.send(Node::ZooKeeper, msg.from, Body::ZkNodeExists);
+            return self.emit(Event::ZkNodeExists { broker: id, incarnation, owner: old.incarnation, until, msg: answer });
+        }
         let deadline = self.now + self.liveness().1;
-        self.emit(Event::ZkSessionCreated { broker: id, incarnation, deadline, replaced });
+        self.emit(Event::ZkSessionCreated { broker: id, incarnation, deadline, replaced: held });
         let answer = self.send(Node::ZooKeeper, msg.from, Body::ZkRegistered);
         let watch = self.send(Node::ZooKeeper, Node::Controller, Body::ZkWatch { broker: id, incarnation: Some(incarnation) });
         self.emit(Event::ZkWatchFired { broker: id, gone: false, answer: Some(answer), msg: watch });
         self.controller_rule(reschedule_fence_check);
+    }
+
+    /// A broker restarted inside its previous process's ZooKeeper session cannot
+    /// register: its create of /brokers/ids/N meets the old session's node. Kafka
+    /// 0.10.2–2.8 (every ZooKeeper-era version) checks the node's ephemeral owner
+    /// against its own session and, as the owner is another session, fails:
+    /// `ZKCheckedEphemeral.create` → `ZkUtils.registerBrokerInZk` throws "A broker is
+    /// already registered on the path /brokers/ids/N … restarted it faster than the
+    /// zookeeper timeout" (0.10.2–1.0); `KafkaZkClient.CheckedEphemeral.getAfterNodeExists`
+    /// logs "node already exists and owner … does not match current session" and
+    /// `checkedEphemeralCreate` throws NodeExists (1.1–2.8). KAFKA-7165 (2.2) deletes and
+    /// re-creates the node only when its owner is the same process's earlier session
+    /// (`shouldReCreateEphemeralZNode`; a new process's remembered session id is -1), so
+    /// not here. `KafkaServer.startup` logs "Fatal error during KafkaServer startup.
+    /// Prepare to shutdown" and the process exits (`KafkaServerStartable`/`Kafka.main`,
+    /// exit code 1): the broker is down again, and the controller, which never saw it,
+    /// learns of the death when the old session expires. Only a start after that
+    /// expiry registers.
+    pub(crate) fn zookeeper_node_exists(&mut self, msg: &Msg) {
+        let Node::Broker(id) = msg.to else { return };
+        let b = self.broker(id);
+        if !b.alive || b.broker_epoch.is_some() {
+            return self.emit(Event::ZkAnswerIgnored { broker: id });
+        }
+        let incarnation = b.incarnation;
+        let until = self.controller.zookeeper[id as usize].deadline.unwrap_or(self.now);
+        self.emit(Event::StartupFailed { broker: id, incarnation, until });
+        self.crash(id, 0, false);
     }
 
     /// ZooKeeper's session timer: the session whose deadline came expires, its

@@ -13,6 +13,9 @@
 //     or KRaft; a KRaft run has no ZooKeeper. Words of the other era fail the beat.
 //  4. Names: a client (p1, c-follower) or record (p1-3) the text names must be one the
 //     run has: a client of the scenario, or a record the beat's records hold.
+//  5. Brokers: a broker the text names must be one the run has: a replica, or in a
+//     ZooKeeper-era run the controller, itself a broker (record controller.broker_id);
+//     the controller named as a broker must be that one, and a KRaft controller is none.
 //  3. Numbers: every number the text states must be one the run shows: in the
 //     beat's record, the one before it, the scenario, the settings in force, or the
 //     step narration at the beat (±1, for ranges "100–104" and "LEO n+1"), or the
@@ -88,10 +91,30 @@ export function namesIn(text) {
   return [...text.matchAll(/(?<![\w.-])([pc](?:\d+|-[a-z]+)(?:-[a-z0-9]+)*)(?![\w-])/g)].map((m) => m[1]);
 }
 
+/** The brokers a text names ("broker 3", "the controller (broker 3)", "Controller id=3"),
+ *  as [id, whether it is named as the controller]. */
+export function brokersIn(text) {
+  const out = [];
+  for (const m of text.matchAll(/\b(controller(?: \(| · |, )broker|Controller id=|[Bb]roker) (\d+)|\bController id=(\d+)/g)) {
+    const id = Number(m[2] ?? m[3]);
+    out.push([id, /controller/i.test(m[1] ?? "Controller")]);
+  }
+  return out;
+}
+
 /** What is wrong with one text of a beat, as sentences (empty: nothing). `known`: the
- *  run's client ids and the record ids its records at the beat name (in logs, reads, losses). */
-export function check(text, { settings, zookeeper, facts, claimed, known = null }) {
+ *  run's client ids and the record ids its records at the beat name (in logs, reads, losses).
+ *  `brokers`: the run's replicas; `controller`: the ZooKeeper era's controller broker id
+ *  (the record's controller.broker_id; none in KRaft, whose controller is no broker). */
+export function check(text, { settings, zookeeper, facts, claimed, known = null, brokers = null, controller = null }) {
   const wrong = [];
+  if (brokers) {
+    for (const [id, asController] of brokersIn(text)) {
+      if (claimed.has(`broker ${id}`)) continue;
+      if (asController && id !== controller) wrong.push(controller === null ? `names the controller as broker ${id}, but a KRaft controller is no broker` : `names the controller as broker ${id}, but it is broker ${controller}`);
+      else if (!asController && !brokers.has(id) && id !== controller) wrong.push(`names broker ${id}, which this run does not have`);
+    }
+  }
   if (known) for (const n of namesIn(text)) if (!known.has(n) && !claimed.has(n)) wrong.push(`names ${n}, which this run does not have here`);
   for (const s of settings) {
     const name = s.key.replace(/^.*\]\./, "");
@@ -151,7 +174,9 @@ for (const tour of TOURS) {
             }
           }
           for (const [level, text] of textsOf(b.def, c)) {
-            for (const w of check(text, { settings, zookeeper, facts, claimed, known: names })) {
+            const brokers = new Set(c.rec.replicas.map((r) => r.broker));
+            const controller = c.rec.controller?.broker_id ?? null;
+            for (const w of check(text, { settings, zookeeper, facts, claimed, known: names, brokers, controller })) {
               failures.push(`beat ${b.def.id} (${level}, step ${b.step}, ${preset}): ${w}\n    ${text}`);
             }
           }
@@ -199,4 +224,16 @@ test("the checker fails a beat that names a client or a record the run does not 
   assert.deepEqual(check("c-follower gets p1-3.", { ...base, known }), []);
   const wrong = check("c-leader gets p1-4 from p2.", { ...base, known });
   assert.equal(wrong.length, 3, wrong.join("; "));
+});
+
+test("the checker fails a beat that names the controller as the wrong broker, or as a broker in KRaft", () => {
+  assert.deepEqual(brokersIn("The controller (broker 3) elects broker 1; [Controller id=3] logs it."), [[3, true], [1, false], [3, true]]);
+  const base = { settings: [], facts: new Set([0, 1, 2, 3]), claimed: new Set(), brokers: new Set([0, 1, 2]) };
+  const zk = { ...base, zookeeper: true, controller: 3 };
+  assert.deepEqual(check("ZooKeeper expires broker 0's session; the controller (broker 3) elects broker 1.", zk), []);
+  assert.ok(check("the controller (broker 2) elects broker 1.", zk).some((w) => w.includes("it is broker 3")));
+  assert.ok(check("broker 4 fetches.", zk).some((w) => w.includes("does not have")));
+  const kraft = { ...base, zookeeper: false, controller: null };
+  assert.ok(check("the controller (broker 3) fences broker 0.", kraft).some((w) => w.includes("KRaft controller is no broker")));
+  assert.ok(check("broker 3 fetches.", kraft).some((w) => w.includes("does not have")));
 });

@@ -223,6 +223,7 @@ impl Walker<'_> {
             | Body::ZkPing { .. }
             | Body::ZkRegister { .. }
             | Body::ZkRegistered
+            | Body::ZkNodeExists
             | Body::ZkSessionExpired
             | Body::ZkWatch { .. } => None,
         };
@@ -410,6 +411,7 @@ impl Walker<'_> {
                 self.word(*incarnation as u64);
             }
             Body::ZkRegistered => self.word(22),
+            Body::ZkNodeExists => self.word(25),
             Body::ZkSessionExpired => self.word(23),
             Body::ZkWatch { broker, incarnation } => {
                 self.word(24);

@@ -85,7 +85,13 @@ impl Layout {
             initial_end,
             consumers: Vec::new(),
             producers: Vec::new(),
-            controller: Pill::new("controller", "controller".into(), HEAD + 16.0, 0.0),
+            // The ZooKeeper era's controller is a broker (record `controller.broker_id`).
+            controller: Pill::new(
+                "controller",
+                rec.controller.broker_id.map_or_else(|| "controller".into(), |c| format!("controller · broker {c}")),
+                HEAD + 16.0,
+                0.0,
+            ),
             height: 0.0,
         };
         let c = &mut layout.controller;

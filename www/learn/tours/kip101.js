@@ -8,12 +8,13 @@ import { ev, both, hwMoved, any, set, WRONG, hwOf } from "./common.js";
 const rejoins = (b) => (r) =>
   r.event?.to === b && ["broker_registration_response", "leader_and_isr", "broker_heartbeat_response"].includes(r.event.type) && ["become-follower", "become-leader"].includes(r.event.outcome);
 
-/** How the dead leader's end is noticed, by era: ZooKeeper expires its session, or
- *  (KRaft) the controller fences it once its heartbeats stop. */
+/** How the dead leader's end is noticed, by era: ZooKeeper expires its session and
+ *  the controller, itself a broker (the record's controller.broker_id), sees it gone;
+ *  or (KRaft) the controller fences it once its heartbeats stop. */
 export function sessionEnds(c) {
   const zk = c.cfg("zookeeper.session.timeout.ms");
   return zk != null
-    ? `ZooKeeper expires broker ${c.e.broker}'s session after zookeeper.session.timeout.ms (${zk} ms); the controller sees it gone`
+    ? `ZooKeeper expires broker ${c.e.broker}'s session after zookeeper.session.timeout.ms (${zk} ms); the controller (broker ${c.rec.controller.broker_id}) sees it gone`
     : `The controller fences broker ${c.e.broker} after broker.session.timeout.ms (${c.cfg("broker.session.timeout.ms")} ms)`;
 }
 
