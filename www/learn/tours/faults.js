@@ -127,7 +127,12 @@ export const zombie = [
     // The controller's news reaches a broker whose log runs past the leader's.
     at: (r) => r.event?.type === "leader_and_isr" && r.event.outcome === "become-follower" && r.replicas.find((x) => x.broker === r.event.to)?.leo > r.replicas.find((x) => x.broker === r.partition.leader)?.leo,
     say: {
-      middle: (c) => `${since(c, (e) => e.type === "heal")} ms after the heal, broker ${c.e.to}'s heartbeat arrives and the controller's answer carries the metadata it missed: it is a follower of broker ${c.e.leader} at epoch ${c.e.leader_epoch}. Its log still ends at ${c.rep(c.e.to).leo}; the leader's at ${c.lead.leo}.`,
+      middle: (c) => {
+        // What carried the news: the broker's metadata fetch (KRaft's metadata log), or a heartbeat's answer.
+        const via = c.lastEvent((e) => e.from === c.e.to && e.to === "controller" && (e.type === "metadata_fetch" || e.type === "heartbeat"))?.ev.type;
+        const how = via === "heartbeat" ? "heartbeat reaches the controller again, and its answer" : "metadata fetch reaches the controller again, and the answer";
+        return `${since(c, (e) => e.type === "heal")} ms after the heal, broker ${c.e.to}'s ${how} carries the metadata it missed: it is a follower of broker ${c.e.leader} at epoch ${c.e.leader_epoch}. Its log still ends at ${c.rep(c.e.to).leo}; the leader's at ${c.lead.leo}.`;
+      },
     },
   },
   {
