@@ -91,6 +91,24 @@ describe("problem 5: no two words on the stage overlap, in any step of any built
 });
 
 
+// The ZooKeeper era draws two more pills beside the producer's (ZooKeeper, and the controller,
+// a broker): at 360 px a retrying producer's pill must still show all its words.
+test("problem 5 under a ZooKeeper-era preset: bounce-inside-session under kafka-2.8 at 360 px", async () => {
+  const page = await env.newPage();
+  await page.setViewportSize({ width: 360, height: 900 });
+  await page.goto(new URL("/?scenario=bounce-inside-session", env.baseURL).href);
+  await page.waitForSelector("#status[data-step]");
+  await page.click("#settings-open");
+  await page.selectOption("#f-preset", "kafka-2.8");
+  await page.click("#settings-run");
+  await page.waitForFunction(() => document.querySelector("#stage .client.zookeeper") && !/so far/.test(document.getElementById("scrub-out").textContent), null, { timeout: 60_000 });
+  const max = await page.$eval("#scrub", (s) => Number(s.max));
+  const found = await page.evaluate(check, Array.from({ length: max + 1 }, (_, n) => n));
+  assert.deepEqual(found.slice(0, 20), []);
+  assertNoErrors(page);
+  await page.close();
+});
+
 /** Overlaps among the texts of each SVG, as the page lays them out. */
 function measure(svgs) {
   const box = document.createElement("div");

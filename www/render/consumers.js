@@ -40,7 +40,11 @@ export function createClients(layer, markLayer) {
       const failed = (p.failed_count ?? p.failed?.length ?? 0) > 0;
       set(n.g, { class: `client producer${retrying ? " retrying" : ""}${refused || failed ? " refused" : ""}`, "data-producer": p.id, "data-retries": p.retries ?? 0, "data-failed": failed ? p.failed_count ?? p.failed.length : null });
     });
-    controller.sync([0], () => 0, (n) => draw(n, L.controller, L.font, board));
+    controller.sync([0], () => 0, (n) => {
+      draw(n, L.controller, L.font, board);
+      const cid = rec.controller?.broker_id;
+      set(n.g, { "aria-label": cid === undefined || cid === null ? null : `controller: broker ${cid}` });
+    });
     // ZooKeeper, in a ZooKeeper-era run: brokers' sessions and the controller's watch.
     zookeeper.sync(L.zookeeper ? [0] : [], () => 0, (n) => {
       draw(n, L.zookeeper, L.font, board);

@@ -92,9 +92,11 @@ export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
   // Producers stack down the left, the controller sits on the right, above the brokers;
   // in a ZooKeeper-era run (the record lists ZooKeeper's sessions) ZooKeeper sits left of it.
   const producers = new Map(rec.producers.map((p, i) => [p.id, pill(pillText("producer", p, small), 16 + i * (PILL + 4), { x0: 4 })]));
-  // The ZooKeeper era's controller is a broker (the record's controller.broker_id).
+  // The ZooKeeper era's controller is a broker (the record's controller.broker_id). On a
+  // narrow stage the pill keeps to "controller" (its broker is in its aria-label): with
+  // ZooKeeper's pill beside it, the longer words covered a retrying producer's pill at 360 px.
   const cid = rec.controller?.broker_id;
-  const controller = pill(cid === undefined || cid === null ? "controller" : `controller · broker ${cid}`, 16, { right: width - 4 });
+  const controller = pill(cid === undefined || cid === null || small ? "controller" : `controller · broker ${cid}`, 16, { right: width - 4 });
   const zookeeper = rec.controller?.zookeeper ? pill("ZooKeeper", 16, { right: controller.x0 - (small ? 6 : 12) }) : null;
   const stripBottom = stripTop + rows * cell;
   const consumersY = stripBottom + g.consumersGap;
