@@ -8,9 +8,16 @@ use proptest::prelude::*;
 fn valid_fragments() -> &'static [String] {
     static FRAGMENTS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     FRAGMENTS.get_or_init(|| {
+        // Each built-in as it is (a `z` link) and changed a little (a `b` link, compressed
+        // against the built-in's own text).
         hwscope::builtin::BUILTINS
             .iter()
-            .map(|(_, json)| encode(&hwscope::Scenario::from_json(json).unwrap(), Some(7), Some("00ff00ff00ff00ff")))
+            .flat_map(|(_, json)| {
+                let s = hwscope::Scenario::from_json(json).unwrap();
+                let mut changed = s.clone();
+                changed.stop_at_ms += 1;
+                [encode(&s, Some(7), Some("00ff00ff00ff00ff")), encode(&changed, Some(7), None)]
+            })
             .collect()
     })
 }
@@ -32,7 +39,7 @@ proptest! {
     }
 
     #[test]
-    fn random_payloads_never_panic(kind in prop::sample::select(vec!["j", "z", "x", ""]), body in "[A-Za-z0-9_\\-]{0,400}", extra in "(&at=[0-9a-z]{0,25})?(&h=[0-9a-fA-F]{0,20})?") {
+    fn random_payloads_never_panic(kind in prop::sample::select(vec!["j", "z", "x", "", "b", "bkafka-7128.", "bkafka-7128.XYOg", "belr.p4ri"]), body in "[A-Za-z0-9_\\-]{0,400}", extra in "(&at=[0-9a-z]{0,25})?(&h=[0-9a-fA-F]{0,20})?") {
         check(&format!("v=1&s={kind}{body}{extra}"))?;
     }
 }
@@ -43,6 +50,7 @@ proptest! {
     #[test]
     fn damaged_links_never_panic(which in 0usize..64, cut in 0usize..4000, flip in 0usize..4000, byte in 32u8..127, repeat in 0usize..3) {
         let frags = valid_fragments();
+        prop_assert!(frags.iter().any(|f| f.starts_with("v=1&s=b")), "no `b` link among the fragments");
         let mut f = frags[which % frags.len()].clone().into_bytes();
         if !f.is_empty() {
             let i = flip % f.len();
