@@ -12,33 +12,32 @@ use super::state::{Consumer, Controller, Producer};
 use super::{consumer, network, Sim};
 use crate::scenario::ConsumerSpec;
 
+/// Runs `$rule` on the node `$nodes[$index]` (or `$nodes`, a field of `Sim`) with an
+/// `Out` over the rest of the world: the one place an `Out` is built from the
+/// world's fields, so that every kind of node sees the same shared parts.
+macro_rules! node_rule {
+    ($sim:expr, $nodes:ident $([$index:expr])?, $rule:expr) => {{
+        let Sim { $nodes, scenario, behavior, settings, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = $sim;
+        let wire = &mut network::WireOf { net, in_flight };
+        let out = &mut Out { now: *now, scenario, behavior, settings, rng, wire, next_msg, sched, commands, events: &mut last.events };
+        ($rule)(&mut (*$nodes)$([$index])?, out)
+    }};
+}
+
 impl Sim {
     /// Runs a rule of producer `p` on its own state, with an outbox on the rest (`outbox.rs`).
     pub(crate) fn producer_rule<R>(&mut self, p: usize, rule: impl FnOnce(&mut Shared<Producer>, &mut Out) -> R) -> R {
-        let Sim { producers, scenario, behavior, settings, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
-        let wire = &mut network::WireOf { net, in_flight };
-        rule(
-            &mut producers[p],
-            &mut Out { now: *now, scenario, behavior, settings, rng, wire, next_msg, sched, commands, events: &mut last.events },
-        )
+        node_rule!(self, producers[p], rule)
     }
 
     /// Runs a rule of consumer `c` on its own state, with an outbox on the rest (`outbox.rs`).
     pub(crate) fn consumer_rule<R>(&mut self, c: usize, rule: impl FnOnce(&mut Shared<Consumer>, &mut Out) -> R) -> R {
-        let Sim { consumers, scenario, behavior, settings, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
-        let wire = &mut network::WireOf { net, in_flight };
-        rule(
-            &mut consumers[c],
-            &mut Out { now: *now, scenario, behavior, settings, rng, wire, next_msg, sched, commands, events: &mut last.events },
-        )
+        node_rule!(self, consumers[c], rule)
     }
 
     /// Runs a rule of the controller on its own state, with an outbox on the rest (`outbox.rs`).
     pub(crate) fn controller_rule<R>(&mut self, rule: impl FnOnce(&mut Shared<Controller>, &mut Out) -> R) -> R {
-        let Sim { controller, scenario, behavior, settings, rng, net, in_flight, next_msg, sched, commands, last, now, .. } = self;
-        let wire = &mut network::WireOf { net, in_flight };
-        let out = &mut Out { now: *now, scenario, behavior, settings, rng, wire, next_msg, sched, commands, events: &mut last.events };
-        rule(controller, out)
+        node_rule!(self, controller, rule)
     }
 
     /// A consumer joins (the scenario's at the start, or `add_consumer`), knowing the
