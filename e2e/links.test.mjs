@@ -107,7 +107,7 @@ describe("a share link", () => {
     const link = await page.inputValue("#share-link");
     const iframe = await page.inputValue("#share-iframe");
     const md = await page.inputValue("#share-md");
-    assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/#v=1&s=[jz][\w-]+&at=6&h=[0-9a-f]{16}$/);
+    assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/#v=1&s=(b[\w-]+\.)?[\w-]+&at=6&h=[0-9a-f]{16}$/);
     assert.match(iframe, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/\?embed=1&amp;fit=1&amp;theme=auto#v=1&amp;s=/);
     assert.match(iframe, / title="hwscope: [^"]+\(interactive Kafka replication playground\)"/);
     assert.match(iframe, / sandbox="allow-scripts/);

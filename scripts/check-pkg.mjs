@@ -45,6 +45,13 @@ try {
     p.free();
     if (rec.text !== "") throw new Error("hwscope_first_bg.wasm narrates (build it with --features first)");
     if (core.names.includes("decodeLink")) throw new Error("hwscope_first_bg.wasm exports decodeLink, which only the full core has");
+    // A `str` indexed by a range (`&s[a..b]`) links the standard library's panic for a
+    // cut inside a character, whose message quotes the character as `{:?}`: its Unicode
+    // tables and their code, ~3.8 KB gzipped of this core (docs/performance.md, sixth
+    // pass). What the first core runs slices strings with `get`.
+    if (readFileSync(resolve(dir, "hwscope_first_bg.wasm")).includes("unicode/printable.rs")) {
+      throw new Error("hwscope_first_bg.wasm links core::unicode::printable (a `str` sliced by index in what the first core runs: use `.get(range)`)");
+    }
     process.exit(0);
   }
   const page = await check("hwscope_bg.wasm");

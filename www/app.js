@@ -17,7 +17,6 @@ import { address, readLink, checkLink, createUrlSync, pageBase } from "./core/pe
 import { createNotice, floatUnderHeader } from "./panels/notice.js";
 import { onDemand, whenReady } from "./core/ondemand.js";
 import { setTheme } from "./core/theme.js";
-import { createBranches } from "./panels/branches.js";
 import { builtinLink, startCore } from "./core/first-view.js";
 import { LINKS } from "./pkg/steps.js";
 
@@ -87,17 +86,40 @@ export function start(core, opts, boot = {}) {
   // The tree of branches under the scrubber (the full page only): each is a share link.
   // A branch is known by its link's scenario part (the scenario and its interventions).
   const keyOf = (link) => new URLSearchParams(link).get("s") ?? link;
-  const branches = opts.embed ? null : createBranches($("branches"), {
-    open: (link) => {
-      branches.leave(sim.linkAt(player.step));
-      location.hash = link;
-    },
-    compare: (a, b) => {
-      const text = (n) => readLink(`#${n.link}`, wasm.decodeLink)?.scenario;
-      const label = (n) => (n.parent ? `${n.label} @${n.at}` : "as loaded");
-      openLearn().then((hub) => hub?.openView("compare", { pair: [{ label: label(a), json: text(a) }, { label: label(b), json: text(b) }] }));
-    },
-  });
+  // Every branch is a share link, which only the full core writes: the tree's module is
+  // not in the first load but comes with the full core (fullParts; its box stays hidden
+  // until a run has two branches). `tree(fn)` runs fn on the tree once it is here, in the
+  // order asked.
+  const branchesModule = opts.embed ? null : onDemand(() => import("./panels/branches.js"), "Branches", (text) => notice(text));
+  let branches = null;
+  const makeTree = (m) =>
+    (branches ??= m?.createBranches($("branches"), {
+      open: (link) => {
+        branches.leave(sim.linkAt(player.step));
+        location.hash = link;
+      },
+      compare: (a, b) => {
+        const text = (n) => readLink(`#${n.link}`, wasm.decodeLink)?.scenario;
+        const label = (n) => (n.parent ? `${n.label} @${n.at}` : "as loaded");
+        openLearn().then((hub) => hub?.openView("compare", { pair: [{ label: label(a), json: text(a) }, { label: label(b), json: text(b) }] }));
+      },
+    }) ?? null);
+  let queued = null;
+  const tree = (fn) => {
+    if (branches) return fn(branches);
+    if (!branchesModule) return;
+    (queued ??= []).push(fn);
+    if (queued.length > 1) return;
+    branchesModule(true).then((m) => {
+      makeTree(m);
+      const waiting = queued;
+      queued = null;
+      // Not loaded (the network dropped): what was asked is dropped, the next run asks again.
+      if (branches) for (const f of waiting) f(branches);
+    });
+  };
+  /** The tree marks the run `here` (a link) as shown, or starts over from it. */
+  const branchAt = (here) => tree((b) => b.shown(keyOf(here), here) || b.reset(keyOf(here), here));
   // main.js may have made room for it on the first stage (class pending: not shown yet).
   const verified = $("status").querySelector(".verified") ?? h("span", { class: "verified", hidden: "" }, "link reproduced exactly ✓");
   $("status").append(verified);
@@ -131,10 +153,21 @@ export function start(core, opts, boot = {}) {
   // Share, Learn, Explore, an intervention, the broker log) or, in an embed, at the
   // first step shown whose sentence is not known. The run goes on where it was.
   const fullModule = onDemand(async () => {
+    const parts = fullParts();
     const m = await import("./pkg/hwscope.js");
     await m.default({ module_or_path: new URL("./pkg/hwscope_bg.wasm", import.meta.url) });
+    await parts;
     return m;
   }, "The narration (the simulation core's full part)", (text) => notice(text));
+  /** The page's parts that show only what the full core computes (the branches, how far
+   *  the run goes: panels/page.js), downloaded beside it, not in the first load, so that
+   *  they are here when it takes over. Resolves when they are (or could not be: each then
+   *  loads at its next use). */
+  function fullParts() {
+    return Promise.all([branchesModule?.(true).then(makeTree), panels.whenFull?.()]);
+  }
+  // A page that starts on the full core (a link with interventions) asks for them at once.
+  if (sim.full) fullParts();
   /** Resolves to true once the full core runs the page (false if it could not load). */
   async function needFull(ahead = false) {
     if (sim.full) return true;
@@ -173,7 +206,7 @@ export function start(core, opts, boot = {}) {
       const here = sim.linkAt(player.step);
       full(here);
       sync(player.step);
-      if (branches && !branches.shown(keyOf(here), here)) branches.reset(keyOf(here), here);
+      branchAt(here);
     }
   }
 
@@ -223,10 +256,8 @@ export function start(core, opts, boot = {}) {
     }
     player.showRecord(rec);
     clearError();
-    if (branches) {
-      const link = sim.linkAt(player.step);
-      branches.fork(before, keyOf(link), link, event, rec.step);
-    }
+    const link = sim.linkAt(player.step);
+    tree((b) => b.fork(before, keyOf(link), link, event, rec.step));
     // A "Jump to" result named a step of the run this one replaces.
     marks.reset();
     verdicts.reset();
@@ -257,7 +288,10 @@ export function start(core, opts, boot = {}) {
     const linked = sim.full;
     const was = { json, t: shown?.time_ms ?? 0, step: shown?.step ?? 0, preset: sim.scenario?.preset ?? "kafka-4.0" };
     if (!load(text)) return false;
-    if (branches && linked) branches.reset(keyOf(sim.linkAt(player.step)), sim.linkAt(player.step));
+    if (linked) {
+      const here = sim.linkAt(player.step);
+      tree((b) => b.reset(keyOf(here), here));
+    }
     const now = sim.scenario.preset ?? "kafka-4.0";
     if (was.json && now !== was.preset && samePresetAside(was.json, text)) {
       // Step 0 (the state before anything happens) is the same moment under any preset.
@@ -577,10 +611,7 @@ export function start(core, opts, boot = {}) {
     if (sim.full) full(sim.linkAt(player.step));
     else plain(player.step);
     // A branch returned to (or Back/Forward to one): marked; any other run starts a new tree.
-    if (branches && sim.full) {
-      const here = sim.linkAt(player.step);
-      if (!branches.shown(keyOf(here), here)) branches.reset(keyOf(here), here);
-    }
+    if (sim.full) branchAt(sim.linkAt(player.step));
     booted = true;
     if (framed) framed.then(() => api.ready(player.rec, title()));
   }

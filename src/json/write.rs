@@ -96,7 +96,8 @@ pub fn write_str(out: &mut String, s: &str) {
             0..=0x1f => "",
             _ => continue,
         };
-        out.push_str(&s[start..i]);
+        // Runs end at ASCII bytes (whole characters): `get` has no panic path to link.
+        out.push_str(s.get(start..i).unwrap_or_default());
         if escape.is_empty() {
             const HEX: &[u8; 16] = b"0123456789abcdef";
             out.push_str("\\u00");
@@ -107,7 +108,7 @@ pub fn write_str(out: &mut String, s: &str) {
         }
         start = i + 1;
     }
-    out.push_str(&s[start..]);
+    out.push_str(s.get(start..).unwrap_or_default());
     out.push('"');
 }
 

@@ -30,16 +30,27 @@ export function createNotice(box) {
 }
 
 /** Keeps a floating message (the notice, the error banner: position fixed, so the stage
- *  never moves) below the header while the header is in view: at 1280 px it sat over the
- *  picker, Learn and Explore until dismissed, and a click there landed on it. Placed
- *  whenever it is shown, and again on scroll and resize while it is. */
+ *  never moves) below the header and the status line while they are in view: at 1280 px
+ *  it sat over the picker, Learn and Explore until dismissed, and a click there landed on
+ *  it; then over the run's title and status line (time, step, preset), which a notice
+ *  about the run is read beside. Placed whenever it is shown, and again on scroll and
+ *  resize while it is. */
 export function floatUnderHeader(box) {
-  const header = document.querySelector("header.bar");
-  if (!header) return;
+  const over = ["header.bar", "#about", "#status"].map((sel) => document.querySelector(sel)).filter(Boolean);
+  if (!over.length) return;
   const place = () => {
     if (box.hidden) return;
-    const bottom = header.getBoundingClientRect().bottom;
+    let bottom = 0;
+    for (const e of over) {
+      const r = e.getBoundingClientRect();
+      if (r.height && r.bottom > 0) bottom = Math.max(bottom, r.bottom);
+    }
     box.style.top = `${Math.max(8, Math.ceil(bottom) + 6)}px`;
+    // Over the stage's column, not the panels beside it.
+    const stage = document.getElementById("stage")?.getBoundingClientRect();
+    const wide = stage && stage.width >= 320;
+    box.style.left = wide ? `${Math.round(stage.left + stage.width / 2)}px` : "";
+    box.style.maxWidth = wide ? `${Math.floor(Math.min(760, stage.width))}px` : "";
   };
   new MutationObserver(place).observe(box, { attributes: true, attributeFilter: ["hidden"] });
   addEventListener("scroll", place, { passive: true });

@@ -4,14 +4,15 @@
 // as the page's other dialogs and Learn do: the settings (their module and style
 // sheet, when Settings is first pressed) and the broker log (when its panel, closed
 // at first, is first opened; it then reads the lines of the steps before the one
-// shown back from the core, as after a jump).
+// shown back from the core, as after a jump). How far the run goes (future.js) says
+// nothing until the full core runs the page (the first core knows no pending timers):
+// its module loads then, not in the first load; its line keeps its room meanwhile.
 
 import { createNarration } from "./narration.js";
 import { createInspector } from "./inspector.js";
 import { createInterventions } from "./interventions.js";
 import { createClients } from "./clients.js";
 import { createLost } from "./lost.js";
-import { createFuture } from "./future.js";
 import { onDemand } from "../core/ondemand.js";
 
 const $ = (id) => document.getElementById(id);
@@ -24,7 +25,24 @@ export function createPagePanels({ sim, wasm, go, intervene, load, say, ready = 
   const interventions = createInterventions($("intervene"), intervene, ready);
   const clients = createClients($("clients"));
   const lost = createLost($("lost-panel"), $("lost"), go);
-  const future = createFuture($("future"), sim);
+  // How far the run goes: the full core's to say (sim.futureAt is null before it runs), so
+  // its module comes with the full core (whenFull), or at the first step shown after.
+  const futureModule = onDemand(() => import("./future.js"), "How far the run goes", say);
+  let future = null;
+  const loadFuture = () => futureModule(true).then((m) => (future ??= m?.createFuture($("future"), sim) ?? null));
+  let told = null;
+  const tellFuture = (rec, playing) => {
+    if (future) return future(rec, playing);
+    told = [rec, playing];
+    // Silent on a failure (nothing was asked for): the next step shown asks again.
+    if (sim.full)
+      loadFuture().then(() => {
+        if (!future || !told) return;
+        const [shown, on] = told;
+        told = null;
+        future(shown, on);
+      });
+  };
 
   const settingsModule = onDemand(() => import("./settings.js"), "Settings", say);
   let settings = null;
@@ -63,12 +81,14 @@ export function createPagePanels({ sim, wasm, go, intervene, load, say, ready = 
       inspect(rec, selection);
       clients(rec);
       lost(rec);
-      future(rec, playing);
+      tellFuture(rec, playing);
       interventions(rec);
     },
     inspect,
     interventions,
     openSettings,
+    /** Downloads what shows only the full core's results (app.js: beside the full core). */
+    whenFull: loadFuture,
     /** Fetches what loads on first use, before it is used (app.js: once the page is idle). */
     warm: () => {
       settingsModule(true);

@@ -142,10 +142,17 @@ export function createLogs(rulerLayer, layer, wordLayer = layer) {
     });
 
     // Nothing is written over a strip and its records (taken before any label is
-    // placed: a strip drawn later would cover a word placed next to it).
+    // placed: a strip drawn later would cover a word placed next to it). The empty
+    // part above a log is taken too, but its own HW and LEO may go there when the
+    // gap beside it is too narrow (five brokers at 360 px): every log says both.
+    const empty = new Map();
     for (const r of rec.replicas) {
       const { sx } = L.cols[r.broker];
-      board?.take({ x0: sx, x1: sx + L.stripW, y0: L.stripTop, y1: L.stripBottom });
+      let top = Math.max(r.leo, leader && r !== leader && r.alive ? leader.hw : 0);
+      for (const gh of r.lost ?? []) top = Math.max(top, gh.offset + 1);
+      const yTop = L.y(top);
+      board?.take({ x0: sx, x1: sx + L.stripW, y0: yTop, y1: L.stripBottom });
+      empty.set(r.broker, { yTop, box: board?.take({ x0: sx, x1: sx + L.stripW, y0: L.stripTop, y1: yTop }) });
     }
 
     strips.sync(rec.replicas, (r) => r.broker, (n, r) => {
@@ -168,10 +175,20 @@ export function createLogs(rulerLayer, layer, wordLayer = layer) {
       set(n.hw, { class: held ? "hwl held" : "hwl" });
       set(n.hwLabel, { class: moved ? "hwt moved" : held ? "hwt held" : "hwt" });
       // HW first: it matters most; then LEO, then the lag.
-      // Right of the strip, else left of it (the last column of a narrow stage).
+      // Right of the strip, else left of it (the last column of a narrow stage), else
+      // from the strip's empty part above the log, LEO's over HW's.
+      const own = empty.get(r.broker);
+      if (board && own.box) board.boxes = board.boxes.filter((b) => b !== own.box);
+      const above = (words, lines) => [sx + 2, own.yTop - 3 - lines * (fs + 4), "start", words];
       const hwAt = (words) => [[right + 2, yHw + fs + 1, "start", words], [sx - 8, yHw + fs + 1, "end", words]];
-      label(n.hwLabel, board, moved ? fs + 1 : fs, 700, moved ? [...hwAt(`HW ${was}→${r.hw}`), ...hwAt(`HW↑${r.hw}`), ...hwAt(`↑${r.hw}`)] : held ? [...hwAt(`HW ${r.hw} held`), ...hwAt(`HW ${r.hw}`)] : hwAt(`HW ${r.hw}`));
-      label(n.leoLabel, board, fs, 400, [[right + 2, yLeo - 3, "start", `LEO ${r.leo}`], [sx - 8, yLeo - 3, "end", `LEO ${r.leo}`]]);
+      const hwWords = moved ? [`HW ${was}→${r.hw}`, `HW↑${r.hw}`, `↑${r.hw}`] : held ? [`HW ${r.hw} held`, `HW ${r.hw}`] : [`HW ${r.hw}`];
+      const hwSize = moved ? fs + 1 : fs;
+      label(n.hwLabel, board, hwSize, 700, hwWords.flatMap(hwAt));
+      const leo = `LEO ${r.leo}`;
+      label(n.leoLabel, board, fs, 400, [[right + 2, yLeo - 3, "start", leo], [sx - 8, yLeo - 3, "end", leo], above(leo, 0), above(leo, 1)]);
+      // (Above the log, the HW goes over the LEO: "HW" says which line it is.)
+      if (!n.hwLabel.textContent) label(n.hwLabel, board, hwSize, 700, hwWords.filter((w) => w.startsWith("HW")).flatMap((w) => [above(w, 0), above(w, 1), above(w, 2)]));
+      if (board && own.box) board.take(own.box);
       label(n.lagLabel, board, fs, 700, [[right + 2, yHw + 2 * fs + 5, "start", lag > 0 ? `lag ${lag}` : ""]]);
       // A record lost where another stands now: "✕ p1-1 #8" beside that row.
       for (const c of n.ghosts.nodes.values()) {
@@ -198,13 +215,26 @@ export function createLogs(rulerLayer, layer, wordLayer = layer) {
         const y = L.y(o);
         set(m.g, { class: fs2.every((f) => f.in_isr === false) ? "fmark out" : "fmark" });
         set(m.tip, { d: `M${x},${y}l-5,-4v8z` });
-        // Two followers at one offset read as two ("1 & 2"), not as a number ("1,2").
-        const names = fs2.map((f) => f.broker).join(" & ");
-        label(m.label, board, fs, 600, [[x - 6, y + fs / 3, "end", names], [x - 6, y - 4, "end", names], [x - 6, y + fs + 2, "end", names]]);
+        // Two followers at one offset read as two ("1 & 2"), not as a number ("1,2");
+        // where the whole list has no room, a run of brokers as "1–4" (as hwscope svg).
+        const spots = (names) => [[x - 6, y + fs / 3, "end", names], [x - 6, y - 4, "end", names], [x - 6, y + fs + 2, "end", names]];
+        label(m.label, board, fs, 600, [...spots(fs2.map((f) => f.broker).join(" & ")), ...spots(runs(fs2.map((f) => f.broker)))]);
         text(m.title, fs2.map((f) => `Leader's view of follower ${f.broker}: fetch offset ${f.fetch_offset}`).join("; "));
       });
     }
   }
 
   return { render, marks };
+}
+
+/** Brokers in words, runs of three or more as a range: [1, 2, 3, 4, 6] → "1–4 & 6". */
+function runs(ids) {
+  const sorted = [...ids].sort((a, b) => a - b);
+  const out = [];
+  for (const id of sorted) {
+    const last = out[out.length - 1];
+    if (last && last[1] + 1 === id) last[1] = id;
+    else out.push([id, id]);
+  }
+  return out.map(([a, b]) => (a === b ? `${a}` : b === a + 1 ? `${a} & ${b}` : `${a}–${b}`)).join(" & ");
 }

@@ -204,7 +204,16 @@ pub(super) fn strip_labels(out: &mut String, board: &mut Board, r: &ReplicaRecor
 }
 
 /// A mark left of a strip (a tip at offset `o`) with its words placed where free.
-pub(super) fn mark(out: &mut String, board: &mut Board, class: &str, (x, y): (f64, f64), words: &str, title: &str, right: f64) {
+/// The first of `words` that has room is written.
+pub(super) fn mark<S: AsRef<str>>(
+    out: &mut String,
+    board: &mut Board,
+    class: &str,
+    (x, y): (f64, f64),
+    words: &[S],
+    title: &str,
+    right: f64,
+) {
     let _ = write!(out, r#"<g class="{class}"><title>{}</title><path d="M{x:.1},{y:.1}l-5,-4v8z"/>"#, escape(title));
     board.take(Rect { x0: x - 5.0, y0: y - 4.0, x1: x, y1: y + 4.0 });
     let bold = class == "fmark";
@@ -214,8 +223,11 @@ pub(super) fn mark(out: &mut String, board: &mut Board, class: &str, (x, y): (f6
         (x - 6.0, y + FONT + 3.0, Anchor::End),
         (right, y + FONT / 3.0, Anchor::Start),
     ];
-    if let Some(at) = board.place(words, FONT, bold, &c) {
-        text(out, board, class, at, words, bold);
+    for words in words.iter().map(AsRef::as_ref) {
+        if let Some(at) = board.place(words, FONT, bold, &c) {
+            text(out, board, class, at, words, bold);
+            break;
+        }
     }
     out.push_str("</g>");
 }
@@ -248,11 +260,38 @@ pub(super) fn follower_marks(out: &mut String, board: &mut Board, rec: &StepReco
             }
         }
         for (o, fs) in at {
-            let words = fs.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
-            let title = format!("Leader's view of follower {words}: fetch offset {o}");
-            mark(out, board, "fmark", (sx - 2.0, l.y(o)), &words, &title, right);
+            let title = fs.iter().map(|f| format!("Leader's view of follower {f}: fetch offset {o}")).collect::<Vec<_>>().join("; ");
+            // As on the page (www/render/logs.js): two followers at one offset read as
+            // "1 & 2", not as a number ("1,2"); where the whole list has no room, a run of
+            // brokers as "1–4".
+            mark(out, board, "fmark", (sx - 2.0, l.y(o)), &follower_names(&fs), &title, right);
         }
     }
+}
+
+/// The followers at one offset in words: every one ("1 & 2 & 3 & 4"), and runs of
+/// three or more as a range ("1–4").
+pub(super) fn follower_names(fs: &[u32]) -> [String; 2] {
+    let all = fs.iter().map(u32::to_string).collect::<Vec<_>>().join(" & ");
+    let mut sorted = fs.to_vec();
+    sorted.sort_unstable();
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for f in sorted {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == f => *end = f,
+            _ => runs.push((f, f)),
+        }
+    }
+    let short = runs
+        .iter()
+        .map(|&(a, b)| match b - a {
+            0 => a.to_string(),
+            1 => format!("{a} & {b}"),
+            _ => format!("{a}–{b}"),
+        })
+        .collect::<Vec<_>>()
+        .join(" & ");
+    [all, short]
 }
 
 /// Each consumer's position on the replica it reads from (one mark per offset),
@@ -270,6 +309,6 @@ pub(super) fn consumer_marks(out: &mut String, board: &mut Board, rec: &StepReco
         let taken = lead.and_then(|r| r.followers.as_ref()).is_some_and(|fs| fs.iter().any(|f| f.fetch_offset == Some(o)));
         let x = l.sx(col) - 2.0 - if taken { 16.0 } else { 0.0 };
         let words = ids.join(",");
-        mark(out, board, "cmark", (x, l.y(o)), &words, &format!("{} at offset {o}", ids.join(", ")), l.sx(col) + l.strip_w + 6.0);
+        mark(out, board, "cmark", (x, l.y(o)), &[words], &format!("{} at offset {o}", ids.join(", ")), l.sx(col) + l.strip_w + 6.0);
     }
 }
