@@ -444,12 +444,6 @@ impl Sim {
         }
     }
 
-    /// A client gives up on a connection (its request timed out): what TCP held on it
-    /// is dropped, and the next request opens a new one.
-    pub(crate) fn close_conn(&mut self, client: Node, server: Node) {
-        WireOf { net: &mut self.net, in_flight: &mut self.in_flight }.close_conn(client, server);
-    }
-
     /// A killed broker's connections are reset; with `resets`, every peer `waiting`
     /// names is told (a `Reset` one hop later, unless that way is cut).
     pub(crate) fn reset_connections(&mut self, broker: u32, waiting: &[Node]) {
