@@ -191,3 +191,13 @@ describe("fourth pass: item 4 again, at 1280 × 800 Intervene is in view for eve
     assert.deepEqual(below, [], "Intervene below the fold");
   });
 });
+
+describe("fourth pass: item 10 again, axe on an embed at 360 px", () => {
+  test("steady-load's embed at 360 px: its caption scrolls and can be reached by keyboard; no finding at any impact", async () => {
+    const { axeFindings } = await import("./a11y-findings.mjs");
+    const page = await open("/?embed=1&scenario=steady-load#at=30", { width: 360, height: 800 });
+    await page.waitForTimeout(500);
+    assert.deepEqual(await axeFindings(page), []);
+    await page.close();
+  });
+});
