@@ -86,6 +86,18 @@ impl Sim {
         role::acts_on_image_before_registration(&self.behavior)
     }
 
+    /// A KRaft broker's listeners are closed until the end of its start-up: a new process
+    /// opens its data-plane sockets only once the controller has unfenced it, so a
+    /// connection to it before then is refused by its kernel, as to a killed one: clients
+    /// and followers get a network error, no answer from the broker. Kafka 3.7.0–4.0:
+    /// `BrokerServer.startup` waits for the broker to be unfenced before
+    /// `SocketServer.enableRequestProcessing`, and `Acceptor.start` binds the server socket
+    /// of a listener with a fixed port only then (a wildcard port is bound at once). In
+    /// the ZooKeeper era the listeners open before the broker registers.
+    pub(crate) fn listeners_closed(&self, node: Node) -> bool {
+        matches!(node, Node::Broker(b) if self.broker(b).alive && self.broker(b).lifecycle != Lifecycle::Running && !self.zookeeper())
+    }
+
     /// Whether a new incarnation has yet to publish the image it loaded: it has applied no
     /// metadata since its restart.
     pub(crate) fn publishes_loaded_image(&self, id: u32) -> bool {

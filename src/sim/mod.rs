@@ -482,7 +482,7 @@ impl Sim {
             Body::ZkRegistered => self.zookeeper_registered(msg),
             Body::ZkNodeExists => self.zookeeper_node_exists(msg),
             Body::ZkSessionExpired => self.zookeeper_session_lost(msg),
-            Body::ZkWatch { broker, incarnation } => self.controller_handle_zk_watch(*broker, *incarnation),
+            Body::ZkWatch { broker, incarnation } => self.process_broker_change(*broker, *incarnation),
         }
     }
 

@@ -290,7 +290,7 @@ impl Sim {
         let controller_link = is_lost_in_a_cut(from, to, &body, self.zookeeper());
         let (client, server) = conn_of(from, to, &body);
         let request = from == client;
-        if self.is_dead(to) {
+        if self.is_dead(to) || (request && self.listeners_closed(to)) {
             self.last.lost.push(id);
             let killed = matches!(to, Node::Broker(b) if !self.broker(b).silently_down);
             if request && killed && !controller_link && !self.net.is_cut_for(to, from, &body) && !self.net.is_cut_for(from, to, &body) {
