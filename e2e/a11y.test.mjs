@@ -3,23 +3,11 @@
 // an embed, the Learn panel with a tour and its views, and every dialog, in the
 // light and the dark theme. axe-core is an npm dev dependency (install-tools.sh).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { assertNoErrors, launch, ROOT } from "./helpers.mjs";
+import { axeFindings } from "./a11y-findings.mjs";
+import { assertNoErrors, launch } from "./helpers.mjs";
 
-const AXE = readFileSync(join(ROOT, "node_modules/axe-core/axe.min.js"), "utf8");
-
-/** Every finding of axe-core on the page as it is now (any impact), as lines. */
-export async function axeFindings(page, { include } = {}) {
-  // page.evaluate runs outside the page's CSP, which would refuse an inline script.
-  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(AXE);
-  const results = await page.evaluate(async (include) => {
-    const r = await window.axe.run(include ? { include: [include] } : document, { resultTypes: ["violations"] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary.replace(/\s+/g, " ").slice(0, 220)}`) }));
-  }, include ?? null);
-  return results.flatMap((v) => v.nodes.slice(0, 4).map((n) => `${v.id} (${v.impact}): ${n}`));
-}
+export { axeFindings };
 
 let env;
 before(async () => {

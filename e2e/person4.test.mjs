@@ -170,3 +170,34 @@ describe("fourth pass: the preset-change notice", () => {
 });
 
 const OLD_LINK = "v=1&s=zALABeyJhZnRlcl9zdG9wIjoic2V0dGxlIiwiY29uZmlnIjp7InJlcGxpY2EubGFnLnRpbWUubWF4Lm1zIjo2MDAwfSwiZGVzY3JpcHRpb24iOiJBdCAxIHMgbGVhZGVyIDAgaXMgY3V0IG9mZiBmcm9tIHRoZSBjb250cm9sbGVyIChib3RoIHdheXMpOiBpdHMgaGVhcnRiZWF0cyBubyBsb25nZXIgYXJyaXZlLCBidXQBJQUAFGZvbGxvd2VycyBhbmQgcHJvZHVjAQ4EABFzdGlsbCByZWFjaCBpdC4gVAFtDgAOZmVuY2VzIGl0IDkgcyAB-AEFAU8FAARsYXN0AXkKAAUgdGhhdAFzBwABZAFhBQAQZWxlY3RzIGJyb2tlciAxOwHFAQUBhAEKAAVsZWFybgFWBAEsBAAFZmV0Y2gB6wEGATAIAAMuIEIBCgYABzAgbmV2ZXIBawUABHM6IGkBNQQACnMgb3duIHZpZXcBQgQAAWkBxAEIAWIEAcQCBwABKAGBAwcAEHNbMF0ucm9sZSkgd2hpbGUBJAUABXBhcnRpAfsCBAABJwH0AgkAAmlzAXMEAAFQAZUCBwAMIHAxIChhY2tzPTEpAVwHAAJoYQHMAQkAATABhQEIAAhtZXRhZGF0YQHEAQUADWtlZXBzIHdyaXRpbmcBZwQAA3JlOgFuBQAUem9tYmllIGFja25vd2xlZGdlcyAB0gEEAAF5AS0FAAhlLCBhbG9uZQF9DAABMgF9BwAWYWxsKSBjYW5ub3QgY29tcGxldGUgYQE3BgACIG8BhAEEAAE6AfADBAHVAggBxwIGAAJlcwHJAgYB2wIFAAp5IG1vcmUsIHNvAbEBBQACSFcBzQIHAAZtb3ZlcywBuAEFAAN3aGUBiAMFAAZzaHJpbmsB6QMEAAdzIElTUiB0ATMFAANlbGYBzAIJAc0FEAAFID0gNiAB_QQEAANyZSkBNwUABkFsdGVyUAHdAggB1AIEAARsb3N0AaoBBAHBBQUAB3V0IGxpbmsBswUEAa4CCAABYQGuAgYAA2ZvcgGfBA4AAy4gVwGXAQQB0QMFAANpbmsB_QMEAAtscyBhdCAyMCBzLAGJAwkABidzIG5leAGHBQwABmJyaW5ncwE5BQGeAwkACWl0IG1pc3NlZAF6BQAJYmVjb21lcyBhAbgCCgACb2YB9wQJAAEsAZkFBgHEAgcBRwQABmRpdmVyZwGmAQQABWVwb2NoAbACBAACcmUBggYGAAVvZyBkZQHNBAQBywIHAAh0cnVuY2F0ZQGAAQYBwAQGAa4DBgAGcyBvbmx5AX8EAARoYWQuARsIAARwZXJtAUkEAbwGBQAGbG9zczsgAYYHBQG2AgUABnJlY29yZAHFAgQABG5hbWUBqAMFAXgFABogaGFwcGVucy4iLCJldmVudHMiOlt7ImF0XwHfCAQAAzAsIgHaBwcBhgkEAeUHCAAIIjoicDEiLCIBVAYABXMiOjF9AQ0EAARwZWF0AScEAAljb3VudCI6MjABUgUAAnJ5AUoFAAExAakJBAACfSwBWgkAAjUwAVwaAAEyAVwhAAEzAVsMAYQKBQFbCwFrBAACLCIBlgcJATcEAAtiZXR3ZWVuIjpbMAHXCgUBjgkHAAIiXQE4DAACMjABOQUBnQQEATQpAccBBQASYXRfc3RlcCI6MTEsImNyYXNoAUAFAYQEBQHBAQQACH1dLCJmb3JtAcMBBAABMQH2AQkAAXIB6gIHAAJjawG0AQQABCwiaWQB2AIKAAVxdWVzdAGdBgUAA291dAHpCwUAATMBnQEEAXkFATAFAAUiYWxsIgE0CAGwAgYBNBgAA10sIgHZDAQAAV8B5gEIAAE0AeYBBQACdGkB5AwEAAM6IloBzwgGAbgJBgABOgGoDBwAASwB1wcFAZoKBwHcBwcBOAUAA3MifQ&at=14&h=6d0f806f3abefc9b";
+
+describe("fourth pass: item 4 again, at 1280 × 800 Intervene is in view for every built-in", () => {
+  test("the whole Intervene panel is above the fold at load, the tall runs (elr, zombie-leader, steady-load) included", async () => {
+    const names = await (async () => {
+      const page = await open("/");
+      await page.waitForFunction(() => document.querySelectorAll("#scenario option[value]").length >= 18);
+      const list = await page.$$eval("#scenario option[value]", (os) => os.map((o) => o.value).filter((v) => /^[a-z0-9-]+$/.test(v)));
+      await page.close();
+      return list;
+    })();
+    assert.ok(names.length >= 18, names.join());
+    const below = [];
+    for (const name of names) {
+      const page = await open(`/?scenario=${name}`, { width: 1280, height: 800 });
+      const r = await rect(page, "#intervene");
+      if (!(r.y0 >= 0 && r.y1 <= 800.5 && r.y1 > r.y0)) below.push(`${name}: ${Math.round(r.y0)}–${Math.round(r.y1)}`);
+      await page.close();
+    }
+    assert.deepEqual(below, [], "Intervene below the fold");
+  });
+});
+
+describe("fourth pass: item 10 again, axe on an embed at 360 px", () => {
+  test("steady-load's embed at 360 px: its caption scrolls and can be reached by keyboard; no finding at any impact", async () => {
+    const { axeFindings } = await import("./a11y-findings.mjs");
+    const page = await open("/?embed=1&scenario=steady-load#at=30", { width: 360, height: 800 });
+    await page.waitForTimeout(500);
+    assert.deepEqual(await axeFindings(page), []);
+    await page.close();
+  });
+});

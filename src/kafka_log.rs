@@ -54,13 +54,13 @@ fn era(preset: Preset) -> Option<Era> {
 /// queue, `[Controller c]: ` (`KafkaController.BrokerChange.process`); 1.1 to 2.1:
 /// `[Controller id=c] ` (same method); 2.2 (KIP-380) adds the bounced brokers. `c` is the
 /// controller's broker id (`Sim::zookeeper_controller_id`).
-fn broker_change(era: Era, c: u32, added: &str, deleted: &str, live: &str) -> String {
+fn broker_change(era: Era, c: u32, added: &str, deleted: &str, bounced: &str, live: &str) -> String {
     let common = format!("Newly added brokers: {added}, deleted brokers: {deleted}");
     match era {
         Era::V010 => format!("[BrokerChangeListener on Controller {c}]: {common}, all live brokers: {live}"),
         Era::V011 => format!("[Controller {c}]: {common}, all live brokers: {live}"),
         Era::V20 => format!("[Controller id={c}] {common}, all live brokers: {live}"),
-        _ => format!("[Controller id={c}] {common}, bounced brokers: , all live brokers: {live}"),
+        _ => format!("[Controller id={c}] {common}, bounced brokers: {bounced}, all live brokers: {live}"),
     }
 }
 
@@ -306,6 +306,14 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     at(src(broker), format!("[KafkaServer id={broker}] Fatal error during KafkaServer startup. Prepare to shutdown org.apache.zookeeper.KeeperException$NodeExistsException: KeeperErrorCode = NodeExists"));
                 }
             }
+            // One read of /brokers/ids, one line: a bounce seen (2.2+) names the broker among
+            // the bounced, a missed one (before 2.2) changes nothing in the line.
+            Event::ZkBrokerBounced { broker, seen, .. } => {
+                let bounced = if seen { broker.to_string() } else { String::new() };
+                at(ctl(), broker_change(era, zk_controller, "", "", &bounced, &registered(sim, None)));
+            }
+            Event::SessionExpired { .. } | Event::BrokerRegistered { .. }
+                if !kraft && events.iter().any(|x| matches!(x, Event::ZkBrokerBounced { .. })) => {}
             Event::SessionExpired { broker, .. } => {
                 at(
                     ctl(),
@@ -315,7 +323,7 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     } else if kraft {
                         format!("[QuorumController id=c] Fencing broker {broker} because its session has timed out.")
                     } else {
-                        broker_change(era, zk_controller, "", &broker.to_string(), &registered(sim, Some(broker)))
+                        broker_change(era, zk_controller, "", &broker.to_string(), "", &registered(sim, Some(broker)))
                     },
                 );
             }
@@ -325,7 +333,7 @@ pub fn lines(sim: &Sim) -> Vec<String> {
                     if kraft {
                         format!("[QuorumController id=c] Replayed RegisterBrokerRecord establishing a new incarnation of broker {broker}: BrokerRegistration(id={broker}, epoch={broker_epoch}, …)")
                     } else {
-                        broker_change(era, zk_controller, &broker.to_string(), "", &registered(sim, None))
+                        broker_change(era, zk_controller, &broker.to_string(), "", "", &registered(sim, None))
                     },
                 );
             }

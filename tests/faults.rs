@@ -404,3 +404,35 @@ fn an_unanswered_heartbeat_is_given_up_on_the_heartbeat_channels_timeout() {
         assert_eq!(gave_up(preset, metadata.clone()), (None, None, false), "{preset}");
     }
 }
+
+/// A restarted KRaft broker opens its listeners only once the controller has unfenced
+/// it (`BrokerServer.startup` before `SocketServer.enableRequestProcessing`; `Acceptor.start`
+/// binds a fixed port only then: read at 3.7.0 and 3.8.0, and in 4.0.2's sources). In
+/// bounce-inside-session leader 0 restarts at 20.5 s and is refused registration while its
+/// old session lasts; producers and followers still sent to it get a refused connection, a
+/// network error on their side, never an answer from the broker (it had answered
+/// NOT_LEADER_OR_FOLLOWER). Once it is unfenced it answers again.
+#[test]
+fn a_restarted_kraft_broker_refuses_connections_until_it_is_unfenced() {
+    for preset in ["kafka-3.7", "kafka-4.0", "kafka-4.1"] {
+        let s: Value = serde_json::from_str(hwscope::builtin::json("bounce-inside-session").unwrap()).unwrap();
+        let t = Trace::of(&with_preset(&s, preset));
+        let restart = t.find(0, &json!({"type": "restart", "broker": 0}));
+        let running = (restart..t.len()).find(|&i| replica(t.at(i), 0)["state"] == "running").expect("unfenced");
+        for i in restart..running {
+            let r = t.at(i);
+            let e = &r["event"];
+            assert!(
+                !(e["from"] == 0 && (ty(r) == "produce_response" || ty(r) == "fetch_response")),
+                "{preset}: broker 0 answers: {}",
+                line(r)
+            );
+        }
+        let p = t.find(restart, &json!({"type": "connection_reset", "from": 0, "to": "p1", "error": "NETWORK_EXCEPTION"}));
+        assert!(p < running && text(t.at(p)).contains("has not opened its listeners yet"), "{preset}: {}", text(t.at(p)));
+        let f = t.find(restart, &json!({"type": "connection_reset", "from": 0, "to": 1}));
+        assert!(f < running && text(t.at(f)).contains("a network error, not an answer from the broker"), "{preset}: {}", text(t.at(f)));
+        // After it is unfenced, a follower fetches from it normally.
+        t.find(running, &json!({"type": "fetch_response", "from": 1, "to": 0}));
+    }
+}

@@ -849,3 +849,66 @@ fn a_zookeeper_broker_restarted_inside_its_session_fails_to_start_and_kraft_retr
     assert_eq!(replica(t.last(), 2)["alive"], true);
     assert!(t.try_find(0, &json!({"type": "zookeeper_node_exists"})).is_none());
 }
+
+// ---------------------------------------------------------------------------
+// controller_detects_bounced_brokers: kafka-2.1 | kafka-2.4 (KIP-380, 2.2).
+// ---------------------------------------------------------------------------
+
+/// Follower 2 is killed at 1 s while ZooKeeper's notifications to the controller are
+/// held (a cut from ZooKeeper to the controller, 0.5 s to 9 s). Its session expires
+/// (6 s, 2.8's 18 s set to 6 s here), it is started again at 8 s and creates /brokers/ids/2 anew; the controller's
+/// watch notifications arrive after the heal, and it reads /brokers/ids then: broker 2
+/// is there, as it was before. `KafkaController.processBrokerChange` from 2.2 (KIP-380)
+/// compares the node's czxid with the broker epoch it holds, sees the bounce, runs
+/// `onBrokerFailure` (out of the ISR, a new leader epoch) then `onBrokerStartup`
+/// (LeaderAndIsr to broker 2), and broker 2 follows and rejoins the ISR. Up to 2.1
+/// (`BrokerChange.process`; `BrokerChangeListener` in 0.10.2) the ids are the same and
+/// the bounce is missed: broker 2 never gets a LeaderAndIsr and never fetches, the
+/// controller keeps it live and in the ISR until the leader drops it for lag.
+#[test]
+fn before_2_2_the_zookeeper_controller_misses_a_fast_bounce_and_from_2_2_it_fails_and_starts_it() {
+    let s = json!({
+        "format": 1, "replicas": 3,
+        "config": {"zookeeper.session.timeout.ms": 6000},
+        "producers": [{"id": "p1", "acks": "all"}],
+        "events": [
+            {"at_ms": 500, "partition": {"from": "zookeeper", "to": "controller"}},
+            {"at_ms": 1000, "crash": {"broker": 2}},
+            {"at_ms": 8000, "restart": {"broker": 2}},
+            {"at_ms": 9000, "heal": {"from": "zookeeper", "to": "controller"}},
+            {"at_ms": 10000, "produce": {"producer": "p1", "records": 1}}
+        ],
+        "stop_at_ms": 30000
+    });
+    for preset in ["kafka-0.10", "kafka-2.0", "kafka-2.1"] {
+        let t = under(&s, preset);
+        let restart = t.find(0, &json!({"type": "restart", "broker": 2}));
+        let watch = t.find(restart, &json!({"type": "zookeeper_watch", "outcome": "bounce-missed", "incarnation": 1}));
+        let r = t.at(watch);
+        assert!(time(r) > 9000, "{preset}: after the heal: {}", line(r));
+        assert!(r["text"].as_str().unwrap().contains("misses the restart"), "{preset}: {}", r["text"]);
+        assert_eq!(isr(r), vec![0, 1, 2], "{preset}: the controller keeps it in the ISR");
+        let log: Vec<&str> = r["kafka_log"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+        assert!(log.iter().any(|l| l.contains("Newly added brokers: , deleted brokers: , all live brokers: 0,1,2,3")), "{preset}: {log:?}");
+        assert!(t.try_find(restart, &json!({"type": "leader_and_isr", "to": 2})).is_none(), "{preset}: no LeaderAndIsr for broker 2");
+        assert!(t.try_find(restart, &json!({"type": "fetch_request", "from": 2})).is_none(), "{preset}: broker 2 never fetches");
+        assert!(t.try_find(0, &json!({"outcome": "broker-failure", "broker": 2})).is_none(), "{preset}");
+        assert_eq!(isr(t.last()), vec![0, 1], "{preset}: the leader dropped it for lag");
+        assert_eq!(leo(t.last(), 2), 0, "{preset}: its log stays as it was");
+    }
+    for preset in ["kafka-2.4", "kafka-2.8"] {
+        let t = under(&s, preset);
+        let restart = t.find(0, &json!({"type": "restart", "broker": 2}));
+        let watch = t.find(restart, &json!({"type": "zookeeper_watch", "outcome": "broker-startup", "incarnation": 1}));
+        let r = t.at(watch);
+        assert!(time(r) > 9000, "{preset}: {}", line(r));
+        assert!(r["text"].as_str().unwrap().contains("bounced (KIP-380"), "{preset}: {}", r["text"]);
+        assert_eq!(isr(r), vec![0, 1], "{preset}: onBrokerFailure took it out of the ISR");
+        assert_eq!(r["partition"]["leader_epoch"], 1, "{preset}: with a new leader epoch");
+        let log: Vec<&str> = r["kafka_log"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+        assert_eq!(log, vec!["broker 3 (controller) | [Controller id=3] Newly added brokers: , deleted brokers: , bounced brokers: 2, all live brokers: 0,1,2,3"], "{preset}");
+        t.find(watch, &json!({"type": "leader_and_isr", "to": 2, "outcome": "become-follower"}));
+        assert_eq!(isr(t.last()), vec![0, 1, 2], "{preset}: rejoined");
+        assert_eq!(leo(t.last(), 2), 1, "{preset}: and has p1-1");
+    }
+}

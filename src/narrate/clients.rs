@@ -228,7 +228,8 @@ impl Narrator<'_> {
             match *e {
                 Event::ConnectionReset { client, broker, requests, refused: true } => {
                     return format!(
-                        "Broker {broker} is down: its kernel refuses {}'s new connection, so {} never sent (NETWORK_EXCEPTION, not counted against retries); it wants new metadata.{}{}",
+                        "{}: its kernel refuses {}'s new connection, so {} never sent (NETWORK_EXCEPTION, not counted against retries); it wants new metadata.{}{}",
+                        self.refusing(broker),
                         self.client(client),
                         if requests == 1 { "the request was" } else { "the requests were" },
                         self.sender(),
@@ -245,6 +246,13 @@ impl Narrator<'_> {
                         self.consumer_next()
                     )
                 }
+                Event::FollowerConnectionReset { follower, leader } if self.sim.broker(leader).alive => {
+                    return format!(
+                        "{}: its kernel refuses follower {follower}'s connection, so the Fetch fails at once with a network error, not an answer from the broker, and follower {follower} tries again after replica.fetch.backoff.ms ({} ms).",
+                        self.refusing(leader),
+                        self.config().replica_fetch_backoff_ms
+                    )
+                }
                 Event::FollowerConnectionReset { follower, leader } => {
                     return format!(
                         "Leader {leader}'s kernel resets follower {follower}'s connection: its Fetch fails at once, and it tries again after replica.fetch.backoff.ms ({} ms).",
@@ -256,6 +264,16 @@ impl Narrator<'_> {
             }
         }
         String::new()
+    }
+
+    /// Why a broker refuses a connection: it is down, or (KRaft) a new process whose
+    /// listeners open only once the controller has unfenced it (`listeners_closed`).
+    fn refusing(&self, broker: u32) -> String {
+        if self.sim.broker(broker).alive {
+            format!("Broker {broker} is starting and has not opened its listeners yet (a new process opens them once the controller has unfenced it)")
+        } else {
+            format!("Broker {broker} is down")
+        }
     }
 
     /// What a consumer does next after a metadata change or a reset.

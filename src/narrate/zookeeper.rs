@@ -89,7 +89,27 @@ impl Narrator<'_> {
         for e in self.events {
             match *e {
                 Event::ZkWatchStale { .. } => return format!("The controller's watch says what it already knows about broker {broker}."),
+                Event::ZkBrokerBounced { incarnation, seen: false, .. } => {
+                    return format!(
+                        "The watch of {} on /brokers/ids fires, and the controller reads the live brokers: broker {broker} is there, as it was. That node is new, created by incarnation {incarnation}'s session after the old one's was deleted, but before Kafka 2.2 the controller compares broker ids only (KIP-380 added the broker epoch): it misses the restart. The new process gets no LeaderAndIsr and does nothing for the partition until the partition's state changes; the controller still counts it live{}{}.",
+                        self.controller_name(),
+                        if self.sim.controller.isr.contains(&broker) { ", in the ISR" } else { "" },
+                        if self.sim.controller.leader == Some(broker) { " and as the leader" } else { "" }
+                    );
+                }
+                Event::ZkBrokerBounced { incarnation, seen: true, .. } => {
+                    text = format!(
+                        "The watch of {} on /brokers/ids fires: broker {broker}'s node is new (incarnation {incarnation}'s session), its czxid newer than the broker epoch the controller holds, so broker {broker} bounced (KIP-380, Kafka 2.2+): the controller handles it as dead (KafkaController.onBrokerFailure), then as started (onBrokerStartup).",
+                        self.controller_name()
+                    );
+                }
                 Event::SessionExpired { kept_last, .. } => {
+                    if bounced(self.events) {
+                        if kept_last {
+                            text.push_str(" It is the last replica in the ISR, so it stays there.");
+                        }
+                        continue;
+                    }
                     text = format!(
                         "The watch of {} on /brokers/ids fires: /brokers/ids/{broker} is gone, so broker {broker} is dead (KafkaController.onBrokerFailure).",
                         self.controller_name()
@@ -107,6 +127,10 @@ impl Narrator<'_> {
                     } else {
                         format!("It is not in the ISR {} and rejoins it only by catching up with the leader", set_str(crate::sim::isr_list::sorted(isr)))
                     };
+                    if bounced(self.events) {
+                        text.push_str(&format!(" {place}, and the controller sends it the partition's state (LeaderAndIsr)."));
+                        continue;
+                    }
                     text = format!(
                         "The watch of {} on /brokers/ids fires: broker {broker} (incarnation {incarnation}) is back (KafkaController.onBrokerStartup). {place}, and the controller sends it the partition's state (LeaderAndIsr).",
                         self.controller_name()
@@ -124,4 +148,9 @@ impl Narrator<'_> {
         }
         text
     }
+}
+
+/// A bounce the controller saw (KIP-380) in this step: its failure and startup are one story.
+fn bounced(events: &[Event]) -> bool {
+    events.iter().any(|e| matches!(e, Event::ZkBrokerBounced { seen: true, .. }))
 }

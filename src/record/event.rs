@@ -252,6 +252,11 @@ fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool
             r.outcome = Some("refused");
             r.error = Some("DUPLICATE_BROKER_REGISTRATION");
         }
+        // Before 2.2 the controller misses a bounce (KIP-380): nothing else happens in the step.
+        Event::ZkBrokerBounced { incarnation, seen: false, .. } => {
+            r.outcome = Some("bounce-missed");
+            r.incarnation = Some(incarnation);
+        }
         Event::BrokerRegistered { incarnation, .. } if sim.zookeeper() => {
             r.outcome = Some("broker-startup");
             r.incarnation = Some(incarnation);

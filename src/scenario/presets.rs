@@ -66,6 +66,7 @@ const KAFKA_4_0: Behavior = Behavior {
     registration_cleans_unclean_shutdown: true,
     restart_inside_zookeeper_session_fails: true,
     heartbeat_timeout_is_interval: true,
+    controller_detects_bounced_brokers: true,
 };
 
 const KAFKA_4_1: Behavior = Behavior { eligible_leader_replicas: true, ..KAFKA_4_0 };
@@ -102,7 +103,9 @@ const KAFKA_2_4: Behavior = Behavior {
     ..KAFKA_2_8
 };
 
-const KAFKA_2_1: Behavior = Behavior { hw_move_completes_follower_fetch: false, follower_fetching: false, ..KAFKA_2_4 };
+/// 2.1: no KIP-380 (2.2): the controller compares broker ids only.
+const KAFKA_2_1: Behavior =
+    Behavior { hw_move_completes_follower_fetch: false, follower_fetching: false, controller_detects_bounced_brokers: false, ..KAFKA_2_4 };
 
 const KAFKA_2_0: Behavior =
     Behavior { leader_epoch_fencing: false, isr_expansion_needs_epoch_start: false, out_of_range_halts: true, ..KAFKA_2_1 };
@@ -135,6 +138,7 @@ const TEXTBOOK: Behavior = Behavior {
     registration_cleans_unclean_shutdown: true,
     restart_inside_zookeeper_session_fails: true,
     heartbeat_timeout_is_interval: true,
+    controller_detects_bounced_brokers: true,
 };
 
 /// Every preset, oldest first (`textbook` is not a version and comes first).
@@ -187,7 +191,7 @@ pub const PRESETS: [PresetInfo; 11] = [
     PresetInfo {
         preset: Preset::Kafka24,
         name: "kafka-2.4",
-        summary: words("KIP-392 follower fetching; the leader answers or releases a follower's fetch when the HW it last sent is stale."),
+        summary: words("KIP-392 follower fetching; the leader answers or releases a follower's fetch when the HW it last sent is stale; KIP-380 (2.2): the ZooKeeper controller sees a broker that bounced between its watch and its read (broker epochs)."),
         behavior: KAFKA_2_4,
         defaults: KAFKA_2_1_DEFAULTS,
     },

@@ -182,6 +182,15 @@ switches! {
     /// (KAFKA-14392): given up after broker.session.timeout.ms / 2, the next after
     /// 100 ms doubling with each failure in a row, capped at the session timeout.
     heartbeat_timeout_is_interval: bool = "heartbeat_timeout_is_interval", boolean;
+    /// 2.2 (KIP-380, KAFKA-7235): the ZooKeeper controller tells a restarted broker from a
+    /// live one by its broker epoch, the czxid of its /brokers/ids node
+    /// (`KafkaController.processBrokerChange`: an id in ZooKeeper and in the controller's
+    /// live set with a newer epoch is bounced, and gets `onBrokerFailure` then
+    /// `onBrokerStartup`). Before 2.2 (`BrokerChange.process`, 0.11–2.1;
+    /// `BrokerChangeListener.handleChildChange`, 0.10.2) only ids are compared: a broker
+    /// whose node was deleted and created again before the controller read /brokers/ids
+    /// is missed. No effect in KRaft.
+    controller_detects_bounced_brokers: bool = "controller_detects_bounced_brokers", boolean;
 }
 
 impl BehaviorOverrides {

@@ -3,8 +3,12 @@
 //! registrations and sessions, crashes and restarts, cuts.
 
 use super::event::Event;
-use super::state::{Lifecycle, PendingIsr, Role};
+use super::isr_list::IsrList;
+use super::outbox::Out;
+use super::shared::Shared;
+use super::state::{Broker, LeaderState, Lifecycle, PendingIsr, Role};
 use super::Sim;
+use crate::scenario::Scenario;
 
 impl Sim {
     /// The one place where events change the replicated state: HWs, logs cut or
@@ -12,32 +16,25 @@ impl Sim {
     /// sessions, crashes, cuts.
     pub(super) fn apply_event(&mut self, event: &Event) {
         match *event {
-            Event::LeaderHwMoved { leader, to, .. } => {
-                self.roll_hw_checkpoint(leader);
-                let b = self.broker_mut(leader);
-                b.hw = to;
-                b.hw_epoch = b.leader_epoch;
+            Event::LeaderHwMoved { leader: id, .. }
+            | Event::FollowerAppended { follower: id, .. }
+            | Event::Truncated { broker: id, .. }
+            | Event::LogStartReset { broker: id, .. }
+            | Event::BecameLeader { broker: id, .. }
+            | Event::BecameFollower { broker: id, .. }
+            | Event::IsrChangeRefused { leader: id, .. }
+            | Event::IsrApplied { leader: id, .. }
+            | Event::LeaderIsrUpdated { broker: id, .. }
+            | Event::ZkSessionLost { broker: id }
+            | Event::ZkRegistered { broker: id, .. } => {
+                let (now, step) = (self.now, self.step);
+                self.brokers[id as usize].apply(event, now, step, &self.scenario);
             }
-            Event::FollowerAppended { follower, hw, log_start, .. } => {
-                self.roll_hw_checkpoint(follower);
-                let b = self.broker_mut(follower);
-                b.hw = hw;
-                b.hw_epoch = b.leader_epoch;
-                if let Some(start) = log_start {
-                    b.log.start_offset = start;
-                }
+            Event::IsrExpanded { leader: id, .. } | Event::IsrShrunk { leader: id, .. } => {
+                let (now, step) = (self.now, self.step);
+                self.brokers[id as usize].apply(event, now, step, &self.scenario);
+                self.apply_outside(event);
             }
-            Event::Truncated { broker, to, .. } => {
-                self.note_ghosts(broker, to);
-                self.roll_hw_checkpoint(broker);
-                let b = self.broker_mut(broker);
-                b.log.truncate_to(to);
-                if b.hw >= b.log.leo() {
-                    b.hw = b.log.leo();
-                }
-                self.rebuild_producer_state(broker);
-            }
-            Event::LogStartReset { broker, start } => self.broker_mut(broker).log.start_offset = start,
             Event::Crashed { broker, unflushed, kept, silent, .. } => {
                 if unflushed > 0 {
                     self.note_ghosts(broker, kept);
@@ -55,15 +52,6 @@ impl Sim {
                     b.log.truncate_to(kept);
                     b.hw = b.hw.min(kept);
                 }
-            }
-            // `Partition.makeLeader`: the leader epoch only if newer, the leader always;
-            // `makeFollower`: both (after its partition-epoch check).
-            Event::BecameLeader { broker, epoch, prev, .. } => {
-                self.broker_mut(broker).kafka_partition = (epoch.max(prev.0), Some(broker));
-            }
-            Event::BecameFollower { broker, leader, .. } => {
-                let b = self.broker_mut(broker);
-                b.kafka_partition = (b.leader_epoch, leader);
             }
             Event::Restarted { broker, hw, incarnation, .. } => {
                 let now = self.now;
@@ -99,29 +87,6 @@ impl Sim {
                     self.net.set_cut(to, from, channel, false);
                 }
             }
-            Event::IsrExpanded { leader, follower, after, request, .. } => match request {
-                None => self.commit_isr(leader, after),
-                Some(_) => self.lead_mut(leader).pending = Some(PendingIsr::Expand(follower)),
-            },
-            Event::IsrShrunk { leader, after, out, request, .. } => match request {
-                None => self.commit_isr(leader, after),
-                Some(_) => self.lead_mut(leader).pending = Some(PendingIsr::Shrink(out.to_vec())),
-            },
-            Event::IsrChangeRefused { leader, error, .. } if error.reverts() => self.lead_mut(leader).pending = None,
-            Event::IsrApplied { leader: broker, after, partition_epoch, .. }
-            | Event::LeaderIsrUpdated { broker, after, partition_epoch, .. } => {
-                let ls = self.lead_mut(broker);
-                ls.isr = after.to_kafka_vec();
-                ls.isr_hashed = after.hashed();
-                ls.pending = None;
-                ls.partition_epoch = partition_epoch;
-            }
-            Event::ZkSessionLost { broker } => self.broker_mut(broker).broker_epoch = None,
-            Event::ZkRegistered { broker, incarnation } => {
-                let b = self.broker_mut(broker);
-                b.broker_epoch = Some(u64::from(incarnation));
-                b.lifecycle = Lifecycle::Running;
-            }
             // The controller's own events (and ZooKeeper's, whose sessions it holds).
             Event::AlterPartitionCommitted { .. }
             | Event::SessionExpired { .. }
@@ -143,4 +108,107 @@ impl Sim {
             _ => {}
         }
     }
+
+    /// What a broker's event changes outside the broker: before AlterPartition (up to
+    /// 2.6) the leader's ISR change is a write to the partition's znode, which the model
+    /// keeps in the controller's state (its ISR, partition epoch and metadata offset).
+    pub(super) fn apply_outside(&mut self, event: &Event) {
+        if let Event::IsrExpanded { after, request: None, .. } | Event::IsrShrunk { after, request: None, .. } = *event {
+            let c = &mut self.controller;
+            c.isr = after.to_kafka_vec();
+            c.partition_epoch += 1;
+            c.metadata_offset += 1;
+        }
+    }
+}
+
+impl Shared<Broker> {
+    /// A broker's rule's event: applied to the broker's state, then recorded (what it
+    /// changes outside the broker is applied after the rule, `Sim::broker_rule`).
+    pub(crate) fn record(&mut self, event: Event, out: &mut Out) {
+        self.apply(&event, out.now, out.step, out.scenario);
+        out.emit(event);
+    }
+
+    /// The one place where events change a broker's replicated state: its HW (and the
+    /// checkpoint due before it moves), its log cut or its start moved, the ISR as the
+    /// leader holds it, the partition state Kafka's `Partition` keeps, its registration
+    /// in ZooKeeper.
+    pub(crate) fn apply(&mut self, event: &Event, now: u64, step: u64, scenario: &Scenario) {
+        let interval = scenario.config.hw_checkpoint_interval_ms();
+        match *event {
+            Event::LeaderHwMoved { to, .. } => {
+                let b = &mut **self;
+                b.roll_hw_checkpoint(now, interval);
+                b.hw = to;
+                b.hw_epoch = b.leader_epoch;
+            }
+            Event::FollowerAppended { hw, log_start, .. } => {
+                let b = &mut **self;
+                b.roll_hw_checkpoint(now, interval);
+                b.hw = hw;
+                b.hw_epoch = b.leader_epoch;
+                if let Some(start) = log_start {
+                    b.log.start_offset = start;
+                }
+            }
+            Event::Truncated { to, .. } => {
+                let b = &mut **self;
+                b.note_ghosts(to, step);
+                b.roll_hw_checkpoint(now, interval);
+                b.log.truncate_to(to);
+                if b.hw >= b.log.leo() {
+                    b.hw = b.log.leo();
+                }
+                b.rebuild_producer_state();
+            }
+            Event::LogStartReset { start, .. } => self.log.start_offset = start,
+            // `Partition.makeLeader`: the leader epoch only if newer, the leader always;
+            // `makeFollower`: both (after its partition-epoch check).
+            Event::BecameLeader { broker, epoch, prev, .. } => self.kafka_partition = (epoch.max(prev.0), Some(broker)),
+            Event::BecameFollower { leader, .. } => {
+                let b = &mut **self;
+                b.kafka_partition = (b.leader_epoch, leader);
+            }
+            // Before AlterPartition the leader's write is committed at once (its partition
+            // epoch is the znode's version, `apply_outside`); after, it is pending.
+            Event::IsrExpanded { follower, after, request, .. } => match request {
+                None => commit(self.lead_state_mut(), after),
+                Some(_) => self.lead_state_mut().pending = Some(PendingIsr::Expand(follower)),
+            },
+            Event::IsrShrunk { after, out, request, .. } => match request {
+                None => commit(self.lead_state_mut(), after),
+                Some(_) => self.lead_state_mut().pending = Some(PendingIsr::Shrink(out.to_vec())),
+            },
+            Event::IsrChangeRefused { error, .. } if error.reverts() => self.lead_state_mut().pending = None,
+            Event::IsrApplied { after, partition_epoch, .. } | Event::LeaderIsrUpdated { after, partition_epoch, .. } => {
+                let ls = self.lead_state_mut();
+                ls.isr = after.to_kafka_vec();
+                ls.isr_hashed = after.hashed();
+                ls.pending = None;
+                ls.partition_epoch = partition_epoch;
+            }
+            Event::ZkSessionLost { .. } => self.broker_epoch = None,
+            Event::ZkRegistered { incarnation, .. } => {
+                let b = &mut **self;
+                b.broker_epoch = Some(u64::from(incarnation));
+                b.lifecycle = Lifecycle::Running;
+            }
+            _ => {}
+        }
+    }
+
+    /// The leader state, which a leader's events change.
+    pub(crate) fn lead_state_mut(&mut self) -> &mut LeaderState {
+        // Only a leader's rules emit these events; a missing state is a bug, not user input.
+        self.lead.as_mut().expect("leader state")
+    }
+}
+
+/// A committed ISR on the leader (the ZooKeeper era): the leader keeps the set it built.
+fn commit(ls: &mut LeaderState, isr: IsrList) {
+    ls.isr = isr.to_kafka_vec();
+    ls.isr_hashed = isr.hashed();
+    ls.pending = None;
+    ls.partition_epoch += 1;
 }

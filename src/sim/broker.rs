@@ -5,12 +5,10 @@
 //! `Partition.makeLeader` / `makeFollower`, `ReplicaManager.checkpointHighWatermarks`.
 
 use super::event::Event;
-use super::isr_list::IsrList;
-use super::msg::{Body, FetchResponse, KafkaError, Metadata, Msg, Node};
+use super::msg::{Body, KafkaError, Metadata, Msg, Node};
 use super::scheduler::Timer;
-use super::state::{ConsumerFetch, FetcherState, Lifecycle, Role};
-use super::vecmap::VecSet;
-use super::Sim;
+use super::state::{Broker, ConsumerFetch, FetcherState, Ghost, Lifecycle, GHOSTS};
+use super::{consumer_fetch, follower, leader, role, Sim};
 
 impl Sim {
     /// `crash`: the process is killed (its kernel resets its connections, so peers
@@ -26,8 +24,10 @@ impl Sim {
         let waiting = if silent { Vec::new() } else { self.waiting_on(id) };
         let dropped = self.in_flight.values().filter(|(m, _)| m.to == Node::Broker(id)).count();
         self.push_command(super::step::Command::DropMessagesTo(Node::Broker(id)));
-        self.clear_fetcher(id);
-        self.drop_leadership(id, None);
+        self.broker_rule(id, |b, out| {
+            follower::clear_fetcher(b, out);
+            role::drop_leadership(b, None, out);
+        });
         let b = self.broker_mut(id);
         let rpc = b.heartbeat_rpc.take().map(|(_, t)| t);
         let timers: Vec<_> = b.parked_consumers.iter().map(|p| p.timer).chain(b.heartbeat_timer.take()).chain(rpc).collect();
@@ -80,67 +80,22 @@ impl Sim {
         peers
     }
 
-    /// Ends a broker's leadership: parked fetches and delayed produces are answered
-    /// with NOT_LEADER_OR_FOLLOWER if it is alive (`error`), or simply vanish in a crash.
-    pub(crate) fn drop_leadership(&mut self, id: u32, error: Option<KafkaError>) {
-        let Some(ls) = self.broker_mut(id).lead.take() else {
-            return;
-        };
-        let timers = ls.isr_timer.into_iter().chain(ls.alter.map(|a| a.1));
-        for t in timers.chain(ls.parked_fetches.iter().map(|p| p.timer)).chain(ls.delayed_produces.iter().map(|d| d.timer)) {
-            self.cancel(t);
-        }
-        if let Some(error) = error {
-            let b = self.broker(id);
-            let (hw, leo) = (b.hw, b.log.leo());
-            let current_leader = b.leader.filter(|&l| l != id).map(|l| (l, b.leader_epoch));
-            for p in &ls.parked_fetches {
-                let resp = FetchResponse {
-                    request: p.request,
-                    fetch_offset: p.req.fetch_offset,
-                    records: Vec::new(),
-                    hw,
-                    log_start_offset: 0,
-                    leader_leo: leo,
-                    error: Some(error),
-                    diverging_epoch: None,
-                };
-                self.send(Node::Broker(id), Node::Broker(p.follower), Body::FetchResponse(resp));
-            }
-            for d in &ls.delayed_produces {
-                let body =
-                    Body::ProduceResponse { request: d.request, ids: d.ids.clone(), error: Some(error), current_leader, duplicate: false };
-                self.send(Node::Broker(id), Node::Producer(d.producer), body);
-            }
-        }
-        self.broker_mut(id).role = Role::Follower;
+    /// Whether a restarted broker acts on its metadata image before it is registered
+    /// (`role::acts_on_image_before_registration`).
+    pub(crate) fn acts_on_image_before_registration(&self) -> bool {
+        role::acts_on_image_before_registration(&self.behavior)
     }
 
-    /// A restarted KRaft broker acts on the metadata it loaded before the controller has
-    /// accepted its registration, let alone unfenced it. `BrokerServer.startup` (read at
-    /// 3.5.0, 3.6.0, 3.7.0, 3.8.0, 3.9 and in 4.0.2's and 4.1.0's sources) starts
-    /// `BrokerLifecycleManager` (the registration) and then installs the metadata
-    /// publishers before it waits for "the controller to acknowledge that we are caught
-    /// up"; the raft client fetches the metadata log as an observer, which needs no
-    /// registration, and once the loader has read it to the high watermark
-    /// `BrokerMetadataPublisher` publishes the whole image (`initializeManagers` starts the
-    /// ReplicaManager, then `ReplicaManager.applyDelta`). So the new process becomes
-    /// leader (`Partition.makeLeader`) or follower (`makeFollower`, fetchers started
-    /// towards the leader the image names, with broker epoch -1 until registered, which
-    /// `Partition.isReplicaIsrEligible` lets through) at the leader epoch the controller
-    /// holds, even while the controller still refuses it (DUPLICATE_BROKER_REGISTRATION
-    /// inside the old session). Measured on 4.0.2 (the oracle's kept bounce run): *Publishing
-    /// initial metadata* 277 ms after the first refusal, then *Leader … starts at leader
-    /// epoch 0*. As a follower it fetches, truncates and catches up before it registers, and
-    /// its fetches count for the HW while its old incarnation is still in the ISR. As a
-    /// leader it serves nothing: the data-plane acceptors open only once it is unfenced
-    /// (`enableRequestProcessing`, last in start-up), so followers and clients cannot reach
-    /// it; the model keeps it out of the leader's role until then (its ISR check, whose
-    /// AlterPartition carries broker epoch -1 and is refused STALE_BROKER_EPOCH by
-    /// `ClusterControlManager.checkBrokerEpoch`, is not modelled). The ZooKeeper era has no
-    /// such image: a broker learns its role from the controller's LeaderAndIsr.
-    pub(crate) fn acts_on_image_before_registration(&self) -> bool {
-        !self.zookeeper()
+    /// A KRaft broker's listeners are closed until the end of its start-up: a new process
+    /// opens its data-plane sockets only once the controller has unfenced it, so a
+    /// connection to it before then is refused by its kernel, as to a killed one: clients
+    /// and followers get a network error, no answer from the broker. Kafka 3.7.0–4.0:
+    /// `BrokerServer.startup` waits for the broker to be unfenced before
+    /// `SocketServer.enableRequestProcessing`, and `Acceptor.start` binds the server socket
+    /// of a listener with a fixed port only then (a wildcard port is bound at once). In
+    /// the ZooKeeper era the listeners open before the broker registers.
+    pub(crate) fn listeners_closed(&self, node: Node) -> bool {
+        matches!(node, Node::Broker(b) if self.broker(b).alive && self.broker(b).lifecycle != Lifecycle::Running && !self.zookeeper())
     }
 
     /// Whether a new incarnation has yet to publish the image it loaded: it has applied no
@@ -292,134 +247,89 @@ impl Sim {
         self.learn_metadata(id, meta);
     }
 
-    /// `ReplicaManager.applyDelta`: become leader, become follower, or update the ISR.
+    /// `ReplicaManager.applyDelta` on broker `id` (`role::apply_metadata`).
     pub(crate) fn apply_metadata(&mut self, id: u32, meta: &Metadata) {
-        self.broker_mut(id).metadata_offset = self.broker(id).metadata_offset.max(meta.offset);
-        let b = self.broker(id);
-        if meta.leader == Some(id) && b.lifecycle == Lifecycle::Starting && self.acts_on_image_before_registration() {
-            // Leader in its own view, its data plane still closed (`acts_on_image_before_registration`).
-            let b = self.broker_mut(id);
-            b.image_partition_epoch = Some(meta.partition_epoch);
-            b.leader_epoch = meta.leader_epoch;
-            b.leader = Some(id);
-            return self.emit(Event::LeadsBeforeRegistration { broker: id, epoch: meta.leader_epoch });
-        }
-        let same_epoch = b.leader_epoch == meta.leader_epoch;
-        let fenced: VecSet<u32> = meta.fenced.iter().copied().collect();
-        if meta.leader == Some(id) {
-            if same_epoch && b.lead.is_some() {
-                if !self.local_changes_include(id, meta) {
-                    // The partition did not change (metadata resent for another reason, a
-                    // registration): its state, a pending ISR change included, stays; which
-                    // brokers are fenced is the cluster's part of the delta.
-                    self.lead_mut(id).fenced = fenced;
-                    self.emit(Event::NothingChanges { broker: id });
-                    return self.hw_after_isr_change(id);
-                }
-                self.broker_mut(id).image_partition_epoch = Some(meta.partition_epoch);
-                let held = self.lead(id).partition_epoch;
-                if meta.partition_epoch < held {
-                    // `Partition.makeLeader` (3.3+): an AlterPartition answer already gave it a newer state.
-                    return self.emit(Event::LeaderStateNewer { broker: id, partition_epoch: meta.partition_epoch, held });
-                }
-                // Same epoch: an ISR change by the controller; follower states are kept
-                // (`testDoNotResetReplicaStateIfLeaderEpochIsNotBumped`).
-                let before = self.lead(id).isr_set();
-                self.lead_mut(id).fenced = fenced;
-                let after = IsrList::to_set(&meta.isr, self.isr_members());
-                self.emit(Event::LeaderIsrUpdated { broker: id, before, after, partition_epoch: meta.partition_epoch });
-                return self.hw_after_isr_change(id);
-            }
-            let again = b.lead.is_some();
-            self.broker_mut(id).image_partition_epoch = Some(meta.partition_epoch);
-            self.clear_fetcher(id);
-            let b = self.broker_mut(id);
-            b.leader_epoch = meta.leader_epoch;
-            let hw_before = b.hw;
-            if again {
-                self.make_leader_in_new_epoch(id, meta.isr.clone(), meta.partition_epoch, fenced);
-            } else {
-                self.make_leader(id, meta.isr.clone(), meta.partition_epoch, fenced);
-            }
-            let b = self.broker(id);
-            let (leo, hw, prev) = (b.log.leo(), b.hw, b.kafka_partition);
-            return self.emit(Event::BecameLeader { broker: id, epoch: meta.leader_epoch, leo, hw_before, hw, again, prev });
-        }
-        // Not the leader: a follower of meta.leader.
-        self.broker_mut(id).image_partition_epoch = Some(meta.partition_epoch);
-        let b = self.broker(id);
-        let was_leader = b.lead.is_some();
-        let new_leader = was_leader || self.make_follower_changes_state(id, meta);
-        if !new_leader && !was_leader && !matches!(b.fetcher, FetcherState::Idle) {
-            self.broker_mut(id).leader_epoch = meta.leader_epoch;
-            return self.emit(Event::NothingChanges { broker: id });
-        }
-        // What it answers waiting producers with (KIP-951): the new leader.
-        let b = self.broker_mut(id);
-        b.leader_epoch = meta.leader_epoch;
-        b.leader = meta.leader;
-        if was_leader {
-            self.drop_leadership(id, Some(KafkaError::NotLeaderOrFollower));
-        }
-        self.clear_fetcher(id);
-        self.broker_mut(id).role = Role::Follower;
-        let prev = self.broker(id).kafka_partition;
-        self.emit(Event::BecameFollower { broker: id, leader: meta.leader, stepped_down: was_leader, prev });
-        if meta.leader.is_some() {
-            self.truncate_on_become_follower(id);
-            self.start_fetching(id);
-        }
+        self.broker_rule(id, |b, out| role::apply_metadata(b, meta, out));
     }
 
-    /// `TopicDelta.localChanges` (KRaft, 3.x–4.x; a leader's same-epoch LeaderAndIsr was
-    /// ignored before): a metadata delta changes a leader's partition only when the
-    /// partition's epoch differs from the one in the broker's image, so metadata resent
-    /// without a partition change (a broker's registration) leaves the leader's state,
-    /// a pending AlterPartition included, as it is. After a restart the image is empty
-    /// and the first load applies everything.
-    fn local_changes_include(&self, id: u32, meta: &Metadata) -> bool {
-        self.broker(id).image_partition_epoch != Some(meta.partition_epoch)
+    /// The HW checkpoint before a crash (`Broker::roll_hw_checkpoint`).
+    pub(crate) fn roll_hw_checkpoint(&mut self, id: u32) {
+        let interval = self.scenario.config.hw_checkpoint_interval_ms();
+        let now = self.now;
+        self.broker_mut(id).roll_hw_checkpoint(now, interval);
     }
 
-    /// `Partition.makeFollower`'s answer: whether the broker must become a follower
-    /// anew (stop its fetcher, truncate as the preset does, fetch again). A new leader
-    /// always; a new epoch from the same leader from 2.1 (KIP-320, with
-    /// `leader_epoch_fencing`: the follower's requests must carry the new epoch), while
-    /// before 2.1 a follower whose leader is unchanged ignores an epoch bump.
-    fn make_follower_changes_state(&self, id: u32, meta: &Metadata) -> bool {
-        let b = self.broker(id);
-        meta.leader != b.leader || (b.leader_epoch != meta.leader_epoch && self.behavior.leader_epoch_fencing)
+    /// The producer state a restarted broker rebuilds (`Broker::rebuild_producer_state`).
+    pub(crate) fn rebuild_producer_state(&mut self, id: u32) {
+        self.broker_mut(id).rebuild_producer_state();
+    }
+}
+
+impl Sim {
+    /// The leader state of broker `leader` (which leads).
+    #[cfg(test)]
+    pub(crate) fn lead(&self, leader: u32) -> &super::state::LeaderState {
+        leader::lead(self.broker(leader))
     }
 
+    #[cfg(test)]
+    pub(crate) fn lead_mut(&mut self, leader: u32) -> &mut super::state::LeaderState {
+        self.broker_mut(leader).lead.as_mut().expect("leader state")
+    }
+
+    /// `Partition.effectiveMinIsr` under this run's configuration (`leader::effective_min_isr`).
+    pub(crate) fn effective_min_isr(&self) -> u32 {
+        leader::effective_min_isr(self.scenario.config.min_insync_replicas, self.scenario.replicas, self.behavior.hw_held_under_min_isr)
+    }
+
+    /// Whether the leader's committed ISR is smaller than the effective min ISR.
+    pub(crate) fn under_min_isr(&self, leader: u32) -> bool {
+        let min = self.effective_min_isr() as usize;
+        self.broker(leader).lead.as_ref().is_some_and(|ls| ls.isr.len() < min)
+    }
+
+    /// `ReplicaManager.findPreferredReadReplica` on broker `leader` (`consumer_fetch.rs`).
+    pub(crate) fn find_preferred_read_replica(&self, leader: u32, f: u32, offset: u64) -> Option<u32> {
+        consumer_fetch::find_preferred_read_replica(self.broker(leader), f, offset, &self.behavior)
+    }
+}
+
+impl Broker {
     /// `ReplicaManager.checkpointHighWatermarks`, every
     /// replica.high.watermark.checkpoint.interval.ms from the broker's start: before the
     /// HW changes (and at a crash), the checkpoint due since the last one records the
     /// HW in force then, which is the HW before this change.
-    pub(crate) fn roll_hw_checkpoint(&mut self, id: u32) {
-        let interval = self.scenario.config.hw_checkpoint_interval_ms();
-        let now = self.now;
-        let b = self.broker_mut(id);
-        if now < b.hw_checkpoint_phase {
+    pub(crate) fn roll_hw_checkpoint(&mut self, now: u64, interval: u64) {
+        if now < self.hw_checkpoint_phase {
             return;
         }
-        let due = now - (now - b.hw_checkpoint_phase) % interval;
-        if due > b.hw_checkpoint.0 || (due == 0 && b.hw_checkpoint.0 == 0) {
-            b.hw_checkpoint = (due, b.hw);
+        let due = now - (now - self.hw_checkpoint_phase) % interval;
+        if due > self.hw_checkpoint.0 || (due == 0 && self.hw_checkpoint.0 == 0) {
+            self.hw_checkpoint = (due, self.hw);
         }
     }
 
     /// The producer state a broker rebuilds from its log (`ProducerStateManager`,
     /// after a restart or a truncation): each producer's last sequence in the log.
-    pub(crate) fn rebuild_producer_state(&mut self, id: u32) {
+    pub(crate) fn rebuild_producer_state(&mut self) {
         let mut state: super::vecmap::VecMap<u16, super::state::ProducerEntry> = super::vecmap::VecMap::new();
-        let b = self.broker(id);
-        for (_, e) in b.log.entries_from(0) {
+        for (_, e) in self.log.entries_from(0) {
             let last_n = match state.get(&e.id.producer) {
                 Some(s) if s.epoch >= e.producer_epoch => s.last_n.max(e.id.n),
                 _ => e.id.n,
             };
             state.insert(e.id.producer, super::state::ProducerEntry { epoch: e.producer_epoch, last_n });
         }
-        *self.broker_mut(id).producer_state = state;
+        *self.producer_state = state;
+    }
+
+    /// The records the log is about to lose from `offset` on, kept as ghosts (the record
+    /// says where they were and which step removed them).
+    pub(crate) fn note_ghosts(&mut self, offset: u64, step: u64) {
+        let gone: Vec<Ghost> = self.log.entries_from(offset).map(|(offset, e)| Ghost { offset, epoch: e.epoch, id: e.id, step }).collect();
+        self.ghosts.retain(|g| g.offset < offset || !gone.iter().any(|x| x.offset == g.offset));
+        self.ghosts.extend(gone);
+        let extra = self.ghosts.len().saturating_sub(GHOSTS);
+        self.ghosts.drain(..extra);
     }
 }

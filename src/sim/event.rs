@@ -189,6 +189,11 @@ pub enum Event {
     ZkAnswerIgnored { broker: u32 },
     /// A watch about what the controller already knows.
     ZkWatchStale { broker: u32 },
+    /// The controller read /brokers/ids and found the broker's id with a node a new
+    /// session (`incarnation`) created while it still held the old one live: a bounce.
+    /// `seen` (2.2+, KIP-380): by the node's newer czxid, handled as a failure then a
+    /// startup; otherwise the same id in both sets, and nothing happens.
+    ZkBrokerBounced { broker: u32, incarnation: u32, seen: bool },
     // ---- a broker's lifecycle
     RegistrationSent { broker: u32, incarnation: u32, msg: u64 },
     HeartbeatSent { broker: u32, msg: u64 },

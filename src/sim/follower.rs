@@ -1,185 +1,252 @@
-//! The follower: its fetcher loop and `processPartitionData`.
+//! The follower: its fetcher loop (Fetch, and OffsetsForLeaderEpoch before 2.8) and
+//! `processPartitionData`, each rule a node function of the broker's own state
+//! (issue 27, `outbox.rs`); where to truncate is `truncation.rs`.
 //! Kafka: `AbstractFetcherThread`, `ReplicaFetcherThread`.
 
+use super::consumer_fetch::complete_consumer_fetches;
 use super::event::Event;
-use super::msg::{Body, FetchRequest, FetchResponse, KafkaError, Msg, Node};
+use super::event::TruncationRule;
+use super::msg::{Body, FetchRequest, FetchResponse, KafkaError, Node};
+use super::outbox::Out;
 use super::scheduler::Timer;
-use super::state::{FetcherState, Role};
-use super::Sim;
+use super::shared::Shared;
+use super::state::{Broker, FetcherState, Role};
+use super::truncation::{fetch_offset_and_truncate, offset_truncation_state, truncate, truncate_on_diverging_epoch, Halt};
 use crate::scenario::Truncation;
 
-impl Sim {
-    /// A follower (re)starts its fetcher: truncate first where the preset says so, then fetch.
-    pub(crate) fn start_fetching(&mut self, id: u32) {
-        let b = self.broker(id);
-        if !b.alive || b.role != Role::Follower {
-            return;
-        }
-        if b.needs_truncation && matches!(self.behavior.truncation, Truncation::EpochRequest | Truncation::EpochRequestMultiRound) {
-            self.send_offsets_for_leader_epoch(id);
-        } else {
-            self.send_fetch(id);
+/// A follower (re)starts its fetcher: truncate first where the preset says so, then fetch.
+pub(crate) fn start_fetching(b: &mut Shared<Broker>, out: &mut Out) {
+    if !b.alive || b.role != Role::Follower {
+        return;
+    }
+    if b.needs_truncation && matches!(out.behavior.truncation, Truncation::EpochRequest | Truncation::EpochRequestMultiRound) {
+        send_offsets_for_leader_epoch(b, out);
+    } else {
+        send_fetch(b, out);
+    }
+}
+
+/// `AbstractFetcherThread.maybeFetch`: Fetch(fetch offset = LEO, last fetched epoch).
+pub(crate) fn send_fetch(b: &mut Shared<Broker>, out: &mut Out) {
+    clear_fetcher(b, out);
+    let id = b.id;
+    let fetch_offset = b.log.leo();
+    let Some(leader) = b.leader.filter(|&l| l != id) else {
+        return b.record(Event::FetchSent { follower: id, leader: None, fetch_offset, msg: None }, out);
+    };
+    let req = FetchRequest {
+        replica: id,
+        broker_epoch: b.broker_epoch.filter(|_| out.behavior.alter_partition_checks_broker_epochs),
+        fetch_offset,
+        last_fetched_epoch: if out.behavior.truncation == Truncation::DivergingEpoch { b.log.last_epoch() } else { None },
+        current_leader_epoch: b.leader_epoch,
+        log_start_offset: b.log.start_offset,
+    };
+    let msg = out.send(Node::Broker(id), Node::Broker(leader), Body::Fetch(req));
+    let timeout = out.set_timer(out.now + fetcher_timeout_ms(id, leader, out), Timer::FetchRequestTimeout { follower: id });
+    b.fetcher = FetcherState::Fetching { request: msg, timeout };
+    b.record(Event::FetchSent { follower: id, leader: Some(leader), fetch_offset, msg: Some(msg) }, out);
+}
+
+/// Cancels whatever the fetcher was waiting for.
+pub(crate) fn clear_fetcher(b: &mut Shared<Broker>, out: &mut Out) {
+    match b.fetcher {
+        FetcherState::Fetching { timeout, .. } | FetcherState::Truncating { timeout, .. } => out.cancel(timeout),
+        FetcherState::Waiting { timer } => out.cancel(timer),
+        FetcherState::Idle => {}
+    }
+    b.fetcher = FetcherState::Idle;
+}
+
+/// The fetcher waits `delay_ms` before fetching again (`AbstractFetcherThread`'s
+/// backoff; in `textbook`, the idle poll).
+pub(crate) fn fetch_later(b: &mut Shared<Broker>, delay_ms: u64, out: &mut Out) {
+    clear_fetcher(b, out);
+    let timer = out.set_timer(out.now + delay_ms, Timer::FetcherRetry { follower: b.id });
+    b.fetcher = FetcherState::Waiting { timer };
+}
+
+/// The fetcher's wait is over (an idle poll in `textbook`, or a backoff): fetch
+/// again, or ask again where the epoch ends if truncation is not done.
+pub(crate) fn fetcher_retry(b: &mut Shared<Broker>, out: &mut Out) {
+    b.fetcher = FetcherState::Idle;
+    if b.leader.filter(|_| b.alive && b.role == Role::Follower).is_none() {
+        return b.record(Event::FetcherNoLeader { broker: b.id }, out);
+    }
+    if b.needs_truncation && matches!(out.behavior.truncation, Truncation::EpochRequest | Truncation::EpochRequestMultiRound) {
+        return start_fetching(b, out);
+    }
+    send_fetch(b, out);
+}
+
+/// How long the fetcher waits for an answer: the broker's request.timeout.ms
+/// (`BrokerBlockingSender`'s NetworkClient, F6 in docs/exactness.md), or, while its
+/// connection to the leader is not made, replica.socket.timeout.ms
+/// (`NetworkClientUtils.awaitReady`).
+pub(crate) fn fetcher_timeout_ms(id: u32, leader: u32, out: &Out) -> u64 {
+    let c = &out.scenario.config;
+    if out.would_wait_for_connection(Node::Broker(id), Node::Broker(leader)) {
+        c.replica_socket_timeout_ms
+    } else {
+        c.broker_request_timeout_ms()
+    }
+}
+
+/// The Fetch got no answer in time: the connection is closed (what TCP held on it is
+/// gone), and the fetcher backs off replica.fetch.backoff.ms before fetching again.
+pub(crate) fn fetch_request_timeout(b: &mut Shared<Broker>, out: &mut Out) {
+    if let Some(leader) = b.leader {
+        out.close_conn(Node::Broker(b.id), Node::Broker(leader));
+    }
+    b.fetcher = FetcherState::Idle;
+    fetch_later(b, out.scenario.config.replica_fetch_backoff_ms, out);
+    b.record(Event::FetchRequestTimedOut { follower: b.id }, out);
+}
+
+/// The leader's kernel reset the connection (the leader was killed): the Fetch in
+/// flight fails at once, and the fetcher backs off replica.fetch.backoff.ms.
+pub(crate) fn follower_connection_reset(b: &mut Shared<Broker>, leader: u32, out: &mut Out) {
+    let id = b.id;
+    let waiting = matches!(b.fetcher, FetcherState::Fetching { .. } | FetcherState::Truncating { .. });
+    if !waiting || b.leader != Some(leader) {
+        return b.record(Event::ResetIgnored { node: Node::Broker(id), from: leader }, out);
+    }
+    clear_fetcher(b, out);
+    fetch_later(b, out.scenario.config.replica_fetch_backoff_ms, out);
+    b.record(Event::FollowerConnectionReset { follower: id, leader }, out);
+}
+
+/// A Fetch response from `leader` arrives at the follower
+/// (`AbstractFetcherThread.processFetchRequest`). Returns a halt the broker must make
+/// (`halt_if_truncation_not_allowed`).
+pub(crate) fn handle_fetch_response(b: &mut Shared<Broker>, leader: u32, resp: &FetchResponse, out: &mut Out) -> Option<Halt> {
+    let current = matches!(b.fetcher, FetcherState::Fetching { request, .. } if request == resp.request);
+    if !current {
+        b.record(Event::FetchResponseIgnored { follower: b.id, leader }, out);
+        return None;
+    }
+    clear_fetcher(b, out);
+    if let Some(error) = resp.error {
+        return fetch_failed(b, leader, error, resp, out);
+    }
+    if let Some((epoch, end_offset)) = resp.diverging_epoch {
+        truncate_on_diverging_epoch(b, epoch, end_offset, out);
+        send_fetch(b, out);
+        return None;
+    }
+    process_partition_data(b, leader, resp, out);
+    None
+}
+
+/// `ReplicaFetcherThread.processPartitionData` (all versions): append, then
+/// HW = max(log start, min(leader HW, LEO)), then the log start offset; from 3.4
+/// (KAFKA-14334) an HW move releases consumer fetches parked here.
+fn process_partition_data(b: &mut Shared<Broker>, leader: u32, resp: &FetchResponse, out: &mut Out) {
+    let id = b.id;
+    if resp.fetch_offset != b.log.leo() {
+        b.record(Event::StaleFetchResponse { follower: id }, out);
+        return after_response(b, 0, out);
+    }
+    let hw_before = b.hw;
+    let records = resp.records.len();
+    let log = &mut b.log;
+    for (_, entry) in &resp.records {
+        match entry {
+            Some(e) => log.append(*e),
+            None => log.append_initial(),
         }
     }
-
-    /// `AbstractFetcherThread.maybeFetch`: Fetch(fetch offset = LEO, last fetched epoch).
-    pub(crate) fn send_fetch(&mut self, id: u32) {
-        self.clear_fetcher(id);
-        let b = self.broker(id);
-        let fetch_offset = b.log.leo();
-        let Some(leader) = b.leader.filter(|&l| l != id) else {
-            return self.emit(Event::FetchSent { follower: id, leader: None, fetch_offset, msg: None });
-        };
-        let req = FetchRequest {
-            replica: id,
-            broker_epoch: b.broker_epoch.filter(|_| self.behavior.alter_partition_checks_broker_epochs),
-            fetch_offset,
-            last_fetched_epoch: if self.behavior.truncation == Truncation::DivergingEpoch { b.log.last_epoch() } else { None },
-            current_leader_epoch: b.leader_epoch,
-            log_start_offset: b.log.start_offset,
-        };
-        let msg = self.send(Node::Broker(id), Node::Broker(leader), Body::Fetch(req));
-        let timeout = self.set_timer(self.now + self.fetcher_timeout_ms(id, leader), Timer::FetchRequestTimeout { follower: id });
-        self.broker_mut(id).fetcher = FetcherState::Fetching { request: msg, timeout };
-        self.emit(Event::FetchSent { follower: id, leader: Some(leader), fetch_offset, msg: Some(msg) });
+    let (leo, start) = (log.leo(), log.start_offset);
+    let hw = resp.hw.min(leo).max(start);
+    let log_start = (resp.log_start_offset > start && resp.log_start_offset <= hw).then_some(resp.log_start_offset);
+    b.record(Event::FollowerAppended { follower: id, leader, records, leo, leader_hw: resp.hw, hw_before, hw, log_start }, out);
+    if hw != hw_before && out.behavior.follower_hw_completes_consumer_fetch {
+        complete_consumer_fetches(b, out);
     }
+    after_response(b, records, out);
+}
 
-    /// Cancels whatever the fetcher was waiting for.
-    pub(crate) fn clear_fetcher(&mut self, id: u32) {
-        match self.broker(id).fetcher {
-            FetcherState::Fetching { timeout, .. } | FetcherState::Truncating { timeout, .. } => self.cancel(timeout),
-            FetcherState::Waiting { timer } => self.cancel(timer),
-            FetcherState::Idle => {}
-        }
-        self.broker_mut(id).fetcher = FetcherState::Idle;
+/// The next Fetch goes out at once; a textbook follower with nothing new waits first.
+fn after_response(b: &mut Shared<Broker>, appended: usize, out: &mut Out) {
+    if !out.behavior.long_poll && appended == 0 {
+        let wait = out.scenario.config.replica_fetch_wait_max_ms;
+        fetch_later(b, wait, out);
+        b.record(Event::FetcherWaits { follower: b.id, ms: wait }, out);
+    } else {
+        send_fetch(b, out);
     }
+}
 
-    /// The fetcher waits `delay_ms` before fetching again (`AbstractFetcherThread`'s
-    /// backoff; in `textbook`, the idle poll).
-    pub(crate) fn fetch_later(&mut self, id: u32, delay_ms: u64) {
-        self.clear_fetcher(id);
-        let timer = self.set_timer(self.now + delay_ms, Timer::FetcherRetry { follower: id });
-        self.broker_mut(id).fetcher = FetcherState::Waiting { timer };
-    }
-
-    /// The fetcher's wait is over (an idle poll in `textbook`, or a backoff): fetch
-    /// again, or ask again where the epoch ends if truncation is not done.
-    pub(crate) fn fetcher_retry(&mut self, id: u32) {
-        self.broker_mut(id).fetcher = FetcherState::Idle;
-        let b = self.broker(id);
-        if b.leader.filter(|_| b.alive && b.role == Role::Follower).is_none() {
-            return self.emit(Event::FetcherNoLeader { broker: id });
-        }
-        if b.needs_truncation && matches!(self.behavior.truncation, Truncation::EpochRequest | Truncation::EpochRequestMultiRound) {
-            return self.start_fetching(id);
-        }
-        self.send_fetch(id);
-    }
-
-    /// How long the fetcher waits for an answer: the broker's request.timeout.ms
-    /// (`BrokerBlockingSender`'s NetworkClient, F6 in docs/exactness.md), or, while its
-    /// connection to the leader is not made, replica.socket.timeout.ms
-    /// (`NetworkClientUtils.awaitReady`).
-    pub(crate) fn fetcher_timeout_ms(&self, id: u32, leader: u32) -> u64 {
-        let c = &self.scenario.config;
-        if self.net.would_wait_for_connection(Node::Broker(id), Node::Broker(leader)) {
-            c.replica_socket_timeout_ms
-        } else {
-            c.broker_request_timeout_ms()
-        }
-    }
-
-    /// The Fetch got no answer in time: the connection is closed (what TCP held on it is
-    /// gone), and the fetcher backs off replica.fetch.backoff.ms before fetching again.
-    pub(crate) fn fetch_request_timeout(&mut self, id: u32) {
-        if let Some(leader) = self.broker(id).leader {
-            self.close_conn(Node::Broker(id), Node::Broker(leader));
-        }
-        self.broker_mut(id).fetcher = FetcherState::Idle;
-        self.fetch_later(id, self.scenario.config.replica_fetch_backoff_ms);
-        self.emit(Event::FetchRequestTimedOut { follower: id });
-    }
-
-    /// The leader's kernel reset the connection (the leader was killed): the Fetch in
-    /// flight fails at once, and the fetcher backs off replica.fetch.backoff.ms.
-    pub(crate) fn follower_connection_reset(&mut self, id: u32, leader: u32) {
-        let waiting = matches!(self.broker(id).fetcher, FetcherState::Fetching { .. } | FetcherState::Truncating { .. });
-        if !waiting || self.broker(id).leader != Some(leader) {
-            return self.emit(Event::ResetIgnored { node: Node::Broker(id), from: leader });
-        }
-        self.clear_fetcher(id);
-        self.fetch_later(id, self.scenario.config.replica_fetch_backoff_ms);
-        self.emit(Event::FollowerConnectionReset { follower: id, leader });
-    }
-
-    /// A Fetch response arrives at the follower (`AbstractFetcherThread.processFetchRequest`).
-    pub(crate) fn handle_fetch_response(&mut self, msg: &Msg, resp: &FetchResponse) {
-        let Node::Broker(id) = msg.to else { return };
-        let Node::Broker(leader) = msg.from else {
-            return;
-        };
-        let current = matches!(self.broker(id).fetcher, FetcherState::Fetching { request, .. } if request == resp.request);
-        if !current {
-            return self.emit(Event::FetchResponseIgnored { follower: id, leader });
-        }
-        self.clear_fetcher(id);
-        if let Some(error) = resp.error {
-            return self.fetch_failed(id, leader, error, resp);
-        }
-        if let Some((epoch, end_offset)) = resp.diverging_epoch {
-            return self.truncate_on_diverging_epoch(id, epoch, end_offset);
-        }
-        self.process_partition_data(id, leader, resp);
-    }
-
-    /// `ReplicaFetcherThread.processPartitionData` (all versions): append, then
-    /// HW = max(log start, min(leader HW, LEO)), then the log start offset; from 3.4
-    /// (KAFKA-14334) an HW move releases consumer fetches parked here.
-    fn process_partition_data(&mut self, id: u32, leader: u32, resp: &FetchResponse) {
-        let b = self.broker(id);
-        if resp.fetch_offset != b.log.leo() {
-            self.emit(Event::StaleFetchResponse { follower: id });
-            return self.after_response(id, 0);
-        }
-        let hw_before = b.hw;
-        let records = resp.records.len();
-        let log = &mut self.broker_mut(id).log;
-        for (_, entry) in &resp.records {
-            match entry {
-                Some(e) => log.append(*e),
-                None => log.append_initial(),
+/// An error in the Fetch response (`AbstractFetcherThread.handlePartitionsWithErrors`):
+/// OFFSET_OUT_OF_RANGE truncates; a fenced epoch waits for metadata; others back off.
+fn fetch_failed(b: &mut Shared<Broker>, leader: u32, error: KafkaError, resp: &FetchResponse, out: &mut Out) -> Option<Halt> {
+    b.record(Event::FetchFailed { follower: b.id, leader, error }, out);
+    match error {
+        KafkaError::OffsetOutOfRange => {
+            let halt = fetch_offset_and_truncate(b, resp, out);
+            if halt.is_none() {
+                send_fetch(b, out);
             }
+            return halt;
         }
-        let (leo, start) = (log.leo(), log.start_offset);
-        let hw = resp.hw.min(leo).max(start);
-        let log_start = (resp.log_start_offset > start && resp.log_start_offset <= hw).then_some(resp.log_start_offset);
-        self.emit(Event::FollowerAppended { follower: id, leader, records, leo, leader_hw: resp.hw, hw_before, hw, log_start });
-        if hw != hw_before && self.behavior.follower_hw_completes_consumer_fetch {
-            self.complete_consumer_fetches(id);
-        }
-        self.after_response(id, records);
+        // It stops fetching until new metadata arrives.
+        KafkaError::FencedLeaderEpoch => {}
+        _ => fetch_later(b, out.scenario.config.replica_fetch_backoff_ms, out),
     }
+    None
+}
 
-    /// The next Fetch goes out at once; a textbook follower with nothing new waits first.
-    fn after_response(&mut self, id: u32, appended: usize) {
-        if !self.behavior.long_poll && appended == 0 {
-            let wait = self.scenario.config.replica_fetch_wait_max_ms;
-            self.fetch_later(id, wait);
-            self.emit(Event::FetcherWaits { follower: id, ms: wait });
-        } else {
-            self.send_fetch(id);
-        }
+/// `AbstractFetcherThread.maybeTruncate` (0.11–2.7): OffsetsForLeaderEpoch for the
+/// follower's latest epoch.
+pub(crate) fn send_offsets_for_leader_epoch(b: &mut Shared<Broker>, out: &mut Out) {
+    clear_fetcher(b, out);
+    let id = b.id;
+    let Some(leader) = b.leader.filter(|&l| l != id) else {
+        return;
+    };
+    let epoch = b.log.latest_epoch();
+    let current_leader_epoch = b.leader_epoch;
+    let msg = out.send(Node::Broker(id), Node::Broker(leader), Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch });
+    let timeout = out.set_timer(out.now + fetcher_timeout_ms(id, leader, out), Timer::FetchRequestTimeout { follower: id });
+    b.fetcher = FetcherState::Truncating { request: msg, timeout };
+    b.record(Event::EpochQuerySent { follower: id, leader, epoch, msg }, out);
+}
+
+/// The follower truncates by the leader's answer (`AbstractFetcherThread.truncateToEpochEndOffsets`):
+/// complete, it fetches; otherwise (KIP-279) it asks again about its own latest epoch.
+pub(crate) fn handle_offsets_for_leader_epoch_response(
+    b: &mut Shared<Broker>,
+    request: u64,
+    answer: Option<(i32, u64)>,
+    error: Option<KafkaError>,
+    out: &mut Out,
+) {
+    let id = b.id;
+    if !matches!(b.fetcher, FetcherState::Truncating { request: r, .. } if r == request) {
+        return b.record(Event::EpochEndIgnored { follower: id }, out);
     }
-
-    /// An error in the Fetch response (`AbstractFetcherThread.handlePartitionsWithErrors`):
-    /// OFFSET_OUT_OF_RANGE truncates; a fenced epoch waits for metadata; others back off.
-    fn fetch_failed(&mut self, id: u32, leader: u32, error: KafkaError, resp: &FetchResponse) {
-        self.emit(Event::FetchFailed { follower: id, leader, error });
-        match error {
-            KafkaError::OffsetOutOfRange => self.fetch_offset_and_truncate(id, resp),
-            // It stops fetching until new metadata arrives.
-            KafkaError::FencedLeaderEpoch => {}
-            _ => self.fetch_later(id, self.scenario.config.replica_fetch_backoff_ms),
-        }
+    clear_fetcher(b, out);
+    if let Some(error) = error {
+        fetch_later(b, out.scenario.config.replica_fetch_backoff_ms, out);
+        return b.record(Event::EpochQueryFailed { follower: id, error }, out);
+    }
+    let leo = b.log.leo();
+    let (target, complete) = match answer {
+        // UNDEFINED: fall back to the HW (`truncateToHighWatermark`).
+        None => (b.hw.min(leo), true),
+        Some((-1, o)) => offset_truncation_state(b, None, o),
+        Some((e, o)) => offset_truncation_state(b, Some(e), o),
+    };
+    let rule = if out.behavior.truncation == Truncation::EpochRequest {
+        TruncationRule::EpochRequest
+    } else {
+        TruncationRule::EpochRequestMultiRound
+    };
+    truncate(b, target, rule, out);
+    if complete {
+        b.needs_truncation = false;
+        send_fetch(b, out);
+    } else {
+        send_offsets_for_leader_epoch(b, out);
     }
 }

@@ -63,6 +63,17 @@ pub enum Members {
 const ID_RANK: [u8; 7] = [0, 2, 4, 5, 6, 1, 3];
 const REPLICA_RANK: [u8; 7] = [5, 3, 0, 1, 4, 6, 2];
 
+impl Members {
+    /// What the leader's Scala ISR set holds at `preset`'s version.
+    pub fn of(preset: crate::scenario::Preset) -> Members {
+        use crate::scenario::Preset::*;
+        match preset {
+            Kafka010 | Kafka011 | Kafka20 | Kafka21 => Members::Replicas,
+            Textbook | Kafka24 | Kafka28 | Kafka37 | Kafka38 | Kafka40 | Kafka41 => Members::Ids,
+        }
+    }
+}
+
 impl IsrList {
     /// The list as given (a message's or the state's, already in Kafka's order).
     pub fn of(ids: &[u32]) -> IsrList {

@@ -36,6 +36,7 @@ mod nodes;
 mod outbox;
 mod producer;
 pub mod pvec;
+mod role;
 pub mod scheduler;
 pub mod settle;
 pub mod shared;
@@ -229,9 +230,9 @@ impl Sim {
             }
         }
         // The leader starts leading, with every follower known to be caught up.
-        sim.become_leader_at_start();
+        sim.broker_rule(0, leader::become_leader_at_start);
         for id in 1..n {
-            sim.start_fetching(id);
+            sim.broker_rule(id, follower::start_fetching);
         }
         // ZooKeeper's sessions at the start: each broker's last ping one interval
         // before its phase, as the KRaft registrations' heartbeats.
@@ -407,9 +408,19 @@ impl Sim {
             }
         }
         match &msg.body {
-            Body::Fetch(req) => self.handle_fetch_request(msg, req),
-            Body::FetchResponse(resp) => self.handle_fetch_response(msg, resp),
-            Body::Produce { ids, acks, producer_epoch } => self.handle_produce_request(msg, ids, *acks, *producer_epoch),
+            Body::Fetch(req) => self.broker_rule_at(msg.to, |b, out| leader::handle_fetch_request(b, msg, req, out)),
+            Body::FetchResponse(resp) => {
+                let (Node::Broker(id), Node::Broker(leader)) = (msg.to, msg.from) else { return };
+                if let Some(truncation::Halt) = self.broker_rule(id, |b, out| follower::handle_fetch_response(b, leader, resp, out)) {
+                    self.crash(id, 0, false);
+                }
+            }
+            Body::Produce { ids, acks, producer_epoch } => {
+                let Node::Producer(p) = msg.from else { return };
+                // The request carries the producer's request.timeout.ms (`ProduceRequest.timeout`).
+                let timeout_ms = self.producers[p].settings.request_timeout_ms;
+                self.broker_rule_at(msg.to, |b, out| leader::handle_produce_request(b, msg, ids, *acks, *producer_epoch, timeout_ms, out))
+            }
             Body::ProduceResponse { request, error, current_leader, duplicate, .. } => {
                 if let Node::Producer(id) = msg.to {
                     self.producer_rule(id, |p, out| {
@@ -417,7 +428,13 @@ impl Sim {
                     })
                 }
             }
-            Body::ConsumerFetch { offset, leader_epoch } => self.handle_consumer_fetch(msg, *offset, *leader_epoch),
+            Body::ConsumerFetch { offset, leader_epoch } => {
+                let Node::Consumer(c) = msg.from else { return };
+                // What the request carries of the consumer's settings.
+                let spec = &self.consumers[c].spec;
+                let asks = consumer_fetch::FetchAsks { fetch_from: spec.fetch_from, max_wait_ms: spec.fetch_max_wait_ms };
+                self.broker_rule_at(msg.to, |b, out| consumer_fetch::handle_consumer_fetch(b, msg, *offset, *leader_epoch, asks, out))
+            }
             Body::ConsumerFetchResponse(resp) => {
                 if let Node::Consumer(c) = msg.to {
                     self.consumer_rule(c, |n, out| consumer::on_fetch_response(n, c, msg, resp, out))
@@ -426,18 +443,20 @@ impl Sim {
             Body::AlterPartition { leader_epoch, partition_epoch, isr, broker_epochs } => {
                 self.handle_alter_partition(msg, *leader_epoch, *partition_epoch, isr, broker_epochs)
             }
-            Body::AlterPartitionResponse { request, leader_epoch, partition_epoch, isr, error } => {
-                self.handle_alter_partition_response(msg, *request, *leader_epoch, *partition_epoch, isr, *error)
-            }
+            Body::AlterPartitionResponse { request, leader_epoch, partition_epoch, isr, error } => self.broker_rule_at(msg.to, |b, out| {
+                leader::handle_alter_partition_response(b, *request, *leader_epoch, *partition_epoch, isr, *error, out)
+            }),
             Body::LeaderAndIsr(meta) => self.handle_leader_and_isr(msg, meta),
             Body::MetadataFetch { offset } => self.controller_rule(|c, out| metadata_fetch::handle_metadata_fetch(c, msg, *offset, out)),
             Body::MetadataFetchResponse { request, metadata } => self.handle_metadata_fetch_response(msg, *request, metadata.as_ref()),
-            Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => {
-                self.handle_offsets_for_leader_epoch(msg, *epoch, *current_leader_epoch)
-            }
+            Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => self
+                .broker_rule_at(msg.to, |b, out| truncation::handle_offsets_for_leader_epoch(b, msg, *epoch, *current_leader_epoch, out)),
             Body::OffsetsForLeaderEpochResponse { request, answer, error, .. } => match msg.to {
                 Node::Consumer(c) => self.consumer_rule(c, |n, out| consumer::on_validation_response(n, c, *request, *answer, *error, out)),
-                _ => self.handle_offsets_for_leader_epoch_response(msg, *request, *answer, *error),
+                Node::Broker(id) => {
+                    self.broker_rule(id, |b, out| follower::handle_offsets_for_leader_epoch_response(b, *request, *answer, *error, out))
+                }
+                _ => {}
             },
             Body::BrokerRegistration { incarnation } => self.handle_broker_registration(msg, *incarnation),
             Body::BrokerRegistrationResponse { broker_epoch, metadata } => {
@@ -463,7 +482,7 @@ impl Sim {
             Body::ZkRegistered => self.zookeeper_registered(msg),
             Body::ZkNodeExists => self.zookeeper_node_exists(msg),
             Body::ZkSessionExpired => self.zookeeper_session_lost(msg),
-            Body::ZkWatch { broker, incarnation } => self.controller_handle_zk_watch(*broker, *incarnation),
+            Body::ZkWatch { broker, incarnation } => self.process_broker_change(*broker, *incarnation),
         }
     }
 
@@ -471,7 +490,7 @@ impl Sim {
     fn handle_reset(&mut self, msg: &Msg, refused: bool) {
         let Node::Broker(from) = msg.from else { return };
         match msg.to {
-            Node::Broker(id) => self.follower_connection_reset(id, from),
+            Node::Broker(id) => self.broker_rule(id, |b, out| follower::follower_connection_reset(b, from, out)),
             Node::Producer(id) => self.producer_rule(id, |p, out| producer::on_connection_reset(p, id, from, refused, out)),
             Node::Consumer(c) => self.consumer_rule(c, |n, out| consumer::on_connection_reset(n, c, from, out)),
             Node::Controller | Node::ZooKeeper => {}
@@ -480,12 +499,14 @@ impl Sim {
 
     fn fire(&mut self, timer: Timer) {
         match timer {
-            Timer::FetchExpiry { leader, follower } => self.expire_parked_fetch(leader, follower),
-            Timer::ConsumerFetchExpiry { broker, consumer } => self.expire_consumer_fetch(broker, consumer),
-            Timer::ProduceExpiry { leader, request } => self.expire_delayed_produce(leader, request),
-            Timer::IsrExpiration { leader } => self.maybe_shrink_isr(leader),
-            Timer::FetcherRetry { follower } => self.fetcher_retry(follower),
-            Timer::FetchRequestTimeout { follower } => self.fetch_request_timeout(follower),
+            Timer::FetchExpiry { leader: id, follower } => self.broker_rule(id, |b, out| leader::expire_parked_fetch(b, follower, out)),
+            Timer::ConsumerFetchExpiry { broker, consumer } => {
+                self.broker_rule(broker, |b, out| consumer_fetch::expire_consumer_fetch(b, consumer, out))
+            }
+            Timer::ProduceExpiry { leader: id, request } => self.broker_rule(id, |b, out| leader::expire_delayed_produce(b, request, out)),
+            Timer::IsrExpiration { leader: id } => self.broker_rule(id, leader::maybe_shrink_isr),
+            Timer::FetcherRetry { follower: id } => self.broker_rule(id, follower::fetcher_retry),
+            Timer::FetchRequestTimeout { follower: id } => self.broker_rule(id, follower::fetch_request_timeout),
             Timer::ProduceRequestTimeout { producer: id, request } => {
                 self.producer_rule(id, |p, out| producer::on_request_timeout(p, id, request, out))
             }
@@ -493,7 +514,7 @@ impl Sim {
             Timer::Heartbeat { broker } => self.heartbeat_due(broker),
             Timer::FenceCheck if self.zookeeper() => self.zookeeper_expire_session(),
             Timer::FenceCheck => self.maybe_fence_one_stale_broker(),
-            Timer::AlterPartitionRetry { leader } => self.alter_partition_retry(leader),
+            Timer::AlterPartitionRetry { leader: id } => self.broker_rule(id, leader::alter_partition_retry),
             Timer::ProducerWake { producer: id } => self.producer_rule(id, |p, out| producer::on_wake(p, id, out)),
             Timer::MetadataTimeout { client: Node::Producer(id) } => {
                 self.producer_rule(id, |p, out| producer::on_metadata_timeout(p, id, out))
@@ -552,37 +573,9 @@ impl Sim {
         self.last.events.push(event);
     }
 
-    /// The records a replica's log is about to lose from `offset` on, kept as ghosts
-    /// (the record says where they were and which step removed them).
+    /// The records a replica's log is about to lose from `offset` on (`Broker::note_ghosts`).
     fn note_ghosts(&mut self, broker: u32, offset: u64) {
         let step = self.step;
-        let b = self.broker_mut(broker);
-        let gone: Vec<Ghost> = b.log.entries_from(offset).map(|(offset, e)| Ghost { offset, epoch: e.epoch, id: e.id, step }).collect();
-        b.ghosts.retain(|g| g.offset < offset || !gone.iter().any(|x| x.offset == g.offset));
-        b.ghosts.extend(gone);
-        let extra = b.ghosts.len().saturating_sub(GHOSTS);
-        b.ghosts.drain(..extra);
-    }
-
-    /// What the leader's Scala ISR set holds at the preset's version (`isr_list::Members`).
-    pub(crate) fn isr_members(&self) -> isr_list::Members {
-        use crate::scenario::Preset::*;
-        match self.scenario.preset {
-            Kafka010 | Kafka011 | Kafka20 | Kafka21 => isr_list::Members::Replicas,
-            Textbook | Kafka24 | Kafka28 | Kafka37 | Kafka38 | Kafka40 | Kafka41 => isr_list::Members::Ids,
-        }
-    }
-
-    /// A committed ISR on the leader and the controller at once (the ZooKeeper era): the
-    /// leader keeps the set it built, the znode gets it as a list in that order.
-    fn commit_isr(&mut self, leader: u32, isr: isr_list::IsrList) {
-        let ls = self.lead_mut(leader);
-        ls.isr = isr.to_kafka_vec();
-        ls.isr_hashed = isr.hashed();
-        ls.pending = None;
-        ls.partition_epoch += 1;
-        self.controller.isr = isr.to_kafka_vec();
-        self.controller.partition_epoch += 1;
-        self.controller.metadata_offset += 1;
+        self.broker_mut(broker).note_ghosts(offset, step);
     }
 }

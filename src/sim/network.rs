@@ -290,7 +290,7 @@ impl Sim {
         let controller_link = is_lost_in_a_cut(from, to, &body, self.zookeeper());
         let (client, server) = conn_of(from, to, &body);
         let request = from == client;
-        if self.is_dead(to) {
+        if self.is_dead(to) || (request && self.listeners_closed(to)) {
             self.last.lost.push(id);
             let killed = matches!(to, Node::Broker(b) if !self.broker(b).silently_down);
             if request && killed && !controller_link && !self.net.is_cut_for(to, from, &body) && !self.net.is_cut_for(from, to, &body) {
@@ -442,12 +442,6 @@ impl Sim {
         if self.in_flight.get(&id).is_some_and(|(m, _)| m.held.is_some()) {
             self.in_flight.remove(&id);
         }
-    }
-
-    /// A client gives up on a connection (its request timed out): what TCP held on it
-    /// is dropped, and the next request opens a new one.
-    pub(crate) fn close_conn(&mut self, client: Node, server: Node) {
-        WireOf { net: &mut self.net, in_flight: &mut self.in_flight }.close_conn(client, server);
     }
 
     /// A killed broker's connections are reset; with `resets`, every peer `waiting`

@@ -18,8 +18,10 @@
 //! Message ids and timer keys are handed out as the rule writes, as `Sim::send` and
 //! `Sim::set_timer` do, so a converted rule writes the same run, byte for byte.
 //! Converted so far: the producer (`producer.rs`), the consumer (`consumer.rs`),
-//! the clients' metadata (`client.rs`, which both call) and the controller's
-//! elections (`election.rs`, `elr.rs`).
+//! the clients' metadata (`client.rs`, which both call), the controller's
+//! elections (`election.rs`, `elr.rs`) and the broker's replication rules (the
+//! leader's in `leader/`, the follower's in `follower.rs` and `truncation.rs`, the
+//! consumer fetches it serves in `consumer_fetch.rs`).
 
 use super::event::Event;
 use super::msg::{Body, Node};
@@ -37,10 +39,16 @@ pub(crate) trait Wire {
 }
 
 /// What a node's rule may read besides its node (the clock, the configuration, its
-/// connections) and where it writes its effects. Built by `Sim::producer_rule` and
-/// `Sim::consumer_rule` (`mod.rs`) from the world's shared parts.
+/// connections) and where it writes its effects. Built in one place (`nodes.rs`) from
+/// the world's shared parts.
 pub(crate) struct Out<'a> {
     pub now: u64,
+    /// The step's number (a broker's log keeps it beside the records a truncation drops).
+    pub step: u64,
+    /// The version of the partition's state in ZooKeeper (the model keeps it as the
+    /// controller's partition epoch): what a ZooKeeper-era leader's conditional ISR write
+    /// compares with the version it cached (`isr_write_conflicts`).
+    pub znode_version: u32,
     pub scenario: &'a Scenario,
     pub behavior: &'a Behavior,
     /// The settings whose default depends on the preset, as in force.
@@ -89,7 +97,7 @@ impl Out<'_> {
         self.wire.would_wait_for_connection(client, server)
     }
 
-    /// The client closes its connection to `server` (`Sim::close_conn`).
+    /// The client closes its connection to `server` (`Wire::close_conn`).
     pub fn close_conn(&mut self, client: Node, server: Node) {
         self.wire.close_conn(client, server);
     }

@@ -152,12 +152,53 @@ impl Sim {
         self.emit(Event::ZkRegistered { broker: id, incarnation });
     }
 
-    /// The controller's watch on /brokers/ids fired (`KafkaController.processBrokerChange`):
-    /// a node gone is a dead broker (`onBrokerFailure`); a node created by a new
-    /// session is a (re)started broker (`onBrokerStartup`).
-    pub(crate) fn controller_handle_zk_watch(&mut self, broker: u32, incarnation: Option<u32>) {
+    /// The controller's watch on /brokers/ids fired: `KafkaController.processBrokerChange`
+    /// (2.2–2.8; `BrokerChange.process` 0.11–2.1, `BrokerChangeListener.handleChildChange`
+    /// 0.10.2). The controller reads /brokers/ids as it is when it handles the event, not
+    /// as it was when the watch fired (a watch fires once and says nothing of what
+    /// changed), and compares it with the brokers it holds live: an id gone is a dead
+    /// broker (`onBrokerFailure`), a new id a started one (`onBrokerStartup`). An id in
+    /// both whose node a new session created (the broker died and started again between
+    /// the watch and the read, or a scenario's idealised bounce) is a bounce: from 2.2
+    /// (KIP-380, `controller_detects_bounced_brokers`) its broker epoch, the node's czxid,
+    /// is newer than the one the controller holds, and it is failed then started; before
+    /// 2.2 ids alone are compared and the bounce is missed: the new process gets no
+    /// LeaderAndIsr and the controller keeps it in the ISR and as leader.
+    /// (hwscope reads the one broker the notification is about. With
+    /// `restart_inside_zookeeper_session_fails` off, the idealised bounce is kept as
+    /// KIP-101's story tells it: `idealised_broker_change`.)
+    pub(crate) fn process_broker_change(&mut self, broker: u32, notified: Option<u32>) {
         let reg = self.controller.registrations[broker as usize];
-        match incarnation {
+        let zk = self.controller.zookeeper[broker as usize];
+        let live = !reg.fenced;
+        if !self.behavior.restart_inside_zookeeper_session_fails {
+            return self.idealised_broker_change(broker, notified);
+        }
+        match (live, zk.deadline.is_some()) {
+            (false, false) => self.emit(Event::ZkWatchStale { broker }),
+            (true, false) => {
+                let deadline = self.controller.zookeeper[broker as usize].deadline.map_or(self.now, |d| d.min(self.now));
+                self.on_broker_failure(broker, deadline)
+            }
+            (false, true) => self.on_broker_startup(broker, zk.incarnation),
+            (true, true) if zk.incarnation == reg.incarnation => self.emit(Event::ZkWatchStale { broker }),
+            (true, true) => {
+                let seen = self.behavior.controller_detects_bounced_brokers;
+                self.emit(Event::ZkBrokerBounced { broker, incarnation: zk.incarnation, seen });
+                if seen {
+                    self.on_broker_failure(broker, self.now);
+                    self.on_broker_startup(broker, zk.incarnation);
+                }
+            }
+        }
+    }
+
+    /// The idealised bounce's controller (`restart_inside_zookeeper_session_fails` off):
+    /// each notification is handled as what it announced, a node gone or created, so a
+    /// bounce is a startup that leaves the ISR as it is, in every version.
+    fn idealised_broker_change(&mut self, broker: u32, notified: Option<u32>) {
+        let reg = self.controller.registrations[broker as usize];
+        match notified {
             None if reg.fenced => self.emit(Event::ZkWatchStale { broker }),
             None => {
                 let deadline = self.controller.zookeeper[broker as usize].deadline.map_or(self.now, |d| d.min(self.now));

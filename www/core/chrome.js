@@ -7,5 +7,10 @@ const PARTS = { play: "#play", step: "#back,#fwd", ends: "#first,#end", scrub: "
 export function applyControls(doc, controls) {
   for (const [name, sel] of Object.entries(PARTS)) for (const el of doc.querySelectorAll(sel)) el.classList.toggle("off", !controls.has(name));
   doc.getElementById("controls").classList.toggle("off", !Object.keys(PARTS).some((c) => controls.has(c)));
-  doc.getElementById("live").classList.toggle("caption", controls.has("text"));
+  const live = doc.getElementById("live");
+  live.classList.toggle("caption", controls.has("text"));
+  // A caption scrolls when the sentence is longer than its lines (360 px): the keyboard
+  // can reach it to scroll it (axe: scrollable-region-focusable).
+  if (controls.has("text")) live.tabIndex = 0;
+  else live.removeAttribute("tabindex");
 }

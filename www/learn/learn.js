@@ -69,7 +69,9 @@ async function createHub(api) {
   const toursSummary = h("summary", {}, "Guided tours");
   const tours = h("details", { class: "tours", open: "" }, toursSummary, tourList);
   const viewBar = h("div", { class: "view-bar", role: "group", "aria-label": "Views" });
-  const viewsBox = h("div", { class: "views" });
+  // Under the stage's controls, where no h2 comes before (Intervene's moved beside the
+  // narration): the views' h3s come under this one, said only while a view is open.
+  const viewsBox = h("div", { class: "views" }, h("h2", { class: "sr-only views-h" }, "Views that explain"));
   const panel = h("section", { class: "learn panel", id: "learn", "aria-labelledby": "learn-h", tabindex: -1 },
     h("div", { class: "learn-head" }, h("h2", { id: "learn-h" }, "Learn"),
       h("button", { type: "button", class: "link", "aria-label": "Close Learn", onclick: () => {
@@ -79,8 +81,8 @@ async function createHub(api) {
       } }, "✕")),
     tours,
     h("h3", {}, "Views that explain"), viewBar);
-  // Beside the narration (under the controls on a phone); the views under the
-  // interventions, so opening them never pushes the controls away (index.html's slots).
+  // Beside the narration (under the controls on a phone); the views under the stage's
+  // controls, so opening them never pushes the controls away (index.html's slots).
   document.getElementById("learn-slot").append(panel);
   document.getElementById("views-slot").append(viewsBox);
   if (embed) panel.classList.add("in-embed");
