@@ -87,12 +87,15 @@ pub fn encode(scenario: &Scenario, at: Option<u64>, hash: Option<&str>) -> Strin
     // A built-in changed by a few interventions is mostly the built-in's own text:
     // compressed against it, the link says little more than what changed. (A built-in
     // as it is keeps its `z` link: the page knows those without the full core.)
-    // The built-ins of the same title first (one, as a rule: a few ms fewer per link).
+    // Only the built-ins of the same title (one, as a rule): trying all of them took
+    // 23-33 ms per link in the page, a task longer than a frame (e2e/idle), and a
+    // scenario under another title has little of a built-in's text left to share.
     let titled = |text: &&(&str, &str)| !scenario.title.is_empty() && text.1.contains(scenario.title.as_str());
-    let same: Vec<_> = crate::builtin::BUILTINS.iter().filter(titled).collect();
-    let bases = if same.is_empty() { crate::builtin::BUILTINS.iter().collect() } else { same };
-    let dicts: Vec<(&str, String)> =
-        bases.into_iter().filter_map(|(name, text)| Some((*name, minimal_json(&Scenario::from_json(text).ok()?)))).collect();
+    let dicts: Vec<(&str, String)> = crate::builtin::BUILTINS
+        .iter()
+        .filter(titled)
+        .filter_map(|(name, text)| Some((*name, minimal_json(&Scenario::from_json(text).ok()?))))
+        .collect();
     let as_is = dicts.iter().any(|(_, dict)| *dict == json);
     for (name, dict) in dicts.iter().filter(|_| !as_is) {
         let mut both = dict.clone().into_bytes();
