@@ -342,7 +342,9 @@ export class Sim {
     while (this.known <= n && !this.done) {
       const left = end - performance.now();
       if (left <= 0) return false;
-      const budget = Math.max(16, Math.min(n + 1 - this.known, Math.floor(this.#rate * Math.min(left, CHUNK_MS))));
+      // At least 16 steps a call (the call itself costs), never past step n: the
+      // look-ahead ends where it says (50,000 steps, not 50,015).
+      const budget = Math.min(n + 1 - this.known, Math.max(16, Math.floor(this.#rate * Math.min(left, CHUNK_MS))));
       const t0 = performance.now();
       this.extend(budget);
       const took = performance.now() - t0;
