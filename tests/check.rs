@@ -167,7 +167,7 @@ fn kafka_7128_is_found_before_2_1_and_not_after() {
     let scenario = file("kafka-7128-one-crash.json");
     let mut config = config(240, 1, 0, false, "acked-record-lost", false);
     config.drop_faults = false;
-    let expected = [("kafka-2.0", row("acked-record-lost", 217, 105_075, 155_602)), ("kafka-2.1", row("none", 0, 122_102, 171_311))];
+    let expected = [("kafka-2.0", row("acked-record-lost", 217, 106_307, 156_954)), ("kafka-2.1", row("none", 0, 122_102, 171_311))];
     for (name, want) in expected {
         let (got, c) = search(&scenario, name, &config);
         assert_eq!(got, want, "{name}");

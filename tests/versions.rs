@@ -912,3 +912,61 @@ fn before_2_2_the_zookeeper_controller_misses_a_fast_bounce_and_from_2_2_it_fail
         assert_eq!(leo(t.last(), 2), 1, "{preset}: and has p1-1");
     }
 }
+
+// ---------------------------------------------------------------------------
+// What a broker that does not lead answers, per version: UNKNOWN_TOPIC_OR_PARTITION
+// from a ZooKeeper-era process with no partition state; code 6's name.
+// ---------------------------------------------------------------------------
+
+/// Leader 0 killed at 1 s and started again at 8 s behind a cut from ZooKeeper to the
+/// controller (0.5 s to 9 s); p1 writes at 10 s.
+fn bounce_of_the_leader_behind_a_zookeeper_cut() -> Value {
+    json!({
+        "format": 1, "replicas": 3,
+        "config": {"zookeeper.session.timeout.ms": 6000},
+        "producers": [{"id": "p1", "acks": "all"}],
+        "events": [
+            {"at_ms": 500, "partition": {"from": "zookeeper", "to": "controller"}},
+            {"at_ms": 1000, "crash": {"broker": 0}},
+            {"at_ms": 8000, "restart": {"broker": 0}},
+            {"at_ms": 9000, "heal": {"from": "zookeeper", "to": "controller"}},
+            {"at_ms": 10000, "produce": {"producer": "p1", "records": 1}}
+        ],
+        "stop_at_ms": 20000
+    })
+}
+
+/// `bounce_of_the_leader_behind_a_zookeeper_cut`. The new process has had no LeaderAndIsr:
+/// no `Partition` and an empty metadata cache, so `ReplicaManager.getPartitionOrException`
+/// (2.1–2.8; `getLeaderReplicaIfLocal` at 0.10.2) answers the followers' Fetches with
+/// UNKNOWN_TOPIC_OR_PARTITION under every ZooKeeper-era preset. Before 2.2 the
+/// controller misses the bounce (KIP-380) and p1's write at 10 s gets it too; from 2.2
+/// the controller has moved leadership to broker 1 and sent broker 0 its LeaderAndIsr,
+/// so broker 0 refuses the write with error code 6, named NOT_LEADER_FOR_PARTITION up to
+/// 2.5 and NOT_LEADER_OR_FOLLOWER from 2.6 (KAFKA-10223, `Errors`).
+#[test]
+fn a_zookeeper_era_broker_with_no_partition_state_answers_unknown_topic_or_partition() {
+    let s = bounce_of_the_leader_behind_a_zookeeper_cut();
+    for (preset, write_error) in [
+        ("kafka-0.10", "UNKNOWN_TOPIC_OR_PARTITION"),
+        ("kafka-2.1", "UNKNOWN_TOPIC_OR_PARTITION"),
+        ("kafka-2.4", "NOT_LEADER_FOR_PARTITION"),
+        ("kafka-2.8", "NOT_LEADER_OR_FOLLOWER"),
+    ] {
+        let t = under(&s, preset);
+        let restart = t.find(0, &json!({"type": "restart", "broker": 0}));
+        let refused = t.find(restart, &json!({"type": "fetch_request", "to": 0, "error": "UNKNOWN_TOPIC_OR_PARTITION"}));
+        let text = t.at(refused)["text"].as_str().unwrap();
+        assert!(text.contains("no LeaderAndIsr since it started"), "{preset}: {text}");
+        t.find(refused, &json!({"type": "fetch_response", "from": 0, "error": "UNKNOWN_TOPIC_OR_PARTITION"}));
+        let write = t.find(restart, &json!({"type": "produce_request", "to": 0, "from": "p1"}));
+        assert_eq!(t.at(write)["event"]["error"], write_error, "{preset}: {}", line(t.at(write)));
+        let text = t.at(write)["text"].as_str().unwrap();
+        assert!(text.contains(write_error), "{preset}: {text}");
+        for other in ["UNKNOWN_TOPIC_OR_PARTITION", "NOT_LEADER_FOR_PARTITION", "NOT_LEADER_OR_FOLLOWER"] {
+            if other != write_error {
+                assert!(!text.contains(other), "{preset}: {text}");
+            }
+        }
+    }
+}

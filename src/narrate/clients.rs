@@ -3,7 +3,7 @@
 use super::{acks_str, plural, Narrator};
 use crate::sim::event::Served;
 use crate::sim::log::RecordId;
-use crate::sim::{ConsumerFetchResponse, Event, Node};
+use crate::sim::{ConsumerFetchResponse, Event, KafkaError, Node};
 
 impl Narrator<'_> {
     /// Records as a range of names: "p1-3" or "p1-3 … p1-5".
@@ -42,7 +42,7 @@ impl Narrator<'_> {
                     self.producer(producer),
                     count,
                     plural(count),
-                    error.name()
+                    error.name(self.sim.scenario.preset)
                 )),
                 Event::ProduceFailed { producer, error, count, bumped } => {
                     let retries = self.sim.producers[producer].settings.retries;
@@ -57,7 +57,7 @@ impl Narrator<'_> {
                         " {} gives up on {count} record{}: {}{why}.{}",
                         self.producer(producer),
                         plural(count),
-                        error.name(),
+                        error.name(self.sim.scenario.preset),
                         if bumped {
                             " Being idempotent, it bumps its producer epoch so later sequence numbers start afresh (KIP-360)."
                         } else {
@@ -115,7 +115,7 @@ impl Narrator<'_> {
                     }
                 }
                 Event::ProduceWillRetry { producer, error, .. } | Event::ProduceFailed { producer, error, .. } if text.is_empty() => {
-                    text = format!("{}'s write gets {}.", self.producer(producer), error.name());
+                    text = format!("{}'s write gets {}.", self.producer(producer), error.name(self.sim.scenario.preset));
                     if error.refreshes_metadata() {
                         text.push_str(" Its metadata is stale: it asks for new metadata.");
                     }
@@ -305,7 +305,7 @@ impl Narrator<'_> {
             match *e {
                 Event::ConsumerResponseIgnored { consumer } => return format!("{} ignores an answer it no longer waits for.", self.consumer(consumer)),
                 Event::ConsumerFetchFailed { consumer, error } => {
-                    return format!("{}'s validation fails with {}; it refreshes its metadata and retries.", self.consumer(consumer), error.name())
+                    return format!("{}'s validation fails with {}; it refreshes its metadata and retries.", self.consumer(consumer), error.name(self.sim.scenario.preset))
                 }
                 Event::ConsumerValidated { consumer, position } => {
                     return format!(
@@ -337,11 +337,20 @@ impl Narrator<'_> {
     pub(super) fn consumer_served(&self) -> String {
         for e in self.events {
             match *e {
-                Event::ConsumerFetchAnswered { broker: id, consumer, leader, offset, records: n, hw, why, msg, .. } => {
+                Event::ConsumerFetchAnswered { broker: id, consumer, leader, offset, records: n, hw, error, why, msg } => {
                     let c = self.consumer(consumer);
                     let (role, lower) = if leader { ("Leader", "leader") } else { ("Follower", "follower") };
                     let text = match why {
-                        Served::NotLeader => format!("Broker {id} does not lead and is not {c}'s preferred replica: NOT_LEADER_OR_FOLLOWER."),
+                        Served::NotLeader => match error {
+                            Some(e @ KafkaError::UnknownTopicOrPartition) => format!(
+                                "Broker {id} has had no LeaderAndIsr since it started: it knows nothing of the partition and answers {c}'s fetch with {}.",
+                                e.name(self.sim.scenario.preset)
+                            ),
+                            _ => format!(
+                                "Broker {id} does not lead and is not {c}'s preferred replica: {}.",
+                                KafkaError::NotLeaderOrFollower.name(self.sim.scenario.preset)
+                            ),
+                        },
                         Served::Redirect { to, in_isr: true } => format!(
                             "Leader {id} tells {c} to read from broker {to}, its preferred read replica, and returns no records (KIP-392)."
                         ),
@@ -394,13 +403,17 @@ impl Narrator<'_> {
                     return format!(
                         "{}'s fetch fails with {}; it forgets any preferred replica, refreshes its metadata and retries in {} ms.{}",
                         self.consumer(consumer),
-                        error.name(),
+                        error.name(self.sim.scenario.preset),
                         self.sim.consumers[consumer].settings.retry_backoff_ms,
                         self.sender()
                     )
                 }
                 Event::ConsumerStopped { consumer, error } => {
-                    return format!("{} gets {} and, with auto.offset.reset=none, stops.", self.consumer(consumer), error.name())
+                    return format!(
+                        "{} gets {} and, with auto.offset.reset=none, stops.",
+                        self.consumer(consumer),
+                        error.name(self.sim.scenario.preset)
+                    )
                 }
                 Event::ConsumerBackToLeader { consumer, from } => {
                     text = format!(

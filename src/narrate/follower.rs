@@ -129,7 +129,7 @@ impl Narrator<'_> {
             ),
             _ => format!(
                 "Follower {id} is told {} by broker {leader}; it tries again in replica.fetch.backoff.ms ({} ms).",
-                error.name(),
+                error.name(self.sim.scenario.preset),
                 self.config().replica_fetch_backoff_ms
             ),
         }
@@ -199,7 +199,10 @@ impl Narrator<'_> {
                     other => {
                         let who = self.node(other);
                         return match (answer, error) {
-                            (_, Some(e)) => format!("Broker {leader} answers {who}'s OffsetsForLeaderEpoch with {}.{note}", e.name()),
+                            (_, Some(e)) => format!(
+                                "Broker {leader} answers {who}'s OffsetsForLeaderEpoch with {}.{note}",
+                                e.name(self.sim.scenario.preset)
+                            ),
                             (None, None) => format!("Leader {leader} tells {who} it does not know where epoch {epoch} ends.{note}"),
                             (Some((e, o)), None) => {
                                 format!("Leader {leader} tells {who}: asked about epoch {epoch}, its log says epoch {e} ends at {o}.{note}")
@@ -209,7 +212,10 @@ impl Narrator<'_> {
                 };
                 let v0 = self.sim.behavior.truncation == Truncation::EpochRequest;
                 return match (answer, error) {
-                    (_, Some(e)) => format!("Broker {leader} answers follower {follower}'s OffsetsForLeaderEpoch with {}.{note}", e.name()),
+                    (_, Some(e)) => format!(
+                        "Broker {leader} answers follower {follower}'s OffsetsForLeaderEpoch with {}.{note}",
+                        e.name(self.sim.scenario.preset)
+                    ),
                     (None, None) => format!("Leader {leader} does not know where epoch {epoch} ends (UNDEFINED).{note}"),
                     (Some((_, o)), None) if v0 => {
                         format!(
@@ -234,7 +240,10 @@ impl Narrator<'_> {
                     return format!("Broker {id} gets an OffsetsForLeaderEpoch answer it no longer waits for; ignored.")
                 }
                 Event::EpochQueryFailed { error, .. } => {
-                    return format!("Follower {id}'s OffsetsForLeaderEpoch fails with {}; it retries after a backoff.", error.name())
+                    return format!(
+                        "Follower {id}'s OffsetsForLeaderEpoch fails with {}; it retries after a backoff.",
+                        error.name(self.sim.scenario.preset)
+                    )
                 }
                 Event::Truncated { leo_before, to, .. } => {
                     what = if to < leo_before {

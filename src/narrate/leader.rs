@@ -105,9 +105,13 @@ impl Narrator<'_> {
 
     fn rejection(&self, leader: u32, follower: u32, req: &FetchRequest, error: KafkaError, why: Rejection) -> String {
         match why {
-            Rejection::NotLeader => {
-                format!("Broker {leader} is not the leader; it answers follower {follower}'s Fetch with NOT_LEADER_OR_FOLLOWER.")
-            }
+            Rejection::NotLeader if error == KafkaError::UnknownTopicOrPartition => format!(
+                "Broker {leader} has had no LeaderAndIsr since it started: it knows nothing of the partition and answers follower {follower}'s Fetch with UNKNOWN_TOPIC_OR_PARTITION."
+            ),
+            Rejection::NotLeader => format!(
+                "Broker {leader} is not the leader; it answers follower {follower}'s Fetch with {}.",
+                error.name(self.sim.scenario.preset)
+            ),
             Rejection::FencedEpoch { leader_epoch } | Rejection::UnknownEpoch { leader_epoch } => {
                 let why = if matches!(why, Rejection::FencedEpoch { .. }) {
                     "an older epoch: the follower has not yet learned of the new leader epoch"
@@ -117,7 +121,7 @@ impl Narrator<'_> {
                 format!(
                     "Leader {leader} (epoch {leader_epoch}) gets follower {follower}'s Fetch in epoch {}, {why}; it answers {} (KIP-320).",
                     req.current_leader_epoch,
-                    error.name()
+                    error.name(self.sim.scenario.preset)
                 )
             }
             Rejection::NoEpochEnd { epoch } => format!(
@@ -135,7 +139,7 @@ impl Narrator<'_> {
         let mut text = String::new();
         for (i, e) in self.events.iter().enumerate() {
             match *e {
-                Event::ProduceRefused { broker, producer, error: KafkaError::NotEnoughReplicas, isr, min_isr, msg } => {
+                Event::ProduceRefused { broker, producer, error: KafkaError::NotEnoughReplicas, isr, min_isr, msg, .. } => {
                     return format!(
                         "Leader {broker} refuses {}'s acks=all write: the ISR {} has {} member{}, fewer than min.insync.replicas = {min_isr}. NOT_ENOUGH_REPLICAS; nothing is appended.{}",
                         self.producer(producer),
@@ -145,13 +149,21 @@ impl Narrator<'_> {
                         self.note(Some(msg))
                     );
                 }
-                Event::ProduceRefused { broker, producer, error: KafkaError::NotLeaderOrFollower, msg, .. } => {
-                    let knows = match self.sim.broker(broker).leader.filter(|&l| l != broker) {
+                Event::ProduceRefused { broker, producer, error: KafkaError::NotLeaderOrFollower, named_leader, msg, .. } => {
+                    let knows = match named_leader {
                         Some(l) => format!(" It names leader {l} in its answer (KIP-951)."),
                         None => String::new(),
                     };
                     return format!(
-                        "Broker {broker} does not lead the partition: {}'s write gets NOT_LEADER_OR_FOLLOWER.{knows}{}",
+                        "Broker {broker} does not lead the partition: {}'s write gets {}.{knows}{}",
+                        self.producer(producer),
+                        KafkaError::NotLeaderOrFollower.name(self.sim.scenario.preset),
+                        self.note(Some(msg))
+                    );
+                }
+                Event::ProduceRefused { broker, producer, error: KafkaError::UnknownTopicOrPartition, msg, .. } => {
+                    return format!(
+                        "Broker {broker} has had no LeaderAndIsr since it started: it knows nothing of the partition, and {}'s write gets UNKNOWN_TOPIC_OR_PARTITION.{}",
                         self.producer(producer),
                         self.note(Some(msg))
                     );
@@ -160,7 +172,7 @@ impl Narrator<'_> {
                     return format!(
                         "Broker {broker} refuses {}'s write: {}.{}",
                         self.producer(producer),
-                        error.name(),
+                        error.name(self.sim.scenario.preset),
                         self.note(Some(msg))
                     );
                 }

@@ -399,7 +399,8 @@ impl Narrator<'_> {
                 Event::BecameFollower { leader: Some(l), stepped_down, broker, .. } => {
                     let mut text = String::new();
                     if stepped_down {
-                        text.push_str(" It steps down; waiting requests get NOT_LEADER_OR_FOLLOWER.");
+                        let error = crate::sim::KafkaError::NotLeaderOrFollower.name(self.sim.scenario.preset);
+                        text.push_str(&format!(" It steps down; waiting requests get {error}."));
                     }
                     text.push_str(&format!(" It follows leader {l}."));
                     if self.sim.broker(broker).lifecycle == crate::sim::Lifecycle::Starting && self.sim.acts_on_image_before_registration()

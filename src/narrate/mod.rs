@@ -180,7 +180,7 @@ impl Narrator<'_> {
                         None => format!(" The HW has passed {required_offset}: {p}'s acks=all write is acknowledged.{note}"),
                         Some(e) => format!(
                             " The HW has passed {required_offset}, but the ISR is smaller than min.insync.replicas: {p} gets {}.{note}",
-                            e.name()
+                            e.name(self.sim.scenario.preset)
                         ),
                     });
                 }

@@ -101,7 +101,7 @@ fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
             r.ids = Some(resp.records.iter().filter_map(|(_, e)| e.map(|e| sim.record_name(e.id))).collect());
             r.first_offset = resp.records.first().map(|(o, _)| *o);
             r.hw = Some(resp.hw);
-            r.error = resp.error.map(|e| e.name());
+            r.error = resp.error.map(|e| e.name(sim.scenario.preset));
             r.diverging_epoch = resp.diverging_epoch.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
         }
         Body::Produce { ids, acks, .. } => {
@@ -110,7 +110,7 @@ fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
         }
         Body::ProduceResponse { ids, error, duplicate, .. } => {
             r.records = Some(ids_value(sim, ids.iter().copied()));
-            r.error = error.map(|e| e.name());
+            r.error = error.map(|e| e.name(sim.scenario.preset));
             r.duplicate = duplicate.then_some(true);
         }
         Body::ConsumerFetch { offset, leader_epoch } => {
@@ -121,7 +121,7 @@ fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
             r.records = Some(ids_value(sim, resp.records.iter().filter_map(|(_, e)| e.map(|e| e.id))));
             r.offset = Some(resp.offset);
             r.hw = Some(resp.hw);
-            r.error = resp.error.map(|e| e.name());
+            r.error = resp.error.map(|e| e.name(sim.scenario.preset));
             r.preferred_read_replica = resp.preferred;
         }
         Body::AlterPartition { leader_epoch, isr, .. } => {
@@ -143,7 +143,7 @@ fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
         Body::OffsetsForLeaderEpochResponse { requested, answer, error, .. } => {
             r.epoch = Some(*requested);
             r.end_offset = answer.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
-            r.error = error.map(|e| e.name());
+            r.error = error.map(|e| e.name(sim.scenario.preset));
         }
         Body::BrokerRegistration { incarnation } => r.incarnation = Some(*incarnation),
         Body::BrokerRegistrationResponse { broker_epoch, .. } => {
@@ -153,7 +153,7 @@ fn message_record(sim: &Sim, msg: &Msg) -> EventRecord {
         Body::BrokerHeartbeat { broker_epoch, .. } => r.broker_epoch = Some(*broker_epoch),
         Body::BrokerHeartbeatResponse { fenced, error, .. } => {
             r.fenced = Some(*fenced);
-            r.error = error.map(|e| e.name());
+            r.error = error.map(|e| e.name(sim.scenario.preset));
         }
         Body::MetadataRequest | Body::Reset { .. } => {}
         Body::ZkPing { .. } | Body::ZkRegister { .. } | Body::ZkRegistered | Body::ZkNodeExists | Body::ZkSessionExpired => {}
@@ -233,13 +233,13 @@ fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool
         Event::ProducerAwaitsLeader { .. } if r.kind == "produce" => r.outcome = Some("no-leader-known"),
         Event::ProduceWillRetry { error, attempts, backoff, .. } => {
             r.outcome = Some("retry");
-            r.error = Some(error.name());
+            r.error = Some(error.name(sim.scenario.preset));
             r.attempts = Some(attempts);
             r.backoff_ms = Some(backoff);
         }
         Event::ProduceFailed { error, .. } => {
             r.outcome = Some("failed");
-            r.error = Some(error.name());
+            r.error = Some(error.name(sim.scenario.preset));
         }
         Event::ProduceAcked { duplicate, .. } => r.duplicate = duplicate.then_some(true),
         Event::DuplicateBatch { .. } => {
@@ -309,7 +309,7 @@ fn add_event(sim: &Sim, r: &mut EventRecord, event: &Event, epoch_response: bool
         }
         Event::FetchRejected { error, .. } | Event::ProduceRefused { error, .. } => {
             r.outcome = Some("error");
-            r.error = Some(error.name());
+            r.error = Some(error.name(sim.scenario.preset));
         }
         Event::DivergingAnswered { epoch, end_offset, .. } => {
             r.outcome = Some("diverging");

@@ -80,7 +80,7 @@ impl Sim {
                             },
                             attempts: b.attempts,
                             retry_ms: (b.request.is_none() && b.attempts > 0).then_some(b.retry_at),
-                            error: b.last_error.map(|e| e.name()),
+                            error: b.last_error.map(|e| e.name(self.scenario.preset)),
                         })
                         .collect(),
                 })
@@ -268,7 +268,7 @@ impl Sim {
                 r.records = Some(Value::UInt(f.records.len() as u64));
                 r.first_offset = f.records.first().map(|(o, _)| *o);
                 r.hw = Some(f.hw);
-                r.error = f.error.map(|e| e.name());
+                r.error = f.error.map(|e| e.name(self.scenario.preset));
                 r.diverging_epoch = f.diverging_epoch.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
             }
             Body::Produce { ids, acks, .. } => {
@@ -277,7 +277,7 @@ impl Sim {
             }
             Body::ProduceResponse { ids, error, current_leader, duplicate, .. } => {
                 r.records = Some(ids_value(self, ids.iter().copied()));
-                r.error = error.map(|e| e.name());
+                r.error = error.map(|e| e.name(self.scenario.preset));
                 r.leader = current_leader.map(|(l, _)| Some(l));
                 r.duplicate = duplicate.then_some(true);
             }
@@ -290,7 +290,7 @@ impl Sim {
                 r.records = Some(ids_value(self, records.iter().filter_map(|(_, e)| e.map(|e| e.id))));
                 r.first_offset = records.first().map(|(o, _)| *o);
                 r.hw = Some(*hw);
-                r.error = error.map(|e| e.name());
+                r.error = error.map(|e| e.name(self.scenario.preset));
             }
             Body::AlterPartition { isr, leader_epoch, .. } => {
                 r.isr = Some(crate::sim::isr_list::sorted(isr));
@@ -311,7 +311,7 @@ impl Sim {
             Body::OffsetsForLeaderEpochResponse { requested, answer, error, .. } => {
                 r.epoch = Some(*requested);
                 r.end_offset = answer.map(|(epoch, end_offset)| EpochEnd { epoch, end_offset });
-                r.error = error.map(|e| e.name());
+                r.error = error.map(|e| e.name(self.scenario.preset));
             }
             Body::BrokerRegistration { .. } | Body::MetadataRequest | Body::Reset { .. } => {}
             Body::ZkPing { .. }
@@ -327,7 +327,7 @@ impl Sim {
             Body::BrokerHeartbeat { broker_epoch, .. } => r.broker_epoch = Some(*broker_epoch),
             Body::BrokerHeartbeatResponse { fenced, metadata, error } => {
                 r.fenced = Some(*fenced);
-                r.error = error.map(|e| e.name());
+                r.error = error.map(|e| e.name(self.scenario.preset));
                 if let Some(m) = metadata {
                     r.leader = Some(m.leader);
                     r.leader_epoch = Some(m.leader_epoch);

@@ -67,6 +67,7 @@ const KAFKA_4_0: Behavior = Behavior {
     restart_inside_zookeeper_session_fails: true,
     heartbeat_timeout_is_interval: true,
     controller_detects_bounced_brokers: true,
+    produce_response_names_leader: true,
 };
 
 const KAFKA_4_1: Behavior = Behavior { eligible_leader_replicas: true, ..KAFKA_4_0 };
@@ -139,6 +140,7 @@ const TEXTBOOK: Behavior = Behavior {
     restart_inside_zookeeper_session_fails: true,
     heartbeat_timeout_is_interval: true,
     controller_detects_bounced_brokers: true,
+    produce_response_names_leader: true,
 };
 
 /// Every preset, oldest first (`textbook` is not a version and comes first).

@@ -191,6 +191,12 @@ switches! {
     /// whose node was deleted and created again before the controller read /brokers/ids
     /// is missed. No effect in KRaft.
     controller_detects_bounced_brokers: bool = "controller_detects_bounced_brokers", boolean;
+    /// 3.7 (KIP-951, Produce v10): a produce refused with NOT_LEADER_OR_FOLLOWER names the
+    /// leader and leader epoch the broker knows of (`KafkaApis.handleProduceRequest`,
+    /// `getCurrentLeader`), and the producer takes them into its metadata at once
+    /// (`Sender.completeBatch`, `Metadata.updatePartitionLeadership`). Before, the answer
+    /// names no leader and the producer waits for its metadata refresh.
+    produce_response_names_leader: bool = "produce_response_names_leader", boolean;
 }
 
 impl BehaviorOverrides {

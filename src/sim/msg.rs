@@ -2,7 +2,7 @@
 //! Kafka error codes the model produces.
 
 use super::log::{Entry, RecordId};
-use crate::scenario::Acks;
+use crate::scenario::{Acks, Preset};
 
 /// Kafka error codes that the model produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -20,12 +20,22 @@ pub enum KafkaError {
     StaleBrokerEpoch,
     OutOfOrderSequenceNumber,
     InvalidProducerEpoch,
+    /// The broker hosts no such partition (`ReplicaManager.getPartitionOrException`):
+    /// a ZooKeeper-era process before its first LeaderAndIsr (`no_partition_state`).
+    UnknownTopicOrPartition,
 }
 
 impl KafkaError {
-    pub fn name(self) -> &'static str {
+    /// The error's name in the preset's version of `Errors` (clients' `Errors.java`).
+    /// Code 6 was NOT_LEADER_FOR_PARTITION up to 2.5; 2.6.0 renamed it
+    /// NOT_LEADER_OR_FOLLOWER (KAFKA-10223, which also made it the answer to a consumer
+    /// fetching from a broker that is not a replica). The code, and what clients do
+    /// with it, did not change.
+    pub fn name(self, preset: Preset) -> &'static str {
         match self {
+            KafkaError::NotLeaderOrFollower if named_not_leader_for_partition(preset) => "NOT_LEADER_FOR_PARTITION",
             KafkaError::NotLeaderOrFollower => "NOT_LEADER_OR_FOLLOWER",
+            KafkaError::UnknownTopicOrPartition => "UNKNOWN_TOPIC_OR_PARTITION",
             KafkaError::FencedLeaderEpoch => "FENCED_LEADER_EPOCH",
             KafkaError::UnknownLeaderEpoch => "UNKNOWN_LEADER_EPOCH",
             KafkaError::OffsetOutOfRange => "OFFSET_OUT_OF_RANGE",
@@ -51,6 +61,7 @@ impl KafkaError {
                 | KafkaError::NotEnoughReplicasAfterAppend
                 | KafkaError::RequestTimedOut
                 | KafkaError::NetworkException
+                | KafkaError::UnknownTopicOrPartition
         )
     }
 
@@ -59,8 +70,23 @@ impl KafkaError {
     pub fn refreshes_metadata(self) -> bool {
         matches!(
             self,
-            KafkaError::NotLeaderOrFollower | KafkaError::FencedLeaderEpoch | KafkaError::UnknownLeaderEpoch | KafkaError::NetworkException
+            KafkaError::NotLeaderOrFollower
+                | KafkaError::FencedLeaderEpoch
+                | KafkaError::UnknownLeaderEpoch
+                | KafkaError::NetworkException
+                | KafkaError::UnknownTopicOrPartition
         )
+    }
+}
+
+/// Whether the preset's Kafka names error code 6 NOT_LEADER_FOR_PARTITION (up to 2.5,
+/// `Errors.NOT_LEADER_FOR_PARTITION`; KAFKA-10223 renamed it in 2.6.0). `textbook`
+/// uses today's name.
+fn named_not_leader_for_partition(preset: Preset) -> bool {
+    use Preset::*;
+    match preset {
+        Kafka010 | Kafka011 | Kafka20 | Kafka21 | Kafka24 => true,
+        Textbook | Kafka28 | Kafka37 | Kafka38 | Kafka40 | Kafka41 => false,
     }
 }
 

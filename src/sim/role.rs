@@ -156,7 +156,7 @@ pub(crate) fn drop_leadership(b: &mut Shared<Broker>, error: Option<KafkaError>,
     }
     if let Some(error) = error {
         let (hw, leo) = (b.hw, b.log.leo());
-        let current_leader = b.leader.filter(|&l| l != id).map(|l| (l, b.leader_epoch));
+        let current_leader = leader::current_leader_named(b, error, out.behavior);
         for p in &ls.parked_fetches {
             let resp = FetchResponse {
                 request: p.request,

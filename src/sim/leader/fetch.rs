@@ -51,12 +51,12 @@ pub(crate) fn handle_fetch_request(b: &mut Shared<Broker>, msg: &Msg, req: &Fetc
     answer_or_park(b, msg, req, initial_hw, out);
 }
 
-/// `Partition.fetchRecords` → `getLocalLog`: NOT_LEADER_OR_FOLLOWER on a broker
+/// `Partition.fetchRecords` → `getLocalLog`: `not_leader_error` on a broker
 /// that does not lead (all versions); from 2.1 (KIP-320) FENCED_LEADER_EPOCH or
 /// UNKNOWN_LEADER_EPOCH for a Fetch in another leader epoch.
 fn fetch_request_error(b: &Broker, req: &FetchRequest, out: &Out) -> Option<(KafkaError, Rejection)> {
     if b.lead.is_none() {
-        return Some((KafkaError::NotLeaderOrFollower, Rejection::NotLeader));
+        return Some((super::not_leader_error(b, out.behavior), Rejection::NotLeader));
     }
     let epoch = b.leader_epoch;
     if out.behavior.leader_epoch_fencing && req.current_leader_epoch != epoch {

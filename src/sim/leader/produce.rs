@@ -6,7 +6,7 @@
 use super::hw::{maybe_increment_leader_hw, min_isr};
 use super::lead_mut;
 use super::purgatory::{complete_delayed_produces, complete_follower_fetches};
-use crate::scenario::Acks;
+use crate::scenario::{Acks, Behavior};
 use crate::sim::consumer_fetch::complete_consumer_fetches;
 use crate::sim::event::{Event, HwCause, Released};
 use crate::sim::log::{Entry, RecordId};
@@ -50,8 +50,9 @@ pub(crate) fn handle_produce_request(
     };
     let leader = b.id;
     let Some(ls) = b.lead.as_ref() else {
-        let current = b.leader.filter(|&l| l != leader).map(|l| (l, b.leader_epoch));
-        return refuse_produce(b, msg, producer, ids, KafkaError::NotLeaderOrFollower, BrokerSet::default(), current, out);
+        let error = super::not_leader_error(b, out.behavior);
+        let current = current_leader_named(b, error, out.behavior);
+        return refuse_produce(b, msg, producer, ids, error, BrokerSet::default(), current, out);
     };
     if acks == Acks::All && (ls.isr.len() as u32) < min_isr(out) {
         let isr = BrokerSet::of(&ls.isr);
@@ -151,8 +152,17 @@ pub(crate) fn note_producer_append(b: &mut Broker, last: RecordId, producer_epoc
     state.insert(last.producer, ProducerEntry { epoch: producer_epoch, last_n });
 }
 
-/// The error answer to a produce; nothing is appended. NOT_LEADER_OR_FOLLOWER
-/// names the leader the broker knows of (KIP-951, 3.7+).
+/// The leader (and its epoch) a produce answer with `error` names: from 3.7 (KIP-951,
+/// Produce v10; `KafkaApis.handleProduceRequest` → `getCurrentLeader`) an answer
+/// NOT_LEADER_OR_FOLLOWER names the leader the broker knows of, if another; no other
+/// error does, and before 3.7 none does (`produce_response_names_leader`).
+pub(crate) fn current_leader_named(b: &Broker, error: KafkaError, behavior: &Behavior) -> Option<(u32, i32)> {
+    let names = behavior.produce_response_names_leader && error == KafkaError::NotLeaderOrFollower;
+    b.leader.filter(|&l| names && l != b.id).map(|l| (l, b.leader_epoch))
+}
+
+/// The error answer to a produce; nothing is appended. It may name the leader
+/// (`current_leader_named`).
 #[allow(clippy::too_many_arguments)]
 fn refuse_produce(
     b: &mut Shared<Broker>,
@@ -167,5 +177,6 @@ fn refuse_produce(
     let body = Body::ProduceResponse { request: msg.id, ids: ids.to_vec(), error: Some(error), current_leader, duplicate: false };
     let sent = out.send(msg.to, msg.from, body);
     let min_isr = min_isr(out);
-    b.record(Event::ProduceRefused { broker: b.id, producer, error, isr, min_isr, msg: sent }, out);
+    let named_leader = current_leader.map(|(l, _)| l);
+    b.record(Event::ProduceRefused { broker: b.id, producer, error, isr, min_isr, named_leader, msg: sent }, out);
 }
