@@ -62,7 +62,7 @@ fn kip101_data_loss_is_found_before_the_fix_and_not_after() {
     let config = config(28, 3, 0, true, "any", false);
     let expected = [
         ("textbook", row("none", 0, 207_549, 301_508)),
-        ("kafka-0.10", row("acked-record-lost", 28, 125_408, 177_053)),
+        ("kafka-0.10", row("acked-record-lost", 28, 125_248, 176_913)),
         ("kafka-0.11", row("none", 0, 139_795, 193_474)),
         ("kafka-2.8", row("none", 0, 154_389, 220_271)),
         ("kafka-4.0", row("none", 0, 130_770, 185_750)),

@@ -970,3 +970,37 @@ fn a_zookeeper_era_broker_with_no_partition_state_answers_unknown_topic_or_parti
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// produce_response_names_leader: kafka-2.8 | kafka-3.7 (KIP-951).
+// ---------------------------------------------------------------------------
+
+/// From 3.7 (KIP-951, Produce v10) a write refused with NOT_LEADER_OR_FOLLOWER names
+/// the leader the broker knows of (`KafkaApis.handleProduceRequest` → `getCurrentLeader`)
+/// and the producer takes it at once (`Sender.completeBatch`); before, the answer names
+/// none and the producer waits for its metadata. Under 2.4 and 2.8, broker 0 (bounced
+/// behind a cut, then told that broker 1 leads) refuses p1's write and names nobody;
+/// under 3.7 and 4.0 the zombie leader, stepping down, names broker 1 to the write waiting
+/// on it (`DelayedProduce` answered by the same callback).
+#[test]
+fn from_3_7_a_refused_write_names_the_leader() {
+    let s = bounce_of_the_leader_behind_a_zookeeper_cut();
+    for preset in ["kafka-2.4", "kafka-2.8"] {
+        let t = under(&s, preset);
+        let write = t.find(0, &json!({"type": "produce_request", "to": 0, "from": "p1"}));
+        let r = t.at(write);
+        assert_eq!(r["partition"]["leader"], 1, "{preset}: {}", line(r));
+        assert!(!r["text"].as_str().unwrap().contains("KIP-951"), "{preset}: {}", r["text"]);
+        let answer = r["in_flight"].as_array().unwrap().iter().find(|m| m["type"] == "produce_response").expect("the answer");
+        assert!(answer.get("leader").is_none_or(|l| l.is_null()), "{preset}: {answer}");
+    }
+    for preset in ["kafka-3.7", "kafka-4.0"] {
+        // The zombie steps down when it learns of broker 1: its waiting acks=all write is
+        // answered NOT_LEADER_OR_FOLLOWER, naming broker 1.
+        let t = under(&builtin("zombie-leader"), preset);
+        let answer = t.find(0, &json!({"type": "produce_response", "from": 0, "error": "NOT_LEADER_OR_FOLLOWER"}));
+        let sent = t.at(answer - 1);
+        let m = sent["in_flight"].as_array().unwrap().iter().find(|m| m["type"] == "produce_response").expect("the answer");
+        assert_eq!(m["leader"], 1, "{preset}: {m}");
+    }
+}

@@ -93,6 +93,7 @@ const KAFKA_2_8: Behavior = Behavior {
     broker_liveness: BrokerLiveness::ZookeeperSession,
     controller_isr_removal_bumps_epoch: true,
     alter_partition_checks_broker_epochs: false,
+    produce_response_names_leader: false,
     ..KAFKA_3_7
 };
 
@@ -207,7 +208,7 @@ pub const PRESETS: [PresetInfo; 11] = [
     PresetInfo {
         preset: Preset::Kafka37,
         name: "kafka-3.7",
-        summary: words("KRaft: heartbeats and fencing, no epoch bump on ISR shrink; the HW is held while the ISR is under min.insync.replicas (KAFKA-15583); the producer defaults to acks=all and idempotence (3.0, KIP-679); only ISR members are named as preferred read replicas (KAFKA-14372, 3.3.2)."),
+        summary: words("KRaft: heartbeats and fencing, no epoch bump on ISR shrink; the HW is held while the ISR is under min.insync.replicas (KAFKA-15583); the producer defaults to acks=all and idempotence (3.0, KIP-679); only ISR members are named as preferred read replicas (KAFKA-14372, 3.3.2); a write refused with NOT_LEADER_OR_FOLLOWER names the leader (KIP-951)."),
         behavior: KAFKA_3_7,
         defaults: KAFKA_3_7_DEFAULTS,
     },
