@@ -35,7 +35,7 @@ pub(crate) fn handle_consumer_fetch(b: &mut Shared<Broker>, msg: &Msg, offset: u
     let preferred = asks.fetch_from.filter(|_| out.behavior.follower_fetching);
     // A broker not registered yet has no partitions (`getPartitionOrError`).
     if !is_leader && (preferred != Some(id) || b.broker_epoch.is_none()) {
-        let error = Some(super::leader::not_leader_error(b, out.behavior));
+        let error = Some(b.not_leader_error(out.behavior));
         return answer_consumer(b, c, msg.id, offset, Vec::new(), error, Served::NotLeader, out);
     }
     if out.behavior.leader_epoch_fencing && leader_epoch != b.leader_epoch {

@@ -8,7 +8,7 @@ use super::pvec::PVec;
 use super::scheduler::Key;
 use super::shared::Part;
 use super::vecmap::{VecMap, VecSet};
-use crate::scenario::{ConsumerSettings, ConsumerSpec, ProducerSettings};
+use crate::scenario::{Behavior, BrokerLiveness, ConsumerSettings, ConsumerSpec, ProducerSettings};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -211,6 +211,29 @@ pub struct Broker {
     /// Records this replica's log lost (a truncation, unflushed records at a crash),
     /// newest last, at most `GHOSTS`: what the page draws as ghosts where they were.
     pub ghosts: Vec<Ghost>,
+}
+
+impl Broker {
+    /// What a broker that does not lead answers a request only the leader serves (a
+    /// produce, a follower's Fetch or OffsetsForLeaderEpoch, a consumer's fetch).
+    /// `ReplicaManager.getPartitionOrException` (2.1–2.8; `getPartitionOrError` from 2.4)
+    /// and `getLeaderReplicaIfLocal` / `appendToLocalLog` (0.10.2, 0.11): a broker that
+    /// hosts the partition, or knows the topic from its metadata cache, answers
+    /// NOT_LEADER_OR_FOLLOWER (NOT_LEADER_FOR_PARTITION before 2.6); one with neither
+    /// answers UNKNOWN_TOPIC_OR_PARTITION. In the ZooKeeper era that is a restarted
+    /// process until its first LeaderAndIsr (the controller's UpdateMetadata comes with
+    /// it, `onBrokerStartup`): it starts with no `Partition` and an empty metadata cache,
+    /// and a missed bounce (before 2.2, `controller_detects_bounced_brokers`) leaves it so.
+    /// Read at 0.10.2.2, 2.1.1, 2.4.1 and 2.8.2. A KRaft broker loads its metadata image
+    /// before it opens its listeners, so it always knows the partition.
+    pub(crate) fn not_leader_error(&self, behavior: &Behavior) -> KafkaError {
+        let no_partition_state = self.image_partition_epoch.is_none() && behavior.broker_liveness == BrokerLiveness::ZookeeperSession;
+        if no_partition_state {
+            KafkaError::UnknownTopicOrPartition
+        } else {
+            KafkaError::NotLeaderOrFollower
+        }
+    }
 }
 
 /// A KRaft broker's fetch of the metadata log from the controller (its raft client, an

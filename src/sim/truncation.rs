@@ -102,7 +102,7 @@ pub(crate) fn truncate_on_become_follower(b: &mut Shared<Broker>, out: &mut Out)
 /// an older leader epoch is fenced.
 pub(crate) fn handle_offsets_for_leader_epoch(b: &mut Shared<Broker>, msg: &Msg, epoch: i32, current_leader_epoch: i32, out: &mut Out) {
     let (answer, error) = if b.lead.is_none() {
-        (None, Some(super::leader::not_leader_error(b, out.behavior)))
+        (None, Some(b.not_leader_error(out.behavior)))
     } else if out.behavior.leader_epoch_fencing && current_leader_epoch < b.leader_epoch {
         (None, Some(KafkaError::FencedLeaderEpoch))
     } else if out.behavior.leader_epoch_fencing && current_leader_epoch > b.leader_epoch {

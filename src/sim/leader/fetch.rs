@@ -56,7 +56,7 @@ pub(crate) fn handle_fetch_request(b: &mut Shared<Broker>, msg: &Msg, req: &Fetc
 /// UNKNOWN_LEADER_EPOCH for a Fetch in another leader epoch.
 fn fetch_request_error(b: &Broker, req: &FetchRequest, out: &Out) -> Option<(KafkaError, Rejection)> {
     if b.lead.is_none() {
-        return Some((super::not_leader_error(b, out.behavior), Rejection::NotLeader));
+        return Some((b.not_leader_error(out.behavior), Rejection::NotLeader));
     }
     let epoch = b.leader_epoch;
     if out.behavior.leader_epoch_fencing && req.current_leader_epoch != epoch {

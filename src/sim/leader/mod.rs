@@ -20,34 +20,11 @@ pub(crate) use purgatory::{expire_delayed_produce, expire_parked_fetch};
 use super::event::HwCause;
 use super::isr_list::IsrList;
 use super::isr_list::Members;
-use super::msg::KafkaError;
 use super::outbox::Out;
 use super::scheduler::Timer;
 use super::shared::{Part, Shared};
 use super::state::{Broker, FollowerView, LeaderState, Role};
 use super::vecmap::{VecMap, VecSet};
-use crate::scenario::{Behavior, BrokerLiveness};
-
-/// What a broker that does not lead answers a request only the leader serves (a
-/// produce, a follower's Fetch or OffsetsForLeaderEpoch, a consumer's fetch).
-/// `ReplicaManager.getPartitionOrException` (2.1–2.8; `getPartitionOrError` from 2.4)
-/// and `getLeaderReplicaIfLocal` / `appendToLocalLog` (0.10.2, 0.11): a broker that
-/// hosts the partition, or knows the topic from its metadata cache, answers
-/// NOT_LEADER_OR_FOLLOWER (NOT_LEADER_FOR_PARTITION before 2.6); one with neither
-/// answers UNKNOWN_TOPIC_OR_PARTITION. In the ZooKeeper era that is a restarted
-/// process until its first LeaderAndIsr (the controller's UpdateMetadata comes with
-/// it, `onBrokerStartup`): it starts with no `Partition` and an empty metadata cache,
-/// and a missed bounce (before 2.2, `controller_detects_bounced_brokers`) leaves it so.
-/// Read at 0.10.2.2, 2.1.1, 2.4.1 and 2.8.2. A KRaft broker loads its metadata image
-/// before it opens its listeners, so it always knows the partition.
-pub(crate) fn not_leader_error(b: &Broker, behavior: &Behavior) -> KafkaError {
-    let no_partition_state = b.image_partition_epoch.is_none() && behavior.broker_liveness == BrokerLiveness::ZookeeperSession;
-    if no_partition_state {
-        KafkaError::UnknownTopicOrPartition
-    } else {
-        KafkaError::NotLeaderOrFollower
-    }
-}
 
 /// The leader state of a broker that leads.
 pub(crate) fn lead(b: &Broker) -> &LeaderState {

@@ -50,7 +50,7 @@ pub(crate) fn handle_produce_request(
     };
     let leader = b.id;
     let Some(ls) = b.lead.as_ref() else {
-        let error = super::not_leader_error(b, out.behavior);
+        let error = b.not_leader_error(out.behavior);
         let current = current_leader_named(b, error, out.behavior);
         return refuse_produce(b, msg, producer, ids, error, BrokerSet::default(), current, out);
     };
