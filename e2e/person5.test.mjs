@@ -2,8 +2,16 @@
 // each as a learner or operator meets it, in Chromium. Each test failed before its fix.
 // Needs www/pkg (npm run build).
 import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { assertNoErrors, cliTrace, launch } from "./helpers.mjs";
+import { pathToFileURL } from "node:url";
+import { assertNoErrors, cliTrace, launch, ROOT } from "./helpers.mjs";
+
+const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
+wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
+const builtin = (name) => JSON.parse(wasm.builtinScenarios().find((s) => s.name === name).json);
 
 let env;
 before(async () => {
@@ -50,3 +58,48 @@ describe("fifth pass: the follower-lag tour shows the second it is named for", (
     await page.close();
   });
 });
+
+describe("fifth pass: the unclean tour shows how a consumer notices, per preset", () => {
+  test("junior: a consumer c1 on the stage reads the records that the unclean election then loses; 0.10 tells it only OFFSET_OUT_OF_RANGE, 4.0 detects the truncation (KIP-320); the run keeps the built-in's name", async () => {
+    const page = await env.open("/?tour=unclean&level=junior", { until: ["html[data-boot=live]", ".tour[data-beat]"] });
+    const dir = mkdtempSync(join(tmpdir(), "hwscope-unclean-"));
+    const seen = [];
+    for (let beat = 1; ; beat++) {
+      const c = await card(page);
+      seen.push(c.text);
+      if (/consumer/i.test(await page.textContent(".beat-title"))) {
+        // The run the card shows: the built-in with c1 added, under the part's preset.
+        const sc = builtin("unclean-election");
+        sc.preset = c.preset;
+        sc.consumers = [{ id: "c1" }];
+        const file = join(dir, `${c.preset}.json`);
+        writeFileSync(file, JSON.stringify(sc));
+        const rec = cliTrace([file])[Number(c.step)];
+        assert.equal(c.shown, Number(c.step));
+        const c1 = rec.consumers.find((x) => x.id === "c1");
+        assert.deepEqual(c1.read, ["p1-1", "p1-2", "p1-3"], "c1 had read the records the election loses");
+        assert.match(c.text, /c1 had read p1-1, p1-2 and p1-3/);
+        assert.equal(await page.$eval('#stage [data-consumer="c1"]', (g) => Number(g.dataset.position)), c1.position, "c1 is on the stage at its position");
+        if (c.preset === "kafka-0.10") {
+          assert.equal(rec.event.error, "OFFSET_OUT_OF_RANGE");
+          assert.match(c.text, /OFFSET_OUT_OF_RANGE/);
+        } else {
+          assert.equal(c.preset, "kafka-4.0");
+          assert.equal(rec.event.outcome, "truncation-detected");
+          assert.match(c.text, /detects the truncation \(KIP-320/);
+        }
+        const head = await page.textContent("#about");
+        assert.match(head, /Unclean leader election.*\(.*with consumer c1\)/, "the heading names the built-in, with the consumer added");
+        assert.equal(await page.$eval("#scenario", (s) => s.value), "unclean-election", "the picker keeps the built-in");
+      }
+      if (await page.isDisabled(".tour-nav .primary")) break;
+      await page.click(".tour-nav .primary");
+      await page.waitForFunction((n) => document.querySelector(".tour").dataset.beat === String(n), beat + 1);
+    }
+    const notices = seen.filter((t) => /c1 had read/.test(t));
+    assert.equal(notices.length, 2, `one beat per preset shows what the consumer notices: ${seen.join("\n")}`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
+

@@ -376,8 +376,25 @@ const uncleanBeats = (old) => [
     },
     say: {
       junior: (c) => {
-        const lost = (c.rec.lost ?? []).map((l) => l.id);
+        const lost = [...new Set((c.rec.lost ?? []).filter((l) => l.invariant === "acked-record-lost").map((l) => l.id))];
         return `Broker ${c.L} leads with LEO ${c.lead.leo}: ${lost.length ? `${list(lost)}, acknowledged with acks=all, ${lost.length === 1 ? "is" : "are"} lost` : "nothing acknowledged is lost"}, in every version: that is what an unclean election permits.`;
+      },
+    },
+  },
+  {
+    id: "notice",
+    level: "junior",
+    title: old ? "The consumer is told only that its offset is gone" : "The consumer checks its position (KIP-320)",
+    at: old
+      ? (r) => r.event?.type === "consumer_fetch_response" && r.event.error === "OFFSET_OUT_OF_RANGE"
+      : (r) => r.event?.type === "offsets_for_leader_epoch_response" && typeof r.event.to === "string",
+    say: {
+      junior: (c) => {
+        const now = c.rec.consumers.find((x) => x.id === c.e.to);
+        const was = c.prev?.consumers.find((x) => x.id === c.e.to) ?? now;
+        return old
+          ? `${now.id} had read ${list(now.read)} from leader 0. Under ${c.sc.preset} it asks the new leader ${c.e.from} for offset ${c.e.offset} and is told OFFSET_OUT_OF_RANGE (the new leader's log ends at ${c.rep(c.e.from).leo}); auto.offset.reset moves it to ${now.position}. Nothing tells it that records it read are gone: it learns of a problem only because the new log is shorter, and had leader ${c.e.from} already written past ${c.e.offset} it would read on from there.`
+          : `${now.id} had read ${list(now.read)} from leader 0. Under ${c.sc.preset}, seeing a new leader epoch, it first asks leader ${c.e.from} where epoch ${c.e.epoch} (that of its last record) ends: at ${c.e.end_offset?.end_offset}, below its position ${was.position}. ${c.e.outcome === "truncation-detected" ? `It detects the truncation (KIP-320, from 2.1) and moves back to ${now.position}, the first offset known to diverge, instead of reading on; with auto.offset.reset=none it stops with LogTruncationException.` : `Its position is valid: it reads on.`}`;
       },
     },
   },
@@ -422,8 +439,8 @@ export const QUESTION_TOURS = [
     id: "unclean",
     title: "What does an unclean election lose, and how does a consumer notice?",
     parts: [
-      { scenario: "unclean-election", preset: "kafka-0.10", beats: uncleanBeats(true) },
-      { scenario: "unclean-election", preset: "kafka-4.0", beats: uncleanBeats(false).filter((b) => b.id !== "alone") },
+      { scenario: "unclean-election", preset: "kafka-0.10", consumers: [{ id: "c1" }], beats: uncleanBeats(true) },
+      { scenario: "unclean-election", preset: "kafka-4.0", consumers: [{ id: "c1" }], beats: uncleanBeats(false).filter((b) => b.id !== "alone") },
     ],
   },
   {
