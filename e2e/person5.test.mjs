@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
+import { axeFindings } from "./a11y-findings.mjs";
 import { assertNoErrors, cliTrace, launch, ROOT } from "./helpers.mjs";
 
 const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
@@ -103,3 +104,17 @@ describe("fifth pass: the unclean tour shows how a consumer notices, per preset"
   });
 });
 
+describe("fifth pass: axe on a long beat at 360 px", () => {
+  test("a beat whose text scrolls in the phone's sheet can be reached by keyboard; no finding at any impact, light and dark", async () => {
+    for (const theme of ["light", "dark"]) {
+      for (const path of ["/?tour=follower-lag&level=junior&beat=4", "/?tour=unclean&level=junior&beat=4"]) {
+        const page = await env.open(`${path}&theme=${theme}`, { viewport: { width: 360, height: 740 }, until: ["html[data-boot=live]", ".tour[data-beat]"] });
+        await page.waitForTimeout(300);
+        const scrolls = await page.$eval(".tour .beat-body", (b) => b.scrollHeight > b.clientHeight + 1);
+        assert.ok(scrolls, `${path}: the beat's text scrolls in the sheet (what this test is about)`);
+        assert.deepEqual(await axeFindings(page), [], `${path} ${theme}`);
+        await page.close();
+      }
+    }
+  });
+});

@@ -207,8 +207,26 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
       if (k === shown.length - 1) body.append(ending());
     }
     card.dataset.state = q && state === "ask" ? "ask" : "show";
-    requestAnimationFrame(keepStageAbove);
+    requestAnimationFrame(() => {
+      keepStageAbove();
+      reachable();
+    });
   }
+
+  /** On a phone the sheet's text scrolls when a beat says more than its lines: the
+   *  keyboard can reach it then, to scroll it (axe: scrollable-region-focusable). */
+  function reachable() {
+    if (body.scrollHeight > body.clientHeight + 1) {
+      body.tabIndex = 0;
+      body.setAttribute("role", "region");
+      body.setAttribute("aria-label", "The beat's text");
+    } else {
+      body.removeAttribute("tabindex");
+      body.removeAttribute("role");
+      body.removeAttribute("aria-label");
+    }
+  }
+  addEventListener("resize", () => reachable());
 
   /** A phone: the card is a sheet at the bottom of the screen (style.css) and the stage it
    *  talks about is kept above it, scrolling the page as little as needed: unscrolled, the
