@@ -165,3 +165,21 @@ describe("fifth pass: axe on a long beat at 360 px", () => {
     }
   });
 });
+
+describe("fifth pass: an embed's status line cuts no word", () => {
+  test("360 and 640 px, under min ISR (the longest status): each part of the line is shown whole or not at all; time and step are shown", async () => {
+    for (const width of [360, 640]) {
+      const page = await env.open("/?embed=1&scenario=acks-and-min-isr#at=102", { viewport: { width, height: 640 }, until: ["html[data-boot=live]", "#status[data-step]"] });
+      const parts = await page.$eval("#status", (s) => {
+        const box = s.getBoundingClientRect();
+        return [...s.children].filter((c) => c.getClientRects().length && c.textContent).map((c) => {
+          const r = c.getBoundingClientRect();
+          return { cls: c.className, text: c.textContent, shown: r.top < box.bottom - 1 && r.bottom > box.top + 1, whole: r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5 };
+        });
+      });
+      for (const p of parts) if (p.shown) assert.ok(p.whole, `${width} px: “${p.text}” is cut`);
+      for (const cls of ["time", "step"]) assert.ok(parts.find((p) => p.cls === cls)?.whole, `${width} px: the ${cls} is shown`);
+      await page.close();
+    }
+  });
+});
