@@ -183,3 +183,15 @@ describe("fifth pass: an embed's status line cuts no word", () => {
     }
   });
 });
+
+describe("fifth pass: a tagged leader keeps its LEO label at 360 px", () => {
+  test("acks-and-min-isr under min ISR (the “ISR < 2” tag on the leader's header): the LEO line still says “LEO”", async () => {
+    const page = await env.open("/?scenario=acks-and-min-isr#at=102", { viewport: { width: 360, height: 740 }, until: ["html[data-boot=live]", "#status[data-step]"] });
+    await page.waitForSelector('#stage .broker[data-under-min-isr="2"]');
+    const lines = await page.$$eval('#stage .broker[data-under-min-isr="2"] text', (ts) => ts.map((t) => t.textContent.trim()));
+    assert.ok(lines.includes("ISR < 2"), `the tag is drawn: ${lines}`);
+    assert.ok(lines.some((l) => /^LEO \d+$/.test(l)), `the LEO line keeps its word: ${lines}`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
