@@ -323,6 +323,30 @@ export function start(core, opts, boot = {}) {
     }
   }
 
+  /** `b` is the built-in `a` with consumers added after its own (a tour's part that
+   *  shows what a consumer notices, or Settings): their ids, else null. */
+  function consumersAdded(a, b) {
+    try {
+      const x = JSON.parse(a);
+      const y = JSON.parse(b);
+      const mine = x.consumers ?? [];
+      const added = (y.consumers ?? []).slice(mine.length);
+      if (!added.length) return null;
+      y.consumers = (y.consumers ?? []).slice(0, mine.length);
+      if (!y.consumers.length && !x.consumers) delete y.consumers;
+      return samePresetAside(JSON.stringify(x), JSON.stringify(y)) ? added.map((c) => c.id) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** What a variant adds to the built-in's name: " (under kafka-0.10, with consumer c1)". */
+  const variantName = (v) => {
+    if (!v) return "";
+    const parts = [v.preset !== v.written ? `under ${v.preset}` : null, v.added ? `with consumer${v.added.length === 1 ? "" : "s"} ${v.added.join(", ")}` : null].filter(Boolean);
+    return parts.length ? ` (${parts.join(", ")})` : "";
+  };
+
   /** A link made after an intervention carries the scenario with every default written
    *  out (and `after_stop: settle`, which an intervention brings): the built-in it came from
    *  is the one with the same title whose scenario in force, under the link's preset, is
@@ -424,6 +448,12 @@ export function start(core, opts, boot = {}) {
           variant = { written, preset };
           break;
         }
+        const added = consumersAdded(s.json, own);
+        if (added) {
+          meta = s;
+          variant = { written, preset, added };
+          break;
+        }
       }
     }
     if (!meta) {
@@ -435,9 +465,10 @@ export function start(core, opts, boot = {}) {
     // built-in's text told of its own preset: under another one, or edited, it says so.
     let description = sim.scenario.description || meta?.description;
     const from = !meta && description && scenarios.find((s) => s.description === description);
-    if (variant) description = `Written for ${variant.written}; this run is under ${variant.preset}, where it may go otherwise. ${description}`;
+    if (variant?.added) description = `${variant.written !== variant.preset ? `Written for ${variant.written}; this run is under ${variant.preset}, where it may go otherwise. ` : ""}This run adds consumer${variant.added.length === 1 ? "" : "s"} ${variant.added.join(", ")} to the built-in. ${description}`;
+    else if (variant) description = `Written for ${variant.written}; this run is under ${variant.preset}, where it may go otherwise. ${description}`;
     else if (from) description = `The description of “${from.title}”, which your edits changed: it may no longer hold. ${description}`;
-    const name = `${sim.scenario.title || meta?.title || "Custom scenario"}${variant ? ` (under ${variant.preset})` : ""}`;
+    const name = `${sim.scenario.title || meta?.title || "Custom scenario"}${variantName(variant)}`;
     renderAbout($("about"), { title: name, description, embed: opts.embed, extra: modifiedNote });
     modified();
     document.title = `${name} · hwscope`;
@@ -466,7 +497,7 @@ export function start(core, opts, boot = {}) {
     const steps = sim.interventions;
     for (const s of scenarios) {
       const option = $("scenario").querySelector(`option[value="${s.name}"]`);
-      const text = `${s.title || s.name}${s === meta && variant ? ` (under ${variant.preset})` : ""}${steps.length && s === meta ? " (modified)" : ""}`;
+      const text = `${s.title || s.name}${s === meta ? variantName(variant) : ""}${steps.length && s === meta ? " (modified)" : ""}`;
       if (option && option.textContent !== text) option.textContent = text;
     }
     modifiedNote.hidden = !steps.length;

@@ -117,6 +117,7 @@ pub fn fingerprint(sim: &Sim, perm: &Perm, extra: u64) -> u64 {
 pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
     // The key the nodes' content hashes are cached under: the renaming, and whether send times count.
     let cache = u64::from_le_bytes(perm.to) ^ (sent as u64) << 63 | 1;
+    let places = Places::new(&sim.sched.queue);
     let mut w = Walker {
         h: StableHash::default(),
         sim,
@@ -127,10 +128,61 @@ pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
         sent,
         mode: Mode::Full,
         cache,
+        places: &places,
     };
     w.word(extra);
     w.sim();
     w.h.finish()
+}
+
+/// Where each item of the scheduler's queue is, by its sequence number: a table
+/// indexed by the number's low bits, built once per fingerprint, so that a node's
+/// reference to a timer or a message (`Walker::key`) costs a lookup, not a search.
+pub(super) struct Places {
+    /// Place + 1 of the item whose sequence number falls in the slot (0: none).
+    slots: [u8; PLACES],
+    /// Whether two items fell in one slot (then a key not found there is searched for).
+    clashed: bool,
+    /// Whether the table is built (a longer queue is searched instead).
+    built: bool,
+}
+
+const PLACES: usize = 64;
+
+impl Places {
+    pub(super) fn new<T>(queue: &[(Key, T)]) -> Places {
+        let mut p = Places { slots: [0; PLACES], clashed: false, built: queue.len() < u8::MAX as usize };
+        if p.built {
+            for (i, ((_, _, seq), _)) in queue.iter().enumerate() {
+                let slot = &mut p.slots[(*seq % PLACES as u64) as usize];
+                p.clashed |= *slot != 0;
+                *slot = i as u8 + 1;
+            }
+        }
+        p
+    }
+
+    /// The key's place in `queue`, or `Err` where it is not there (as a binary search
+    /// over the queue answers; the insertion point is not kept).
+    #[inline]
+    pub(super) fn find<T>(&self, queue: &[(Key, T)], key: Key) -> Result<usize, usize> {
+        if self.built {
+            let slot = self.slots[(key.2 % PLACES as u64) as usize];
+            if slot == 0 {
+                // No item's sequence number falls here: the key is not in the queue.
+                return Err(0);
+            }
+            let i = slot as usize - 1;
+            if queue[i].0 == key {
+                return Ok(i);
+            }
+            if !self.clashed {
+                // The one item that falls here is another.
+                return Err(0);
+            }
+        }
+        queue.binary_search_by(|(k, _)| key.cmp(k))
+    }
 }
 
 /// What a walk hashes (`Walker::cached`).
@@ -158,6 +210,8 @@ pub(super) struct Walker<'a> {
     mode: Mode,
     /// The key nodes' content hashes are cached under (`Shared::hash`).
     cache: u64,
+    /// The queue's items by sequence number (`Places`).
+    places: &'a Places,
 }
 
 impl<'a> Walker<'a> {
@@ -287,7 +341,8 @@ impl<'a> Walker<'a> {
             return;
         }
         let queue = &self.sim.sched.queue;
-        match queue.binary_search_by(|(k, _)| key.cmp(k)) {
+        let place = self.places.find(queue, key);
+        match place {
             Ok(i) => self.reference(i as u64),
             Err(_) => {
                 self.reference(u64::MAX);
@@ -400,7 +455,8 @@ impl<'a> Walker<'a> {
         });
         self.word(conns);
         self.queue();
-        self.invariants(invariants);
+        // No renaming, time or id in them: cached like a node's content, with no references.
+        self.cached(invariants, Walker::invariants, |_, _| {});
     }
 
     fn log(&mut self, log: &Log) {
@@ -511,7 +567,7 @@ mod tests {
     use super::*;
 
     /// A walker in `Mode::Refs` over `sim` under `perm`, as the search hashes references.
-    fn refs_walker<'a>(sim: &'a Sim, perm: &'a Perm) -> Walker<'a> {
+    fn refs_walker<'a>(sim: &'a Sim, perm: &'a Perm, places: &'a Places) -> Walker<'a> {
         Walker {
             h: StableHash::default(),
             sim,
@@ -522,6 +578,7 @@ mod tests {
             sent: true,
             mode: Mode::Refs,
             cache: 1,
+            places,
         }
     }
 
@@ -534,7 +591,8 @@ mod tests {
             let mut sim = Sim::new(crate::builtin::load(name).expect("a built-in"));
             while sim.step < 300 && sim.step() {
                 for perm in [Perm::IDENTITY, Perm::from_order(&[1, 0, 2, 3, 4, 5, 6, 7])] {
-                    let w = refs_walker(&sim, &perm);
+                    let places = Places::new(&sim.sched.queue);
+                    let w = refs_walker(&sim, &perm, &places);
                     let (mut whole, mut refs) = (w, w);
                     for b in &sim.brokers {
                         whole.broker_state(b);
@@ -567,7 +625,8 @@ mod tests {
             let mut sim = Sim::new(crate::builtin::load(name).expect("a built-in"));
             while sim.step < 300 && sim.step() {
                 for (m, _) in sim.in_flight.values() {
-                    let w = refs_walker(&sim, &Perm::IDENTITY);
+                    let places = Places::new(&sim.sched.queue);
+                    let w = refs_walker(&sim, &Perm::IDENTITY, &places);
                     let (mut whole, mut refs) = (w, w);
                     whole.msg(m);
                     refs.msg_refs(m);
@@ -577,5 +636,33 @@ mod tests {
             }
         }
         assert!(kinds.len() >= 15, "{kinds:?}");
+    }
+
+    /// `Places` finds every item of the queue where a search over it does, and no key
+    /// that is not there (a timer fired or cancelled, another time, another class), along
+    /// every built-in's run.
+    #[test]
+    fn places_agree_with_a_search() {
+        let mut keys = 0;
+        for name in crate::builtin::names() {
+            let mut sim = Sim::new(crate::builtin::load(name).expect("a built-in"));
+            let mut old: Vec<Key> = Vec::new();
+            while sim.step < 300 && sim.step() {
+                let queue = &sim.sched.queue;
+                let places = Places::new(queue);
+                let mut probes: Vec<Key> = queue.iter().map(|(k, _)| *k).collect();
+                probes.extend(queue.iter().flat_map(|&((at, class, seq), _)| {
+                    [(at + 1, class, seq), (at, class ^ 1, seq), (at, class, seq + 1), (at, class, seq + PLACES as u64)]
+                }));
+                probes.extend(old.iter().copied());
+                for key in probes {
+                    let searched = queue.binary_search_by(|(k, _)| key.cmp(k)).ok();
+                    assert_eq!(places.find(queue, key).ok(), searched, "{name}, step {}, {key:?}", sim.step);
+                    keys += 1;
+                }
+                old = queue.iter().map(|(k, _)| *k).collect();
+            }
+        }
+        assert!(keys > 10_000, "{keys}");
     }
 }
