@@ -89,7 +89,7 @@ export function start(core, opts, boot = {}) {
   // Every branch is a share link, which only the full core writes: the tree's module is
   // not in the first load but comes with the full core (fullParts; its box stays hidden
   // until a run has two branches). `tree(fn)` runs fn on the tree once it is here, in the
-  // order asked.
+  // order asked (callbacks on the one pending import run in the order they were added).
   const branchesModule = opts.embed ? null : onDemand(() => import("./panels/branches.js"), "Branches", (text) => notice(text));
   let branches = null;
   const makeTree = (m) =>
@@ -104,19 +104,10 @@ export function start(core, opts, boot = {}) {
         openLearn().then((hub) => hub?.openView("compare", { pair: [{ label: label(a), json: text(a) }, { label: label(b), json: text(b) }] }));
       },
     }) ?? null);
-  let queued = null;
   const tree = (fn) => {
     if (branches) return fn(branches);
-    if (!branchesModule) return;
-    (queued ??= []).push(fn);
-    if (queued.length > 1) return;
-    branchesModule(true).then((m) => {
-      makeTree(m);
-      const waiting = queued;
-      queued = null;
-      // Not loaded (the network dropped): what was asked is dropped, the next run asks again.
-      if (branches) for (const f of waiting) f(branches);
-    });
+    // Not loaded (the network dropped): what was asked is dropped, the next run asks again.
+    branchesModule?.(true).then((m) => makeTree(m) && fn(branches));
   };
   /** The tree marks the run `here` (a link) as shown, or starts over from it. */
   const branchAt = (here) => tree((b) => b.shown(keyOf(here), here) || b.reset(keyOf(here), here));
@@ -256,8 +247,10 @@ export function start(core, opts, boot = {}) {
     }
     player.showRecord(rec);
     clearError();
-    const link = sim.linkAt(player.step);
-    tree((b) => b.fork(before, keyOf(link), link, event, rec.step));
+    if (branchesModule) {
+      const link = sim.linkAt(player.step);
+      tree((b) => b.fork(before, keyOf(link), link, event, rec.step));
+    }
     // A "Jump to" result named a step of the run this one replaces.
     marks.reset();
     verdicts.reset();
