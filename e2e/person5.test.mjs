@@ -195,3 +195,22 @@ describe("fifth pass: a tagged leader keeps its LEO label at 360 px", () => {
     await page.close();
   });
 });
+
+describe("fifth pass: a tour's two runs side by side in one click", () => {
+  test("min-insync's last beat: Compare shows min.insync.replicas 2 and 1 at the same moment, the HW held in A and moved in B; no stray setting picker", async () => {
+    const page = await env.open("/?tour=min-insync&level=junior&beat=7", { until: ["html[data-boot=live]", ".tour[data-beat]"] });
+    await page.click('.tour button[data-action="compare"]');
+    await page.waitForSelector('.view-compare .cmp-side[data-side="B"] h4');
+    const heads = await page.$$eval(".view-compare .cmp-side h4", (hs) => hs.map((x) => x.textContent));
+    assert.match(heads[0], /min\.insync\.replicas = 2/);
+    assert.match(heads[1], /min\.insync\.replicas = 1/);
+    assert.match(await page.textContent(".view-compare .cmp-note"), /Two runs of this tour/);
+    assert.equal(await page.isVisible('.view-compare label:has-text("B differs in")'), false, "a pair has no setting to pick");
+    await page.waitForFunction(() => document.querySelectorAll('.view-compare .cmp-side .broker[data-broker="0"]').length === 2);
+    const hw = await page.$$eval('.view-compare .cmp-side .broker[data-broker="0"]', (gs) => gs.map((g) => ({ hw: Number(g.dataset.hw), leo: Number(g.dataset.leo) })));
+    assert.ok(hw[0].hw < hw[0].leo, `A holds the HW: ${JSON.stringify(hw)}`);
+    assert.equal(hw[1].hw, hw[1].leo, `B's HW is at the leader's LEO: ${JSON.stringify(hw)}`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});

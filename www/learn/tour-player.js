@@ -174,7 +174,9 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
     }
     if (b.def.action && rank(b.def.level) <= rank(lvl)) {
       const a = b.def.action;
-      out.push(h("p", {}, h("button", { type: "button", onclick: () => hub.openView(a.view, a) }, a.label)));
+      // `parts: [[i, label], …]`: two of this tour's runs side by side (Compare).
+      const opts = a.parts ? { ...a, note: "Two runs of this tour, under one scrubber over simulated time.", pair: a.parts.map(([i, label]) => ({ label, json: parts[i].json })) } : a;
+      out.push(h("p", {}, h("button", { type: "button", "data-action": a.view, onclick: () => hub.openView(a.view, opts) }, a.label)));
     }
     return out;
   }

@@ -236,6 +236,7 @@ const minIsrOneBeats = [
     id: "one-copy",
     level: "junior",
     title: "acks=all, acknowledged with one copy",
+    action: { label: "Compare min.insync.replicas 2 and 1 side by side", view: "compare", parts: [[0, "min.insync.replicas = 2"], [1, "min.insync.replicas = 1"]] },
     at: (r) => r.event?.type === "produce_response" && r.event.to === "p-all" && !r.event.error && r.partition.isr.length === 1,
     say: {
       junior: (c) => `${c.e.to} gets its acknowledgement for ${list((c.e.records ?? []).map(String))} at ${c.t} ms. acks=all waited for the whole ISR, ${set(c.rec.partition.isr)}: leader ${c.L} is the only broker that has ${(c.e.records ?? []).length === 1 ? "it" : "them"}.`,
@@ -352,6 +353,7 @@ const deathBeats = (old) => [
     level: "junior",
     title: old ? "Lost" : "Kept",
     at: ev("leader_and_isr", { outcome: "become-leader" }),
+    ...(old ? {} : { action: { label: "Compare kafka-0.10 and kafka-4.0 side by side", view: "compare", parts: [[0, "kafka-0.10"], [1, "kafka-4.0"]] } }),
     say: {
       junior: (c) => {
         const lost = (c.rec.lost ?? []).filter((l) => !l.allowed);
@@ -416,6 +418,7 @@ const uncleanBeats = (old) => [
     id: "notice",
     level: "junior",
     title: old ? "The consumer is told only that its offset is gone" : "The consumer checks its position (KIP-320)",
+    ...(old ? {} : { action: { label: "Compare kafka-0.10 and kafka-4.0 side by side", view: "compare", parts: [[0, "kafka-0.10"], [1, "kafka-4.0"]] } }),
     at: old
       ? (r) => r.event?.type === "consumer_fetch_response" && r.event.error === "OFFSET_OUT_OF_RANGE"
       : (r) => r.event?.type === "offsets_for_leader_epoch_response" && typeof r.event.to === "string",
