@@ -104,6 +104,53 @@ describe("fifth pass: the unclean tour shows how a consumer notices, per preset"
   });
 });
 
+describe("fifth pass: the min-insync tour shows acks=all with the leader alone", () => {
+  test("junior: after the refusals under min.insync.replicas = 2, the same crashes with 1: the leader alone moves the HW and acknowledges p-all's write; the run keeps the built-in's name", async () => {
+    const page = await env.open("/?tour=min-insync&level=junior", { until: ["html[data-boot=live]", ".tour[data-beat]"] });
+    const hwOnStage = () => page.$eval('#stage .broker[data-broker="0"]', (g) => ({ hw: Number(g.dataset.hw), leo: Number(g.dataset.leo) }));
+    const held = [];
+    let one = null;
+    for (let beat = 1; ; beat++) {
+      let c = await card(page);
+      if (c.state === "ask") {
+        await page.click('.tour button:has-text("Just show me")');
+        c = await card(page);
+      }
+      const stage = await hwOnStage();
+      if (!c.config && /leader alone/.test(await page.textContent(".beat-title"))) held.push(stage);
+      if (c.config) {
+        assert.deepEqual(JSON.parse(c.config), { "min.insync.replicas": 1 });
+        const sc = builtin("acks-and-min-isr");
+        sc.config["min.insync.replicas"] = 1;
+        const file = join(mkdtempSync(join(tmpdir(), "hwscope-minisr-")), "one.json");
+        writeFileSync(file, JSON.stringify(sc));
+        const rec = cliTrace([file])[Number(c.step)];
+        assert.deepEqual(rec.partition.isr, [0], "the leader alone is the ISR");
+        if (/leader alone is enough/.test(await page.textContent(".beat-title"))) {
+          assert.equal(stage.hw, stage.leo, "with min.insync.replicas = 1 the HW moves to the leader's LEO");
+          assert.equal(stage.hw, rec.replicas.find((r) => r.broker === 0).hw);
+        } else {
+          assert.equal(rec.event.type, "produce_response");
+          assert.equal(rec.event.to, "p-all");
+          assert.equal(rec.event.error ?? null, null);
+          assert.match(c.text, new RegExp(`p-all gets its acknowledgement for ${rec.event.records.join(", ")} at ${rec.time_ms} ms`));
+          one = c.text;
+        }
+        assert.match(await page.textContent("#about"), /acks=all against acks=1.*\(with min\.insync\.replicas = 1\)/);
+        assert.equal(await page.$eval("#scenario", (x) => x.value), "acks-and-min-isr");
+      }
+      if (await page.isDisabled(".tour-nav .primary")) break;
+      await page.click(".tour-nav .primary");
+      await page.waitForFunction((n) => document.querySelector(".tour").dataset.beat === String(n), beat + 1);
+    }
+    assert.equal(held.length, 1);
+    assert.ok(held[0].hw < held[0].leo, "under min.insync.replicas = 2 the HW was held below the LEO");
+    assert.ok(one, "a beat shows acks=all acknowledged with one copy");
+    assertNoErrors(page);
+    await page.close();
+  });
+});
+
 describe("fifth pass: axe on a long beat at 360 px", () => {
   test("a beat whose text scrolls in the phone's sheet can be reached by keyboard; no finding at any impact, light and dark", async () => {
     for (const theme of ["light", "dark"]) {
@@ -116,5 +163,35 @@ describe("fifth pass: axe on a long beat at 360 px", () => {
         await page.close();
       }
     }
+  });
+});
+
+describe("fifth pass: an embed's status line cuts no word", () => {
+  test("360 and 640 px, under min ISR (the longest status): each part of the line is shown whole or not at all; time and step are shown", async () => {
+    for (const width of [360, 640]) {
+      const page = await env.open("/?embed=1&scenario=acks-and-min-isr#at=102", { viewport: { width, height: 640 }, until: ["html[data-boot=live]", "#status[data-step]"] });
+      const parts = await page.$eval("#status", (s) => {
+        const box = s.getBoundingClientRect();
+        return [...s.children].filter((c) => c.getClientRects().length && c.textContent).map((c) => {
+          const r = c.getBoundingClientRect();
+          return { cls: c.className, text: c.textContent, shown: r.top < box.bottom - 1 && r.bottom > box.top + 1, whole: r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5 };
+        });
+      });
+      for (const p of parts) if (p.shown) assert.ok(p.whole, `${width} px: “${p.text}” is cut`);
+      for (const cls of ["time", "step"]) assert.ok(parts.find((p) => p.cls === cls)?.whole, `${width} px: the ${cls} is shown`);
+      await page.close();
+    }
+  });
+});
+
+describe("fifth pass: a tagged leader keeps its LEO label at 360 px", () => {
+  test("acks-and-min-isr under min ISR (the “ISR < 2” tag on the leader's header): the LEO line still says “LEO”", async () => {
+    const page = await env.open("/?scenario=acks-and-min-isr#at=102", { viewport: { width: 360, height: 740 }, until: ["html[data-boot=live]", "#status[data-step]"] });
+    await page.waitForSelector('#stage .broker[data-under-min-isr="2"]');
+    const lines = await page.$$eval('#stage .broker[data-under-min-isr="2"] text', (ts) => ts.map((t) => t.textContent.trim()));
+    assert.ok(lines.includes("ISR < 2"), `the tag is drawn: ${lines}`);
+    assert.ok(lines.some((l) => /^LEO \d+$/.test(l)), `the LEO line keeps its word: ${lines}`);
+    assertNoErrors(page);
+    await page.close();
   });
 });

@@ -143,7 +143,7 @@ export function check(text, { settings, zookeeper, facts, claimed, known = null,
 
 for (const tour of TOURS) {
   for (const [i, part] of tour.parts.entries()) {
-    test(`tour ${tour.id}, part ${i + 1} (${part.scenario}${part.preset ? ` under ${part.preset}` : ""}): every beat says what its run shows`, () => {
+    test(`tour ${tour.id}, part ${i + 1} (${part.scenario}${part.preset ? ` under ${part.preset}` : ""}${part.consumers ? ` with ${part.consumers.map((x) => x.id).join(", ")}` : ""}${part.config ? ` with ${Object.entries(part.config).map(([k, v]) => `${k} = ${v}`).join(", ")}` : ""}): every beat says what its run shows`, () => {
       const api = { wasm, scenarios, sim: null };
       const [pinned] = pin(api, { ...tour, parts: [part] });
       const sim = new Sim(wasm.Playground, { tail: 64 });

@@ -29,16 +29,17 @@ function saveProgress(p) {
 
 const rank = (level) => Math.max(0, LEVELS.indexOf(level));
 
-/** A part's scenario: the built-in's JSON, with the part's preset if it has one and the
- *  consumers it adds (`consumers`, after the built-in's own: the page names the run as
- *  the built-in "with consumer c1"). */
+/** A part's scenario: the built-in's JSON, with the part's preset if it has one, the
+ *  consumers it adds (`consumers`, after the built-in's own) and the settings it changes
+ *  (`config`): the page names the run as the built-in "with consumer c1". */
 function partJson(api, part) {
   const s = api.scenarios.find((x) => x.name === part.scenario);
   if (!s) throw new Error(`tour: no built-in scenario ${part.scenario}`);
   const obj = JSON.parse(s.json);
-  if ((!part.preset || obj.preset === part.preset) && !part.consumers) return s.json;
+  if ((!part.preset || obj.preset === part.preset) && !part.consumers && !part.config) return s.json;
   if (part.preset) obj.preset = part.preset;
   if (part.consumers) obj.consumers = [...(obj.consumers ?? []), ...part.consumers];
+  if (part.config) obj.config = { ...obj.config, ...part.config };
   return JSON.stringify(obj);
 }
 
@@ -309,14 +310,16 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
     const p = part.part;
     // Parts this level visits (junior may see only the first).
     const seen = [...new Set(shown.map((x) => x.part))];
-    const added = p.consumers ? `, with consumer${p.consumers.length === 1 ? "" : "s"} ${p.consumers.map((x) => x.id).join(", ")}` : "";
+    const added = `${p.consumers ? `, with consumer${p.consumers.length === 1 ? "" : "s"} ${p.consumers.map((x) => x.id).join(", ")}` : ""}${Object.entries(p.config ?? {}).map(([key, v]) => `, ${key} = ${v}`).join("")}`;
     partLine.textContent = seen.length > 1 ? `Part ${seen.indexOf(b.part) + 1} of ${seen.length} · ${p.scenario} under ${part.trace.scenario.preset}${added}` : `${p.scenario} · ${part.trace.scenario.preset}${added}`;
     title.textContent = `${k + 1}. ${b.def.title}`;
     card.dataset.scenario = p.scenario;
     card.dataset.preset = part.trace.scenario.preset;
-    // The consumers the part adds to the built-in (JSON), for a test to rebuild the run.
+    // What the part changes in the built-in (JSON), for a test to rebuild the run.
     if (p.consumers) card.dataset.consumers = JSON.stringify(p.consumers);
     else delete card.dataset.consumers;
+    if (p.config) card.dataset.config = JSON.stringify(p.config);
+    else delete card.dataset.config;
     card.dataset.beat = k + 1;
     card.dataset.beats = shown.length;
     card.dataset.step = b.step;

@@ -212,7 +212,38 @@ const minIsrBeats = [
     at: both(ev("isr_change"), hwMoved),
     say: {
       junior: (c) => `${list((c.e.isr ?? []).filter((b) => !(c.e.isr_before ?? []).includes(b)).map((b) => `Follower ${b}`))} is back in the ISR ${set(c.e.isr)}, enough for min.insync.replicas again: the HW moves ${c.e.hw_before} → ${c.e.hw_after} and the writes that waited are acknowledged.`,
-      principal: (c) => `Replication factor ${c.rec.replicas.length} with min.insync.replicas ${c.cfg("min.insync.replicas")}: acks=all writes survive any ${c.rec.replicas.length - c.cfg("min.insync.replicas")} lost replica${c.rec.replicas.length - c.cfg("min.insync.replicas") === 1 ? "" : "s"} without a loss, and stop (rather than risk one) at the next. min.insync.replicas = 1 would have let the leader alone acknowledge: one more crash and those records are gone.`,
+      principal: (c) => `Replication factor ${c.rec.replicas.length} with min.insync.replicas ${c.cfg("min.insync.replicas")}: acks=all writes survive any ${c.rec.replicas.length - c.cfg("min.insync.replicas")} lost replica${c.rec.replicas.length - c.cfg("min.insync.replicas") === 1 ? "" : "s"} without a loss, and stop (rather than risk one) at the next. Next, the same crashes with min.insync.replicas set to 1.`,
+    },
+  },
+];
+
+// The same crashes with min.insync.replicas = 1: the ISR may be the leader alone, and
+// acks=all then means one copy.
+const minIsrOneBeats = [
+  {
+    id: "alone-enough",
+    level: "junior",
+    title: "min.insync.replicas = 1: the leader alone is enough",
+    at: (r) => r.event?.type === "leader_and_isr" && r.event.outcome === "isr-update" && r.event.isr?.length === 1,
+    quiz: hwOf(0, (c) => [{ value: c.was(0).hw, why: "With min.insync.replicas = 1 nothing holds the HW: the leader alone is a large enough ISR." }],
+      (c) => `The same crashes, now with min.insync.replicas = ${c.cfg("min.insync.replicas")}. The leader learns ISR ${set(c.e.isr)}; its LEO is ${c.lead.leo}. What is its HW now?`,
+      (c) => `HW ${c.lead.hw}: the leader alone is the whole ISR, and it is enough.`),
+    say: {
+      junior: (c) => `With min.insync.replicas = ${c.cfg("min.insync.replicas")} the same fencing leaves ISR ${set(c.e.isr)}, and the leader alone is enough: the HW moves ${c.e.hw_before} → ${c.e.hw_after} at once, and the acks=all write that waited is acknowledged.`,
+    },
+  },
+  {
+    id: "one-copy",
+    level: "junior",
+    title: "acks=all, acknowledged with one copy",
+    at: (r) => r.event?.type === "produce_response" && r.event.to === "p-all" && !r.event.error && r.partition.isr.length === 1,
+    say: {
+      junior: (c) => `${c.e.to} gets its acknowledgement for ${list((c.e.records ?? []).map(String))} at ${c.t} ms. acks=all waited for the whole ISR, ${set(c.rec.partition.isr)}: leader ${c.L} is the only broker that has ${(c.e.records ?? []).length === 1 ? "it" : "them"}.`,
+      principal: (c) => {
+        const rf = c.rec.replicas.length;
+        const m = c.cfg("min.insync.replicas");
+        return `Replication factor ${rf} with min.insync.replicas = ${m}: writes go on through ${rf - m} lost replicas, but a write acknowledged meanwhile is on leader ${c.L} alone. If that broker's disk is lost before a follower copies it, so is the record; no clean election can bring it back. replicas − min.insync is how many failures writes go on through; min.insync is how many copies each acknowledged write has.`;
+      },
     },
   },
 ];
@@ -428,7 +459,10 @@ export const QUESTION_TOURS = [
   {
     id: "min-insync",
     title: "acks=all waits for the ISR — which may be just the leader",
-    parts: [{ scenario: "acks-and-min-isr", beats: minIsrBeats }],
+    parts: [
+      { scenario: "acks-and-min-isr", beats: minIsrBeats },
+      { scenario: "acks-and-min-isr", config: { "min.insync.replicas": 1 }, beats: minIsrOneBeats },
+    ],
   },
   {
     id: "leo-hw",
