@@ -118,7 +118,7 @@ pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
     // The key the nodes' content hashes are cached under: the renaming, and whether send times count.
     let cache = u64::from_le_bytes(perm.to) ^ (sent as u64) << 63 | 1;
     let places = Places::new(&sim.sched.queue);
-    let mut w = Walker {
+    let mut w = Walker::<FULL> {
         h: StableHash::default(),
         sim,
         perm,
@@ -126,7 +126,6 @@ pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
         next_msg: sim.next_msg,
         owner: u32::MAX,
         sent,
-        mode: Mode::Full,
         cache,
         places: &places,
     };
@@ -196,8 +195,14 @@ pub(super) enum Mode {
     Refs,
 }
 
+/// `Walker`'s mode as its const parameter (`Mode`): decided when the code is
+/// compiled, so a word hashes or not without a test at run time.
+pub(super) const FULL: u8 = 0;
+pub(super) const CONTENT: u8 = 1;
+pub(super) const REFS: u8 = 2;
+
 #[derive(Clone, Copy)]
-pub(super) struct Walker<'a> {
+pub(super) struct Walker<'a, const M: u8> {
     h: StableHash,
     sim: &'a Sim,
     perm: &'a Perm,
@@ -207,17 +212,30 @@ pub(super) struct Walker<'a> {
     owner: u32,
     /// Whether messages' send times are state (`fingerprint_with`).
     sent: bool,
-    mode: Mode,
     /// The key nodes' content hashes are cached under (`Shared::hash`).
     cache: u64,
     /// The queue's items by sequence number (`Places`).
     places: &'a Places,
 }
 
-impl<'a> Walker<'a> {
+impl<'a, const M: u8> Walker<'a, M> {
+    /// What this walk hashes.
+    const MODE: Mode = match M {
+        FULL => Mode::Full,
+        CONTENT => Mode::Content,
+        _ => Mode::Refs,
+    };
+
+    /// The same walk in another mode (its hash starts where this one is).
+    #[inline]
+    fn in_mode<const N: u8>(&self) -> Walker<'a, N> {
+        let Walker { h, sim, perm, now, next_msg, owner, sent, cache, places } = *self;
+        Walker { h, sim, perm, now, next_msg, owner, sent, cache, places }
+    }
+
     #[inline]
     pub(super) fn word(&mut self, w: u64) {
-        if self.mode != Mode::Refs {
+        if !matches!(Self::MODE, Mode::Refs) {
             self.h.word(w);
         }
     }
@@ -225,7 +243,7 @@ impl<'a> Walker<'a> {
     /// A word that is a reference (a message id, a timer's place): hashed unless hashing content.
     #[inline]
     fn reference(&mut self, w: u64) {
-        if self.mode != Mode::Content {
+        if !matches!(Self::MODE, Mode::Content) {
             self.h.word(w);
         }
     }
@@ -233,11 +251,17 @@ impl<'a> Walker<'a> {
     /// Hashes a node: its content by `walk`, from the node's cache (computed and
     /// cached if the node was written since), then its references by `refs`, which
     /// must hash what `walk` hashes in `Mode::Refs` (`refs.rs`, `Walker::msg_refs`).
-    pub(super) fn cached<T: Clone>(&mut self, node: &Shared<T>, walk: fn(&mut Walker<'a>, &T), refs: fn(&mut Walker<'a>, &T)) {
+    pub(super) fn cached<T: Clone>(
+        &mut self,
+        node: &Shared<T>,
+        walk: fn(&mut Walker<'a, CONTENT>, &T),
+        refs: fn(&mut Walker<'a, REFS>, &T),
+    ) {
         let content = match Shared::hash(node, self.cache) {
             Some(h) => h,
             None => {
-                let mut sub = Walker { h: StableHash::default(), mode: Mode::Content, ..*self };
+                let mut sub = self.in_mode::<CONTENT>();
+                sub.h = StableHash::default();
                 walk(&mut sub, node);
                 let h = sub.h.finish();
                 Shared::set_hash(node, self.cache, h);
@@ -245,16 +269,15 @@ impl<'a> Walker<'a> {
             }
         };
         self.word(content);
-        let mode = self.mode;
-        self.mode = Mode::Refs;
-        refs(self, node);
-        self.mode = mode;
+        let mut r = self.in_mode::<REFS>();
+        refs(&mut r, node);
+        (self.h, self.owner) = (r.h, r.owner);
     }
 
     /// Whether this walk hashes references only (long lists without any are skipped).
     #[inline]
     pub(super) fn refs_only(&self) -> bool {
-        self.mode == Mode::Refs
+        matches!(Self::MODE, Mode::Refs)
     }
 
     #[inline]
@@ -279,7 +302,7 @@ impl<'a> Walker<'a> {
     /// node's content, absolute (`now` is hashed: the same states are told apart).
     #[inline]
     pub(super) fn time(&mut self, t: u64) {
-        if self.mode == Mode::Content {
+        if matches!(Self::MODE, Mode::Content) {
             self.word(t);
         } else {
             self.word(t.wrapping_sub(self.now));
@@ -337,7 +360,7 @@ impl<'a> Walker<'a> {
 
     /// A reference to a scheduled item: its place in the queue (or, gone, its time relative to now).
     pub(super) fn key(&mut self, key: Key) {
-        if self.mode == Mode::Content {
+        if matches!(Self::MODE, Mode::Content) {
             return;
         }
         let queue = &self.sim.sched.queue;
@@ -567,19 +590,8 @@ mod tests {
     use super::*;
 
     /// A walker in `Mode::Refs` over `sim` under `perm`, as the search hashes references.
-    fn refs_walker<'a>(sim: &'a Sim, perm: &'a Perm, places: &'a Places) -> Walker<'a> {
-        Walker {
-            h: StableHash::default(),
-            sim,
-            perm,
-            now: sim.now,
-            next_msg: sim.next_msg,
-            owner: u32::MAX,
-            sent: true,
-            mode: Mode::Refs,
-            cache: 1,
-            places,
-        }
+    fn refs_walker<'a>(sim: &'a Sim, perm: &'a Perm, places: &'a Places) -> Walker<'a, REFS> {
+        Walker { h: StableHash::default(), sim, perm, now: sim.now, next_msg: sim.next_msg, owner: u32::MAX, sent: true, cache: 1, places }
     }
 
     /// Each participant's references hashed alone (`refs.rs`) hash what the walk of the

@@ -8,7 +8,7 @@ use crate::sim::state::{
     MetadataFetch, ParkedConsumerFetch, ParkedFetch, PendingIsr, ProduceRequest, Producer, ProducerEntry, Registration, Role,
 };
 
-impl Walker<'_> {
+impl<const M: u8> Walker<'_, M> {
     pub(super) fn broker_state(&mut self, b: &Broker) {
         let Broker {
             id,
