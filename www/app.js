@@ -458,7 +458,8 @@ export function start(core, opts, boot = {}) {
           variant = { written, preset };
           break;
         }
-        const changed = builtinVariant(s.json, own);
+        // Only the built-in of the same title (each try compresses both texts).
+        const changed = (s.title ?? "") === (sim.scenario.title ?? "") ? builtinVariant(s.json, own) : null;
         if (changed) {
           meta = s;
           variant = { written, preset, ...changed };
