@@ -72,3 +72,34 @@ test("the published scripts and style sheets are minified, and smaller than thei
   assert.ok(published.total.gzip < tree.total.gzip, "the published first load is smaller");
   assert.doesNotMatch(readFileSync(join(OUT, "index.html"), "utf8"), /<!--/);
 });
+
+test("the first load downloads prefetch.js's modules once, and the core is asked for before prefetch.js has come", async () => {
+  // The built-ins' keys and steps files (www/pkg/steps.js) are in prefetch.js's bundle
+  // only: main.js and app.js import them from it (scripts/bundle-page.mjs, SHARED).
+  const { readdirSync } = await import("node:fs");
+  const dir = join(OUT, "www/pkg/page");
+  const holders = readdirSync(dir).filter((f) => readFileSync(join(dir, f), "utf8").includes("/steps/seed-walkthrough."));
+  assert.deepEqual(holders.map((f) => f.replace(/\.[0-9a-f]{10}\.js$/, ".js")), ["prefetch.js"]);
+  // www/start.js asks for the first core at once unless the address is a share link:
+  // for one (here to a built-in as it is, which starts on the first core too), the core
+  // waits for prefetch.js, which knows the built-ins' link keys.
+  const { s } = JSON.parse(readFileSync(join(ROOT, "www/pkg/steps/kip101-data-loss.json"), "utf8"));
+  for (const [path, early] of [["/", true], ["/?embed=1&scenario=seed-walkthrough#at=4", true], [`/#v=1&s=${s}&at=20`, false]]) {
+    const page = await env.newPage();
+    const log = [];
+    await page.route(/\/prefetch\.[0-9a-f]{10}\.js$/, async (route) => {
+      await new Promise((r) => setTimeout(r, 700));
+      log.push("prefetch.js served");
+      await route.continue();
+    });
+    page.on("request", (r) => {
+      if (/hwscope_first_bg\.[0-9a-f]{10}\.wasm$/.test(r.url())) log.push("core asked for");
+    });
+    await page.goto(env.baseURL + path);
+    await page.waitForSelector(".broker[data-broker]");
+    await page.waitForFunction(() => performance.getEntriesByName("hwscope-interactive").length);
+    assert.deepEqual(log.slice(0, 2), early ? ["core asked for", "prefetch.js served"] : ["prefetch.js served", "core asked for"], path);
+    assertNoErrors(page, { requests: true });
+    await page.close();
+  }
+});

@@ -287,3 +287,12 @@ export async function scrubTo(page, n) {
   }, n);
   await page.waitForFunction((v) => document.getElementById("status").dataset.step === String(v), n);
 }
+
+/** Opens `path` and waits until the page is live and shows a step. */
+export const openLive = (env, path, viewport) => env.open(path, { viewport, until: ["html[data-boot=live]", "#status[data-step]"] });
+
+/** An element's box in the viewport: edges (x0, x1, y0, y1) and size (w, h). */
+export const box = (page, sel) => page.$eval(sel, (e) => {
+  const r = e.getBoundingClientRect();
+  return { x0: r.left, x1: r.right, y0: r.top, y1: r.bottom, w: r.width, h: r.height };
+});

@@ -11,13 +11,32 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
+import { pathToFileURL } from "node:url";
 import { assertNoErrors, cliTrace, countAnimationFrames, launch, ROOT } from "./helpers.mjs";
+
+const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
+wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
 
 const LEVELS = ["junior", "middle", "senior", "principal"];
 const TOURS = ["hw-lag", "long-poll", "slow-follower", "follower-fetch", "kip101", "faults", "follower-lag", "min-insync", "leo-hw", "leader-dies", "unclean"];
 
-/** The CLI's trace, one record per step: a built-in (optionally under a preset) or a file. */
-function trace({ builtin, preset, file }) {
+const partFiles = new Map();
+/** The CLI's trace, one record per step: a built-in (optionally under a preset, with the
+ *  consumers and settings a tour's part adds, as the card's JSON) or a file. */
+function trace({ builtin, preset, file, consumers, config }) {
+  if (consumers || config) {
+    const sc = JSON.parse(wasm.builtinScenarios().find((x) => x.name === builtin).json);
+    if (consumers) sc.consumers = [...(sc.consumers ?? []), ...JSON.parse(consumers)];
+    if (config) sc.config = { ...sc.config, ...JSON.parse(config) };
+    if (preset) sc.preset = preset;
+    const text = JSON.stringify(sc);
+    if (!partFiles.has(text)) {
+      const path = join(mkdtempSync(join(tmpdir(), "hwscope-tour-")), `${builtin}.json`);
+      writeFileSync(path, text);
+      partFiles.set(text, path);
+    }
+    return cliTrace([partFiles.get(text)]);
+  }
   return cliTrace([...(file ? [file] : ["--builtin", builtin]), ...(preset ? ["--preset", preset] : [])]);
 }
 
@@ -137,7 +156,7 @@ describe("every tour plays end to end at every level, and every quiz answer is t
         for (let i = 1; ; i++) {
           c = await card(page);
           assert.equal(Number(c.beat), i);
-          const recs = trace({ builtin: c.scenario, preset: c.preset });
+          const recs = trace({ builtin: c.scenario, preset: c.preset, consumers: c.consumers, config: c.config });
           const step = Number(c.step);
           if (c.state === "ask") {
             quizzes++;

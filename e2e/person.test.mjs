@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { assertNoErrors, cliTrace, launch, ROOT, scrubTo, stepOf } from "./helpers.mjs";
+import { assertNoErrors, box, cliTrace, launch, openLive, ROOT, scrubTo, stepOf } from "./helpers.mjs";
 
 const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
 wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
@@ -21,12 +21,8 @@ after(async () => {
   await env?.close();
 });
 
-const open = (path, viewport) => env.open(path, { viewport, until: ["html[data-boot=live]", "#status[data-step]"] });
+const open = (path, viewport) => openLive(env, path, viewport);
 
-const box = (page, sel) => page.$eval(sel, (e) => {
-  const r = e.getBoundingClientRect();
-  return { x0: r.left, x1: r.right, y0: r.top, y1: r.bottom, w: r.width, h: r.height };
-});
 
 describe("fix 6: the status line is never cut", () => {
   test("past 100 s the time keeps its unit, inside its box", async () => {

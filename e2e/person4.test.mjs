@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
-import { assertNoErrors, CHROMIUM, CHROMIUM_ARGS, hwscope, launch, scrubTo } from "./helpers.mjs";
+import { assertNoErrors, box, CHROMIUM, CHROMIUM_ARGS, hwscope, launch, openLive, scrubTo } from "./helpers.mjs";
 
 let env;
 before(async () => {
@@ -14,12 +14,8 @@ after(async () => {
   await env?.close();
 });
 
-const open = (path, viewport) => env.open(path, { viewport, until: ["html[data-boot=live]", "#status[data-step]"] });
+const open = (path, viewport) => openLive(env, path, viewport);
 
-const rect = (page, sel) => page.$eval(sel, (e) => {
-  const r = e.getBoundingClientRect();
-  return { x0: r.left, x1: r.right, y0: r.top, y1: r.bottom };
-});
 const meet = (a, b) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 
 /** Every log's HW and LEO words, as drawn beside it. */
@@ -156,13 +152,13 @@ describe("fourth pass: the preset-change notice", () => {
       await page.waitForSelector("#notice:not([hidden])");
       await page.waitForTimeout(700);
       assert.equal(await page.isVisible("#notice"), true, "the notice stays until dismissed");
-      const notice = await rect(page, "#notice");
-      for (const sel of ["#status", "#about"]) assert.ok(!meet(notice, await rect(page, sel)), `the notice is not over ${sel}`);
+      const notice = await box(page, "#notice");
+      for (const sel of ["#status", "#about"]) assert.ok(!meet(notice, await box(page, sel)), `the notice is not over ${sel}`);
       // (The title may take another line, "(under kafka-4.0)": the notice itself takes none.)
       assert.equal(await page.$eval("#notice", (n) => getComputedStyle(n).position), "fixed", "the notice is out of the page's flow");
-      const stage = await rect(page, "#stage");
+      const stage = await box(page, "#stage");
       await page.click("#notice button[aria-label=Dismiss]");
-      assert.equal((await rect(page, "#stage")).y0, stage.y0, "and stays when the notice goes");
+      assert.equal((await box(page, "#stage")).y0, stage.y0, "and stays when the notice goes");
       assertNoErrors(page);
       await page.close();
     });
@@ -184,7 +180,7 @@ describe("fourth pass: item 4 again, at 1280 × 800 Intervene is in view for eve
     const below = [];
     for (const name of names) {
       const page = await open(`/?scenario=${name}`, { width: 1280, height: 800 });
-      const r = await rect(page, "#intervene");
+      const r = await box(page, "#intervene");
       if (!(r.y0 >= 0 && r.y1 <= 800.5 && r.y1 > r.y0)) below.push(`${name}: ${Math.round(r.y0)}–${Math.round(r.y1)}`);
       await page.close();
     }

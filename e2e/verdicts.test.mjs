@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { assertNoErrors, launch, ROOT, stepOf } from "./helpers.mjs";
+import { assertNoErrors, launch, openLive, ROOT, stepOf } from "./helpers.mjs";
 
 const wasm = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
 wasm.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
@@ -23,7 +23,7 @@ after(async () => {
   await env?.close();
 });
 
-const open = (path) => env.open(path, { until: ["html[data-boot=live]", "#status[data-step]"] });
+const open = (path) => openLive(env, path);
 const summary = (page) => page.$eval("#verdicts .v-summary", (s) => s.textContent);
 
 test("KIP-101 under 0.10: the loss is named with its witness, and its button shows the step", async () => {

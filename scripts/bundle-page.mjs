@@ -12,7 +12,10 @@
 // Explore, Share, Settings, the embed API) stays the module graph it is in www/, as
 // does the wasm-bindgen glue (www/pkg/hwscope.js, which the docs figures load too).
 // Modules without state of their own (dom.js) may be in two bundles; nothing
-// depends on their identity.
+// depends on their identity. What prefetch.js imports (the built-ins' keys and steps
+// files, the address reader: `SHARED` below) is in prefetch.js's bundle only, which
+// exports it: main.js and app.js import it from there (the same file, so the same
+// module the async script already ran), not a second copy in the shared chunk.
 //
 // `new URL("…", import.meta.url)` (the wasm, style sheets, the explorer's worker) and
 // the lazy imports are rewritten to name the same files from the bundle's folder;
@@ -28,11 +31,15 @@ import { build } from "esbuild";
 export const BUNDLE_DIR = "www/pkg/page";
 /** Source module -> its bundle in BUNDLE_DIR. */
 const BUNDLES = { "www/main.js": "main.js", "www/prefetch.js": "prefetch.js", "www/app.js": "app.js", "www/panels/page.js": "page.js" };
+/** prefetch.js's static imports: its bundle exports them, and the other bundles import them
+ *  from it (once in the first load, ~2.4 KB gzipped, instead of in prefetch.js and in the chunk). */
+const SHARED = ["www/core/options.js", "www/core/first-view.js", "www/pkg/steps.js"];
 
 /** The esbuild plugin: lazy imports and the glue stay separate files, and `new URL("…",
  *  import.meta.url)` names the same file, both written relative to `out` (the folder the
- *  bundle is served from); `bundled` maps a source module to its bundle there. */
-function pagePlugin(root, out, bundled) {
+ *  bundle is served from); `bundled` maps a source module to its bundle there, for lazy
+ *  imports, and `shared` for static ones (SHARED: from prefetch.js's bundle). */
+function pagePlugin(root, out, bundled, shared = new Map()) {
   const posix = (p) => p.split(sep).join("/");
   const fromOut = (abs) => {
     const r = posix(relative(out, abs));
@@ -46,6 +53,7 @@ function pagePlugin(root, out, bundled) {
       b.onResolve({ filter: /^\.\.?\// }, (a) => {
         const abs = resolve(a.resolveDir, a.path);
         if (a.kind === "dynamic-import") return { path: bundled.get(abs) ?? fromOut(abs), external: true };
+        if (shared.has(abs)) return { path: shared.get(abs), external: true };
         if (abs === glue) return { path: fromOut(abs), external: true };
         return undefined;
       });
@@ -69,11 +77,17 @@ export async function bundlePage(root) {
   const plugin = pagePlugin(root, out, bundled);
   rmSync(out, { recursive: true, force: true });
   // prefetch.js alone: it must arrive and run before anything else, with nothing to wait
-  // for; page.js alone too: of what main.js has, it uses only dom.js (0.4 KB gzipped
-  // twice costs less than a third chunk the first stage waits for).
-  for (const src of ["www/prefetch.js", "www/panels/page.js"]) {
-    await build({ ...ESBUILD, entryPoints: [join(root, src)], outfile: join(out, BUNDLES[src]), plugins: [plugin] });
-  }
+  // for; it also exports what it imports (SHARED), for main.js and app.js. page.js alone
+  // too: of what main.js has, it uses only dom.js (0.4 KB gzipped twice costs less than a
+  // third chunk the first stage waits for).
+  await build({
+    ...ESBUILD,
+    stdin: { contents: ['import "./prefetch.js";', ...SHARED.map((m) => `export * from "${posixRel(join(root, "www"), join(root, m))}";`.replace('"', '"./'))].join("\n"), resolveDir: join(root, "www"), sourcefile: "prefetch-bundle.js", loader: "js" },
+    outfile: join(out, BUNDLES["www/prefetch.js"]),
+    plugins: [plugin],
+  });
+  await build({ ...ESBUILD, entryPoints: [join(root, "www/panels/page.js")], outfile: join(out, BUNDLES["www/panels/page.js"]), plugins: [plugin] });
+  const shared = new Map(SHARED.map((m) => [resolve(root, m), `./${BUNDLES["www/prefetch.js"]}`]));
   // main.js and app.js together, with what both have in a chunk of its own (the
   // renderer, the status line, dom.js…) instead of a copy in each: ~9 KB gzipped less.
   const multi = Object.entries(BUNDLES).filter(([src]) => src === "www/main.js" || src === "www/app.js");
@@ -85,7 +99,7 @@ export async function bundlePage(root) {
     chunkNames: "chunk-[hash]",
     metafile: true,
     absWorkingDir: root,
-    plugins: [plugin],
+    plugins: [pagePlugin(root, out, bundled, shared)],
   });
   // What the entry imports statically: index.html preloads it with the entry.
   const outputs = r.metafile.outputs;

@@ -63,10 +63,12 @@ for (const b of pkg.builtinScenarios()) {
 }
 // The default built-in's only (first/NAME.json has each one's; scripts/standalone.mjs
 // puts them all in the classic bundle, which fetches nothing).
-const text = `// Written by scripts/first-frame.mjs at build time (npm run build): step 0 of the\n// default built-in, as the core computes it, for the first stage (www/main.js); the\n// others' are in first/NAME.json.\nexport const DEFAULT = ${JSON.stringify(DEFAULT)};\nexport default ${JSON.stringify({ [DEFAULT]: first[DEFAULT] })};\n`;
-// Small, for www/prefetch.js too: which built-in a share link names, and where its steps are.
+// With every built-in's title (the picker's, before the full core has the built-ins):
+// only main.js reads them, so they are not in steps.js, which www/prefetch.js imports.
 const titles = Object.fromEntries(Object.entries(first).map(([name, f]) => [name, f.title]));
-const stepsText = `// Written by scripts/first-frame.mjs at build time (npm run build): each built-in's\n// title (the picker's, before the full core has the built-ins), its\n// share-link key (core/first-view.js linkKey of its s= part) and its steps 0..${STEPS_LAST}\n// (steps/NAME.json: {s, end, records}), for the first stage of a later step, and its\n// step 0 (first/NAME.json: what first.js has of the default one).\nexport const DEFAULT = ${JSON.stringify(DEFAULT)};\nexport const TITLES = ${JSON.stringify(titles)};\nexport const LINKS = ${JSON.stringify(links)};\nexport const STEPS = {\n  ${urls.join(",\n  ")},\n};\nexport const FIRSTS = {\n  ${firsts.join(",\n  ")},\n};\n`;
+const text = `// Written by scripts/first-frame.mjs at build time (npm run build): step 0 of the\n// default built-in, as the core computes it, for the first stage (www/main.js), and\n// every built-in's title; the others' step 0 are in first/NAME.json.\nexport const DEFAULT = ${JSON.stringify(DEFAULT)};\nexport const TITLES = ${JSON.stringify(titles)};\nexport default ${JSON.stringify({ [DEFAULT]: first[DEFAULT] })};\n`;
+// Small, for www/prefetch.js too: which built-in a share link names, and where its steps are.
+const stepsText = `// Written by scripts/first-frame.mjs at build time (npm run build): each built-in's\n// share-link key (core/first-view.js linkKey of its s= part) and its steps 0..${STEPS_LAST}\n// (steps/NAME.json: {s, end, records}), for the first stage of a later step, and its\n// step 0 (first/NAME.json: what first.js has of the default one).\nexport const DEFAULT = ${JSON.stringify(DEFAULT)};\nexport const LINKS = ${JSON.stringify(links)};\nexport const STEPS = {\n  ${urls.join(",\n  ")},\n};\nexport const FIRSTS = {\n  ${firsts.join(",\n  ")},\n};\n`;
 writeFileSync(resolve(dir, "steps.js"), stepsText);
 writeFileSync(resolve(dir, "first.js"), text);
 // What an embed's height depends on, per built-in (www/embed/size.js): the element

@@ -40,7 +40,7 @@ const everyFirst = {
     build.onLoad({ filter: /[\\/]www[\\/]pkg[\\/]first\.js$/ }, (a) => {
       const own = readFileSync(a.path, "utf8");
       const all = Object.fromEntries(readdirSync(firstDir).filter((f) => f.endsWith(".json")).sort().map((f) => [f.slice(0, -5), { ...JSON.parse(readFileSync(join(firstDir, f), "utf8")), json: undefined }]));
-      return { contents: `${own.match(/^export const DEFAULT = .*$/m)[0]}\nexport default ${JSON.stringify(all)};\n`, loader: "js" };
+      return { contents: `${own.match(/^export const DEFAULT = .*$/m)[0]}\n${own.match(/^export const TITLES = .*$/m)[0]}\nexport default ${JSON.stringify(all)};\n`, loader: "js" };
     });
   },
 };

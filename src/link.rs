@@ -90,7 +90,9 @@ pub fn encode(scenario: &Scenario, at: Option<u64>, hash: Option<&str>) -> Strin
     // Only the built-ins of the same title (one, as a rule): trying all of them took
     // 23-33 ms per link in the page, a task longer than a frame (e2e/idle), and a
     // scenario under another title has little of a built-in's text left to share.
-    let titled = |text: &&(&str, &str)| !scenario.title.is_empty() && text.1.contains(scenario.title.as_str());
+    let mut title = String::new();
+    json::write_str(&mut title, &scenario.title);
+    let titled = |text: &&(&str, &str)| !scenario.title.is_empty() && text.1.contains(title.as_str());
     let dicts: Vec<(&str, String)> = crate::builtin::BUILTINS
         .iter()
         .filter(titled)
@@ -150,9 +152,10 @@ pub fn decode(fragment: &str) -> Result<Link, LinkError> {
             let (name, body) = rest.split_once('.').ok_or(LinkError::BadPart { part: "s", why: "it names no built-in".into() })?;
             let quoted = || crate::json::quoted(&name.chars().take(40).collect::<String>(), '"');
             let (check, body) = body.split_at_checked(CHECK).ok_or(LinkError::Truncated)?;
-            let dict = dictionary(name, check).map_err(|known| LinkError::BadPart {
+            let known = || crate::builtin::json(name).is_some() || kept_texts(SUPERSEDED).any(|(n, _, _)| n == name);
+            let dict = dictionary(name, check).ok_or_else(|| LinkError::BadPart {
                 part: "s",
-                why: if known {
+                why: if known() {
                     format!("it was written against built-in {}'s text as another hwscope had it, not as this one has it", quoted())
                 } else {
                     format!("{} is not a built-in scenario of this hwscope", quoted())
@@ -277,29 +280,22 @@ const CHECK: usize = 4;
 /// link may have been written against and fails, naming the line to add, when one is lost.
 pub const SUPERSEDED: &str = include_str!("link_superseded.tsv");
 
-/// The text a `b` link names by built-in and check: the built-in as this hwscope has it,
-/// else as an earlier one had it (`SUPERSEDED`). `Err(true)` when the name is known but
-/// neither text matches the check, `Err(false)` when no hwscope had a built-in of that name.
-fn dictionary(name: &str, check: &str) -> Result<String, bool> {
-    let current = builtin_dictionary(name);
-    if let Some((c, text)) = &current {
-        if c == check {
-            return Ok(text.clone());
-        }
-    }
-    let mut known = current.is_some();
-    for (n, c, old) in SUPERSEDED.lines().filter_map(|line| {
+/// The `name<TAB>check<TAB>text` lines of a list of built-in texts (`SUPERSEDED`).
+pub fn kept_texts(tsv: &str) -> impl Iterator<Item = (&str, &str, &str)> {
+    tsv.lines().filter_map(|line| {
         let mut cols = line.splitn(3, '\t');
         Some((cols.next()?, cols.next()?, cols.next()?))
-    }) {
-        if n == name {
-            known = true;
-            if c == check && dict_check(old) == check {
-                return Ok(old.to_string());
-            }
-        }
-    }
-    Err(known)
+    })
+}
+
+/// The text a `b` link names by built-in and check: the built-in as this hwscope has it,
+/// else as an earlier one had it (`SUPERSEDED`).
+fn dictionary(name: &str, check: &str) -> Option<String> {
+    builtin_dictionary(name).filter(|(c, _)| c == check).map(|(_, text)| text).or_else(|| {
+        kept_texts(SUPERSEDED)
+            .find(|&(n, c, text)| n == name && c == check && dict_check(text) == check)
+            .map(|(_, _, text)| text.to_string())
+    })
 }
 
 /// The check a `b` link written now carries for built-in `name`, and the text it is

@@ -3,20 +3,16 @@
 //! written against is kept in `tests/regressions/link-texts.tsv`, and each must still open:
 //! as the built-in's text now, or as a superseded text in `src/link_superseded.tsv`.
 
-use hwscope::link::{builtin_dictionary, decode, dict_check, SUPERSEDED};
+use hwscope::link::{builtin_dictionary, decode, dict_check, kept_texts, SUPERSEDED};
 
 const ISSUED: &str = include_str!("regressions/link-texts.tsv");
 
 fn lines(text: &str) -> Vec<(&str, &str, &str)> {
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let mut cols = l.splitn(3, '\t');
-            let row = (cols.next().unwrap_or(""), cols.next().unwrap_or(""), cols.next().unwrap_or(""));
-            assert!(!row.2.is_empty() && dict_check(row.2) == row.1, "a line whose check is not its text's: {l:.80}");
-            row
-        })
-        .collect()
+    let rows: Vec<_> = kept_texts(text).collect();
+    for (name, check, text) in &rows {
+        assert!(dict_check(text) == *check, "{name}: a line whose check {check} is not its text's");
+    }
+    rows
 }
 
 /// Each built-in's text as links are written against it now is on the list.

@@ -89,7 +89,7 @@ export function start(core, opts, boot = {}) {
   // Every branch is a share link, which only the full core writes: the tree's module is
   // not in the first load but comes with the full core (fullParts; its box stays hidden
   // until a run has two branches). `tree(fn)` runs fn on the tree once it is here, in the
-  // order asked.
+  // order asked (callbacks on the one pending import run in the order they were added).
   const branchesModule = opts.embed ? null : onDemand(() => import("./panels/branches.js"), "Branches", (text) => notice(text));
   let branches = null;
   const makeTree = (m) =>
@@ -104,19 +104,10 @@ export function start(core, opts, boot = {}) {
         openLearn().then((hub) => hub?.openView("compare", { pair: [{ label: label(a), json: text(a) }, { label: label(b), json: text(b) }] }));
       },
     }) ?? null);
-  let queued = null;
   const tree = (fn) => {
     if (branches) return fn(branches);
-    if (!branchesModule) return;
-    (queued ??= []).push(fn);
-    if (queued.length > 1) return;
-    branchesModule(true).then((m) => {
-      makeTree(m);
-      const waiting = queued;
-      queued = null;
-      // Not loaded (the network dropped): what was asked is dropped, the next run asks again.
-      if (branches) for (const f of waiting) f(branches);
-    });
+    // Not loaded (the network dropped): what was asked is dropped, the next run asks again.
+    branchesModule?.(true).then((m) => makeTree(m) && fn(branches));
   };
   /** The tree marks the run `here` (a link) as shown, or starts over from it. */
   const branchAt = (here) => tree((b) => b.shown(keyOf(here), here) || b.reset(keyOf(here), here));
@@ -256,8 +247,10 @@ export function start(core, opts, boot = {}) {
     }
     player.showRecord(rec);
     clearError();
-    const link = sim.linkAt(player.step);
-    tree((b) => b.fork(before, keyOf(link), link, event, rec.step));
+    if (branchesModule) {
+      const link = sim.linkAt(player.step);
+      tree((b) => b.fork(before, keyOf(link), link, event, rec.step));
+    }
     // A "Jump to" result named a step of the run this one replaces.
     marks.reset();
     verdicts.reset();
@@ -322,6 +315,47 @@ export function start(core, opts, boot = {}) {
       return false;
     }
   }
+
+  /** `b` is the built-in `a` with consumers added after its own and/or a few settings
+   *  changed (a tour's part, or Settings): {added: consumer ids, config: {key: value}},
+   *  else null. More than three settings changed make the run the user's own. */
+  function builtinVariant(a, b) {
+    try {
+      const x = JSON.parse(a);
+      const y = JSON.parse(b);
+      const mine = x.consumers ?? [];
+      const added = (y.consumers ?? []).slice(mine.length).map((c) => c.id);
+      y.consumers = (y.consumers ?? []).slice(0, mine.length);
+      if (!y.consumers.length && !x.consumers) delete y.consumers;
+      const config = {};
+      for (const k of new Set([...Object.keys(x.config ?? {}), ...Object.keys(y.config ?? {})])) {
+        if (JSON.stringify(x.config?.[k]) === JSON.stringify(y.config?.[k])) continue;
+        config[k] = y.config?.[k];
+        if (x.config?.[k] === undefined) delete y.config[k];
+        else (y.config ??= {})[k] = x.config[k];
+      }
+      if (y.config && !Object.keys(y.config).length && !x.config) delete y.config;
+      const changed = Object.keys(config).length;
+      if ((!added.length && !changed) || changed > 3) return null;
+      return samePresetAside(JSON.stringify(x), JSON.stringify(y)) ? { added: added.length ? added : null, config: changed ? config : null } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** A variant's changes in words: "consumer c1", "min.insync.replicas = 1". */
+  const variantChanges = (v) => [
+    v.added ? `consumer${v.added.length === 1 ? "" : "s"} ${v.added.join(", ")}` : null,
+    ...Object.entries(v.config ?? {}).map(([k, val]) => (val === undefined ? `${k} at its default` : `${k} = ${val}`)),
+  ].filter(Boolean);
+
+  /** What a variant adds to the built-in's name: " (under kafka-0.10, with consumer c1)". */
+  const variantName = (v) => {
+    if (!v) return "";
+    const changes = variantChanges(v);
+    const parts = [v.preset !== v.written ? `under ${v.preset}` : null, changes.length ? `with ${changes.join(", ")}` : null].filter(Boolean);
+    return parts.length ? ` (${parts.join(", ")})` : "";
+  };
 
   /** A link made after an intervention carries the scenario with every default written
    *  out (and `after_stop: settle`, which an intervention brings): the built-in it came from
@@ -424,6 +458,13 @@ export function start(core, opts, boot = {}) {
           variant = { written, preset };
           break;
         }
+        // Only the built-in of the same title (each try compresses both texts).
+        const changed = (s.title ?? "") === (sim.scenario.title ?? "") ? builtinVariant(s.json, own) : null;
+        if (changed) {
+          meta = s;
+          variant = { written, preset, ...changed };
+          break;
+        }
       }
     }
     if (!meta) {
@@ -435,9 +476,10 @@ export function start(core, opts, boot = {}) {
     // built-in's text told of its own preset: under another one, or edited, it says so.
     let description = sim.scenario.description || meta?.description;
     const from = !meta && description && scenarios.find((s) => s.description === description);
-    if (variant) description = `Written for ${variant.written}; this run is under ${variant.preset}, where it may go otherwise. ${description}`;
+    if (variant?.added || variant?.config) description = `${variant.written !== variant.preset ? `Written for ${variant.written}; this run is under ${variant.preset}, where it may go otherwise. ` : ""}This run changes the built-in (with ${variantChanges(variant).join(", ")}), so it may go otherwise than the text says. ${description}`;
+    else if (variant) description = `Written for ${variant.written}; this run is under ${variant.preset}, where it may go otherwise. ${description}`;
     else if (from) description = `The description of “${from.title}”, which your edits changed: it may no longer hold. ${description}`;
-    const name = `${sim.scenario.title || meta?.title || "Custom scenario"}${variant ? ` (under ${variant.preset})` : ""}`;
+    const name = `${sim.scenario.title || meta?.title || "Custom scenario"}${variantName(variant)}`;
     renderAbout($("about"), { title: name, description, embed: opts.embed, extra: modifiedNote });
     modified();
     document.title = `${name} · hwscope`;
@@ -466,7 +508,7 @@ export function start(core, opts, boot = {}) {
     const steps = sim.interventions;
     for (const s of scenarios) {
       const option = $("scenario").querySelector(`option[value="${s.name}"]`);
-      const text = `${s.title || s.name}${s === meta && variant ? ` (under ${variant.preset})` : ""}${steps.length && s === meta ? " (modified)" : ""}`;
+      const text = `${s.title || s.name}${s === meta ? variantName(variant) : ""}${steps.length && s === meta ? " (modified)" : ""}`;
       if (option && option.textContent !== text) option.textContent = text;
     }
     modifiedNote.hidden = !steps.length;

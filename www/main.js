@@ -23,8 +23,8 @@ import { createStage } from "./render/stage.js";
 import { createStatus } from "./panels/status.js";
 import { renderAbout } from "./panels/about.js";
 import { fetchFirst, fetchSteps, firstView, startCore } from "./core/first-view.js";
-import FIRST, { DEFAULT } from "./pkg/first.js";
-import { FIRSTS, LINKS, STEPS, TITLES } from "./pkg/steps.js";
+import FIRST, { DEFAULT, TITLES } from "./pkg/first.js";
+import { FIRSTS, LINKS, STEPS } from "./pkg/steps.js";
 
 const inline = globalThis.hwscopeInlineCore;
 /** How long the page stays unshown while a file the first stage needs is on its way. */
@@ -59,7 +59,7 @@ function run() {
   const which = startCore(location.hash, LINKS).glue;
   const wasmUrl = inline ? null : which === "first" ? new URL("./pkg/hwscope_first_bg.wasm", import.meta.url) : new URL("./pkg/hwscope_bg.wasm", import.meta.url);
   // A status other than 200 is named (boot.js says which file and what to fix).
-  // www/prefetch.js may have asked for it already.
+  // www/start.js or www/prefetch.js may have asked for it already.
   const early = wasmUrl && globalThis.hwscopeCore?.url === wasmUrl.href ? globalThis.hwscopeCore.response : null;
   const bytes = inline ? null : (early ?? fetch(wasmUrl)).then((r) => {
     if (!r.ok) throw Object.assign(new Error(`${r.status} ${r.statusText} for ${r.url}`), { name: "HttpError", status: r.status, url: r.url });

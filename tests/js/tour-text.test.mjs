@@ -18,9 +18,10 @@
 //     the controller named as a broker must be that one, and a KRaft controller is none.
 //  3. Numbers: every number the text states must be one the run shows: in the
 //     beat's record, the one before it, the scenario, the settings in force, or the
-//     step narration at the beat (±1, for ranges "100–104" and "LEO n+1"), or the
-//     difference of two of those ("1868 ms after the heal": two times); version
-//     numbers (0.11, 2.8), KIP-n and KAFKA-n are names, not numbers.
+//     step narration at the beat (±1, for ranges "100–104" and "LEO n+1"), the time
+//     each replica's HW last moved up to the beat, or the difference of two of those
+//     ("1868 ms after the heal": two times); version numbers (0.11, 2.8), KIP-n and
+//     KAFKA-n are names, not numbers.
 //
 // A beat that states something the records do not hold declares it, in the beat:
 //
@@ -142,7 +143,7 @@ export function check(text, { settings, zookeeper, facts, claimed, known = null,
 
 for (const tour of TOURS) {
   for (const [i, part] of tour.parts.entries()) {
-    test(`tour ${tour.id}, part ${i + 1} (${part.scenario}${part.preset ? ` under ${part.preset}` : ""}): every beat says what its run shows`, () => {
+    test(`tour ${tour.id}, part ${i + 1} (${part.scenario}${part.preset ? ` under ${part.preset}` : ""}${part.consumers ? ` with ${part.consumers.map((x) => x.id).join(", ")}` : ""}${part.config ? ` with ${Object.entries(part.config).map(([k, v]) => `${k} = ${v}`).join(", ")}` : ""}): every beat says what its run shows`, () => {
       const api = { wasm, scenarios, sim: null };
       const [pinned] = pin(api, { ...tour, parts: [part] });
       const sim = new Sim(wasm.Playground, { tail: 64 });
@@ -161,6 +162,10 @@ for (const tour of TOURS) {
           const c = context(api, pinned, b.step);
           const facts = new Set([0, 1, 2]);
           for (const v of [c.rec, c.prev, c.sc, settings.map((s) => s.value)]) collect(v, facts);
+          // When each replica's HW last moved up to the beat ("502 ms after the leader's HW moved").
+          const lastMove = new Map();
+          for (const m of c.trace.hwChanges(c.trace.first + 1, b.step)) lastMove.set(m.broker, m.t);
+          for (const t of lastMove.values()) facts.add(t);
           // Durations: the difference of two values the run shows.
           const known = [...facts].filter((n) => Number.isFinite(n) && n >= 0);
           for (const a of known) for (const b of known) if (a > b) facts.add(a - b);

@@ -133,7 +133,7 @@ export function createCompare(box, hub, preset = {}) {
     const cut = runs.some((r) => !r.trace.done);
     const what = aValue ? `A runs it under ${aValue.value}, B under ${v}` : `B changes ${s.label} only`;
     note.textContent = preset.pair
-      ? `Two branches of the page's run, each with its own interventions.${cut ? ` Long run: the first ${LIMIT} steps of each.` : ""}`
+      ? `${preset.note ?? "Two branches of the page's run, each with its own interventions."}${cut ? ` Long run: the first ${LIMIT} steps of each.` : ""}`
       : `A is the scenario as loaded (without your interventions); ${what}.${cut ? ` Long run: the first ${LIMIT} steps of each.` : ""}`;
     box.dataset.setting = which.value;
     box.dataset.value = v;

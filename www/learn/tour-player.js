@@ -29,13 +29,17 @@ function saveProgress(p) {
 
 const rank = (level) => Math.max(0, LEVELS.indexOf(level));
 
-/** A part's scenario: the built-in's JSON, with the part's preset if it has one. */
+/** A part's scenario: the built-in's JSON, with the part's preset if it has one, the
+ *  consumers it adds (`consumers`, after the built-in's own) and the settings it changes
+ *  (`config`): the page names the run as the built-in "with consumer c1". */
 function partJson(api, part) {
   const s = api.scenarios.find((x) => x.name === part.scenario);
   if (!s) throw new Error(`tour: no built-in scenario ${part.scenario}`);
   const obj = JSON.parse(s.json);
-  if (!part.preset || obj.preset === part.preset) return s.json;
-  obj.preset = part.preset;
+  if ((!part.preset || obj.preset === part.preset) && !part.consumers && !part.config) return s.json;
+  if (part.preset) obj.preset = part.preset;
+  if (part.consumers) obj.consumers = [...(obj.consumers ?? []), ...part.consumers];
+  if (part.config) obj.config = { ...obj.config, ...part.config };
   return JSON.stringify(obj);
 }
 
@@ -170,7 +174,9 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
     }
     if (b.def.action && rank(b.def.level) <= rank(lvl)) {
       const a = b.def.action;
-      out.push(h("p", {}, h("button", { type: "button", onclick: () => hub.openView(a.view, a) }, a.label)));
+      // `parts: [[i, label], …]`: two of this tour's runs side by side (Compare).
+      const opts = a.parts ? { ...a, note: "Two runs of this tour, under one scrubber over simulated time.", pair: a.parts.map(([i, label]) => ({ label, json: parts[i].json })) } : a;
+      out.push(h("p", {}, h("button", { type: "button", "data-action": a.view, onclick: () => hub.openView(a.view, opts) }, a.label)));
     }
     return out;
   }
@@ -204,8 +210,26 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
       if (k === shown.length - 1) body.append(ending());
     }
     card.dataset.state = q && state === "ask" ? "ask" : "show";
-    requestAnimationFrame(keepStageAbove);
+    requestAnimationFrame(() => {
+      keepStageAbove();
+      reachable();
+    });
   }
+
+  /** On a phone the sheet's text scrolls when a beat says more than its lines: the
+   *  keyboard can reach it then, to scroll it (axe: scrollable-region-focusable). */
+  function reachable() {
+    if (body.scrollHeight > body.clientHeight + 1) {
+      body.tabIndex = 0;
+      body.setAttribute("role", "region");
+      body.setAttribute("aria-label", "The beat's text");
+    } else {
+      body.removeAttribute("tabindex");
+      body.removeAttribute("role");
+      body.removeAttribute("aria-label");
+    }
+  }
+  addEventListener("resize", () => reachable());
 
   /** A phone: the card is a sheet at the bottom of the screen (style.css) and the stage it
    *  talks about is kept above it, scrolling the page as little as needed: unscrolled, the
@@ -288,10 +312,16 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
     const p = part.part;
     // Parts this level visits (junior may see only the first).
     const seen = [...new Set(shown.map((x) => x.part))];
-    partLine.textContent = seen.length > 1 ? `Part ${seen.indexOf(b.part) + 1} of ${seen.length} · ${p.scenario} under ${part.trace.scenario.preset}` : `${p.scenario} · ${part.trace.scenario.preset}`;
+    const added = `${p.consumers ? `, with consumer${p.consumers.length === 1 ? "" : "s"} ${p.consumers.map((x) => x.id).join(", ")}` : ""}${Object.entries(p.config ?? {}).map(([key, v]) => `, ${key} = ${v}`).join("")}`;
+    partLine.textContent = seen.length > 1 ? `Part ${seen.indexOf(b.part) + 1} of ${seen.length} · ${p.scenario} under ${part.trace.scenario.preset}${added}` : `${p.scenario} · ${part.trace.scenario.preset}${added}`;
     title.textContent = `${k + 1}. ${b.def.title}`;
     card.dataset.scenario = p.scenario;
     card.dataset.preset = part.trace.scenario.preset;
+    // What the part changes in the built-in (JSON), for a test to rebuild the run.
+    if (p.consumers) card.dataset.consumers = JSON.stringify(p.consumers);
+    else delete card.dataset.consumers;
+    if (p.config) card.dataset.config = JSON.stringify(p.config);
+    else delete card.dataset.config;
     card.dataset.beat = k + 1;
     card.dataset.beats = shown.length;
     card.dataset.step = b.step;

@@ -75,7 +75,8 @@ export function createBrokers(layer) {
       const tagW = tag ? textWidth(tag, f, 700) + 8 : 0;
       const tagTop = L.small ? L.top + L.headH - f - 9 : L.top + 4;
       drawTag(n.tag, tag, x + w - 4, tagTop, f, tagW);
-      const beside = (i) => (tag && (L.small ? i >= 2 : i === 0) ? tagW + 4 : 0);
+      // The tag shares one line: the first, or in narrow columns the last (HW).
+      const beside = (i) => (tag && (L.small ? i === 3 : i === 0) ? tagW + 4 : 0);
       const shown = state || (r.fenced ? (inElr ? "fenced · ELR" : "fenced") : membership);
       const lines = [
         zombie
@@ -84,7 +85,7 @@ export function createBrokers(layer) {
         fit([`e${r.leader_epoch} · ${shown}`, `e${r.leader_epoch} · ${SHORT[shown] ?? shown}`, SHORT[shown] ?? shown], room - beside(1), f),
         // Narrow columns put LEO and HW on lines of their own.
         L.small ? fit([`LEO ${r.leo}`, `${r.leo}`], room - beside(2), f) : fit([`LEO ${r.leo} · HW ${r.hw}`, `${r.leo} · ${r.hw}`], room - beside(2), f),
-        L.small ? fit([`HW ${r.hw}`, `${r.hw}`], room - beside(3), f) : "",
+        L.small ? fit([`HW ${r.hw}`, `HW${r.hw}`, `${r.hw}`], room - beside(3), f) : "",
       ];
       // A trailing space keeps the lines apart in the text a screen reader (and axe) reads;
       // SVG does not draw it.

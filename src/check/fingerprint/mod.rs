@@ -117,7 +117,8 @@ pub fn fingerprint(sim: &Sim, perm: &Perm, extra: u64) -> u64 {
 pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
     // The key the nodes' content hashes are cached under: the renaming, and whether send times count.
     let cache = u64::from_le_bytes(perm.to) ^ (sent as u64) << 63 | 1;
-    let mut w = Walker {
+    let places = Places::new(&sim.sched.queue);
+    let mut w = Walker::<FULL> {
         h: StableHash::default(),
         sim,
         perm,
@@ -125,12 +126,62 @@ pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
         next_msg: sim.next_msg,
         owner: u32::MAX,
         sent,
-        mode: Mode::Full,
         cache,
+        places: &places,
     };
     w.word(extra);
     w.sim();
     w.h.finish()
+}
+
+/// Where each item of the scheduler's queue is, by its sequence number: a table
+/// indexed by the number's low bits, built once per fingerprint, so that a node's
+/// reference to a timer or a message (`Walker::key`) costs a lookup, not a search.
+pub(super) struct Places {
+    /// Place + 1 of the item whose sequence number falls in the slot (0: none).
+    slots: [u8; PLACES],
+    /// Whether two items fell in one slot (then a key not found there is searched for).
+    clashed: bool,
+    /// Whether the table is built (a longer queue is searched instead).
+    built: bool,
+}
+
+const PLACES: usize = 64;
+
+impl Places {
+    pub(super) fn new<T>(queue: &[(Key, T)]) -> Places {
+        let mut p = Places { slots: [0; PLACES], clashed: false, built: queue.len() < u8::MAX as usize };
+        if p.built {
+            for (i, ((_, _, seq), _)) in queue.iter().enumerate() {
+                let slot = &mut p.slots[(*seq % PLACES as u64) as usize];
+                p.clashed |= *slot != 0;
+                *slot = i as u8 + 1;
+            }
+        }
+        p
+    }
+
+    /// The key's place in `queue`, or `Err` where it is not there (as a binary search
+    /// over the queue answers; the insertion point is not kept).
+    #[inline]
+    pub(super) fn find<T>(&self, queue: &[(Key, T)], key: Key) -> Result<usize, usize> {
+        if self.built {
+            let slot = self.slots[(key.2 % PLACES as u64) as usize];
+            if slot == 0 {
+                // No item's sequence number falls here: the key is not in the queue.
+                return Err(0);
+            }
+            let i = slot as usize - 1;
+            if queue[i].0 == key {
+                return Ok(i);
+            }
+            if !self.clashed {
+                // The one item that falls here is another.
+                return Err(0);
+            }
+        }
+        queue.binary_search_by(|(k, _)| key.cmp(k))
+    }
 }
 
 /// What a walk hashes (`Walker::cached`).
@@ -144,8 +195,14 @@ pub(super) enum Mode {
     Refs,
 }
 
+/// `Walker`'s mode as its const parameter (`Mode`): decided when the code is
+/// compiled, so a word hashes or not without a test at run time.
+pub(super) const FULL: u8 = 0;
+pub(super) const CONTENT: u8 = 1;
+pub(super) const REFS: u8 = 2;
+
 #[derive(Clone, Copy)]
-pub(super) struct Walker<'a> {
+pub(super) struct Walker<'a, const M: u8> {
     h: StableHash,
     sim: &'a Sim,
     perm: &'a Perm,
@@ -155,15 +212,30 @@ pub(super) struct Walker<'a> {
     owner: u32,
     /// Whether messages' send times are state (`fingerprint_with`).
     sent: bool,
-    mode: Mode,
     /// The key nodes' content hashes are cached under (`Shared::hash`).
     cache: u64,
+    /// The queue's items by sequence number (`Places`).
+    places: &'a Places,
 }
 
-impl<'a> Walker<'a> {
+impl<'a, const M: u8> Walker<'a, M> {
+    /// What this walk hashes.
+    const MODE: Mode = match M {
+        FULL => Mode::Full,
+        CONTENT => Mode::Content,
+        _ => Mode::Refs,
+    };
+
+    /// The same walk in another mode (its hash starts where this one is).
+    #[inline]
+    fn in_mode<const N: u8>(&self) -> Walker<'a, N> {
+        let Walker { h, sim, perm, now, next_msg, owner, sent, cache, places } = *self;
+        Walker { h, sim, perm, now, next_msg, owner, sent, cache, places }
+    }
+
     #[inline]
     pub(super) fn word(&mut self, w: u64) {
-        if self.mode != Mode::Refs {
+        if !matches!(Self::MODE, Mode::Refs) {
             self.h.word(w);
         }
     }
@@ -171,7 +243,7 @@ impl<'a> Walker<'a> {
     /// A word that is a reference (a message id, a timer's place): hashed unless hashing content.
     #[inline]
     fn reference(&mut self, w: u64) {
-        if self.mode != Mode::Content {
+        if !matches!(Self::MODE, Mode::Content) {
             self.h.word(w);
         }
     }
@@ -179,11 +251,17 @@ impl<'a> Walker<'a> {
     /// Hashes a node: its content by `walk`, from the node's cache (computed and
     /// cached if the node was written since), then its references by `refs`, which
     /// must hash what `walk` hashes in `Mode::Refs` (`refs.rs`, `Walker::msg_refs`).
-    pub(super) fn cached<T: Clone>(&mut self, node: &Shared<T>, walk: fn(&mut Walker<'a>, &T), refs: fn(&mut Walker<'a>, &T)) {
+    pub(super) fn cached<T: Clone>(
+        &mut self,
+        node: &Shared<T>,
+        walk: fn(&mut Walker<'a, CONTENT>, &T),
+        refs: fn(&mut Walker<'a, REFS>, &T),
+    ) {
         let content = match Shared::hash(node, self.cache) {
             Some(h) => h,
             None => {
-                let mut sub = Walker { h: StableHash::default(), mode: Mode::Content, ..*self };
+                let mut sub = self.in_mode::<CONTENT>();
+                sub.h = StableHash::default();
                 walk(&mut sub, node);
                 let h = sub.h.finish();
                 Shared::set_hash(node, self.cache, h);
@@ -191,16 +269,15 @@ impl<'a> Walker<'a> {
             }
         };
         self.word(content);
-        let mode = self.mode;
-        self.mode = Mode::Refs;
-        refs(self, node);
-        self.mode = mode;
+        let mut r = self.in_mode::<REFS>();
+        refs(&mut r, node);
+        (self.h, self.owner) = (r.h, r.owner);
     }
 
     /// Whether this walk hashes references only (long lists without any are skipped).
     #[inline]
     pub(super) fn refs_only(&self) -> bool {
-        self.mode == Mode::Refs
+        matches!(Self::MODE, Mode::Refs)
     }
 
     #[inline]
@@ -225,7 +302,7 @@ impl<'a> Walker<'a> {
     /// node's content, absolute (`now` is hashed: the same states are told apart).
     #[inline]
     pub(super) fn time(&mut self, t: u64) {
-        if self.mode == Mode::Content {
+        if matches!(Self::MODE, Mode::Content) {
             self.word(t);
         } else {
             self.word(t.wrapping_sub(self.now));
@@ -283,11 +360,12 @@ impl<'a> Walker<'a> {
 
     /// A reference to a scheduled item: its place in the queue (or, gone, its time relative to now).
     pub(super) fn key(&mut self, key: Key) {
-        if self.mode == Mode::Content {
+        if matches!(Self::MODE, Mode::Content) {
             return;
         }
         let queue = &self.sim.sched.queue;
-        match queue.binary_search_by(|(k, _)| key.cmp(k)) {
+        let place = self.places.find(queue, key);
+        match place {
             Ok(i) => self.reference(i as u64),
             Err(_) => {
                 self.reference(u64::MAX);
@@ -400,7 +478,8 @@ impl<'a> Walker<'a> {
         });
         self.word(conns);
         self.queue();
-        self.invariants(invariants);
+        // No renaming, time or id in them: cached like a node's content, with no references.
+        self.cached(invariants, Walker::invariants, |_, _| {});
     }
 
     fn log(&mut self, log: &Log) {
@@ -511,18 +590,8 @@ mod tests {
     use super::*;
 
     /// A walker in `Mode::Refs` over `sim` under `perm`, as the search hashes references.
-    fn refs_walker<'a>(sim: &'a Sim, perm: &'a Perm) -> Walker<'a> {
-        Walker {
-            h: StableHash::default(),
-            sim,
-            perm,
-            now: sim.now,
-            next_msg: sim.next_msg,
-            owner: u32::MAX,
-            sent: true,
-            mode: Mode::Refs,
-            cache: 1,
-        }
+    fn refs_walker<'a>(sim: &'a Sim, perm: &'a Perm, places: &'a Places) -> Walker<'a, REFS> {
+        Walker { h: StableHash::default(), sim, perm, now: sim.now, next_msg: sim.next_msg, owner: u32::MAX, sent: true, cache: 1, places }
     }
 
     /// Each participant's references hashed alone (`refs.rs`) hash what the walk of the
@@ -534,7 +603,8 @@ mod tests {
             let mut sim = Sim::new(crate::builtin::load(name).expect("a built-in"));
             while sim.step < 300 && sim.step() {
                 for perm in [Perm::IDENTITY, Perm::from_order(&[1, 0, 2, 3, 4, 5, 6, 7])] {
-                    let w = refs_walker(&sim, &perm);
+                    let places = Places::new(&sim.sched.queue);
+                    let w = refs_walker(&sim, &perm, &places);
                     let (mut whole, mut refs) = (w, w);
                     for b in &sim.brokers {
                         whole.broker_state(b);
@@ -567,7 +637,8 @@ mod tests {
             let mut sim = Sim::new(crate::builtin::load(name).expect("a built-in"));
             while sim.step < 300 && sim.step() {
                 for (m, _) in sim.in_flight.values() {
-                    let w = refs_walker(&sim, &Perm::IDENTITY);
+                    let places = Places::new(&sim.sched.queue);
+                    let w = refs_walker(&sim, &Perm::IDENTITY, &places);
                     let (mut whole, mut refs) = (w, w);
                     whole.msg(m);
                     refs.msg_refs(m);
@@ -577,5 +648,33 @@ mod tests {
             }
         }
         assert!(kinds.len() >= 15, "{kinds:?}");
+    }
+
+    /// `Places` finds every item of the queue where a search over it does, and no key
+    /// that is not there (a timer fired or cancelled, another time, another class), along
+    /// every built-in's run.
+    #[test]
+    fn places_agree_with_a_search() {
+        let mut keys = 0;
+        for name in crate::builtin::names() {
+            let mut sim = Sim::new(crate::builtin::load(name).expect("a built-in"));
+            let mut old: Vec<Key> = Vec::new();
+            while sim.step < 300 && sim.step() {
+                let queue = &sim.sched.queue;
+                let places = Places::new(queue);
+                let mut probes: Vec<Key> = queue.iter().map(|(k, _)| *k).collect();
+                probes.extend(queue.iter().flat_map(|&((at, class, seq), _)| {
+                    [(at + 1, class, seq), (at, class ^ 1, seq), (at, class, seq + 1), (at, class, seq + PLACES as u64)]
+                }));
+                probes.extend(old.iter().copied());
+                for key in probes {
+                    let searched = queue.binary_search_by(|(k, _)| key.cmp(k)).ok();
+                    assert_eq!(places.find(queue, key).ok(), searched, "{name}, step {}, {key:?}", sim.step);
+                    keys += 1;
+                }
+                old = queue.iter().map(|(k, _)| *k).collect();
+            }
+        }
+        assert!(keys > 10_000, "{keys}");
     }
 }

@@ -8,7 +8,7 @@ use crate::sim::state::{
     MetadataFetch, ParkedConsumerFetch, ParkedFetch, PendingIsr, ProduceRequest, Producer, ProducerEntry, Registration, Role,
 };
 
-impl Walker<'_> {
+impl<const M: u8> Walker<'_, M> {
     pub(super) fn broker_state(&mut self, b: &Broker) {
         let Broker {
             id,
@@ -167,7 +167,7 @@ impl Walker<'_> {
         }
         self.word(*partition_epoch as u64);
         // Followers in new-id order (no references in them: skipped when walking those).
-        for new in 0..if self.refs_only() { 0 } else { 8u8 } {
+        for new in 0..if self.refs_only() || followers.is_empty() { 0 } else { 8u8 } {
             let old = self.perm.from[new as usize] as u32;
             if let Some(v) = followers.get(&old) {
                 let FollowerView {
@@ -190,7 +190,7 @@ impl Walker<'_> {
             }
         }
         self.brokers(fenced.iter());
-        for new in 0..if self.refs_only() { 0 } else { 8u8 } {
+        for new in 0..if self.refs_only() || alter_broker_epochs.is_empty() { 0 } else { 8u8 } {
             let old = self.perm.from[new as usize] as u32;
             if let Some(&(_, e)) = alter_broker_epochs.iter().find(|(b, _)| *b == old) {
                 self.word(new as u64);
@@ -302,7 +302,7 @@ impl Walker<'_> {
         self.opt_time(*last_sent_ms);
         self.word(*attempts as u64);
         self.time(*updated_ms);
-        for new in 0..if self.refs_only() { 0 } else { 8u8 } {
+        for new in 0..if self.refs_only() || blackout.is_empty() { 0 } else { 8u8 } {
             if let Some(&until) = blackout.get(&(self.perm.from[new as usize] as u32)) {
                 self.word(new as u64);
                 self.time(until);

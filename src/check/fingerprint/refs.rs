@@ -13,7 +13,7 @@ use crate::sim::state::{
     ParkedConsumerFetch, ParkedFetch, ProduceRequest, Producer,
 };
 
-impl Walker<'_> {
+impl<const M: u8> Walker<'_, M> {
     pub(super) fn broker_refs(&mut self, b: &Broker) {
         let Broker {
             id: _,

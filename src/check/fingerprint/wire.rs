@@ -7,7 +7,7 @@ use crate::sim::log::Entry;
 use crate::sim::msg::{Body, ConsumerFetchResponse, FetchRequest, FetchResponse, Hold, Metadata, Msg};
 use crate::sim::Timer;
 
-impl Walker<'_> {
+impl<const M: u8> Walker<'_, M> {
     pub(super) fn action(&mut self, a: &Action) {
         match a {
             Action::Produce { producer, records } => {

@@ -62,15 +62,41 @@ const lagBeats = [
     title: "The follower's consumer reads it",
     at: (r) => r.event?.type === "consumer_fetch_response" && r.event.records?.length > 0 && r.consumers.find((x) => x.id === r.event.to)?.fetch_from != null,
     say: {
-      junior: (c) => `${c.e.to} gets ${list(c.e.records.map(String))} at ${c.t} ms, ${c.t - (c.leaderMoved(c.rep(followerConsumer(c).fetch_from).hw)?.t ?? c.t)} ms after the leader's HW moved. That is the whole gap: the follower's wait for the HW plus the consumer's own wait on the follower.`,
-      middle: (c) => {
-        const expired = c.sentBy()?.ev?.timer === "consumer-fetch-expiry";
-        return `The consumer's fetch sat on the follower for up to fetch.max.wait.ms (${cset(c, c.e.to, "fetch.max.wait.ms")} ms). ${expired ? `This one was answered only when that wait ran out, although the follower's HW had moved: under ${c.sc.preset} an HW move on a follower does not complete the consumer fetches parked on it (it does from 3.4, KAFKA-14334).` : "It was answered the moment the follower's HW moved (a follower completes the consumer fetches parked on it since 3.4, KAFKA-14334); a fetch that had already expired empty is sent again and waits again."} On an idle partition the waits add up: up to replica.fetch.wait.max.ms plus fetch.max.wait.ms, about a second with the defaults.`;
+      junior: (c) => {
+        const { leader, follower, f } = waits(c);
+        const head = `${c.e.to} gets ${list(c.e.records.map(String))} at ${c.t} ms, ${c.t - leader} ms after the leader's HW moved: ${follower - leader} ms for follower ${f} to hear the HW (${follower - leader >= c.cfg("replica.fetch.wait.max.ms") ? "its Fetch parked at the leader until replica.fetch.wait.max.ms ran out" : "the HW change answered its Fetch parked at the leader"}), then ${c.t - follower} ms`;
+        return c.sentBy()?.ev?.timer === "consumer-fetch-expiry"
+          ? `${head} for the consumer's own fetch, parked on the follower until fetch.max.wait.ms ran out: under ${c.sc.preset} an HW move on the follower does not answer the fetches parked on it.${follower - leader >= c.cfg("replica.fetch.wait.max.ms") ? " The two waits add up: with the defaults, about a second." : ""}`
+          : `${head}: under ${c.sc.preset} the follower answers the consumer's fetch parked on it as soon as its HW moves (from 3.4, KAFKA-14334), so only the follower's own wait is left.`;
       },
-      principal: () => "To shorten it: keep traffic flowing (each new record releases the parked Fetches), lower replica.fetch.wait.max.ms (more idle Fetches on the leader), or read from the leader. A consumer on a follower that left the ISR keeps reading it until its metadata refresh (metadata.max.age.ms) or an error; from 3.3.2 and 3.4.0 (KAFKA-14372) the leader names only ISR members as a preferred read replica.",
+      middle: (c) => `The consumer's fetch sat on the follower for up to fetch.max.wait.ms (${cset(c, c.e.to, "fetch.max.wait.ms")} ms); the follower's Fetch sat on the leader for up to replica.fetch.wait.max.ms (${c.cfg("replica.fetch.wait.max.ms")} ms). On an idle partition, before 3.4, the consumer waits for both, one after the other; each new record releases the parked Fetches sooner.`,
     },
   },
 ];
+
+/** When the leader's HW and then follower f's reached the HW the follower's consumer reads below. */
+function waits(c) {
+  const f = followerConsumer(c).fetch_from;
+  const hw = c.rep(f).hw;
+  const moved = c.lastEvent((ev) => ev.type === "fetch_response" && ev.to === f && ev.hw_after >= hw && ev.hw_before < hw);
+  return { f, leader: c.leaderMoved(hw)?.t ?? c.t, follower: moved?.t ?? c.t };
+}
+
+/** The question's first part runs a version before KAFKA-14334 (3.4), where the consumer's
+ *  wait adds to the follower's: about a second. Then the same run today, then 2.4–2.5. */
+const lagParts = (preset) => {
+  if (preset === "kafka-2.8") return lagBeats;
+  const level = preset === "kafka-4.0" ? { "consumer-read": "junior" } : { "follower-hw": "senior", "consumer-read": "senior" };
+  return lagBeats.filter((b) => level[b.id]).map((b) => ({
+    ...b,
+    level: level[b.id],
+    quiz: undefined,
+    title: b.id === "consumer-read" ? (preset === "kafka-4.0" ? "From 3.4 the consumer's wait goes" : "2.4 and 2.5: the follower hears at once") : b.title,
+    say: b.id === "consumer-read" && preset === "kafka-4.0"
+      ? { ...b.say, principal: () => "To shorten it: keep traffic flowing (each new record releases the parked Fetches), lower replica.fetch.wait.max.ms (more idle Fetches on the leader), or read from the leader. A consumer on a follower that left the ISR keeps reading it until its metadata refresh (metadata.max.age.ms) or an error; from 3.3.2 and 3.4.0 (KAFKA-14372) the leader names only ISR members as a preferred read replica." }
+      : b.say,
+  }));
+};
 
 // The deeper levels: a preferred read replica that leaves the ISR (KAFKA-14372), per preset.
 const cFollower = (r) => r.consumers.find((x) => x.id === "c-follower");
@@ -186,7 +212,39 @@ const minIsrBeats = [
     at: both(ev("isr_change"), hwMoved),
     say: {
       junior: (c) => `${list((c.e.isr ?? []).filter((b) => !(c.e.isr_before ?? []).includes(b)).map((b) => `Follower ${b}`))} is back in the ISR ${set(c.e.isr)}, enough for min.insync.replicas again: the HW moves ${c.e.hw_before} → ${c.e.hw_after} and the writes that waited are acknowledged.`,
-      principal: (c) => `Replication factor ${c.rec.replicas.length} with min.insync.replicas ${c.cfg("min.insync.replicas")}: acks=all writes survive any ${c.rec.replicas.length - c.cfg("min.insync.replicas")} lost replica${c.rec.replicas.length - c.cfg("min.insync.replicas") === 1 ? "" : "s"} without a loss, and stop (rather than risk one) at the next. min.insync.replicas = 1 would have let the leader alone acknowledge: one more crash and those records are gone.`,
+      principal: (c) => `Replication factor ${c.rec.replicas.length} with min.insync.replicas ${c.cfg("min.insync.replicas")}: acks=all writes survive any ${c.rec.replicas.length - c.cfg("min.insync.replicas")} lost replica${c.rec.replicas.length - c.cfg("min.insync.replicas") === 1 ? "" : "s"} without a loss, and stop (rather than risk one) at the next. Next, the same crashes with min.insync.replicas set to 1.`,
+    },
+  },
+];
+
+// The same crashes with min.insync.replicas = 1: the ISR may be the leader alone, and
+// acks=all then means one copy.
+const minIsrOneBeats = [
+  {
+    id: "alone-enough",
+    level: "junior",
+    title: "min.insync.replicas = 1: the leader alone is enough",
+    at: (r) => r.event?.type === "leader_and_isr" && r.event.outcome === "isr-update" && r.event.isr?.length === 1,
+    quiz: hwOf(0, (c) => [{ value: c.was(0).hw, why: "With min.insync.replicas = 1 nothing holds the HW: the leader alone is a large enough ISR." }],
+      (c) => `The same crashes, now with min.insync.replicas = ${c.cfg("min.insync.replicas")}. The leader learns ISR ${set(c.e.isr)}; its LEO is ${c.lead.leo}. What is its HW now?`,
+      (c) => `HW ${c.lead.hw}: the leader alone is the whole ISR, and it is enough.`),
+    say: {
+      junior: (c) => `With min.insync.replicas = ${c.cfg("min.insync.replicas")} the same fencing leaves ISR ${set(c.e.isr)}, and the leader alone is enough: the HW moves ${c.e.hw_before} → ${c.e.hw_after} at once, and the acks=all write that waited is acknowledged.`,
+    },
+  },
+  {
+    id: "one-copy",
+    level: "junior",
+    title: "acks=all, acknowledged with one copy",
+    action: { label: "Compare min.insync.replicas 2 and 1 side by side", view: "compare", parts: [[0, "min.insync.replicas = 2"], [1, "min.insync.replicas = 1"]] },
+    at: (r) => r.event?.type === "produce_response" && r.event.to === "p-all" && !r.event.error && r.partition.isr.length === 1,
+    say: {
+      junior: (c) => `${c.e.to} gets its acknowledgement for ${list((c.e.records ?? []).map(String))} at ${c.t} ms. acks=all waited for the whole ISR, ${set(c.rec.partition.isr)}: leader ${c.L} is the only broker that has ${(c.e.records ?? []).length === 1 ? "it" : "them"}.`,
+      principal: (c) => {
+        const rf = c.rec.replicas.length;
+        const m = c.cfg("min.insync.replicas");
+        return `Replication factor ${rf} with min.insync.replicas = ${m}: writes go on through ${rf - m} lost replicas, but a write acknowledged meanwhile is on leader ${c.L} alone. If that broker's disk is lost before a follower copies it, so is the record; no clean election can bring it back. replicas − min.insync is how many failures writes go on through; min.insync is how many copies each acknowledged write has.`;
+      },
     },
   },
 ];
@@ -295,6 +353,7 @@ const deathBeats = (old) => [
     level: "junior",
     title: old ? "Lost" : "Kept",
     at: ev("leader_and_isr", { outcome: "become-leader" }),
+    ...(old ? {} : { action: { label: "Compare kafka-0.10 and kafka-4.0 side by side", view: "compare", parts: [[0, "kafka-0.10"], [1, "kafka-4.0"]] } }),
     say: {
       junior: (c) => {
         const lost = (c.rec.lost ?? []).filter((l) => !l.allowed);
@@ -350,8 +409,26 @@ const uncleanBeats = (old) => [
     },
     say: {
       junior: (c) => {
-        const lost = (c.rec.lost ?? []).map((l) => l.id);
+        const lost = [...new Set((c.rec.lost ?? []).filter((l) => l.invariant === "acked-record-lost").map((l) => l.id))];
         return `Broker ${c.L} leads with LEO ${c.lead.leo}: ${lost.length ? `${list(lost)}, acknowledged with acks=all, ${lost.length === 1 ? "is" : "are"} lost` : "nothing acknowledged is lost"}, in every version: that is what an unclean election permits.`;
+      },
+    },
+  },
+  {
+    id: "notice",
+    level: "junior",
+    title: old ? "The consumer is told only that its offset is gone" : "The consumer checks its position (KIP-320)",
+    ...(old ? {} : { action: { label: "Compare kafka-0.10 and kafka-4.0 side by side", view: "compare", parts: [[0, "kafka-0.10"], [1, "kafka-4.0"]] } }),
+    at: old
+      ? (r) => r.event?.type === "consumer_fetch_response" && r.event.error === "OFFSET_OUT_OF_RANGE"
+      : (r) => r.event?.type === "offsets_for_leader_epoch_response" && typeof r.event.to === "string",
+    say: {
+      junior: (c) => {
+        const now = c.rec.consumers.find((x) => x.id === c.e.to);
+        const was = c.prev?.consumers.find((x) => x.id === c.e.to) ?? now;
+        return old
+          ? `${now.id} had read ${list(now.read)} from leader 0. Under ${c.sc.preset} it asks the new leader ${c.e.from} for offset ${c.e.offset} and is told OFFSET_OUT_OF_RANGE (the new leader's log ends at ${c.rep(c.e.from).leo}); auto.offset.reset moves it to ${now.position}. Nothing tells it that records it read are gone: it learns of a problem only because the new log is shorter, and had leader ${c.e.from} already written past ${c.e.offset} it would read on from there.`
+          : `${now.id} had read ${list(now.read)} from leader 0. Under ${c.sc.preset}, seeing a new leader epoch, it first asks leader ${c.e.from} where epoch ${c.e.epoch} (that of its last record) ends: at ${c.e.end_offset?.end_offset}, below its position ${was.position}. ${c.e.outcome === "truncation-detected" ? `It detects the truncation (KIP-320, from 2.1) and moves back to ${now.position}, the first offset known to diverge, instead of reading on; with auto.offset.reset=none it stops with LogTruncationException.` : `Its position is valid: it reads on.`}`;
       },
     },
   },
@@ -375,8 +452,9 @@ export const QUESTION_TOURS = [
     id: "follower-lag",
     title: "Why is my follower-fetch consumer about a second behind?",
     parts: [
-      { scenario: "follower-fetch-consumer", preset: "kafka-4.0", beats: lagBeats },
-      { scenario: "follower-fetch-consumer", preset: "kafka-2.4", beats: lagBeats.filter((b) => b.id !== "start").map((b) => ({ ...b, level: b.id === "follower-hw" ? "middle" : "senior", quiz: undefined })) },
+      { scenario: "follower-fetch-consumer", preset: "kafka-2.8", beats: lagParts("kafka-2.8") },
+      { scenario: "follower-fetch-consumer", preset: "kafka-4.0", beats: lagParts("kafka-4.0") },
+      { scenario: "follower-fetch-consumer", preset: "kafka-2.4", beats: lagParts("kafka-2.4") },
       { scenario: "lagging-read-replica", preset: "kafka-4.0", beats: staleBeats(true) },
       { scenario: "lagging-read-replica", preset: "kafka-2.8", beats: staleBeats(false) },
     ],
@@ -384,7 +462,10 @@ export const QUESTION_TOURS = [
   {
     id: "min-insync",
     title: "acks=all waits for the ISR — which may be just the leader",
-    parts: [{ scenario: "acks-and-min-isr", beats: minIsrBeats }],
+    parts: [
+      { scenario: "acks-and-min-isr", beats: minIsrBeats },
+      { scenario: "acks-and-min-isr", config: { "min.insync.replicas": 1 }, beats: minIsrOneBeats },
+    ],
   },
   {
     id: "leo-hw",
@@ -395,8 +476,8 @@ export const QUESTION_TOURS = [
     id: "unclean",
     title: "What does an unclean election lose, and how does a consumer notice?",
     parts: [
-      { scenario: "unclean-election", preset: "kafka-0.10", beats: uncleanBeats(true) },
-      { scenario: "unclean-election", preset: "kafka-4.0", beats: uncleanBeats(false).filter((b) => b.id !== "alone") },
+      { scenario: "unclean-election", preset: "kafka-0.10", consumers: [{ id: "c1" }], beats: uncleanBeats(true) },
+      { scenario: "unclean-election", preset: "kafka-4.0", consumers: [{ id: "c1" }], beats: uncleanBeats(false).filter((b) => b.id !== "alone") },
     ],
   },
   {
