@@ -153,6 +153,26 @@ fn the_zookeeper_controller_bumps_the_leader_epoch_when_it_removes_a_dead_replic
     }
 }
 
+/// `Partition.makeLeader` ends by moving the HW and, when it moved,
+/// `tryCompleteDelayedRequests` (every version): in the ZooKeeper era the controller's
+/// LeaderAndIsr that leaves the leader alone in the ISR moves the HW to its LEO, and the
+/// acks=all writes waiting on the dead followers are answered at once with
+/// NOT_ENOUGH_REPLICAS_AFTER_APPEND (the ISR is under min.insync.replicas), not left to
+/// time out after request.timeout.ms.
+#[test]
+fn the_zookeeper_leader_answers_waiting_writes_when_the_controller_leaves_it_alone_in_the_isr() {
+    let t = under(&builtin("acks-and-min-isr"), "kafka-2.8");
+    let alone = t.find(0, &json!({"type": "leader_and_isr", "to": 0, "outcome": "become-leader", "isr": [0]}));
+    let at = t.at(alone)["time_ms"].as_u64().unwrap();
+    assert_eq!(t.at(alone)["replicas"][0]["hw"], t.at(alone)["replicas"][0]["leo"], "{}", line(t.at(alone)));
+    for record in ["p-all-2", "p-all-3"] {
+        let answer = t.find(alone, &json!({"type": "produce_response", "to": "p-all", "records": [record]}));
+        let event = &t.at(answer)["event"];
+        assert_eq!(event["error"], "NOT_ENOUGH_REPLICAS_AFTER_APPEND", "{record}: {}", line(t.at(answer)));
+        assert!(t.at(answer)["time_ms"].as_u64().unwrap() <= at + 2, "{record} answered at once: {}", line(t.at(answer)));
+    }
+}
+
 // ---------------------------------------------------------------------------
 // alter_partition_checks_broker_epochs (KIP-903, 3.5): off (3.3–3.4's controller; no
 // preset, the switch overridden under kafka-3.7) | kafka-3.7, kafka-3.8, kafka-4.0.

@@ -79,7 +79,7 @@ pub(crate) fn make_leader(b: &mut Shared<Broker>, isr: Vec<u32>, partition_epoch
         })
         .collect();
     install_leader(b, isr, partition_epoch, followers, fenced, out);
-    hw::maybe_increment_leader_hw(b, HwCause::Election, out);
+    hw_after_election(b, out);
 }
 
 /// `Partition.makeLeader` for a broker that leads already (`isNewLeader` false), in
@@ -105,7 +105,17 @@ pub(crate) fn make_leader_in_new_epoch(b: &mut Shared<Broker>, isr: Vec<u32>, pa
     ls.pending = None;
     ls.partition_epoch = partition_epoch;
     ls.fenced = fenced;
-    hw::maybe_increment_leader_hw(b, HwCause::Election, out);
+    hw_after_election(b, out);
+}
+
+/// The end of `Partition.makeLeader` (all versions): "we may need to increment high
+/// watermark since ISR could be down to 1", and when it moved, `tryCompleteDelayedRequests`
+/// answers what waited on it (an acks=all write, with NOT_ENOUGH_REPLICAS_AFTER_APPEND
+/// when the ISR is now under min.insync.replicas).
+fn hw_after_election(b: &mut Shared<Broker>, out: &mut Out) {
+    if hw::maybe_increment_leader_hw(b, HwCause::Election, out).is_some() {
+        purgatory::try_complete_delayed_requests(b, out);
+    }
 }
 
 /// The leader state: the ISR, a view of each follower, empty purgatories, and the
