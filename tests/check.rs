@@ -62,8 +62,8 @@ fn kip101_data_loss_is_found_before_the_fix_and_not_after() {
     let config = config(28, 3, 0, true, "any", false);
     let expected = [
         ("textbook", row("none", 0, 207_549, 301_508)),
-        ("kafka-0.10", row("acked-record-lost", 28, 125_248, 176_913)),
-        ("kafka-0.11", row("none", 0, 139_616, 193_317)),
+        ("kafka-0.10", row("acked-record-lost", 28, 123_496, 174_818)),
+        ("kafka-0.11", row("none", 0, 137_642, 190_871)),
         ("kafka-2.8", row("none", 0, 148_140, 210_476)),
         ("kafka-4.0", row("none", 0, 130_770, 185_750)),
     ];
@@ -167,7 +167,7 @@ fn kafka_7128_is_found_before_2_1_and_not_after() {
     let scenario = file("kafka-7128-one-crash.json");
     let mut config = config(240, 1, 0, false, "acked-record-lost", false);
     config.drop_faults = false;
-    let expected = [("kafka-2.0", row("acked-record-lost", 217, 106_307, 156_954)), ("kafka-2.1", row("none", 0, 123_334, 172_663))];
+    let expected = [("kafka-2.0", row("acked-record-lost", 217, 106_299, 156_938)), ("kafka-2.1", row("none", 0, 123_180, 172_630))];
     for (name, want) in expected {
         let (got, c) = search(&scenario, name, &config);
         assert_eq!(got, want, "{name}");
