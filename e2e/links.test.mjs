@@ -129,6 +129,28 @@ describe("a share link", () => {
     await other.close();
   });
 
+  test("a link to another built-in pasted before the full core came opens once it comes", async () => {
+    // The first core has only the first built-in's text: the link waits for the full
+    // core (held here until the fragment has changed), not "could not be opened".
+    const page = await env.newPage();
+    let release;
+    const held = new Promise((r) => (release = r));
+    await page.route(/\/hwscope_bg\.wasm$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(new URL("/", env.baseURL).href);
+    await page.waitForSelector("#status[data-step]");
+    await page.evaluate((f) => (location.hash = f), linkFor(builtin("unclean-election"), 9));
+    await page.waitForTimeout(300);
+    release();
+    await page.waitForFunction(() => document.getElementById("status").dataset.step === "9");
+    assert.equal(await verified(page), true);
+    assert.doesNotMatch(await page.textContent("#notice"), /could not be opened/);
+    assertNoErrors(page);
+    await page.close();
+  });
+
   test("a new fragment in the same tab (hashchange) opens that link", async () => {
     const page = await open("/");
     await page.evaluate((f) => (location.hash = f), linkFor(builtin("unclean-election"), 9));

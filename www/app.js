@@ -609,11 +609,13 @@ export function start(core, opts, boot = {}) {
     // a built-in whose text the page does not have yet comes with it.
     // A link to a built-in as it is (no interventions) runs on the first core: its text is
     // here (main.js fetched it for the first stage), and its state hash is compared when
-    // the full core comes (takeFull).
+    // the full core comes (takeFull). A link to another built-in pasted into the address
+    // bar before the full core came (a hashchange) finds no text here: it waits for the
+    // full core, which has every built-in's.
     const wanted = opts.scenario ?? "seed-walkthrough";
     const plainLink = sim.full ? null : builtinLink(fragment, LINKS);
     const plainText = plainLink && scenarios.find((s) => s.name === plainLink.name)?.json;
-    if (!sim.full && !plainText && (startCore(fragment, LINKS).glue === "full" || scenarios.some((s) => s.name === wanted && !s.json))) {
+    if (!sim.full && !plainText && (plainLink || startCore(fragment, LINKS).glue === "full" || scenarios.some((s) => s.name === wanted && !s.json))) {
       await needFull();
       if (token !== opening) return;
     }
