@@ -484,6 +484,117 @@ fn before_2_1_a_write_to_a_killed_leader_fails_at_the_first_error_from_2_1_it_is
     assert_eq!(in_force(&s, "kafka-2.1", "producers[0].delivery.timeout.ms").0, json!(120_000));
 }
 
+/// A write to a partition with no leader for 58 s (RF 1: its only broker is killed at
+/// 1 s and restarts at 60 s). Before 2.1 a batch waiting in the accumulator expires
+/// once more than request.timeout.ms (30 s) has passed since it was created
+/// (`RecordAccumulator.expiredBatches`, `ProducerBatch.maybeExpire` at 2.0.1; the same
+/// in 0.10.2.2's `abortExpiredBatches`): it fails at 32001 ms. From 2.1 (KIP-91) only
+/// delivery.timeout.ms (120 s) ends it, and the restarted leader acknowledges it.
+#[test]
+fn before_2_1_a_write_waiting_for_a_leader_expires_after_request_timeout_from_2_1_it_waits_delivery_timeout() {
+    let s = json!({
+        "format": 1, "replicas": 1, "producers": [{"id": "p1", "acks": "all"}],
+        "events": [{"at_ms": 1000, "crash": {"broker": 0}}, {"at_ms": 2000, "produce": {"producer": "p1"}},
+                   {"at_ms": 60000, "restart": {"broker": 0}}],
+        "stop_at_ms": 70000
+    });
+    for (preset, acked, failed) in
+        [("kafka-0.10", json!([]), json!(["p1-1"])), ("kafka-2.0", json!([]), json!(["p1-1"])), ("kafka-2.1", json!(["p1-1"]), json!([]))]
+    {
+        let t = under(&s, preset);
+        let p = producer(t.last(), "p1");
+        assert_eq!((&p["acked"], &p["failed"]), (&acked, &failed), "{preset}: {}", t.summary());
+        if failed != json!([]) {
+            let gave_up = (0..t.len()).find(|&i| t.at(i)["text"].as_str().unwrap_or("").contains("gives up")).expect("p1 gives up");
+            assert_eq!(time(t.at(gave_up)), 2000 + 30_000 + 1, "{preset}: {}", line(t.at(gave_up)));
+            let text = t.at(gave_up)["text"].as_str().unwrap();
+            assert!(text.contains("request.timeout.ms") && !text.contains("retries is 0"), "{text}");
+        }
+    }
+    // Once a request that carried it failed, the clock restarts at that attempt plus
+    // retry.backoff.ms: a write sent to the leader as it is killed (retries 1) fails with
+    // the reset, is retried to no leader, and expires 30 s after its retry backoff ended.
+    let mut retried = s.clone();
+    retried["producers"][0]["retries"] = json!(1);
+    retried["events"] = json!([{"at_ms": 2000, "produce": {"producer": "p1"}}, {"at_ms": 2000, "crash": {"broker": 0}},
+                               {"at_ms": 60000, "restart": {"broker": 0}}]);
+    let t = under(&retried, "kafka-2.0");
+    let reset = t.find(0, &json!({"type": "connection_reset"}));
+    let gave_up = (0..t.len()).find(|&i| t.at(i)["text"].as_str().unwrap_or("").contains("gives up")).expect("p1 gives up");
+    assert_eq!(time(t.at(gave_up)), time(t.at(reset)) + 100 + 30_000 + 1, "{}", line(t.at(gave_up)));
+}
+
+/// An acks=0 producer writes every 500 ms to leader 0, which is cut from ZooKeeper from
+/// 1 s to 8 s: its session expires, broker 1 leads epoch 1, and broker 0, registered
+/// again after the heal, becomes a follower at about 9.9 s. Its next acks=0 write is
+/// refused; the producer expects no answer, so the broker closes the connection
+/// (`KafkaApis.handleProduceRequest` at 0.10.2.2, 2.4.1 and 3.7.0, unchanged since), the
+/// producer's `NetworkClient` asks for new metadata at the disconnection, and every
+/// later write goes to leader 1: one write lost to the refusal, not every write until
+/// metadata.max.age.ms (5 min). No produce answer is ever sent to an acks=0 producer.
+#[test]
+fn an_acks_0_write_refused_by_a_broker_closes_the_connection_and_the_producer_refreshes_its_metadata() {
+    let s = json!({
+        "format": 1, "replicas": 2, "config": {"zookeeper.session.timeout.ms": 6000},
+        "producers": [{"id": "p0", "acks": 0}],
+        "events": [{"at_ms": 1000, "partition": {"between": [0, "zookeeper"]}}, {"at_ms": 8000, "heal": {"between": [0, "zookeeper"]}},
+                   {"at_ms": 0, "produce": {"producer": "p0"}, "repeat": {"count": 40, "every_ms": 500}}],
+        "stop_at_ms": 20000
+    });
+    for preset in ["kafka-0.10", "kafka-2.4", "kafka-2.8"] {
+        let t = under(&s, preset);
+        let refused = t.find(0, &json!({"type": "produce_request", "to": 0, "outcome": "error"}));
+        let r = t.at(refused);
+        let text = r["text"].as_str().unwrap();
+        assert!(text.contains("acks=0") && text.contains("closes its connection"), "{preset}: {text}");
+        assert!(sent(r).iter().all(|m| m["type"] != "produce_response"), "{preset}: {}", line(r));
+        let heard = t.find(refused, &json!({"type": "connection_reset"}));
+        assert!(t.at(heard)["text"].as_str().unwrap().contains("wants new metadata"), "{preset}: {}", line(t.at(heard)));
+        // Only the refused write is missing from leader 1's log: everything after it reached leader 1.
+        let lost = r["event"]["records"][0].as_str().unwrap().to_string();
+        let logged = log_ids(t.last(), 1);
+        let after: Vec<String> = (0..t.len())
+            .filter(|&i| time(t.at(i)) > time(r) && event_matches(t.at(i), &json!({"type": "produce", "producer": "p0"})))
+            .map(|i| t.at(i)["event"]["records"][0].as_str().unwrap().to_string())
+            .collect();
+        assert!(!after.is_empty(), "{preset}");
+        assert!(after.iter().all(|id| logged.contains(id)), "{preset}: {after:?} not all in {logged:?}");
+        assert!(!logged.contains(&lost), "{preset}: {lost}");
+        assert_eq!(t.all(&json!({"type": "produce_request", "outcome": "error"})).len(), 1, "{preset}: one refused write");
+        assert!((0..t.len()).all(|i| sent(t.at(i)).iter().all(|m| m["type"] != "produce_response")), "{preset}");
+    }
+}
+
+/// min.insync.replicas above the replication factor (RF 2, min.insync.replicas 3): up to
+/// 3.6 `Partition.appendRecordsToLeader` compares the ISR with the topic's value as set
+/// (`inSyncSize < minIsr` at 0.10.2.2, 2.8.2 and 3.6.0), so every acks=all write is refused
+/// with NOT_ENOUGH_REPLICAS however healthy the partition; from 3.7 it compares with
+/// `effectiveMinIsr`, capped at the replication factor (KAFKA-15583, the same commit as
+/// the HW hold), and the write is acknowledged. acks=1 is accepted under both.
+#[test]
+fn before_3_7_min_insync_replicas_above_the_replication_factor_refuses_every_acks_all_write() {
+    let s = json!({
+        "format": 1, "replicas": 2, "config": {"min.insync.replicas": 3},
+        "producers": [{"id": "p-all", "acks": "all"}, {"id": "p-one", "acks": 1}],
+        "events": [{"at_ms": 0, "produce": {"producer": "p-all"}}, {"at_ms": 0, "produce": {"producer": "p-one"}}],
+        "stop_at_ms": 1000
+    });
+    for (preset, refused) in [("kafka-2.1", true), ("kafka-2.8", true), ("kafka-3.7", false), ("kafka-4.0", false)] {
+        let t = under(&s, preset);
+        let first = t.find(0, &json!({"type": "produce_request", "from": "p-all"}));
+        assert_eq!(isr(t.at(first)), vec![0, 1], "{preset}");
+        let want = if refused { json!({"outcome": "error", "error": "NOT_ENOUGH_REPLICAS"}) } else { json!({"outcome": "appended"}) };
+        assert!(event_matches(t.at(first), &want), "{preset}: {}", line(t.at(first)));
+        let p = producer(t.last(), "p-all");
+        if refused {
+            assert_eq!((&p["acked"], &p["pending"]), (&json!([]), &json!(["p-all-1"])), "{preset}: retried, never written");
+        } else {
+            assert_eq!(p["acked"], json!(["p-all-1"]), "{preset}");
+        }
+        assert_eq!(producer(t.last(), "p-one")["acked"], json!(["p-one-1"]), "{preset}");
+    }
+}
+
 /// A broker setting left out of the scenario shows the value the run uses, not null:
 /// `request.timeout.ms` 30000 and `replica.high.watermark.checkpoint.interval.ms` 5000
 /// (`KafkaConfig` defaults, the same at 0.10.2.2 and 4.0.0).

@@ -1,6 +1,7 @@
 //! Sentences for producers and consumers, and for a broker serving a consumer.
 
 use super::{acks_str, plural, Narrator};
+use crate::scenario::Acks;
 use crate::sim::event::Served;
 use crate::sim::log::RecordId;
 use crate::sim::{ConsumerFetchResponse, Event, KafkaError, Node};
@@ -46,7 +47,8 @@ impl Narrator<'_> {
                 )),
                 Event::ProduceFailed { producer, error, count, bumped } => {
                     let retries = self.sim.producers[producer].settings.retries;
-                    let why = match (error.retriable(), retries) {
+                    let expired = self.events.iter().any(|e| matches!(*e, Event::ProduceExpired { producer: q, .. } if q == producer));
+                    let why = match (error.retriable() && !expired, retries) {
                         (true, 0) if self.sim.scenario.producers[producer].retries.is_none() => {
                             ", retriable, but retries is 0 (the producer's default before 2.1, KIP-91)"
                         }
@@ -65,12 +67,18 @@ impl Narrator<'_> {
                         }
                     ));
                 }
-                Event::ProduceExpired { producer, count, .. } => text.push_str(&format!(
-                    " {count} record{} of {} passed delivery.timeout.ms ({} ms).",
-                    plural(count),
-                    self.producer(producer),
-                    self.sim.producers[producer].settings.delivery_timeout_ms.unwrap_or(0)
-                )),
+                Event::ProduceExpired { producer, count, .. } => {
+                    let s = &self.sim.producers[producer].settings;
+                    text.push_str(&match s.delivery_timeout_ms {
+                        Some(limit) => format!(" {count} record{} of {} passed delivery.timeout.ms ({limit} ms).", plural(count), self.producer(producer)),
+                        None => format!(
+                            " {count} record{} of {} waited in its accumulator over request.timeout.ms ({} ms) and expired (before 2.1 there is no delivery.timeout.ms, KIP-91).",
+                            plural(count),
+                            self.producer(producer),
+                            s.request_timeout_ms
+                        ),
+                    })
+                }
                 Event::MetadataRequested { client, broker, msg } => {
                     text.push_str(&format!(" {} asks broker {broker} for metadata.{}", self.client(client), self.note(Some(msg))))
                 }
@@ -232,6 +240,17 @@ impl Narrator<'_> {
                         self.refusing(broker),
                         self.client(client),
                         if requests == 1 { "the request was" } else { "the requests were" },
+                        self.sender(),
+                        self.consumer_next()
+                    )
+                }
+                // The broker closed an acks=0 producer's connection (`refuse_produce`).
+                Event::ConnectionReset { client: client @ Node::Producer(p), broker, requests: 0, .. }
+                    if self.sim.broker(broker).alive && self.sim.producers[p].settings.acks == Acks::Zero =>
+                {
+                    return format!(
+                        "Broker {broker} has closed {}'s connection: it wants new metadata.{}{}",
+                        self.client(client),
                         self.sender(),
                         self.consumer_next()
                     )

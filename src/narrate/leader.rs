@@ -149,6 +149,14 @@ impl Narrator<'_> {
                         self.note(Some(msg))
                     );
                 }
+                Event::ProduceRefused { broker, producer, error, closed: true, msg, .. } => {
+                    return format!(
+                        "Broker {broker} refuses {}'s acks=0 write with {}: nothing is appended, and as the producer expects no answer, the broker closes its connection instead (the producer notices the disconnection and asks for new metadata).{}",
+                        self.producer(producer),
+                        error.name(self.sim.scenario.preset),
+                        self.note(Some(msg))
+                    );
+                }
                 Event::ProduceRefused { broker, producer, error: KafkaError::NotLeaderOrFollower, named_leader, msg, .. } => {
                     let knows = match named_leader {
                         Some(l) => format!(" It names leader {l} in its answer (KIP-951)."),

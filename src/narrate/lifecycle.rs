@@ -89,7 +89,7 @@ impl Narrator<'_> {
             Timer::FenceCheck => self.session_expired(),
             Timer::Heartbeat { broker } => self.heartbeat_due(broker),
             Timer::AlterPartitionRetry { .. } => self.alter_partition_retry(),
-            Timer::ProducerWake { producer } => self.producer_wake(producer),
+            Timer::ProducerWake { producer } | Timer::AccumulatorExpiry { producer } => self.producer_wake(producer),
             Timer::MetadataTimeout { .. } => self.metadata_timeout(),
             Timer::MetadataFetch { broker } => self.metadata_fetch_timer(broker),
             Timer::MetadataFetchExpiry { broker } => self.metadata_fetch_expired(broker),

@@ -194,6 +194,10 @@ fn timer_record(sim: &Sim, timer: Timer) -> EventRecord {
             let producer = Some(sim.scenario.producers[producer].id.clone());
             return EventRecord { producer, timer: Some("producer-wake"), ..new("timeout") };
         }
+        Timer::AccumulatorExpiry { producer } => {
+            let producer = Some(sim.scenario.producers[producer].id.clone());
+            return EventRecord { producer, timer: Some("accumulator-expiry"), ..new("timeout") };
+        }
         Timer::MetadataTimeout { client } => {
             let name = match sim.node_name(client) {
                 NodeName::Name(n) => n,

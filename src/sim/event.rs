@@ -79,8 +79,18 @@ pub enum Event {
     HwStays { leader: u32, hw: u64, held: bool },
 
     // ---- produce
-    /// `named_leader`: the leader the answer names (KIP-951, `current_leader_named`).
-    ProduceRefused { broker: u32, producer: usize, error: KafkaError, isr: BrokerSet, min_isr: u32, named_leader: Option<u32>, msg: u64 },
+    /// `named_leader`: the leader the answer names (KIP-951, `current_leader_named`);
+    /// `closed`: an acks=0 write, refused by closing the connection (`msg` is the reset).
+    ProduceRefused {
+        broker: u32,
+        producer: usize,
+        error: KafkaError,
+        isr: BrokerSet,
+        min_isr: u32,
+        named_leader: Option<u32>,
+        closed: bool,
+        msg: u64,
+    },
     /// `again`: Records the log already has (a retry without idempotence): duplicates.
     Appended { leader: u32, producer: usize, first_offset: u64, count: usize, leo: u64, epoch: i32, again: bool },
     /// An idempotent retry of records already in the log: not appended again.

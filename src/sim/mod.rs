@@ -180,6 +180,7 @@ impl Sim {
                     meta: ClientMeta::new(),
                     epoch: 0,
                     wake: None,
+                    expiry: None,
                     retries: 0,
                 })
             })
@@ -516,6 +517,7 @@ impl Sim {
             Timer::FenceCheck => self.maybe_fence_one_stale_broker(),
             Timer::AlterPartitionRetry { leader: id } => self.broker_rule(id, leader::alter_partition_retry),
             Timer::ProducerWake { producer: id } => self.producer_rule(id, |p, out| producer::on_wake(p, id, out)),
+            Timer::AccumulatorExpiry { producer: id } => self.producer_rule(id, |p, out| producer::on_accumulator_expiry(p, id, out)),
             Timer::MetadataTimeout { client: Node::Producer(id) } => {
                 self.producer_rule(id, |p, out| producer::on_metadata_timeout(p, id, out))
             }

@@ -35,17 +35,34 @@ pub(crate) fn produce(p: &mut P, id: usize, records: u32, out: &mut Out) {
     q.next_n += records;
     q.pending.extend(ids.iter().copied());
     let epoch = q.epoch;
-    q.batches.push(Batch { ids, created_ms: now, attempts: 0, retry_at: now, request: None, epoch, sent_to: None, last_error: None });
+    q.batches.push(Batch {
+        ids,
+        created_ms: now,
+        attempts: 0,
+        retry_at: now,
+        request: None,
+        epoch,
+        sent_to: None,
+        last_error: None,
+        reenqueued_ms: None,
+    });
     out.emit(Event::Produced { producer: id, first_n, count: records });
     drain(p, id, out);
 }
 
-/// `Sender.sendProducerData`: fail batches past delivery.timeout.ms; with no leader
-/// known, ask for metadata; otherwise send what may go to the leader now, oldest
-/// first: not before its retry backoff (unless the leader changed since its last
-/// try), at most max.in.flight.requests.per.connection in flight, and, when
-/// idempotent, never past an earlier batch that still waits (sequence order).
+/// `Sender.sendProducerData`, then (before 2.1) the accumulator's expiry timer.
 pub(crate) fn drain(p: &mut P, id: usize, out: &mut Out) {
+    send_what_may_go(p, id, out);
+    arm_accumulator_expiry(p, id, out);
+}
+
+/// `Sender.sendProducerData`: fail batches past delivery.timeout.ms (before 2.1: past
+/// request.timeout.ms in the accumulator); with no leader known, ask for metadata;
+/// otherwise send what may go to the leader now, oldest first: not before its retry
+/// backoff (unless the leader changed since its last try), at most
+/// max.in.flight.requests.per.connection in flight, and, when idempotent, never past an
+/// earlier batch that still waits (sequence order).
+fn send_what_may_go(p: &mut P, id: usize, out: &mut Out) {
     expire_batches(p, id, out);
     let now = out.now;
     if p.batches.iter().all(|b| b.request.is_some()) {
@@ -207,6 +224,9 @@ fn retry_or_fail(p: &mut P, id: usize, i: usize, error: KafkaError, sent: bool, 
     b.request = None;
     b.retry_at = now + backoff;
     b.last_error = Some(error);
+    if sent {
+        b.reenqueued_ms = Some(now);
+    }
     let count = b.ids.len();
     out.emit(Event::ProduceWillRetry { producer: id, error, count, attempts, backoff });
 }
@@ -230,11 +250,11 @@ fn fail_batch(p: &mut P, id: usize, i: usize, error: KafkaError, out: &mut Out) 
 
 /// Batches past delivery.timeout.ms fail (`RecordAccumulator.expiredBatches`,
 /// `Sender.getExpiredInflightBatches`), in flight or not. Before 2.1 there is no
-/// delivery timeout (KIP-91): `retries` alone ends a batch.
+/// delivery timeout (KIP-91): see [`expire_waiting_batches_before_kip_91`].
 fn expire_batches(p: &mut P, id: usize, out: &mut Out) {
     let now = out.now;
     let Some(limit) = p.settings.delivery_timeout_ms else {
-        return;
+        return expire_waiting_batches_before_kip_91(p, id, out);
     };
     while let Some(i) = p.batches.iter().position(|b| now >= b.created_ms + limit) {
         let error = p.batches[i].last_error.unwrap_or(KafkaError::RequestTimedOut);
@@ -245,6 +265,62 @@ fn expire_batches(p: &mut P, id: usize, out: &mut Out) {
     if let Some(at) = next {
         wake_at(p, id, at, out);
     }
+}
+
+/// `RecordAccumulator.expiredBatches(requestTimeout, now)` and `ProducerBatch.maybeExpire`
+/// before 2.1 (read at 0.10.2.2, 0.11.0.2 and 2.0.1; KIP-91 replaced them with
+/// delivery.timeout.ms in 2.1.0): a batch waiting in the accumulator (not in flight: no
+/// leader, a refused connection, a backoff) fails with a TimeoutException once more than
+/// request.timeout.ms has passed since it was created, or, once a request that carried it
+/// failed (`inRetry`), since that attempt plus retry.backoff.ms; oldest first, stopping at
+/// the first that has not expired. A batch in flight is ended by its request's own timeout
+/// (and `retries`); with max.in.flight.requests.per.connection = 1 nothing expires while a
+/// batch is in flight (the partition is muted).
+fn expire_waiting_batches_before_kip_91(p: &mut P, id: usize, out: &mut Out) {
+    while let Some(i) = first_waiting_batch(p).filter(|&(_, deadline)| out.now > deadline).map(|(i, _)| i) {
+        out.emit(Event::ProduceExpired { producer: id, count: p.batches[i].ids.len(), error: KafkaError::RequestTimedOut });
+        fail_batch(p, id, i, KafkaError::RequestTimedOut, out);
+    }
+}
+
+/// Before 2.1: the first batch that may expire in the accumulator (see
+/// [`expire_waiting_batches_before_kip_91`]) and the last millisecond it may still wait.
+fn first_waiting_batch(p: &Producer) -> Option<(usize, u64)> {
+    let s = &p.settings;
+    if s.delivery_timeout_ms.is_some() || (s.max_in_flight == 1 && p.batches.iter().any(|b| b.request.is_some())) {
+        return None;
+    }
+    let i = p.batches.iter().position(|b| b.request.is_none())?;
+    let b = &p.batches[i];
+    let deadline = match b.reenqueued_ms {
+        None => b.created_ms + s.request_timeout_ms,
+        Some(at) => at + s.retry_backoff_ms + s.request_timeout_ms,
+    };
+    Some((i, deadline))
+}
+
+/// Before 2.1, after the sender's work: a timer for the first millisecond past the
+/// deadline of the first batch still waiting in the accumulator (`requestTimeoutMs <
+/// waited`), moved or cancelled as batches are sent, answered and retried.
+fn arm_accumulator_expiry(p: &mut P, id: usize, out: &mut Out) {
+    let want = first_waiting_batch(p).map(|(_, deadline)| deadline + 1);
+    if p.expiry.map(|(_, at)| at) == want {
+        return;
+    }
+    if let Some((key, _)) = p.expiry.take() {
+        out.cancel(key);
+    }
+    if let Some(at) = want {
+        let key = out.set_timer(at, Timer::AccumulatorExpiry { producer: id });
+        p.expiry = Some((key, at));
+    }
+}
+
+/// The accumulator's expiry timer (before 2.1): the sender runs, and expires the batch.
+pub(crate) fn on_accumulator_expiry(p: &mut P, id: usize, out: &mut Out) {
+    p.expiry = None;
+    out.emit(Event::ProducerWakes { producer: id });
+    drain(p, id, out);
 }
 
 /// No answer within request.timeout.ms (`NetworkClient.handleTimedOutRequests`): the

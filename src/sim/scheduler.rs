@@ -215,6 +215,11 @@ pub enum Timer {
     ProducerWake {
         producer: usize,
     },
+    /// Before 2.1 (KIP-91): the first batch waiting in a producer's accumulator passes
+    /// request.timeout.ms (`RecordAccumulator.expiredBatches`).
+    AccumulatorExpiry {
+        producer: usize,
+    },
     /// A client's metadata request went unanswered for request.timeout.ms.
     MetadataTimeout {
         client: super::msg::Node,

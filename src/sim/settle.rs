@@ -173,8 +173,12 @@ impl Sim {
         for &(key, ref due) in self.sched.iter() {
             let at_ms = key.0;
             match due {
-                Due::Timer(Timer::ProducerWake { .. } | Timer::ProduceRequestTimeout { .. } | Timer::ConsumerRequestTimeout { .. })
-                    if unservable => {}
+                Due::Timer(
+                    Timer::ProducerWake { .. }
+                    | Timer::AccumulatorExpiry { .. }
+                    | Timer::ProduceRequestTimeout { .. }
+                    | Timer::ConsumerRequestTimeout { .. },
+                ) if unservable => {}
                 // Always scheduled (at the grid slot after the earliest session deadline);
                 // it will fence only a broker whose heartbeats stopped arriving: one that is
                 // down or cut off from the controller.
@@ -200,6 +204,7 @@ impl Sim {
                 Due::Timer(Timer::ProducerWake { producer }) if !self.producers[*producer].batches.is_empty() => {
                     out.push(Pending::ProduceTimeout { producer: *producer, at_ms })
                 }
+                Due::Timer(Timer::AccumulatorExpiry { producer }) => out.push(Pending::ProduceTimeout { producer: *producer, at_ms }),
                 Due::Timer(Timer::ProduceRequestTimeout { producer, .. }) => {
                     out.push(Pending::ProduceTimeout { producer: *producer, at_ms })
                 }

@@ -367,6 +367,10 @@ pub struct Batch {
     pub sent_to: Option<(u32, i32)>,
     /// The last error, as the producer would report it when it gives up.
     pub last_error: Option<KafkaError>,
+    /// When a request that carried it failed and it went back to the accumulator
+    /// (`ProducerBatch.reenqueued`, Kafka's `lastAttemptMs` while `inRetry`); None while it
+    /// has never been sent (a refused connection sends nothing).
+    pub reenqueued_ms: Option<u64>,
 }
 
 /// A produce request in flight.
@@ -392,6 +396,9 @@ pub struct Producer {
     pub epoch: u16,
     /// The sender's next wake-up (a backoff ending, a delivery timeout): (timer, when).
     pub wake: Option<(Key, u64)>,
+    /// Before 2.1: when the first batch waiting in the accumulator passes
+    /// request.timeout.ms (`producer::arm_accumulator_expiry`): (timer, when).
+    pub expiry: Option<(Key, u64)>,
     /// Retries sent so far, for the record.
     pub retries: u64,
 }

@@ -313,7 +313,9 @@ impl<const M: u8> Walker<'_, M> {
 
     pub(super) fn producer(&mut self, p: &Producer) {
         // `settings` are the scenario's; `retries` only counts, for the record.
-        let Producer { settings: _, next_n, acked, failed, pending, batches, requests, meta, epoch, wake, retries: _ } = p;
+        let Producer { settings, next_n, acked, failed, pending, batches, requests, meta, epoch, wake, expiry, retries: _ } = p;
+        // A batch's last failed attempt decides its expiry only before KIP-91 (2.1).
+        let before_kip_91 = settings.delivery_timeout_ms.is_none();
         self.word(*next_n as u64);
         if !self.refs_only() {
             self.word(acked.len() as u64);
@@ -328,7 +330,7 @@ impl<const M: u8> Walker<'_, M> {
         self.records(pending);
         self.word(batches.len() as u64);
         for b in batches {
-            let Batch { ids, created_ms, attempts, retry_at, request, epoch, sent_to, last_error } = b;
+            let Batch { ids, created_ms, attempts, retry_at, request, epoch, sent_to, last_error, reenqueued_ms } = b;
             self.records(ids);
             self.time(*created_ms);
             self.word(*attempts as u64 | (*epoch as u64) << 32);
@@ -345,6 +347,9 @@ impl<const M: u8> Walker<'_, M> {
                 None => self.word(u64::MAX),
             }
             self.word(last_error.map_or(0, |e| e as u64 + 1));
+            if before_kip_91 {
+                self.opt_time(*reenqueued_ms);
+            }
         }
         self.word(requests.len() as u64);
         for (request, r) in requests.iter() {
@@ -361,6 +366,11 @@ impl<const M: u8> Walker<'_, M> {
                 self.time(*at);
             }
             None => self.word(u64::MAX - 5),
+        }
+        // Only ever set before KIP-91 (2.1).
+        if let Some((k, at)) = expiry {
+            self.key(*k);
+            self.time(*at);
         }
     }
 

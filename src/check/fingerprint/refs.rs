@@ -149,9 +149,23 @@ impl<const M: u8> Walker<'_, M> {
     }
 
     pub(super) fn producer_refs(&mut self, p: &Producer) {
-        let Producer { settings: _, next_n: _, acked: _, failed: _, pending: _, batches, requests, meta, epoch: _, wake, retries: _ } = p;
+        let Producer {
+            settings: _,
+            next_n: _,
+            acked: _,
+            failed: _,
+            pending: _,
+            batches,
+            requests,
+            meta,
+            epoch: _,
+            wake,
+            expiry,
+            retries: _,
+        } = p;
         for b in batches {
-            let Batch { ids: _, created_ms: _, attempts: _, retry_at: _, request, epoch: _, sent_to: _, last_error: _ } = b;
+            let Batch { ids: _, created_ms: _, attempts: _, retry_at: _, request, epoch: _, sent_to: _, last_error: _, reenqueued_ms: _ } =
+                b;
             if let Some(r) = request {
                 self.id(*r);
             }
@@ -163,6 +177,9 @@ impl<const M: u8> Walker<'_, M> {
         }
         self.client_meta_refs(meta);
         if let Some((k, _)) = wake {
+            self.key(*k);
+        }
+        if let Some((k, _)) = expiry {
             self.key(*k);
         }
     }

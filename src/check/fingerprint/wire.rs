@@ -166,6 +166,10 @@ impl<const M: u8> Walker<'_, M> {
                 self.word(16);
                 self.broker(broker);
             }
+            Timer::AccumulatorExpiry { producer } => {
+                self.word(17);
+                self.word(producer as u64);
+            }
         }
     }
 

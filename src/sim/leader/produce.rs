@@ -52,14 +52,14 @@ pub(crate) fn handle_produce_request(
     let Some(ls) = b.lead.as_ref() else {
         let error = b.not_leader_error(out.behavior);
         let current = current_leader_named(b, error, out.behavior);
-        return refuse_produce(b, msg, producer, ids, error, BrokerSet::default(), current, out);
+        return refuse_produce(b, msg, producer, ids, acks, error, BrokerSet::default(), current, out);
     };
     if acks == Acks::All && (ls.isr.len() as u32) < min_isr(out) {
         let isr = BrokerSet::of(&ls.isr);
-        return refuse_produce(b, msg, producer, ids, KafkaError::NotEnoughReplicas, isr, None, out);
+        return refuse_produce(b, msg, producer, ids, acks, KafkaError::NotEnoughReplicas, isr, None, out);
     }
     let (required_offset, duplicate) = match check_sequence(b, ids, producer_epoch) {
-        Sequence::Refused(error) => return refuse_produce(b, msg, producer, ids, error, BrokerSet::default(), None, out),
+        Sequence::Refused(error) => return refuse_produce(b, msg, producer, ids, acks, error, BrokerSet::default(), None, out),
         Sequence::Duplicate { last_offset } => {
             b.record(Event::DuplicateBatch { leader, producer, first_n: ids[0].n, count: ids.len(), last_offset }, out);
             (last_offset + 1, true)
@@ -162,21 +162,32 @@ pub(crate) fn current_leader_named(b: &Broker, error: KafkaError, behavior: &Beh
 }
 
 /// The error answer to a produce; nothing is appended. It may name the leader
-/// (`current_leader_named`).
+/// (`current_leader_named`). An acks=0 producer expects no answer, so the broker closes
+/// its connection instead (`KafkaApis.handleProduceRequest`, every version from 0.10.2.2
+/// to 4.0: "the server will close socket server so that the producer client will know
+/// that some error has happened and will refresh its metadata"); the producer hears the
+/// disconnection one hop later and asks for new metadata (`NetworkClient.processDisconnection`).
 #[allow(clippy::too_many_arguments)]
 fn refuse_produce(
     b: &mut Shared<Broker>,
     msg: &Msg,
     producer: usize,
     ids: &[RecordId],
+    acks: Acks,
     error: KafkaError,
     isr: BrokerSet,
     current_leader: Option<(u32, i32)>,
     out: &mut Out,
 ) {
-    let body = Body::ProduceResponse { request: msg.id, ids: ids.to_vec(), error: Some(error), current_leader, duplicate: false };
-    let sent = out.send(msg.to, msg.from, body);
+    let closed = acks == Acks::Zero;
+    let sent = if closed {
+        out.close_conn(msg.from, msg.to);
+        out.send(msg.to, msg.from, Body::Reset { refused: false })
+    } else {
+        let body = Body::ProduceResponse { request: msg.id, ids: ids.to_vec(), error: Some(error), current_leader, duplicate: false };
+        out.send(msg.to, msg.from, body)
+    };
     let min_isr = min_isr(out);
     let named_leader = current_leader.map(|(l, _)| l);
-    b.record(Event::ProduceRefused { broker: b.id, producer, error, isr, min_isr, named_leader, msg: sent }, out);
+    b.record(Event::ProduceRefused { broker: b.id, producer, error, isr, min_isr, named_leader, closed, msg: sent }, out);
 }
