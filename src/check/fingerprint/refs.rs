@@ -130,7 +130,7 @@ impl<const M: u8> Walker<'_, M> {
         } = c;
         // In new-id order, as `controller` walks them.
         for new in 0..parked_fetches.len() {
-            if let Some((request, k)) = parked_fetches[self.perm.from[new] as usize] {
+            if let Some((request, k)) = parked_fetches[self.cx.perm.from[new] as usize] {
                 self.id(request);
                 self.key(k);
             }

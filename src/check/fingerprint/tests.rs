@@ -3,8 +3,13 @@
 use super::*;
 
 /// A walker in `Mode::Refs` over `sim` under `perm`, as the search hashes references.
-fn refs_walker<'a>(sim: &'a Sim, perm: &'a Perm, places: &'a Places) -> Walker<'a, REFS> {
-    Walker { h: StableHash::default(), sim, perm, now: sim.now, next_msg: sim.next_msg, owner: u32::MAX, sent: true, cache: 1, places }
+fn refs_walker<'a>(cx: &'a Ctx<'a>) -> Walker<'a, REFS> {
+    Walker { h: StableHash::default(), owner: u32::MAX, cx }
+}
+
+/// What a walk of `sim` under `perm` reads, as the search builds it (send times hashed).
+fn ctx<'a>(sim: &'a Sim, perm: &Perm) -> Ctx<'a> {
+    Ctx { sim, perm: *perm, now: sim.now, next_msg: sim.next_msg, sent: true, cache: 1, places: Places::new(&sim.sched.queue) }
 }
 
 /// Each participant's references hashed alone (`refs.rs`) hash what the walk of the
@@ -16,8 +21,8 @@ fn node_references_walked_alone() {
         let mut sim = Sim::new(crate::builtin::load(name).expect("a built-in"));
         while sim.step < 300 && sim.step() {
             for perm in [Perm::IDENTITY, Perm::from_order(&[1, 0, 2, 3, 4, 5, 6, 7])] {
-                let places = Places::new(&sim.sched.queue);
-                let w = refs_walker(&sim, &perm, &places);
+                let cx = ctx(&sim, &perm);
+                let w = refs_walker(&cx);
                 let (mut whole, mut refs) = (w, w);
                 for b in &sim.brokers {
                     whole.broker_state(b);
@@ -50,8 +55,8 @@ fn message_references_walked_alone() {
         let mut sim = Sim::new(crate::builtin::load(name).expect("a built-in"));
         while sim.step < 300 && sim.step() {
             for (m, _) in sim.in_flight.values() {
-                let places = Places::new(&sim.sched.queue);
-                let w = refs_walker(&sim, &Perm::IDENTITY, &places);
+                let cx = ctx(&sim, &Perm::IDENTITY);
+                let w = refs_walker(&cx);
                 let (mut whole, mut refs) = (w, w);
                 whole.msg(m);
                 refs.msg_refs(m);
