@@ -87,6 +87,11 @@ impl<K: Ord, V> VecMap<K, V> {
         self.entries.len()
     }
 
+    /// The entries in key order, to be read by place (the explorer's fingerprint).
+    pub fn as_slice(&self) -> &[(K, V)] {
+        &self.entries
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -51,6 +51,7 @@ use crate::sim::invariants::{Invariants, Watch};
 use crate::sim::log::{Entry, Log, RecordId};
 use crate::sim::msg::Node;
 use crate::sim::network::Conn;
+use crate::sim::vecmap::VecMap;
 use crate::sim::{Due, Key, Shared, Sim};
 
 const MUL: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -117,7 +118,7 @@ pub fn fingerprint(sim: &Sim, perm: &Perm, extra: u64) -> u64 {
 pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
     // The key the nodes' content hashes are cached under: the renaming, and whether send times count.
     let cache = u64::from_le_bytes(perm.to) ^ (sent as u64) << 63 | 1;
-    let cx = Ctx { sim, perm: *perm, now: sim.now, next_msg: sim.next_msg, sent, cache, places: Places::new(&sim.sched.queue) };
+    let cx = Ctx { sim, perm: *perm, now: sim.now, next_msg: sim.next_msg, sent, cache, places: Places::new(&sim.sched.queue, sim.in_flight.as_slice()) };
     let mut w = Walker::<FULL> { h: StableHash::default(), owner: u32::MAX, cx: &cx };
     w.word(extra);
     w.sim();
@@ -127,9 +128,14 @@ pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
 /// Where each item of the scheduler's queue is, by its sequence number: a table
 /// indexed by the number's low bits, built once per fingerprint, so that a node's
 /// reference to a timer or a message (`Walker::key`) costs a lookup, not a search.
+/// Beside it, where each message in flight is (`Sim::in_flight`, by the sequence
+/// number of the key it was scheduled under), so that the queue's deliveries find
+/// their message without a search either.
 pub(super) struct Places {
     /// Place + 1 of the item whose sequence number falls in the slot (0: none).
     slots: [u8; PLACES],
+    /// Place + 1 in `in_flight` of the message scheduled under a sequence number in the slot.
+    msgs: [u8; PLACES],
     /// Whether two items fell in one slot (then a key not found there is searched for).
     clashed: bool,
     /// Whether the table is built (a longer queue is searched instead).
@@ -139,13 +145,19 @@ pub(super) struct Places {
 const PLACES: usize = 64;
 
 impl Places {
-    pub(super) fn new<T>(queue: &[(Key, T)]) -> Places {
-        let mut p = Places { slots: [0; PLACES], clashed: false, built: queue.len() < u8::MAX as usize };
-        if p.built {
+    #[inline]
+    pub(super) fn new<T, M>(queue: &[(Key, T)], in_flight: &[(u64, (M, Key))]) -> Places {
+        let built = queue.len() < u8::MAX as usize && in_flight.len() < u8::MAX as usize;
+        let mut p = Places { slots: [0; PLACES], msgs: [0; PLACES], clashed: false, built };
+        if built {
             for (i, ((_, _, seq), _)) in queue.iter().enumerate() {
                 let slot = &mut p.slots[(*seq % PLACES as u64) as usize];
                 p.clashed |= *slot != 0;
                 *slot = i as u8 + 1;
+            }
+            // A clash here only makes a lookup miss (and search): `msg` checks the id.
+            for (i, (_, (_, (_, _, seq)))) in in_flight.iter().enumerate() {
+                p.msgs[(*seq % PLACES as u64) as usize] = i as u8 + 1;
             }
         }
         p
@@ -153,7 +165,7 @@ impl Places {
 
     /// The key's place in `queue`, or `Err` where it is not there (as a binary search
     /// over the queue answers; the insertion point is not kept).
-    #[inline]
+    #[inline(always)]
     pub(super) fn find<T>(&self, queue: &[(Key, T)], key: Key) -> Result<usize, usize> {
         if self.built {
             let slot = self.slots[(key.2 % PLACES as u64) as usize];
@@ -171,6 +183,21 @@ impl Places {
             }
         }
         queue.binary_search_by(|(k, _)| key.cmp(k))
+    }
+
+    /// The message `id` delivered by the queue's item `key`: where the table says, or
+    /// found by a search (`in_flight` is sorted by id).
+    #[inline(always)]
+    pub(super) fn msg<'m, M>(&self, in_flight: &'m VecMap<u64, (M, Key)>, key: Key, id: u64) -> Option<&'m (M, Key)> {
+        if self.built {
+            let slot = self.msgs[(key.2 % PLACES as u64) as usize];
+            if let Some((at, m)) = in_flight.as_slice().get((slot as usize).wrapping_sub(1)) {
+                if *at == id {
+                    return Some(m);
+                }
+            }
+        }
+        in_flight.get(&id)
     }
 }
 
@@ -356,7 +383,7 @@ impl<'a, const M: u8> Walker<'a, M> {
     }
 
     /// A reference to a scheduled item: its place in the queue (or, gone, its time relative to now).
-    #[inline]
+    #[inline(always)]
     pub(super) fn key(&mut self, key: Key) {
         if matches!(Self::MODE, Mode::Content) {
             return;
@@ -499,9 +526,9 @@ impl<'a, const M: u8> Walker<'a, M> {
     fn queue(&mut self) {
         let sim = self.cx.sim;
         self.word(sim.sched.queue.len() as u64);
-        for ((at, class, _seq), due) in &sim.sched.queue {
-            self.time(*at);
-            self.word(*class as u64);
+        for &((at, class, seq), ref due) in &sim.sched.queue {
+            self.time(at);
+            self.word(class as u64);
             match due {
                 Due::Scenario { action: _, index, rep } => self.word(1 << 40 | (*index as u64) << 20 | *rep as u64),
                 Due::Intervention(action) => {
@@ -510,7 +537,7 @@ impl<'a, const M: u8> Walker<'a, M> {
                 }
                 Due::Deliver(id) => {
                     self.word(3 << 40);
-                    match sim.in_flight.get(id) {
+                    match self.cx.places.msg(&sim.in_flight, (at, class, seq), *id) {
                         Some((msg, _)) => self.cached(msg, Walker::msg, Walker::msg_refs),
                         None => self.word(u64::MAX),
                     }

@@ -9,7 +9,7 @@ fn refs_walker<'a>(cx: &'a Ctx<'a>) -> Walker<'a, REFS> {
 
 /// What a walk of `sim` under `perm` reads, as the search builds it (send times hashed).
 fn ctx<'a>(sim: &'a Sim, perm: &Perm) -> Ctx<'a> {
-    Ctx { sim, perm: *perm, now: sim.now, next_msg: sim.next_msg, sent: true, cache: 1, places: Places::new(&sim.sched.queue) }
+    Ctx { sim, perm: *perm, now: sim.now, next_msg: sim.next_msg, sent: true, cache: 1, places: Places::new(&sim.sched.queue, sim.in_flight.as_slice()) }
 }
 
 /// Each participant's references hashed alone (`refs.rs`) hash what the walk of the
@@ -79,7 +79,7 @@ fn places_agree_with_a_search() {
         let mut old: Vec<Key> = Vec::new();
         while sim.step < 300 && sim.step() {
             let queue = &sim.sched.queue;
-            let places = Places::new(queue);
+            let places = Places::new(queue, sim.in_flight.as_slice());
             let mut probes: Vec<Key> = queue.iter().map(|(k, _)| *k).collect();
             probes.extend(queue.iter().flat_map(|&((at, class, seq), _)| {
                 [(at + 1, class, seq), (at, class ^ 1, seq), (at, class, seq + 1), (at, class, seq + PLACES as u64)]
@@ -89,6 +89,14 @@ fn places_agree_with_a_search() {
                 let searched = queue.binary_search_by(|(k, _)| key.cmp(k)).ok();
                 assert_eq!(places.find(queue, key).ok(), searched, "{name}, step {}, {key:?}", sim.step);
                 keys += 1;
+            }
+            // Each delivery's message, found by the table as by a search.
+            for &(key, ref due) in queue {
+                if let Due::Deliver(id) = *due {
+                    let found = places.msg(&sim.in_flight, key, id).map(|(m, _)| m.id);
+                    assert_eq!(found, sim.in_flight.get(&id).map(|(m, _)| m.id), "{name}, step {}, message {id}", sim.step);
+                    keys += 1;
+                }
             }
             old = queue.iter().map(|(k, _)| *k).collect();
         }
