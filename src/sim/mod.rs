@@ -69,9 +69,11 @@ use vecmap::{VecMap, VecSet};
 #[derive(Debug, Clone)]
 pub struct Sim {
     pub scenario: Rc<Scenario>,
-    pub behavior: Behavior,
-    /// The settings whose default depends on the preset, as in force (`Scenario::settings`).
-    pub settings: Settings,
+    /// Fixed for the run, so shared between copies of the world (a pointer, not 24 bytes).
+    pub behavior: Rc<Behavior>,
+    /// The settings whose default depends on the preset, as in force (`Scenario::settings`);
+    /// shared as `behavior` is.
+    pub settings: Rc<Settings>,
     pub now: u64,
     pub step: u64,
     pub sched: Scheduler<Due>,
@@ -185,8 +187,8 @@ impl Sim {
             })
             .collect();
         let mut sim = Sim {
-            behavior,
-            settings,
+            behavior: Rc::new(behavior),
+            settings: Rc::new(settings),
             now: 0,
             step: 0,
             sched: Scheduler::new(),
