@@ -9,7 +9,15 @@ fn refs_walker<'a>(cx: &'a Ctx<'a>) -> Walker<'a, REFS> {
 
 /// What a walk of `sim` under `perm` reads, as the search builds it (send times hashed).
 fn ctx<'a>(sim: &'a Sim, perm: &Perm) -> Ctx<'a> {
-    Ctx { sim, perm: *perm, now: sim.now, next_msg: sim.next_msg, sent: true, cache: 1, places: Places::new(&sim.sched.queue, sim.in_flight.as_slice()) }
+    Ctx {
+        sim,
+        perm: *perm,
+        now: sim.now,
+        next_msg: sim.next_msg,
+        sent: true,
+        cache: 1,
+        places: Places::new(&sim.sched.queue, sim.in_flight.as_slice()),
+    }
 }
 
 /// Each participant's references hashed alone (`refs.rs`) hash what the walk of the
