@@ -69,11 +69,9 @@ use vecmap::{VecMap, VecSet};
 #[derive(Debug, Clone)]
 pub struct Sim {
     pub scenario: Rc<Scenario>,
-    /// Fixed for the run, so shared between copies of the world (a pointer, not 24 bytes).
-    pub behavior: Rc<Behavior>,
-    /// The settings whose default depends on the preset, as in force (`Scenario::settings`);
-    /// shared as `behavior` is.
-    pub settings: Rc<Settings>,
+    pub behavior: Behavior,
+    /// The settings whose default depends on the preset, as in force (`Scenario::settings`).
+    pub settings: Settings,
     pub now: u64,
     pub step: u64,
     pub sched: Scheduler<Due>,
@@ -187,8 +185,8 @@ impl Sim {
             })
             .collect();
         let mut sim = Sim {
-            behavior: Rc::new(behavior),
-            settings: Rc::new(settings),
+            behavior,
+            settings,
             now: 0,
             step: 0,
             sched: Scheduler::new(),

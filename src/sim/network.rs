@@ -42,19 +42,11 @@ pub enum Conn {
 /// A held message's key in the scheduler: never due (it is scheduled when released).
 const NEVER: u64 = u64::MAX;
 
-/// The network's latencies: fixed for the run but for a consumer's links, added
-/// when it joins, so shared between copies of the world and copied on that write.
 #[derive(Debug, Clone)]
-struct Latencies {
+pub struct Network {
     latency_ms: u64,
     jitter_ms: u64,
     overrides: VecMap<(Node, Node), u64>,
-}
-
-#[derive(Debug, Clone)]
-pub struct Network {
-    /// Shared (a pointer in each copy of the world, not 40 bytes).
-    lat: std::rc::Rc<Latencies>,
     /// Read by the explorer's fingerprint (`crate::check`).
     pub(crate) cut: VecSet<(Node, Node)>,
     /// Directions cut on one of a broker's connections to the controller only
@@ -68,14 +60,21 @@ pub struct Network {
 
 impl Network {
     pub fn new(s: &Scenario) -> Network {
-        let mut lat = Latencies { latency_ms: s.network.latency_ms, jitter_ms: s.network.jitter_ms, overrides: VecMap::new() };
+        let mut net = Network {
+            latency_ms: s.network.latency_ms,
+            jitter_ms: s.network.jitter_ms,
+            overrides: VecMap::new(),
+            cut: VecSet::new(),
+            channel_cut: VecSet::new(),
+            conns: VecMap::new(),
+        };
         for l in &s.network.links {
             // Consumers' links are added when they join (`add_consumer_links`).
             if let (Some(a), Some(b)) = (peer_node(s, &l.from, &[]), peer_node(s, &l.to, &[])) {
-                lat.overrides.insert((a, b), l.latency_ms);
+                net.overrides.insert((a, b), l.latency_ms);
             }
         }
-        Network { lat: std::rc::Rc::new(lat), cut: VecSet::new(), channel_cut: VecSet::new(), conns: VecMap::new() }
+        net
     }
 
     /// The latency overrides naming consumer `id`, now that it is node `node`.
@@ -85,7 +84,7 @@ impl Network {
             let resolve = |e: &crate::scenario::Endpoint| if named(e) { Some(node) } else { peer_node(s, e, &[]) };
             if named(&l.from) || named(&l.to) {
                 if let (Some(a), Some(b)) = (resolve(&l.from), resolve(&l.to)) {
-                    std::rc::Rc::make_mut(&mut self.lat).overrides.insert((a, b), l.latency_ms);
+                    self.overrides.insert((a, b), l.latency_ms);
                 }
             }
         }
@@ -115,11 +114,10 @@ impl Network {
     }
 
     pub fn latency(&self, from: Node, to: Node) -> u64 {
-        let lat = &*self.lat;
-        if lat.overrides.is_empty() {
-            return lat.latency_ms;
+        if self.overrides.is_empty() {
+            return self.latency_ms;
         }
-        lat.overrides.get(&(from, to)).copied().unwrap_or(lat.latency_ms)
+        self.overrides.get(&(from, to)).copied().unwrap_or(self.latency_ms)
     }
 
     /// Cuts or heals one direction (of one channel only, with `channel`).
@@ -372,7 +370,7 @@ impl Sim {
     }
 
     fn deliver_later(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body) {
-        let jitter = self.rng.upto(self.net.lat.jitter_ms);
+        let jitter = self.rng.upto(self.net.jitter_ms);
         let arrive_ms = self.now + self.net.latency(from, to) + jitter;
         self.put_on_wire(id, seq, from, to, body, arrive_ms);
         self.last.sent.push(id);
