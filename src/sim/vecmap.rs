@@ -87,11 +87,6 @@ impl<K: Ord, V> VecMap<K, V> {
         self.entries.len()
     }
 
-    /// The entries in key order, to be read by place (the explorer's fingerprint).
-    pub fn as_slice(&self) -> &[(K, V)] {
-        &self.entries
-    }
-
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -200,5 +195,13 @@ impl BrokerSet {
 impl FromIterator<u32> for BrokerSet {
     fn from_iter<I: IntoIterator<Item = u32>>(iter: I) -> Self {
         BrokerSet(iter.into_iter().fold(0, |m, b| m | (1 << b)))
+    }
+}
+
+// Last in the file, so that the lines above (the page's panic locations) keep their numbers.
+impl<K, V> VecMap<K, V> {
+    /// The entries in key order, to be read by place (the explorer's fingerprint).
+    pub fn as_slice(&self) -> &[(K, V)] {
+        &self.entries
     }
 }
