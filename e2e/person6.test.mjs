@@ -83,3 +83,23 @@ describe("sixth pass: the min-insync tour asks which error comes", () => {
     });
   }
 });
+
+describe("sixth pass: Compare's chart at 360 px", () => {
+  test("the time cursor's label stays on the chart at the end of the runs", async () => {
+    const page = await openLive(env, "/?view=compare", { width: 360, height: 740 });
+    await page.waitForSelector(".view-compare svg.chart .cur text");
+    await page.$eval(".view-compare .cmp-scrub", (el) => {
+      el.value = el.max;
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    await page.waitForTimeout(200);
+    const cut = await page.$$eval(".view-compare svg.chart", (svgs) => svgs.map((s) => {
+      const t = s.querySelector(".cur text").getBoundingClientRect();
+      const r = s.getBoundingClientRect();
+      return { label: s.querySelector(".cur text").textContent, over: Math.round(t.right - r.right), under: Math.round(r.left - t.left) };
+    }));
+    for (const x of cut) assert.ok(x.over <= 0 && x.under <= 0, `“${x.label}” runs off its chart: ${JSON.stringify(x)}`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
