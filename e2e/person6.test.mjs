@@ -103,3 +103,14 @@ describe("sixth pass: Compare's chart at 360 px", () => {
     await page.close();
   });
 });
+
+describe("sixth pass: the end of a tour counts what a deeper level adds", () => {
+  test("min-insync at the junior level: the middle level adds one beat, and the button says “1 more beat”", async () => {
+    const page = await env.open("/?tour=min-insync&level=junior&beat=after-append", { until: ["html[data-boot=live]", ".tour[data-beat]"] });
+    await page.click('.tour button:has-text("Just show me")');
+    const deeper = await page.waitForSelector('.tour button[data-deeper="middle"]');
+    assert.match(await deeper.textContent(), /\(1 more beat\)$/);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
