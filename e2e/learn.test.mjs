@@ -609,6 +609,9 @@ const PARTS = new Set(["arrowhead", "ruler", "ofs", "logs", "log", "strip", "ini
 test("“How to read this” has a line for every mark the stage draws in the fault built-ins", async () => {
   const page = await env.open("/?scenario=seed-walkthrough");
   await page.waitForSelector("#status[data-step]");
+  // Its lines load when it is first opened (panels/legend.js).
+  await page.click(".legend summary");
+  await page.waitForSelector(".legend li");
   const legend = (await page.textContent(".legend")).replace(/\s+/g, " ");
   for (const [mark, words] of Object.entries(MARKS)) assert.match(legend, words, `the legend explains .${mark}`);
   assert.match(legend, /Lost in this run/);
