@@ -97,6 +97,11 @@ function claimFromTrace(recs, claim, step, broker) {
       assert.ok(n >= 1, `${id} is in broker ${broker}'s log`);
       return claim === "duplicate" ? (n > 1 ? "twice" : "once") : n > 1 ? "many" : "one";
     }
+    // The min-insync tour under kafka-2.8: what p-all's waiting acks=all write is told.
+    case "after-append":
+      assert.equal(e.type, "produce_response");
+      assert.ok(rec.partition.isr.length < rec.partition.under_min_isr, "the ISR is under min.insync.replicas");
+      return e.error ?? "ack";
     case "stale-metadata":
       assert.equal(replica(rec, broker).alive, false, `broker ${broker} is dead`);
       return e.type === "metadata_response" && e.leader === broker ? "dead" : "live";
