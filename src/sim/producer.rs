@@ -35,7 +35,17 @@ pub(crate) fn produce(p: &mut P, id: usize, records: u32, out: &mut Out) {
     q.next_n += records;
     q.pending.extend(ids.iter().copied());
     let epoch = q.epoch;
-    q.batches.push(Batch { ids, created_ms: now, attempts: 0, retry_at: now, request: None, epoch, sent_to: None, last_error: None });
+    q.batches.push(Batch {
+        ids,
+        created_ms: now,
+        attempts: 0,
+        retry_at: now,
+        request: None,
+        epoch,
+        sent_to: None,
+        last_error: None,
+        unsure: None,
+    });
     out.emit(Event::Produced { producer: id, first_n, count: records });
     drain(p, id, out);
 }
@@ -207,6 +217,13 @@ fn retry_or_fail(p: &mut P, id: usize, i: usize, error: KafkaError, sent: bool, 
     b.request = None;
     b.retry_at = now + backoff;
     b.last_error = Some(error);
+    // Why a later append of these records may be their second: an answer given after
+    // an append (kept over a lost answer, which may have come before any append), or
+    // no answer at all.
+    let appended = matches!(error, KafkaError::NotEnoughReplicasAfterAppend | KafkaError::RequestTimedOut);
+    if sent && (appended || (error == KafkaError::NetworkException && b.unsure.is_none())) {
+        b.unsure = Some(error);
+    }
     let count = b.ids.len();
     out.emit(Event::ProduceWillRetry { producer: id, error, count, attempts, backoff });
 }

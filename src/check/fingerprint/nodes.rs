@@ -39,6 +39,8 @@ impl<const M: u8> Walker<'_, M> {
             ghosts: _,
             // Read by the broker log only (which start lines Kafka would print).
             kafka_partition: _,
+            // Read by the narration only (a repeated OffsetsForLeaderEpoch round is told once).
+            epoch_query_loop: _,
             image_partition_epoch,
         } = b;
         self.word(image_partition_epoch.map_or(u64::MAX, u64::from));
@@ -328,7 +330,8 @@ impl<const M: u8> Walker<'_, M> {
         self.records(pending);
         self.word(batches.len() as u64);
         for b in batches {
-            let Batch { ids, created_ms, attempts, retry_at, request, epoch, sent_to, last_error } = b;
+            // `unsure` is read only by the narration (why a record is in the log twice).
+            let Batch { ids, created_ms, attempts, retry_at, request, epoch, sent_to, last_error, unsure: _ } = b;
             self.records(ids);
             self.time(*created_ms);
             self.word(*attempts as u64 | (*epoch as u64) << 32);

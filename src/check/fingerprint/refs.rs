@@ -42,6 +42,8 @@ impl<const M: u8> Walker<'_, M> {
             parked_consumers,
             ghosts: _,
             kafka_partition: _,
+            // Read by the narration only (a repeated OffsetsForLeaderEpoch round is told once).
+            epoch_query_loop: _,
             image_partition_epoch: _,
         } = b;
         if let Some(k) = heartbeat_timer {
@@ -151,7 +153,7 @@ impl<const M: u8> Walker<'_, M> {
     pub(super) fn producer_refs(&mut self, p: &Producer) {
         let Producer { settings: _, next_n: _, acked: _, failed: _, pending: _, batches, requests, meta, epoch: _, wake, retries: _ } = p;
         for b in batches {
-            let Batch { ids: _, created_ms: _, attempts: _, retry_at: _, request, epoch: _, sent_to: _, last_error: _ } = b;
+            let Batch { ids: _, created_ms: _, attempts: _, retry_at: _, request, epoch: _, sent_to: _, last_error: _, unsure: _ } = b;
             if let Some(r) = request {
                 self.id(*r);
             }
