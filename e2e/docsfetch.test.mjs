@@ -1,5 +1,6 @@
 // When a documentation page fetches the live figure (www/embed/auto.js): nothing of it
-// before the reader acts, and from the reader's first action (a scroll, the pointer, a
+// before the reader acts (then the docs figures' first core; the docs core, which
+// narrates, once the figure is live), and from the reader's first action (a scroll, the pointer, a
 // key, focus) as soon as a figure is within two screen heights of the view, even when
 // it is not in view yet; the figure turns live when the reader reaches it. A plain page
 // with one ```hwscope block 1.5 screens down, served the way docs hosts serve
@@ -59,7 +60,7 @@ async function open(file) {
   return { ctx, p, requests };
 }
 const state = (p) => p.evaluate(() => document.querySelector("figure.hwscope-figure").dataset.hwscopeLive);
-const CORE = "www/pkg/hwscope_docs_bg.wasm";
+const CORE = "www/pkg/hwscope_docs_first_bg.wasm";
 /** Waits (up to 5 s) until the core has been asked for. */
 async function fetched(requests) {
   for (let t = 0; t < 100 && !requests.includes(CORE); t++) await new Promise((ok) => setTimeout(ok, 50));
@@ -75,8 +76,13 @@ test("a figure below the fold: nothing before any action, the core fetched at th
   await fetched(requests);
   assert.ok(requests.includes("www/embed/live.js"), "live.js fetched with it");
   assert.equal(await state(p), "waiting", "the figure turns live only when it is reached");
+  assert.ok(!requests.includes("www/pkg/hwscope_docs_bg.wasm"), "the docs core (narration) only once a figure is live");
   await p.evaluate(() => document.querySelector("figure.hwscope-figure").scrollIntoView({ block: "center" }));
   await p.waitForFunction(() => document.querySelector("figure.hwscope-figure").dataset.hwscopeLive === "live");
+  // Then the docs core comes, and the figure tells its step.
+  await p.waitForFunction(() => document.querySelector("figure.hwscope-figure").dataset.hwscopeCore === "docs");
+  const caption = await p.evaluate(() => document.querySelector("figure.hwscope-figure .hwscope-live").shadowRoot.querySelector(".hs-caption").textContent);
+  assert.match(caption, /^Follower 1 appends 5 records/);
   await ctx.close();
 });
 

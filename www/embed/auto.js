@@ -134,11 +134,12 @@ function find(root = document) {
   }
 }
 
-/** What live.js needs, fetched at once (not level by level down the module graph). */
+/** What live.js needs, fetched at once (not level by level down the module graph): the
+ *  docs figures' first core, not the docs core, which live.js fetches once a figure is live. */
 const PRELOAD = [
   ["modulepreload", new URL("./live.js", import.meta.url)],
-  ["modulepreload", new URL("../pkg/hwscope.js", import.meta.url)],
-  ["preload", new URL("../pkg/hwscope_docs_bg.wasm", import.meta.url)],
+  ["modulepreload", new URL("../pkg/hwscope_docs_first.js", import.meta.url)],
+  ["preload", new URL("../pkg/hwscope_docs_first_bg.wasm", import.meta.url)],
   ["modulepreload", new URL("../core/sim.js", import.meta.url)],
   ["modulepreload", new URL("../core/player.js", import.meta.url)],
   ["modulepreload", new URL("../core/frontier.js", import.meta.url)],
