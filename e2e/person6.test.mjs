@@ -117,3 +117,15 @@ describe("sixth pass: the end of a tour counts what a deeper level adds", () => 
     await page.close();
   });
 });
+
+describe("sixth pass: Settings shows a built-in's whole title", () => {
+  test("1280 × 800, kip101-data-loss: the Title field spans the dialog and its text is not cut", async () => {
+    const page = await openLive(env, "/?scenario=kip101-data-loss");
+    await page.click("#settings-open");
+    const input = await page.waitForSelector('.field[data-key="title"] input');
+    const fit = await input.evaluate((i) => ({ value: i.value, fits: i.scrollWidth <= i.clientWidth + 1 }));
+    assert.ok(fit.fits, `“${fit.value}” is cut in its field`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
