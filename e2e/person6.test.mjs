@@ -3,6 +3,7 @@
 // items still found. Each test failed before its fix. Needs www/pkg (npm run build).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { axeFindings } from "./a11y-findings.mjs";
 import { assertNoErrors, cliTrace, launch, openLive } from "./helpers.mjs";
 
 let env;
@@ -127,5 +128,19 @@ describe("sixth pass: Settings shows a built-in's whole title", () => {
     assert.ok(fit.fits, `“${fit.value}” is cut in its field`);
     assertNoErrors(page);
     await page.close();
+  });
+});
+
+describe("sixth pass: axe on a leader tagged under min ISR at 360 px", () => {
+  test("acks-and-min-isr at step 102 (kafka-4.0) and the min-insync tour's kafka-2.8 beat: the header's words are in its name; no finding, light and dark", async () => {
+    for (const theme of ["light", "dark"]) {
+      for (const path of [`/?scenario=acks-and-min-isr&theme=${theme}#at=102`, `/?tour=min-insync&level=junior&beat=after-append&theme=${theme}`]) {
+        const page = await env.open(path, { viewport: { width: 360, height: 740 }, until: ["html[data-boot=live]", "#status[data-step]"] });
+        await page.waitForSelector('#stage .broker[data-under-min-isr="2"]');
+        await page.waitForTimeout(300);
+        assert.deepEqual(await axeFindings(page), [], `${path}`);
+        await page.close();
+      }
+    }
   });
 });
