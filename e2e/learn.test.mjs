@@ -97,6 +97,11 @@ function claimFromTrace(recs, claim, step, broker) {
       assert.ok(n >= 1, `${id} is in broker ${broker}'s log`);
       return claim === "duplicate" ? (n > 1 ? "twice" : "once") : n > 1 ? "many" : "one";
     }
+    // The min-insync tour under kafka-2.8: what p-all's waiting acks=all write is told.
+    case "after-append":
+      assert.equal(e.type, "produce_response");
+      assert.ok(rec.partition.isr.length < rec.partition.under_min_isr, "the ISR is under min.insync.replicas");
+      return e.error ?? "ack";
     case "stale-metadata":
       assert.equal(replica(rec, broker).alive, false, `broker ${broker} is dead`);
       return e.type === "metadata_response" && e.leader === broker ? "dead" : "live";
@@ -609,6 +614,9 @@ const PARTS = new Set(["arrowhead", "ruler", "ofs", "logs", "log", "strip", "ini
 test("“How to read this” has a line for every mark the stage draws in the fault built-ins", async () => {
   const page = await env.open("/?scenario=seed-walkthrough");
   await page.waitForSelector("#status[data-step]");
+  // Its lines load when it is first opened (panels/legend.js).
+  await page.click(".legend summary");
+  await page.waitForSelector(".legend li");
   const legend = (await page.textContent(".legend")).replace(/\s+/g, " ");
   for (const [mark, words] of Object.entries(MARKS)) assert.match(legend, words, `the legend explains .${mark}`);
   assert.match(legend, /Lost in this run/);

@@ -126,6 +126,25 @@ if [[ $opt == 1 ]]; then
 fi
 node scripts/check-pkg.mjs "$out_dir" --first
 
+# The documentation figures' first core (features `first` and `docs`): the first core with
+# the block parser (parseDocBlock, and the built-ins' texts, the link reader and the
+# scenario checks it needs). www/embed/live.js starts a page's figures on it (~144 KB
+# gzipped against the docs core's ~205 KB) and swaps them to the docs core (narration
+# included) once the first is live (docs/performance.md, issue 28's ninth pass).
+echo "build-wasm: cargo rustc --lib --features first,docs (the docs figures' first core)"
+CARGO_PROFILE_PAGE_OPT_LEVEL="$first_opt_level" cargo rustc --lib --crate-type cdylib --target wasm32-unknown-unknown --profile page --features first,docs \
+  -- -C llvm-args=-inline-threshold="$first_inline"
+wasm-bindgen --target web --out-dir "$out_dir" --out-name hwscope_docs_first "$wasm_in"
+docs_first="$out_dir/hwscope_docs_first_bg.wasm"
+if [[ $opt == 1 ]]; then
+  node_modules/.bin/wasm-opt "$docs_first" -o "$docs_first.opt" -Oz -Oz --converge --low-memory-unused "${wasm_features[@]}" \
+    --strip-debug --strip-producers
+  mv "$docs_first.opt" "$docs_first"
+  echo "build-wasm: hwscope_docs_first_bg.wasm $(wc -c <"$docs_first") bytes (the docs figures' first core)"
+fi
+rm -f "$out_dir"/hwscope_docs_first.d.ts "$out_dir"/hwscope_docs_first_bg.wasm.d.ts
+node scripts/check-pkg.mjs "$out_dir" --docs-first
+
 # The explorer's package (feature `explore`): the page's Web Worker for Explore
 # loads it on demand (www/explore/worker.js); the page itself never does.
 explore_dir="www/pkg-explore"

@@ -6,6 +6,8 @@
 // hwscope_docs_bg.wasm (documentation figures, which alone export parseDocBlock).
 //   node scripts/check-pkg.mjs www/pkg --first   (the page's first core: hwscope_first.js with
 //     hwscope_first_bg.wasm, built with feature `first`: it runs a built-in and has no narration)
+//   node scripts/check-pkg.mjs www/pkg --docs-first   (the docs figures' first core: hwscope_docs_first.js
+//     with hwscope_docs_first_bg.wasm, features `first` and `docs`: it reads a block, has no narration)
 // Exits non-zero, with the loader's error, when either does not.
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
@@ -13,8 +15,9 @@ import { pathToFileURL } from "node:url";
 
 const explorer = process.argv.includes("--explorer");
 const first = process.argv.includes("--first");
+const docsFirst = process.argv.includes("--docs-first");
 const dir = resolve(process.argv.slice(2).find((a) => !a.startsWith("--")) ?? "www/pkg");
-const js = resolve(dir, first ? "hwscope_first.js" : "hwscope.js");
+const js = resolve(dir, first ? "hwscope_first.js" : docsFirst ? "hwscope_docs_first.js" : "hwscope.js");
 const DOCS_ONLY = ["parseDocBlock"];
 
 /** Instantiates `file` with a fresh copy of the glue; returns the wasm's exports. */
@@ -43,6 +46,16 @@ try {
   if (explorer) {
     const core = await check("hwscope_bg.wasm");
     if (typeof core.pkg.Explorer !== "function") throw new Error("hwscope_bg.wasm does not export Explorer (build with --features explore)");
+    process.exit(0);
+  }
+  if (docsFirst) {
+    const core = await check("hwscope_docs_first_bg.wasm");
+    const block = core.pkg.parseDocBlock('seed-walkthrough at=4 title="A check"');
+    const p = new core.pkg.Playground();
+    const rec = p.configure(block.scenario);
+    p.free();
+    if (rec.text !== "") throw new Error("hwscope_docs_first_bg.wasm narrates (build it with --features first,docs)");
+    printable("hwscope_docs_first_bg.wasm");
     process.exit(0);
   }
   if (first) {

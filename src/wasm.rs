@@ -351,7 +351,7 @@ pub fn bench_events(scenario: &str, millis: f64) -> Result<f64, JsError> {
 /// message `hwscope render-docs` and mdbook-hwscope give at build time).
 /// Only documentation figures call it: scripts/build-wasm.sh leaves it out of
 /// the page's `hwscope_bg.wasm` and keeps it in `hwscope_docs_bg.wasm`.
-#[cfg(not(feature = "first"))]
+#[cfg(any(not(feature = "first"), feature = "docs"))]
 #[wasm_bindgen(js_name = parseDocBlock)]
 pub fn parse_doc_block(text: &str) -> Result<JsValue, JsError> {
     let block = crate::docblock::parse(text).and_then(|b| b.run_to_first().map(|_| b)).map_err(|e| JsError::new(&e.to_string()))?;

@@ -258,8 +258,17 @@ impl Narrator<'_> {
                 _ => {}
             }
         }
-        format!(
+        let again = format!(
             "Follower {id} {what}: the leader's epoch is not in its cache, so it asks again about its own latest epoch (KIP-279's extra round)."
-        )
+        );
+        match self.events.iter().find_map(|e| match *e {
+            Event::EpochQueryLoops { epoch, .. } => Some(epoch),
+            _ => None,
+        }) {
+            Some(epoch) => format!(
+                "{again} That is epoch {epoch} again, the one it just asked about: it led epoch {epoch} without writing in it, and truncating to its own log end changed nothing, not even the epoch cache (Log.truncateTo returned early at the log end). Every round from now on gets the same answer, and the follower never fetches: KAFKA-10706, fixed in 2.6.1 and 2.7.0; the kafka-2.8 preset has the fix, and from 2.8 the Fetch answer's diverging epoch replaces these rounds."
+            ),
+            None => again,
+        }
     }
 }

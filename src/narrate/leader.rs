@@ -206,7 +206,15 @@ impl Narrator<'_> {
                         )
                     };
                     if again {
-                        text.push_str(" It already had these records: a retry after a lost answer, and without enable.idempotence the leader cannot tell, so they are now in the log twice.");
+                        text.push_str(&match self.sim.retry_cause(ids[0]) {
+                            Some(error) => format!(
+                                " It already had these records: {}'s earlier try was appended, then answered {}{}, so it sent them again; without enable.idempotence the leader cannot tell, so they are now in the log twice.",
+                                self.producer(producer),
+                                error.name(self.sim.scenario.preset),
+                                after_append_why(error)
+                            ),
+                            None => " It already had these records: a retry after a lost answer, and without enable.idempotence the leader cannot tell, so they are now in the log twice.".to_string(),
+                        });
                     }
                 }
                 Event::LeaderHwMoved { from, to, .. } => {
@@ -323,5 +331,16 @@ impl Narrator<'_> {
             }
         }
         String::new()
+    }
+}
+
+/// Why a write appended on the leader is answered with `error` rather than acknowledged.
+pub(crate) fn after_append_why(error: crate::sim::msg::KafkaError) -> &'static str {
+    match error {
+        crate::sim::msg::KafkaError::NotEnoughReplicasAfterAppend => {
+            " (the ISR fell below min.insync.replicas while it waited: appended, then reported unsafe)"
+        }
+        crate::sim::msg::KafkaError::RequestTimedOut => " (the ISR did not reach it before the request's timeout)",
+        _ => "",
     }
 }

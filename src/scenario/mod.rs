@@ -456,8 +456,9 @@ impl Scenario {
         let scenario = Scenario::read("", &value)?;
         // The page's first core (feature `first`) reads only the built-ins' own texts,
         // which the full core validates in every test and build (scripts/first-frame.mjs
-        // runs each): it goes without the checks and their messages (~2 KB gzipped).
-        if !cfg!(feature = "first") {
+        // runs each): it goes without the checks and their messages (~2 KB gzipped). The
+        // docs figures' first core (`first` with `docs`) reads the blocks' scenarios: it checks.
+        if !cfg!(feature = "first") || cfg!(feature = "docs") {
             scenario.validate()?;
         }
         Ok(scenario)

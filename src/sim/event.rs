@@ -285,6 +285,9 @@ pub enum Event {
     Truncated { broker: u32, leo_before: u64, to: u64, rule: TruncationRule },
     LogStartReset { broker: u32, start: u64 },
     EpochQuerySent { follower: u32, leader: u32, epoch: i32, msg: u64 },
+    /// The follower's next OffsetsForLeaderEpoch asks about the epoch it just asked about,
+    /// with nothing truncated: the rounds repeat for ever (KAFKA-10706). Only the first.
+    EpochQueryLoops { follower: u32, epoch: i32 },
     EpochEndAnswered { leader: u32, requester: Node, epoch: i32, answer: Option<(i32, u64)>, error: Option<KafkaError>, msg: u64 },
     EpochEndIgnored { follower: u32 },
     EpochQueryFailed { follower: u32, error: KafkaError },

@@ -217,6 +217,7 @@ pub(crate) fn send_offsets_for_leader_epoch(b: &mut Shared<Broker>, out: &mut Ou
 pub(crate) fn handle_offsets_for_leader_epoch_response(
     b: &mut Shared<Broker>,
     request: u64,
+    requested: i32,
     answer: Option<(i32, u64)>,
     error: Option<KafkaError>,
     out: &mut Out,
@@ -245,8 +246,16 @@ pub(crate) fn handle_offsets_for_leader_epoch_response(
     truncate(b, target, rule, out);
     if complete {
         b.needs_truncation = false;
+        b.epoch_query_loop = false;
         send_fetch(b, out);
     } else {
+        // KAFKA-10706 (up to 2.6.0): truncating to its own log end left the epoch cache
+        // as it was, so a follower that led an epoch without writing in it asks about
+        // that epoch again, gets the same answer, and never fetches. Told once.
+        if target >= leo && b.log.latest_epoch() == requested && !b.epoch_query_loop {
+            b.epoch_query_loop = true;
+            b.record(Event::EpochQueryLoops { follower: id, epoch: requested }, out);
+        }
         send_offsets_for_leader_epoch(b, out);
     }
 }

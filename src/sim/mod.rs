@@ -156,6 +156,7 @@ impl Sim {
                     parked_consumers: Vec::new(),
                     ghosts: Vec::new(),
                     kafka_partition: (0, Some(0)),
+                    epoch_query_loop: false,
                 })
             })
             .collect();
@@ -275,6 +276,15 @@ impl Sim {
     pub fn record_name(&self, id: RecordId) -> String {
         let producer = self.scenario.producers.get(id.producer as usize).map_or("?", |p| p.id.as_str());
         format!("{producer}-{}", id.n)
+    }
+
+    /// Why record `id`, appended again, was sent again: the error its producer's earlier
+    /// try was answered with after that try was appended (NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+    /// REQUEST_TIMED_OUT); `None` when the answer never came (a timeout or a reset).
+    pub fn retry_cause(&self, id: RecordId) -> Option<msg::KafkaError> {
+        let p = self.producers.get(id.producer as usize)?;
+        let b = p.batches.iter().find(|b| b.ids.contains(&id))?;
+        b.unsure.filter(|e| *e != msg::KafkaError::NetworkException)
     }
 
     /// Runs one event. Returns false when the run is over.
@@ -452,11 +462,11 @@ impl Sim {
             Body::MetadataFetchResponse { request, metadata } => self.handle_metadata_fetch_response(msg, *request, metadata.as_ref()),
             Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => self
                 .broker_rule_at(msg.to, |b, out| truncation::handle_offsets_for_leader_epoch(b, msg, *epoch, *current_leader_epoch, out)),
-            Body::OffsetsForLeaderEpochResponse { request, answer, error, .. } => match msg.to {
+            Body::OffsetsForLeaderEpochResponse { request, requested, answer, error } => match msg.to {
                 Node::Consumer(c) => self.consumer_rule(c, |n, out| consumer::on_validation_response(n, c, *request, *answer, *error, out)),
-                Node::Broker(id) => {
-                    self.broker_rule(id, |b, out| follower::handle_offsets_for_leader_epoch_response(b, *request, *answer, *error, out))
-                }
+                Node::Broker(id) => self.broker_rule(id, |b, out| {
+                    follower::handle_offsets_for_leader_epoch_response(b, *request, *requested, *answer, *error, out)
+                }),
                 _ => {}
             },
             Body::BrokerRegistration { incarnation } => self.handle_broker_registration(msg, *incarnation),

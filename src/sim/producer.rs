@@ -45,6 +45,7 @@ pub(crate) fn produce(p: &mut P, id: usize, records: u32, out: &mut Out) {
         sent_to: None,
         last_error: None,
         reenqueued_ms: None,
+        unsure: None,
     });
     out.emit(Event::Produced { producer: id, first_n, count: records });
     drain(p, id, out);
@@ -226,6 +227,13 @@ fn retry_or_fail(p: &mut P, id: usize, i: usize, error: KafkaError, sent: bool, 
     b.last_error = Some(error);
     if sent {
         b.reenqueued_ms = Some(now);
+    }
+    // Why a later append of these records may be their second: an answer given after
+    // an append (kept over a lost answer, which may have come before any append), or
+    // no answer at all.
+    let appended = matches!(error, KafkaError::NotEnoughReplicasAfterAppend | KafkaError::RequestTimedOut);
+    if sent && (appended || (error == KafkaError::NetworkException && b.unsure.is_none())) {
+        b.unsure = Some(error);
     }
     let count = b.ids.len();
     out.emit(Event::ProduceWillRetry { producer: id, error, count, attempts, backoff });

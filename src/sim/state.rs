@@ -211,6 +211,10 @@ pub struct Broker {
     /// Records this replica's log lost (a truncation, unflushed records at a crash),
     /// newest last, at most `GHOSTS`: what the page draws as ghosts where they were.
     pub ghosts: Vec<Ghost>,
+    /// This follower's OffsetsForLeaderEpoch rounds ask about the same epoch again and
+    /// again (KAFKA-10706): set at the first repeat, so that it is told once, and cleared
+    /// when a round completes. Only the narration reads it (`Event::EpochQueryLoops`).
+    pub epoch_query_loop: bool,
 }
 
 impl Broker {
@@ -371,6 +375,11 @@ pub struct Batch {
     /// (`ProducerBatch.reenqueued`, Kafka's `lastAttemptMs` while `inRetry`); None while it
     /// has never been sent (a refused connection sends nothing).
     pub reenqueued_ms: Option<u64>,
+    /// Why these records may already be in the log when they are sent again: the last
+    /// try answered after its append (NOT_ENOUGH_REPLICAS_AFTER_APPEND, REQUEST_TIMED_OUT)
+    /// or not answered at all (NETWORK_EXCEPTION: a timeout or a reset). Read only by the
+    /// narration of a duplicate (`retry_cause`), so the explorer's fingerprint leaves it out.
+    pub unsure: Option<KafkaError>,
 }
 
 /// A produce request in flight.

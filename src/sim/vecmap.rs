@@ -197,3 +197,11 @@ impl FromIterator<u32> for BrokerSet {
         BrokerSet(iter.into_iter().fold(0, |m, b| m | (1 << b)))
     }
 }
+
+// Last in the file, so that the lines above (the page's panic locations) keep their numbers.
+impl<K, V> VecMap<K, V> {
+    /// The entries in key order, to be read by place (the explorer's fingerprint).
+    pub fn as_slice(&self) -> &[(K, V)] {
+        &self.entries
+    }
+}

@@ -69,19 +69,21 @@ test("a preload the first stage no longer imports is named as extra; a lazy impo
 });
 
 /** auto.js's preloads (its `new URL(…, import.meta.url)` list) against what live.js
- *  loads: {missing, extra}. The page's core (hwscope_bg.wasm, the glue's default)
- *  is not loaded by a figure, which asks for the docs core. */
+ *  loads before a figure is live: {missing, extra}. The docs core (hwscope.js with
+ *  hwscope_docs_bg.wasm) comes after, once a figure is live on the docs figures' first
+ *  core; the page's cores are not a figure's. */
+const AFTER_LIVE = ["www/pkg/hwscope.js", "www/pkg/hwscope_bg.wasm", "www/pkg/hwscope_docs_bg.wasm"];
 function checkAutoPreloads(root) {
   const rel = (p) => p.slice(resolve(root).length + 1);
   const preloads = references(join(root, "www/embed/auto.js"), root).filter((r) => r.kind === "asset").map((r) => rel(r.path));
-  const loads = moduleClosure(root, "www/embed/live.js").filter((p) => p !== "www/pkg/hwscope_bg.wasm");
+  const loads = moduleClosure(root, "www/embed/live.js").filter((p) => !AFTER_LIVE.includes(p));
   return { missing: loads.filter((p) => !preloads.includes(p)), extra: preloads.filter((p) => !loads.includes(p)) };
 }
 
-test("auto.js preloads exactly what a live figure loads: live.js, its modules, the docs core, the style sheets", () => {
+test("auto.js preloads exactly what a live figure loads: live.js, its modules, the docs figures' first core, the style sheets", () => {
   assert.deepEqual(checkAutoPreloads(ROOT), { missing: [], extra: [] });
   const loads = moduleClosure(ROOT, "www/embed/live.js");
-  for (const p of ["www/embed/live.js", "www/core/sim.js", "www/core/frontier.js", "www/render/stage.js", "www/pkg/hwscope.js", "www/pkg/hwscope_docs_bg.wasm", "www/embed/figure.css"]) {
+  for (const p of ["www/embed/live.js", "www/core/sim.js", "www/core/frontier.js", "www/render/stage.js", "www/pkg/hwscope_docs_first.js", "www/pkg/hwscope_docs_first_bg.wasm", "www/pkg/hwscope_docs_bg.wasm", "www/embed/figure.css"]) {
     assert.ok(loads.includes(p), `a live figure loads ${p}`);
   }
   // A module live.js starts importing is named as missing from auto.js's list.

@@ -16,6 +16,9 @@
 //  5. Brokers: a broker the text names must be one the run has: a replica, or in a
 //     ZooKeeper-era run the controller, itself a broker (record controller.broker_id);
 //     the controller named as a broker must be that one, and a KRaft controller is none.
+//  6. Errors: a Kafka error the text names (NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+//     FENCED_LEADER_EPOCH) must be one the run's records at the beat hold (an answer,
+//     a batch's error, the narration), unless the beat claims it (a contrast).
 //  3. Numbers: every number the text states must be one the run shows: in the
 //     beat's record, the one before it, the scenario, the settings in force, or the
 //     step narration at the beat (±1, for ranges "100–104" and "LEO n+1"), the time
@@ -92,6 +95,11 @@ export function namesIn(text) {
   return [...text.matchAll(/(?<![\w.-])([pc](?:\d+|-[a-z]+)(?:-[a-z0-9]+)*)(?![\w-])/g)].map((m) => m[1]);
 }
 
+/** The Kafka error names a text states: NOT_ENOUGH_REPLICAS, OFFSET_OUT_OF_RANGE. */
+export function errorsIn(text) {
+  return [...text.matchAll(/(?<![\w.-])[A-Z]+(?:_[A-Z]+)+(?![\w-])/g)].map((m) => m[0]);
+}
+
 /** The brokers a text names ("broker 3", "the controller (broker 3)", "Controller id=3"),
  *  as [id, whether it is named as the controller]. */
 export function brokersIn(text) {
@@ -107,7 +115,7 @@ export function brokersIn(text) {
  *  run's client ids and the record ids its records at the beat name (in logs, reads, losses).
  *  `brokers`: the run's replicas; `controller`: the ZooKeeper era's controller broker id
  *  (the record's controller.broker_id; none in KRaft, whose controller is no broker). */
-export function check(text, { settings, zookeeper, facts, claimed, known = null, brokers = null, controller = null }) {
+export function check(text, { settings, zookeeper, facts, claimed, known = null, errors = null, brokers = null, controller = null }) {
   const wrong = [];
   if (brokers) {
     for (const [id, asController] of brokersIn(text)) {
@@ -117,6 +125,7 @@ export function check(text, { settings, zookeeper, facts, claimed, known = null,
     }
   }
   if (known) for (const n of namesIn(text)) if (!known.has(n) && !claimed.has(n)) wrong.push(`names ${n}, which this run does not have here`);
+  if (errors) for (const e of errorsIn(text)) if (!errors.has(e) && !claimed.has(e)) wrong.push(`names the error ${e}, which this run's records do not hold here`);
   for (const s of settings) {
     const name = s.key.replace(/^.*\]\./, "");
     const at = text.indexOf(s.key.includes("[") ? name : s.key);
@@ -178,10 +187,13 @@ for (const tour of TOURS) {
               for (const n of namesIn(m[1])) names.add(n);
             }
           }
+          // Errors: every error name the records at the beat (or the one before) hold.
+          const errors = new Set();
+          for (const v of [c.rec, c.prev]) for (const e of errorsIn(JSON.stringify(v ?? {}))) errors.add(e);
           for (const [level, text] of textsOf(b.def, c)) {
             const brokers = new Set(c.rec.replicas.map((r) => r.broker));
             const controller = c.rec.controller?.broker_id ?? null;
-            for (const w of check(text, { settings, zookeeper, facts, claimed, known: names, brokers, controller })) {
+            for (const w of check(text, { settings, zookeeper, facts, claimed, known: names, errors, brokers, controller })) {
               failures.push(`beat ${b.def.id} (${level}, step ${b.step}, ${preset}): ${w}\n    ${text}`);
             }
           }
@@ -241,4 +253,44 @@ test("the checker fails a beat that names the controller as the wrong broker, or
   const kraft = { ...base, zookeeper: false, controller: null };
   assert.ok(check("the controller (broker 3) fences broker 0.", kraft).some((w) => w.includes("KRaft controller is no broker")));
   assert.ok(check("broker 3 fetches.", kraft).some((w) => w.includes("does not have")));
+});
+
+test("the checker fails a beat that names an error its run's records do not hold there", () => {
+  assert.deepEqual(errorsIn("p1 gets NOT_ENOUGH_REPLICAS_AFTER_APPEND, not NOT_ENOUGH_REPLICAS (KIP-101, p1-2, acks=all)."), ["NOT_ENOUGH_REPLICAS_AFTER_APPEND", "NOT_ENOUGH_REPLICAS"]);
+  const base = { settings: [], zookeeper: true, facts: new Set([0, 1]), claimed: new Set() };
+  const errors = new Set(["NOT_ENOUGH_REPLICAS_AFTER_APPEND"]);
+  assert.deepEqual(check("p-all is told NOT_ENOUGH_REPLICAS_AFTER_APPEND.", { ...base, errors }), []);
+  assert.ok(check("p-all is told NOT_ENOUGH_REPLICAS.", { ...base, errors }).some((w) => w.includes("NOT_ENOUGH_REPLICAS,")));
+  assert.deepEqual(check("p-all is told NOT_ENOUGH_REPLICAS.", { ...base, errors, claimed: new Set(["NOT_ENOUGH_REPLICAS"]) }), []);
+});
+
+test("min-insync's kafka-2.8 beat asks which error comes and reveals NOT_ENOUGH_REPLICAS_AFTER_APPEND from the run, at every level", () => {
+  const tour = TOURS.find((t) => t.id === "min-insync");
+  const part = tour.parts.find((p) => p.preset === "kafka-2.8");
+  assert.ok(part, "the min-insync tour has a kafka-2.8 part");
+  const api = { wasm, scenarios, sim: null };
+  const [pinned] = pin(api, { ...tour, parts: [part] });
+  const sim = new Sim(wasm.Playground, { tail: 64 });
+  sim.load(pinned.json);
+  api.sim = sim;
+  try {
+    const b = pinned.beats.find((x) => x.def.id === "after-append");
+    assert.ok(b && b.step >= 0, "the beat is pinned");
+    assert.equal(b.def.level, "junior", "shown at every level");
+    const c = context(api, pinned, b.step);
+    assert.equal(c.rec.event.type, "produce_response");
+    assert.equal(c.rec.event.error, "NOT_ENOUGH_REPLICAS_AFTER_APPEND");
+    const q = b.def.quiz;
+    const keys = q.choices(c).map((x) => x.key);
+    assert.ok(keys.includes("NOT_ENOUGH_REPLICAS") && keys.includes("NOT_ENOUGH_REPLICAS_AFTER_APPEND"), keys.join());
+    assert.equal(q.answer(c).key, c.rec.event.error, "the answer is read from the run");
+    const ask = q.ask(c);
+    assert.match(ask, new RegExp(`ISR \\{${c.rec.partition.isr.join(", ")}\\}`));
+    assert.ok(ask.includes(String(c.lead.hw)) && ask.includes(c.rec.event.to), ask);
+    for (const l of LEVELS) assert.ok(typeof b.def.say[l] === "function", `a paragraph at ${l}`);
+    assert.ok(b.def.say.junior(c).includes(c.rec.event.error));
+  } finally {
+    pinned.trace.free();
+    sim.free();
+  }
 });

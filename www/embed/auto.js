@@ -9,7 +9,11 @@
 // the reader scrolls it into view, points at it or clicks it (live.js, loaded
 // then, with one WebAssembly module for every figure of the page), in the box
 // the static figure reserved, so nothing below it moves. Until the reader
-// does something, the page costs only its static figures and this script. Colours follow the site's theme:
+// does something (scrolls, moves the pointer over the page, presses a key, touches
+// it, or moves focus into it), the page costs only its static figures and this
+// script; from that first action, live.js and the core are fetched as soon as a
+// figure is within two screen heights of the view (at once when one is), so that
+// the figure the reader scrolls to is ready or nearly. Colours follow the site's theme:
 // mdBook's classes, Docusaurus's and Starlight's data-theme, MkDocs Material's
 // data-md-color-scheme, a class the site names (`auto.js?dark-class=dark`: VitePress
 // marks only dark mode, with <html class="dark">), else prefers-color-scheme.
@@ -22,8 +26,11 @@ const BLOCKS = "figure.hwscope-figure, pre > code.language-hwscope, pre.hwscope,
 const PASSED = ["at", "from", "to", "controls", "theme", "height"];
 const figures = new Set();
 let live = null;
-/** Figures in view; they wake at the reader's first scroll, key or touch. */
+/** Figures in view; they wake at the reader's first action (scroll, pointer, key, touch, focus). */
 const visible = new Set();
+/** Figures within NEAR of the view: once the reader has acted, the live figure is fetched for them. */
+const near = new Set();
+const NEAR = "200% 0px";
 let engaged = false;
 /** The class that marks dark mode on <html>, when the site said (auto.js?dark-class=NAME). */
 const DARK_CLASS = new URL(import.meta.url).searchParams.get("dark-class");
@@ -98,7 +105,9 @@ function find(root = document) {
     if (fig.isConnected) continue;
     figures.delete(fig);
     visible.delete(fig);
+    near.delete(fig);
     seen.unobserve(fig);
+    close.unobserve(fig);
   }
   for (const el of root.querySelectorAll(BLOCKS)) {
     if (el.closest("[data-hwscope-live], .hwscope-error")) continue;
@@ -120,15 +129,17 @@ function find(root = document) {
     if (theme) fig.dataset.hwscopeTheme = theme;
     applyTheme(fig);
     seen.observe(fig);
+    close.observe(fig);
     for (const ev of ["click", "pointerenter", "focusin"]) fig.addEventListener(ev, () => wake(fig), { once: true });
   }
 }
 
-/** What live.js needs, fetched at once (not level by level down the module graph). */
+/** What live.js needs, fetched at once (not level by level down the module graph): the
+ *  docs figures' first core, not the docs core, which live.js fetches once a figure is live. */
 const PRELOAD = [
   ["modulepreload", new URL("./live.js", import.meta.url)],
-  ["modulepreload", new URL("../pkg/hwscope.js", import.meta.url)],
-  ["preload", new URL("../pkg/hwscope_docs_bg.wasm", import.meta.url)],
+  ["modulepreload", new URL("../pkg/hwscope_docs_first.js", import.meta.url)],
+  ["preload", new URL("../pkg/hwscope_docs_first_bg.wasm", import.meta.url)],
   ["modulepreload", new URL("../core/sim.js", import.meta.url)],
   ["modulepreload", new URL("../core/player.js", import.meta.url)],
   ["modulepreload", new URL("../core/frontier.js", import.meta.url)],
@@ -161,15 +172,23 @@ function preload() {
   }
 }
 
+/** Fetches live.js and what it loads (the WebAssembly core first among them), once. */
+function fetchLive() {
+  if (live) return live;
+  preload();
+  live = import("./live.js");
+  // A failure is told by the figure that waits for it (wake), not here.
+  live.catch(() => {});
+  return live;
+}
+
 /** Loads live.js (and with it the WebAssembly core) once, and makes the figure live. */
 function wake(fig) {
   if (fig.dataset.hwscopeLive !== "waiting") return;
   fig.dataset.hwscopeLive = "loading";
   seen.unobserve(fig);
   visible.delete(fig);
-  if (!live) preload();
-  live ??= import("./live.js");
-  live
+  fetchLive()
     .then((m) => m.mount(fig, fig.dataset.hwscope, themeOf(fig)))
     .catch((e) => {
       fig.dataset.hwscopeLive = "failed";
@@ -188,14 +207,27 @@ const seen = new IntersectionObserver(
   { rootMargin: "100px 0px" },
 );
 
-/** The reader did something: a scroll of the page (not of a sidebar), a wheel, a key, a touch, a click. */
+const close = new IntersectionObserver(
+  (entries) => {
+    for (const e of entries) {
+      if (e.isIntersecting) near.add(e.target);
+      else near.delete(e.target);
+    }
+    if (engaged && near.size) fetchLive();
+  },
+  { rootMargin: NEAR },
+);
+
+/** The reader did something: a scroll of the page (not of a sidebar), a wheel, a key, a touch,
+ *  a click, the pointer moved over the page, focus moved into it. */
 function engage(e) {
   if (engaged || (e.type === "scroll" && e.target !== document)) return;
   engaged = true;
   for (const ev of ENGAGE) removeEventListener(ev, engage, true);
+  if (near.size) fetchLive();
   for (const fig of [...visible]) wake(fig);
 }
-const ENGAGE = ["scroll", "wheel", "keydown", "touchstart", "pointerdown"];
+const ENGAGE = ["scroll", "wheel", "keydown", "touchstart", "pointerdown", "pointermove", "focusin"];
 // Opened scrolled (a link to a section, a reload): the reader is already reading.
 if (scrollY > 0) engaged = true;
 for (const ev of ENGAGE) addEventListener(ev, engage, { capture: true, passive: true });

@@ -4,14 +4,38 @@
 // stay out, and nothing on the page moves). Every figure of the page shares
 // one WebAssembly instance; each has its own Playground.
 
-import init, { Playground, parseDocBlock } from "../pkg/hwscope.js";
+import init, { Playground, parseDocBlock } from "../pkg/hwscope_docs_first.js";
 import { Sim } from "../core/sim.js";
 import { Player } from "../core/player.js";
 import { Frontier } from "../core/frontier.js";
 import { createStage } from "../render/stage.js";
 
-// The docs build of the core: the page's, plus the block parser (parseDocBlock).
-const core = init({ module_or_path: new URL("../pkg/hwscope_docs_bg.wasm", import.meta.url) });
+// Two cores, as the page has (docs/performance.md, issue 28's ninth pass): the figures
+// start on the docs figures' first core (the page's first core plus the block parser:
+// no narration, ~144 KB gzipped), and once the first figure is live the docs core (the
+// page's full core plus the block parser, ~205 KB) is fetched and every figure swaps to
+// it (Sim.swap: the same run, the cursor where it was, now with its sentences).
+const core = init({ module_or_path: new URL("../pkg/hwscope_docs_first_bg.wasm", import.meta.url) });
+const LOADING = "Loading the narration…";
+/** The figures made live, each swapped to the docs core when it comes. */
+const figures = new Set();
+let docs = null;
+/** The docs core's Playground once it has come (figures made live after it start on it). */
+let Full = null;
+function loadDocs() {
+  docs ??= import("../pkg/hwscope.js")
+    .then(async (m) => {
+      await m.default({ module_or_path: new URL("../pkg/hwscope_docs_bg.wasm", import.meta.url) });
+      Full = m.Playground;
+      for (const f of figures) f.swap(Full);
+    })
+    // Not fatal: the figures go on without their sentences; the next figure asks again.
+    .catch((e) => {
+      docs = null;
+      console.warn("hwscope: the narration could not be loaded:", e);
+    });
+  return docs;
+}
 const STYLES = [new URL("../style.css", import.meta.url), new URL("./figure.css", import.meta.url)];
 const HOME = new URL("../../index.html", import.meta.url);
 const SETS = { none: [], play: ["play"], compact: ["play", "step", "scrub", "text"] };
@@ -105,7 +129,7 @@ export async function mount(fig, text, theme) {
   if (!on.has("text")) caption.classList.add("hs-sr");
   root.append(...sheets, figure);
 
-  const sim = new Sim(Playground);
+  const sim = new Sim(Full ?? Playground);
   const stage = createStage(stageSvg, () => {});
   let fresh = true;
   const last = () => Math.min(player.to, sim.known - 1);
@@ -122,7 +146,7 @@ export async function mount(fig, text, theme) {
     stage.step(rec, sim.initialEnd, fresh);
     fresh = false;
     status.textContent = statusOf(rec);
-    caption.textContent = rec.text;
+    caption.textContent = rec.text || (sim.full ? "" : LOADING);
     fig.dataset.hwscopeStep = rec.step;
     scrubbed();
     // Computes ahead of the step shown in idle time, boundedly, as the page does.
@@ -154,7 +178,12 @@ export async function mount(fig, text, theme) {
     if (block.builtin && block.source === "builtin" && !/preset=/.test(text)) {
       url.search = `?scenario=${block.builtin}`;
       url.hash = `at=${player.step}`;
-    } else url.hash = sim.linkAt(player.step);
+    } else {
+      // A share link needs the docs core; until it has come, the playground's home.
+      const link = sim.linkAt(player.step);
+      if (!link) return void (open.href = HOME.href);
+      url.hash = link;
+    }
     open.href = url.href;
   };
   open.addEventListener("pointerenter", fullLink);
@@ -184,6 +213,23 @@ export async function mount(fig, text, theme) {
   fig.dataset.hwscopeLive = "live";
   if (block.autoplay && !player.reduced) player.play();
   fig.hwscope = { setTheme, player, sim };
+  figures.add({
+    swap(P) {
+      // A figure of a page the site has navigated away from is let go.
+      if (!fig.isConnected) return void figures.delete(this);
+      if (sim.full) return;
+      sim.swap(P);
+      // The same step again, now told.
+      if (player.rec) {
+        player.rec = sim.get(player.step);
+        player.next = null;
+        show(player.rec);
+      }
+      fig.dataset.hwscopeCore = "docs";
+    },
+  });
+  if (!sim.full) loadDocs();
+  else fig.dataset.hwscopeCore = "docs";
   fig.dispatchEvent(new CustomEvent("hwscope:live", { bubbles: true, detail: { at: player.step } }));
   return fig.hwscope;
 }

@@ -133,8 +133,11 @@ export function createChart(box, { onPick, height = 240, title = "HW and consume
     if (!cur) return;
     const x = X(t);
     set(cur.line, { x1: x, x2: x });
-    set(cur.label, { x: x + 3 });
     text(cur.label, `t = ${t} ms`);
+    // Right of the line, or left of it where the words would run off the chart (its end on a phone).
+    const w = cur.label.getComputedTextLength?.() || String(t).length * 7 + 42;
+    const right = x + 3 + w <= Number(svg.getAttribute("width")) - 2;
+    set(cur.label, { x: right ? x + 3 : x - 3, "text-anchor": right ? "start" : "end" });
   }
 
   const pick = (e) => {

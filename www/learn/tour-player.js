@@ -274,7 +274,7 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
       box.append(h("p", {}, h("button", { type: "button", class: "primary", "data-deeper": next, onclick: () => {
         lvl = next;
         goBeat(first);
-      } }, `Go deeper: the ${next} level (${deeper.length - shown.length} more beats)`)));
+      } }, `Go deeper: the ${next} level (${deeper.length - shown.length} more beat${deeper.length - shown.length === 1 ? "" : "s"})`)));
     } else {
       const others = TOURS.filter((t) => t.id !== tour.id).slice(0, 2);
       // One tour per line: a title that wraps as an inline button leaves its

@@ -1,7 +1,8 @@
 // The full page's panels, loaded only outside an embed (an embed shows the stage,
 // its controls and a caption): the narration, the inspector, the interventions,
-// the clients, what was lost, and how far the run goes. Two load on first use,
-// as the page's other dialogs and Learn do: the settings (their module and style
+// the clients, what was lost, and how far the run goes. Three load on first use,
+// as the page's other dialogs and Learn do: "How to read this" (its lines, when it is
+// first opened), the settings (their module and style
 // sheet, when Settings is first pressed) and the broker log (when its panel, closed
 // at first, is first opened; it then reads the lines of the steps before the one
 // shown back from the core, as after a jump). How far the run goes (future.js) says
@@ -72,6 +73,15 @@ export function createPagePanels({ sim, wasm, go, intervene, load, say, ready = 
   klog.addEventListener("toggle", openLog);
   openLog();
 
+  // "How to read this": its lines when it is first opened, or once the page is idle (warm).
+  const legend = $("legend-list");
+  const legendModule = onDemand(() => import("./legend.js"), "How to read this", say);
+  const fillLegend = (ahead) =>
+    legendModule(ahead).then((m) => {
+      if (m && !legend.firstChild) legend.innerHTML = m.LEGEND.join("");
+    });
+  legend.closest("details").addEventListener("toggle", (e) => e.target.open && fillLegend(false));
+
   return {
     show(rec, selection, playing) {
       shown = rec;
@@ -93,6 +103,7 @@ export function createPagePanels({ sim, wasm, go, intervene, load, say, ready = 
     warm: () => {
       settingsModule(true);
       logModule(true);
+      fillLegend(true);
     },
     reset: () => {
       narration.reset();

@@ -91,7 +91,8 @@ export function createBrokers(layer) {
       // SVG does not draw it.
       lines.forEach((s, i) => {
         set(n.lines[i], { x: x + 6, y: L.top + 4 + (i + 1) * L.lh - 4 });
-        text(n.lines[i], i < 3 && s ? `${s} ` : s);
+        // (The last line too: the "ISR < 2" tag's words may follow it, at 360 px on the HW line.)
+        text(n.lines[i], s ? `${s} ` : s);
       });
       // The accessible name starts with the words drawn (WCAG 2.5.3), then says them in full.
       const drawn = [...lines.filter(Boolean), tag].filter(Boolean).join(", ");

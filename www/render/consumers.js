@@ -25,6 +25,10 @@ export function createClients(layer, markLayer) {
   const controller = glyph(layer, "client controller");
   const zookeeper = glyph(layer, "client zookeeper");
   const consumers = glyph(layer, "client consumer");
+  const errors = new Keyed(layer, () => {
+    const g = el("g", { class: "perr" });
+    return { g, label: el("text", {}, g) };
+  });
   const marks = new Keyed(markLayer, () => {
     const g = el("g", { class: "cmark" });
     return { g, tip: el("path", {}, g), label: el("text", {}, g), title: el("title", {}, g) };
@@ -55,6 +59,13 @@ export function createClients(layer, markLayer) {
       const p = L.consumers.get(c.id);
       draw(n, p, L.font, board);
       set(n.g, { "data-consumer": c.id, "data-position": c.position, tabindex: 0, role: "button", "aria-label": `${p.label}: consumer ${c.id} at offset ${c.position}, ${c.records_read} read` });
+    });
+    // A refused write and its error beside its producer, once every pill is on the board.
+    const shown = [...(L.producerErrors ?? [])].map(([id, tries]) => [id, board ? board.place(tries) : tries[0]]).filter(([, b]) => b);
+    errors.sync(shown, ([id]) => id, (n, [id, b]) => {
+      set(n.label, { x: b.x0.toFixed(1), y: b.cy + L.font / 3 });
+      text(n.label, b.label);
+      set(n.g, { "data-producer": id });
     });
   }
 

@@ -35,6 +35,15 @@ export function pillText(kind, c, small) {
     return `${c.id} acks=${c.acks}${!small && c.pending.length ? ` · ${c.pending.length} pending` : ""}${retry}${refused}${failed ? ` · ${failed} failed` : ""}`;
   }
   if (kind === "consumer") return small ? `${c.id} @${c.position}` : `${c.id} · at ${c.position} · read ${c.records_read}`;
+  if (kind === "producer-error") {
+    // The write a producer must send again, and the error that refused it (the latest try's).
+    const first = (c.batches ?? []).find((b) => b.attempts > 0 && b.error);
+    if (!first) return null;
+    const records = (c.batches ?? []).filter((b) => b.attempts > 0 && b.error === first.error).flatMap((b) => b.records ?? []);
+    // On a phone several records are counted: the error's name takes most of the width.
+    const which = records.length === 1 ? records[0] : small ? `${records.length} records` : records.length > 2 ? `${records[0]} … ${records.at(-1)}` : records.join(", ");
+    return `${which} ✗ ${first.error}`;
+  }
   return "controller";
 }
 
@@ -92,6 +101,18 @@ export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
   // Producers stack down the left, the controller sits on the right, above the brokers;
   // in a ZooKeeper-era run (the record lists ZooKeeper's sessions) ZooKeeper sits left of it.
   const producers = new Map(rec.producers.map((p, i) => [p.id, pill(pillText("producer", p, small), 16 + i * (PILL + 4), { x0: 4 })]));
+  // A producer's refused write, with its error: right of its pill, else in the band under
+  // the last pill (clients.render places the first that is free on the board).
+  const bandY = 16 + rec.producers.length * (PILL + 4);
+  const producerErrors = new Map();
+  for (const p of rec.producers) {
+    const label = pillText("producer-error", p, small);
+    if (!label) continue;
+    const at = producers.get(p.id);
+    const w = textWidth(label, FONT);
+    const box = (x0, cy) => ({ label, x0, x1: x0 + w, y0: cy - PILL / 2 + 2, y1: cy + PILL / 2 - 2, cy });
+    producerErrors.set(p.id, [box(at.x1 + 8, at.cy), box(4, bandY), box(4, bandY + PILL)]);
+  }
   // The ZooKeeper era's controller is a broker (the record's controller.broker_id). On a
   // narrow stage the pill keeps to "controller" (its broker is in its aria-label): with
   // ZooKeeper's pill beside it, the longer words covered a retrying producer's pill at 360 px.
@@ -176,7 +197,7 @@ export function layout(width, rec, initialEnd, rows = ROWS, room = null) {
 
   return {
     width, small, cell, ruler, cols, stripW, top, headH, lh, parkH, stripTop, stripBottom,
-    consumersY, consumers, producers, controller, zookeeper, lo, hi, rows, initialEnd,
+    consumersY, consumers, producers, producerErrors, controller, zookeeper, lo, hi, rows, initialEnd,
     height: stageHeight(g, rows, rec.consumers.length || room?.consumers ? stacked : 0),
     font: FONT,
     /** y of the boundary below offset o (clamped to the window). */

@@ -51,6 +51,7 @@ use crate::sim::invariants::{Invariants, Watch};
 use crate::sim::log::{Entry, Log, RecordId};
 use crate::sim::msg::Node;
 use crate::sim::network::Conn;
+use crate::sim::vecmap::VecMap;
 use crate::sim::{Due, Key, Shared, Sim};
 
 const MUL: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -117,18 +118,16 @@ pub fn fingerprint(sim: &Sim, perm: &Perm, extra: u64) -> u64 {
 pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
     // The key the nodes' content hashes are cached under: the renaming, and whether send times count.
     let cache = u64::from_le_bytes(perm.to) ^ (sent as u64) << 63 | 1;
-    let places = Places::new(&sim.sched.queue);
-    let mut w = Walker::<FULL> {
-        h: StableHash::default(),
+    let cx = Ctx {
         sim,
-        perm,
+        perm: *perm,
         now: sim.now,
         next_msg: sim.next_msg,
-        owner: u32::MAX,
         sent,
         cache,
-        places: &places,
+        places: Places::new(&sim.sched.queue, sim.in_flight.as_slice()),
     };
+    let mut w = Walker::<FULL> { h: StableHash::default(), owner: u32::MAX, cx: &cx };
     w.word(extra);
     w.sim();
     w.h.finish()
@@ -137,9 +136,14 @@ pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
 /// Where each item of the scheduler's queue is, by its sequence number: a table
 /// indexed by the number's low bits, built once per fingerprint, so that a node's
 /// reference to a timer or a message (`Walker::key`) costs a lookup, not a search.
+/// Beside it, where each message in flight is (`Sim::in_flight`, by the sequence
+/// number of the key it was scheduled under), so that the queue's deliveries find
+/// their message without a search either.
 pub(super) struct Places {
     /// Place + 1 of the item whose sequence number falls in the slot (0: none).
     slots: [u8; PLACES],
+    /// Place + 1 in `in_flight` of the message scheduled under a sequence number in the slot.
+    msgs: [u8; PLACES],
     /// Whether two items fell in one slot (then a key not found there is searched for).
     clashed: bool,
     /// Whether the table is built (a longer queue is searched instead).
@@ -149,13 +153,19 @@ pub(super) struct Places {
 const PLACES: usize = 64;
 
 impl Places {
-    pub(super) fn new<T>(queue: &[(Key, T)]) -> Places {
-        let mut p = Places { slots: [0; PLACES], clashed: false, built: queue.len() < u8::MAX as usize };
-        if p.built {
+    #[inline]
+    pub(super) fn new<T, M>(queue: &[(Key, T)], in_flight: &[(u64, (M, Key))]) -> Places {
+        let built = queue.len() < u8::MAX as usize && in_flight.len() < u8::MAX as usize;
+        let mut p = Places { slots: [0; PLACES], msgs: [0; PLACES], clashed: false, built };
+        if built {
             for (i, ((_, _, seq), _)) in queue.iter().enumerate() {
                 let slot = &mut p.slots[(*seq % PLACES as u64) as usize];
                 p.clashed |= *slot != 0;
                 *slot = i as u8 + 1;
+            }
+            // A clash here only makes a lookup miss (and search): `msg` checks the id.
+            for (i, (_, (_, (_, _, seq)))) in in_flight.iter().enumerate() {
+                p.msgs[(*seq % PLACES as u64) as usize] = i as u8 + 1;
             }
         }
         p
@@ -163,7 +173,7 @@ impl Places {
 
     /// The key's place in `queue`, or `Err` where it is not there (as a binary search
     /// over the queue answers; the insertion point is not kept).
-    #[inline]
+    #[inline(always)]
     pub(super) fn find<T>(&self, queue: &[(Key, T)], key: Key) -> Result<usize, usize> {
         if self.built {
             let slot = self.slots[(key.2 % PLACES as u64) as usize];
@@ -181,6 +191,21 @@ impl Places {
             }
         }
         queue.binary_search_by(|(k, _)| key.cmp(k))
+    }
+
+    /// The message `id` delivered by the queue's item `key`: where the table says, or
+    /// found by a search (`in_flight` is sorted by id).
+    #[inline(always)]
+    pub(super) fn msg<'m, M>(&self, in_flight: &'m VecMap<u64, (M, Key)>, key: Key, id: u64) -> Option<&'m (M, Key)> {
+        if self.built {
+            let slot = self.msgs[(key.2 % PLACES as u64) as usize];
+            if let Some((at, m)) = in_flight.as_slice().get((slot as usize).wrapping_sub(1)) {
+                if *at == id {
+                    return Some(m);
+                }
+            }
+        }
+        in_flight.get(&id)
     }
 }
 
@@ -201,21 +226,28 @@ pub(super) const FULL: u8 = 0;
 pub(super) const CONTENT: u8 = 1;
 pub(super) const REFS: u8 = 2;
 
+/// What every walk of one state reads: the world, the renaming, and what the
+/// relative words are relative to. One per fingerprint, shared by reference, so
+/// that a walker (copied for each node's content and references) is three words.
+pub(super) struct Ctx<'a> {
+    pub(super) sim: &'a Sim,
+    pub(super) perm: Perm,
+    pub(super) now: u64,
+    pub(super) next_msg: u64,
+    /// Whether messages' send times are state (`fingerprint_with`).
+    pub(super) sent: bool,
+    /// The key nodes' content hashes are cached under (`Shared::hash`).
+    pub(super) cache: u64,
+    /// The queue's items by sequence number (`Places`).
+    pub(super) places: Places,
+}
+
 #[derive(Clone, Copy)]
 pub(super) struct Walker<'a, const M: u8> {
     h: StableHash,
-    sim: &'a Sim,
-    perm: &'a Perm,
-    now: u64,
-    next_msg: u64,
     /// The broker whose message is being hashed (`wire.rs`).
     owner: u32,
-    /// Whether messages' send times are state (`fingerprint_with`).
-    sent: bool,
-    /// The key nodes' content hashes are cached under (`Shared::hash`).
-    cache: u64,
-    /// The queue's items by sequence number (`Places`).
-    places: &'a Places,
+    cx: &'a Ctx<'a>,
 }
 
 impl<'a, const M: u8> Walker<'a, M> {
@@ -229,8 +261,8 @@ impl<'a, const M: u8> Walker<'a, M> {
     /// The same walk in another mode (its hash starts where this one is).
     #[inline]
     fn in_mode<const N: u8>(&self) -> Walker<'a, N> {
-        let Walker { h, sim, perm, now, next_msg, owner, sent, cache, places } = *self;
-        Walker { h, sim, perm, now, next_msg, owner, sent, cache, places }
+        let Walker { h, owner, cx } = *self;
+        Walker { h, owner, cx }
     }
 
     #[inline]
@@ -257,14 +289,14 @@ impl<'a, const M: u8> Walker<'a, M> {
         walk: fn(&mut Walker<'a, CONTENT>, &T),
         refs: fn(&mut Walker<'a, REFS>, &T),
     ) {
-        let content = match Shared::hash(node, self.cache) {
+        let content = match Shared::hash(node, self.cx.cache) {
             Some(h) => h,
             None => {
                 let mut sub = self.in_mode::<CONTENT>();
                 sub.h = StableHash::default();
                 walk(&mut sub, node);
                 let h = sub.h.finish();
-                Shared::set_hash(node, self.cache, h);
+                Shared::set_hash(node, self.cx.cache, h);
                 h
             }
         };
@@ -282,7 +314,7 @@ impl<'a, const M: u8> Walker<'a, M> {
 
     #[inline]
     pub(super) fn broker(&mut self, b: u32) {
-        self.word(self.perm.to[(b & 7) as usize] as u64);
+        self.word(self.cx.perm.to[(b & 7) as usize] as u64);
     }
 
     pub(super) fn opt_broker(&mut self, b: Option<u32>) {
@@ -294,7 +326,7 @@ impl<'a, const M: u8> Walker<'a, M> {
 
     /// A set of brokers as a bitmask of new ids.
     pub(super) fn brokers<'b>(&mut self, ids: impl IntoIterator<Item = &'b u32>) {
-        let mask = ids.into_iter().fold(0u64, |m, &b| m | 1 << self.perm.to[(b & 7) as usize]);
+        let mask = ids.into_iter().fold(0u64, |m, &b| m | 1 << self.cx.perm.to[(b & 7) as usize]);
         self.word(mask);
     }
 
@@ -305,7 +337,7 @@ impl<'a, const M: u8> Walker<'a, M> {
         if matches!(Self::MODE, Mode::Content) {
             self.word(t);
         } else {
-            self.word(t.wrapping_sub(self.now));
+            self.word(t.wrapping_sub(self.cx.now));
         }
     }
 
@@ -319,7 +351,7 @@ impl<'a, const M: u8> Walker<'a, M> {
     /// A message or request id, relative to the next one.
     #[inline]
     pub(super) fn id(&mut self, id: u64) {
-        self.reference(self.next_msg.wrapping_sub(id));
+        self.reference(self.cx.next_msg.wrapping_sub(id));
     }
 
     /// Broker `owner`'s broker epoch. The engine compares epochs only with the same
@@ -359,17 +391,18 @@ impl<'a, const M: u8> Walker<'a, M> {
     }
 
     /// A reference to a scheduled item: its place in the queue (or, gone, its time relative to now).
+    #[inline(always)]
     pub(super) fn key(&mut self, key: Key) {
         if matches!(Self::MODE, Mode::Content) {
             return;
         }
-        let queue = &self.sim.sched.queue;
-        let place = self.places.find(queue, key);
+        let queue = &self.cx.sim.sched.queue;
+        let place = self.cx.places.find(queue, key);
         match place {
             Ok(i) => self.reference(i as u64),
             Err(_) => {
                 self.reference(u64::MAX);
-                self.reference(key.0.wrapping_sub(self.now));
+                self.reference(key.0.wrapping_sub(self.cx.now));
             }
         }
     }
@@ -380,7 +413,7 @@ impl<'a, const M: u8> Walker<'a, M> {
 
     fn node_word(&self, n: Node) -> u64 {
         match n {
-            Node::Broker(b) => self.perm.to[(b & 7) as usize] as u64,
+            Node::Broker(b) => self.cx.perm.to[(b & 7) as usize] as u64,
             Node::Producer(p) => 1 << 32 | p as u64,
             Node::Consumer(c) => 2 << 32 | c as u64,
             Node::Controller => 3 << 32,
@@ -439,7 +472,7 @@ impl<'a, const M: u8> Walker<'a, M> {
             settled_since: _,
             // Read only past the script (`Sim::quiet`), as `settled_since`.
             last_change_ms: _,
-        } = self.sim;
+        } = self.cx.sim;
         // Absolute time: the horizon (`stop_at_ms`: nothing runs or strikes after it)
         // leaves a state at t and the same state at a later t different futures, and
         // a crash's fencing time depends on the heartbeat phase.
@@ -447,7 +480,7 @@ impl<'a, const M: u8> Walker<'a, M> {
         self.word(rng.0);
         self.word(*done as u64);
         for new in 0..brokers.len() {
-            self.cached(&brokers[self.perm.from[new] as usize], Walker::broker_state, Walker::broker_refs);
+            self.cached(&brokers[self.cx.perm.from[new] as usize], Walker::broker_state, Walker::broker_refs);
         }
         self.cached(controller, Walker::controller, Walker::controller_refs);
         self.word(producers.len() as u64);
@@ -472,7 +505,7 @@ impl<'a, const M: u8> Walker<'a, M> {
         let conns = net.conns.iter().fold(0u64, |s, (&(a, b), c)| {
             let state = match *c {
                 Conn::Closed => u64::MAX,
-                Conn::Connecting { since } => since.wrapping_sub(self.now),
+                Conn::Connecting { since } => since.wrapping_sub(self.cx.now),
             };
             s.wrapping_add(mix(mix(mix(self.node_word(a)) ^ self.node_word(b)) ^ state))
         });
@@ -499,11 +532,11 @@ impl<'a, const M: u8> Walker<'a, M> {
 
     /// The scheduler's queue, in order: each item's time (relative), class and what it is.
     fn queue(&mut self) {
-        let sim = self.sim;
+        let sim = self.cx.sim;
         self.word(sim.sched.queue.len() as u64);
-        for ((at, class, _seq), due) in &sim.sched.queue {
-            self.time(*at);
-            self.word(*class as u64);
+        for &((at, class, seq), ref due) in &sim.sched.queue {
+            self.time(at);
+            self.word(class as u64);
             match due {
                 Due::Scenario { action: _, index, rep } => self.word(1 << 40 | (*index as u64) << 20 | *rep as u64),
                 Due::Intervention(action) => {
@@ -512,7 +545,7 @@ impl<'a, const M: u8> Walker<'a, M> {
                 }
                 Due::Deliver(id) => {
                     self.word(3 << 40);
-                    match sim.in_flight.get(id) {
+                    match self.cx.places.msg(&sim.in_flight, (at, class, seq), *id) {
                         Some((msg, _)) => self.cached(msg, Walker::msg, Walker::msg_refs),
                         None => self.word(u64::MAX),
                     }

@@ -39,6 +39,8 @@ impl<const M: u8> Walker<'_, M> {
             ghosts: _,
             // Read by the broker log only (which start lines Kafka would print).
             kafka_partition: _,
+            // Read by the narration only (a repeated OffsetsForLeaderEpoch round is told once).
+            epoch_query_loop: _,
             image_partition_epoch,
         } = b;
         self.word(image_partition_epoch.map_or(u64::MAX, u64::from));
@@ -168,7 +170,7 @@ impl<const M: u8> Walker<'_, M> {
         self.word(*partition_epoch as u64);
         // Followers in new-id order (no references in them: skipped when walking those).
         for new in 0..if self.refs_only() || followers.is_empty() { 0 } else { 8u8 } {
-            let old = self.perm.from[new as usize] as u32;
+            let old = self.cx.perm.from[new as usize] as u32;
             if let Some(v) = followers.get(&old) {
                 let FollowerView {
                     leo,
@@ -191,7 +193,7 @@ impl<const M: u8> Walker<'_, M> {
         }
         self.brokers(fenced.iter());
         for new in 0..if self.refs_only() || alter_broker_epochs.is_empty() { 0 } else { 8u8 } {
-            let old = self.perm.from[new as usize] as u32;
+            let old = self.cx.perm.from[new as usize] as u32;
             if let Some(&(_, e)) = alter_broker_epochs.iter().find(|(b, _)| *b == old) {
                 self.word(new as u64);
                 self.opt_broker_epoch(old, e);
@@ -253,7 +255,7 @@ impl<const M: u8> Walker<'_, M> {
         self.brokers(fenced.iter());
         // Registrations in new-id order (no references in them, nor in ZooKeeper's sessions).
         for new in 0..if self.refs_only() { 0 } else { registrations.len() } {
-            let old = self.perm.from[new] as u32;
+            let old = self.cx.perm.from[new] as u32;
             let Registration { incarnation, broker_epoch, fenced, session_deadline, registered_at } = registrations[old as usize];
             self.word(incarnation as u64 | (fenced as u64) << 32);
             self.broker_epoch(old, broker_epoch);
@@ -262,14 +264,14 @@ impl<const M: u8> Walker<'_, M> {
         }
         // ZooKeeper's sessions in new-id order.
         for new in 0..if self.refs_only() { 0 } else { zookeeper.len() } {
-            let s = zookeeper[self.perm.from[new] as usize];
+            let s = zookeeper[self.cx.perm.from[new] as usize];
             self.word(s.incarnation as u64);
             self.opt_time(s.deadline);
         }
         self.word(*metadata_offset);
         // Parked metadata Fetches in new-id order.
         for new in 0..parked_fetches.len() {
-            match parked_fetches[self.perm.from[new] as usize] {
+            match parked_fetches[self.cx.perm.from[new] as usize] {
                 Some((request, k)) => {
                     self.id(request);
                     self.key(k);
@@ -303,7 +305,7 @@ impl<const M: u8> Walker<'_, M> {
         self.word(*attempts as u64);
         self.time(*updated_ms);
         for new in 0..if self.refs_only() || blackout.is_empty() { 0 } else { 8u8 } {
-            if let Some(&until) = blackout.get(&(self.perm.from[new as usize] as u32)) {
+            if let Some(&until) = blackout.get(&(self.cx.perm.from[new as usize] as u32)) {
                 self.word(new as u64);
                 self.time(until);
             }
@@ -330,7 +332,8 @@ impl<const M: u8> Walker<'_, M> {
         self.records(pending);
         self.word(batches.len() as u64);
         for b in batches {
-            let Batch { ids, created_ms, attempts, retry_at, request, epoch, sent_to, last_error, reenqueued_ms } = b;
+            // `unsure` is read only by the narration (why a record is in the log twice).
+            let Batch { ids, created_ms, attempts, retry_at, request, epoch, sent_to, last_error, reenqueued_ms, unsure: _ } = b;
             self.records(ids);
             self.time(*created_ms);
             self.word(*attempts as u64 | (*epoch as u64) << 32);

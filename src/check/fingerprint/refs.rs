@@ -42,6 +42,8 @@ impl<const M: u8> Walker<'_, M> {
             parked_consumers,
             ghosts: _,
             kafka_partition: _,
+            // Read by the narration only (a repeated OffsetsForLeaderEpoch round is told once).
+            epoch_query_loop: _,
             image_partition_epoch: _,
         } = b;
         if let Some(k) = heartbeat_timer {
@@ -130,7 +132,7 @@ impl<const M: u8> Walker<'_, M> {
         } = c;
         // In new-id order, as `controller` walks them.
         for new in 0..parked_fetches.len() {
-            if let Some((request, k)) = parked_fetches[self.perm.from[new] as usize] {
+            if let Some((request, k)) = parked_fetches[self.cx.perm.from[new] as usize] {
                 self.id(request);
                 self.key(k);
             }
@@ -164,8 +166,18 @@ impl<const M: u8> Walker<'_, M> {
             retries: _,
         } = p;
         for b in batches {
-            let Batch { ids: _, created_ms: _, attempts: _, retry_at: _, request, epoch: _, sent_to: _, last_error: _, reenqueued_ms: _ } =
-                b;
+            let Batch {
+                ids: _,
+                created_ms: _,
+                attempts: _,
+                retry_at: _,
+                request,
+                epoch: _,
+                sent_to: _,
+                last_error: _,
+                reenqueued_ms: _,
+                unsure: _,
+            } = b;
             if let Some(r) = request {
                 self.id(*r);
             }

@@ -3,8 +3,21 @@
 use super::*;
 
 /// A walker in `Mode::Refs` over `sim` under `perm`, as the search hashes references.
-fn refs_walker<'a>(sim: &'a Sim, perm: &'a Perm, places: &'a Places) -> Walker<'a, REFS> {
-    Walker { h: StableHash::default(), sim, perm, now: sim.now, next_msg: sim.next_msg, owner: u32::MAX, sent: true, cache: 1, places }
+fn refs_walker<'a>(cx: &'a Ctx<'a>) -> Walker<'a, REFS> {
+    Walker { h: StableHash::default(), owner: u32::MAX, cx }
+}
+
+/// What a walk of `sim` under `perm` reads, as the search builds it (send times hashed).
+fn ctx<'a>(sim: &'a Sim, perm: &Perm) -> Ctx<'a> {
+    Ctx {
+        sim,
+        perm: *perm,
+        now: sim.now,
+        next_msg: sim.next_msg,
+        sent: true,
+        cache: 1,
+        places: Places::new(&sim.sched.queue, sim.in_flight.as_slice()),
+    }
 }
 
 /// Each participant's references hashed alone (`refs.rs`) hash what the walk of the
@@ -16,8 +29,8 @@ fn node_references_walked_alone() {
         let mut sim = Sim::new(crate::builtin::load(name).expect("a built-in"));
         while sim.step < 300 && sim.step() {
             for perm in [Perm::IDENTITY, Perm::from_order(&[1, 0, 2, 3, 4, 5, 6, 7])] {
-                let places = Places::new(&sim.sched.queue);
-                let w = refs_walker(&sim, &perm, &places);
+                let cx = ctx(&sim, &perm);
+                let w = refs_walker(&cx);
                 let (mut whole, mut refs) = (w, w);
                 for b in &sim.brokers {
                     whole.broker_state(b);
@@ -50,8 +63,8 @@ fn message_references_walked_alone() {
         let mut sim = Sim::new(crate::builtin::load(name).expect("a built-in"));
         while sim.step < 300 && sim.step() {
             for (m, _) in sim.in_flight.values() {
-                let places = Places::new(&sim.sched.queue);
-                let w = refs_walker(&sim, &Perm::IDENTITY, &places);
+                let cx = ctx(&sim, &Perm::IDENTITY);
+                let w = refs_walker(&cx);
                 let (mut whole, mut refs) = (w, w);
                 whole.msg(m);
                 refs.msg_refs(m);
@@ -74,7 +87,7 @@ fn places_agree_with_a_search() {
         let mut old: Vec<Key> = Vec::new();
         while sim.step < 300 && sim.step() {
             let queue = &sim.sched.queue;
-            let places = Places::new(queue);
+            let places = Places::new(queue, sim.in_flight.as_slice());
             let mut probes: Vec<Key> = queue.iter().map(|(k, _)| *k).collect();
             probes.extend(queue.iter().flat_map(|&((at, class, seq), _)| {
                 [(at + 1, class, seq), (at, class ^ 1, seq), (at, class, seq + 1), (at, class, seq + PLACES as u64)]
@@ -84,6 +97,14 @@ fn places_agree_with_a_search() {
                 let searched = queue.binary_search_by(|(k, _)| key.cmp(k)).ok();
                 assert_eq!(places.find(queue, key).ok(), searched, "{name}, step {}, {key:?}", sim.step);
                 keys += 1;
+            }
+            // Each delivery's message, found by the table as by a search.
+            for &(key, ref due) in queue {
+                if let Due::Deliver(id) = *due {
+                    let found = places.msg(&sim.in_flight, key, id).map(|(m, _)| m.id);
+                    assert_eq!(found, sim.in_flight.get(&id).map(|(m, _)| m.id), "{name}, step {}, message {id}", sim.step);
+                    keys += 1;
+                }
             }
             old = queue.iter().map(|(k, _)| *k).collect();
         }

@@ -180,7 +180,7 @@ impl<const M: u8> Walker<'_, M> {
         self.id(*id);
         self.node(*from);
         self.node(*to);
-        if self.sent {
+        if self.cx.sent {
             self.time(*sent_ms);
         }
         self.time(*arrive_ms);
@@ -326,7 +326,7 @@ impl<const M: u8> Walker<'_, M> {
                 self.brokers(isr);
                 // Each member's broker epoch, in new-id order.
                 for new in 0..8u8 {
-                    let old = self.perm.from[new as usize] as u32;
+                    let old = self.cx.perm.from[new as usize] as u32;
                     if let Some(e) = isr.iter().position(|&b| b == old).and_then(|i| broker_epochs.get(i).copied().flatten()) {
                         self.word(new as u64);
                         self.opt_broker_epoch(old, Some(e));

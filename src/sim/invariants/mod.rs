@@ -291,8 +291,12 @@ fn observe(sim: &mut Sim) {
             sim.invariants.report(DUPLICATE_RECORD, key, text, Witness { record: Some(id), offset: Some(o), ..Witness::default() });
         } else {
             let p = &sim.scenario.producers[id.producer as usize].id;
+            let why = match sim.retry_cause(id) {
+                Some(error) => format!("{p} sent it again, its earlier try appended but answered {}", error.name(sim.scenario.preset)),
+                None => format!("{p}'s retry after a lost answer"),
+            };
             let text = format!(
-                "{name} is appended again, at offset {o}: {p}'s retry after a lost answer, and with enable.idempotence false the leader cannot tell a retry from a new record."
+                "{name} is appended again, at offset {o}: {why}, and with enable.idempotence false the leader cannot tell a retry from a new record."
             );
             sim.invariants.report_as(
                 DUPLICATE_RECORD,

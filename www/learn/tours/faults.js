@@ -96,6 +96,8 @@ export const zombie = [
   },
   {
     id: "acksall",
+    // A contrast: the error is named, not shown in this run.
+    claims: () => ["FENCED_LEADER_EPOCH"],
     level: "middle",
     title: "acks=all on the zombie: never acknowledged",
     at: (r) => r.event?.type === "timeout" && r.event.timer === "isr-expiration" && r.event.outcome === "shrink-proposed" && zombieIn(r)?.broker === r.event.broker,

@@ -102,6 +102,8 @@ export const follower = [
   },
   {
     id: "traffic",
+    // A contrast: the error is named, not shown in this run.
+    claims: () => ["OFFSET_OUT_OF_RANGE"],
     level: "senior",
     title: "Under traffic the lag is one round trip",
     at: both(ev("consumer_fetch_response"), withRecords, (r) => r.consumers.some((x) => x.id === r.event.to && x.fetch_from != null)),

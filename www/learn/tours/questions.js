@@ -175,6 +175,8 @@ const minIsrBeats = [
   },
   {
     id: "shrink",
+    // A contrast: the error is named, not shown in this run.
+    claims: () => ["NOT_ENOUGH_REPLICAS_AFTER_APPEND"],
     level: "junior",
     title: "The ISR is the leader alone",
     at: (r) => r.event?.type === "leader_and_isr" && r.event.outcome === "isr-update" && r.event.isr?.length === 1,
@@ -188,6 +190,8 @@ const minIsrBeats = [
   },
   {
     id: "refused",
+    // A contrast: the error is named, not shown in this run.
+    claims: () => ["NOT_ENOUGH_REPLICAS_AFTER_APPEND"],
     level: "junior",
     title: "A new acks=all write is refused",
     at: (r) => r.event?.type === "produce_request" && r.event.error === "NOT_ENOUGH_REPLICAS",
@@ -219,6 +223,42 @@ const minIsrBeats = [
 
 // The same crashes with min.insync.replicas = 1: the ISR may be the leader alone, and
 // acks=all then means one copy.
+/** The error an acks=all write waiting on the leader is answered with, and why not the others. */
+const AFTER_APPEND_CHOICES = [
+  { key: "ack", label: "An acknowledgement: the HW passed it", why: "The HW passing a write is not enough: when the ISR is under min.insync.replicas as the write completes, the leader answers an error instead of the acknowledgement." },
+  { key: "NOT_ENOUGH_REPLICAS", label: "NOT_ENOUGH_REPLICAS", why: "NOT_ENOUGH_REPLICAS answers a write that arrives while the ISR is too small: it is checked before the append. This write was appended while the ISR was large enough." },
+  { key: "NOT_ENOUGH_REPLICAS_AFTER_APPEND", label: "NOT_ENOUGH_REPLICAS_AFTER_APPEND" },
+  { key: "REQUEST_TIMED_OUT", label: "REQUEST_TIMED_OUT", why: "It does not wait for its timeout: the ISR change completes it at once." },
+];
+
+/** Before 3.7 (KAFKA-15583) the HW is not held under min ISR: what the waiting write is told. */
+const minIsrOldBeats = [
+  {
+    id: "after-append",
+    level: "junior",
+    title: "Before 3.7: appended, then told it is not safe",
+    at: (r) => r.event?.type === "produce_response" && r.event.error === "NOT_ENOUGH_REPLICAS_AFTER_APPEND",
+    claims: () => ["NOT_ENOUGH_REPLICAS", "REQUEST_TIMED_OUT"],
+    quiz: {
+      kind: "claim",
+      claim: "after-append",
+      ask: (c) => {
+        const bump = c.lastEvent((e) => e.type === "leader_and_isr" && e.outcome === "become-leader");
+        return `The same crashes under ${c.sc.preset}. ${c.e.to}'s acks=all write ${list((c.e.records ?? []).map(String))} was appended while the ISR was larger, and waits. At ${bump?.t} ms the controller's LeaderAndIsr leaves leader ${c.L} alone in ISR ${set(c.rec.partition.isr)}, one fewer than min.insync.replicas = ${c.cfg("min.insync.replicas")}, and its HW moves to ${c.lead.hw}. What is ${c.e.to} told?`;
+      },
+      answer: (c) => ({ key: c.e.error ?? "ack" }),
+      choices: () => AFTER_APPEND_CHOICES,
+      explain: (c) => `At ${c.t} ms leader ${c.L} answers ${c.e.to} ${c.e.error} for ${list((c.e.records ?? []).map(String))}: the record is in its log, below its HW ${c.lead.hw}, but the ISR ${set(c.rec.partition.isr)} is under min.insync.replicas. The stage marks the write beside ${c.e.to}'s pill, with the error.`,
+    },
+    say: {
+      junior: (c) => `${c.e.to} is told ${c.e.error}: its write was appended, but when it completed the ISR was ${set(c.rec.partition.isr)}, under min.insync.replicas (${c.cfg("min.insync.replicas")}). It will send it again${c.e.backoff_ms != null ? ` in ${c.e.backoff_ms} ms` : ""}; the first copy stays in the log.`,
+      middle: (c) => `Under ${c.sc.preset} the HW is not held under min ISR: the leader alone is the whole ISR, so its HW moves to its LEO ${c.lead.leo} and consumers may read the record${c.rec.consumers.length ? ` (${list(c.rec.consumers.map((x) => `${x.id} is at ${x.position}`))})` : ""}, while the producer is told it failed.`,
+      senior: () => "Without enable.idempotence the retry is appended a second time once the ISR is large enough again: the narration names that duplicate, and why it was sent again. From 3.7 (KAFKA-15583) the HW is held instead, so a write appended under min ISR stays unreadable until it is safe.",
+      principal: () => "NOT_ENOUGH_REPLICAS_AFTER_APPEND is retriable, but it does not say the write is lost: it says the write is on fewer replicas than asked. Only an idempotent producer turns the retry into exactly one copy.",
+    },
+  },
+];
+
 const minIsrOneBeats = [
   {
     id: "alone-enough",
@@ -465,6 +505,7 @@ export const QUESTION_TOURS = [
     parts: [
       { scenario: "acks-and-min-isr", beats: minIsrBeats },
       { scenario: "acks-and-min-isr", config: { "min.insync.replicas": 1 }, beats: minIsrOneBeats },
+      { scenario: "acks-and-min-isr", preset: "kafka-2.8", beats: minIsrOldBeats },
     ],
   },
   {
