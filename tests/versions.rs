@@ -595,6 +595,36 @@ fn before_3_7_min_insync_replicas_above_the_replication_factor_refuses_every_ack
     }
 }
 
+/// KIP-320's consumer side is 2.3 (KAFKA-7747, KAFKA-8365; 2.1.0's and 2.2.0's `Fetcher`
+/// send no leader epoch and never validate). Consumer c1 has read p1-1..p1-3 (offsets
+/// 100-102) from leader 0, which follower 1 never got; c1 is cut from broker 1, leader 0
+/// is killed, broker 1 is elected uncleanly and takes p1-4..p1-8 at 100-104. When c1
+/// learns the new leader: under 2.1 it fetches on at 103 and silently skips p1-4..p1-6;
+/// under 2.4 it validates its position, detects the truncation and reads from 100.
+#[test]
+fn from_2_3_a_consumer_validates_its_position_after_a_leader_change_before_it_reads_on() {
+    let s = json!({
+        "format": 1, "replicas": 2, "initial": {"log_end_offset": 100},
+        "config": {"unclean.leader.election.enable": true, "replica.lag.time.max.ms": 2000},
+        "producers": [{"id": "p1", "acks": 1}], "consumers": [{"id": "c1"}],
+        "events": [{"at_ms": 100, "partition": {"between": [0, 1]}}, {"at_ms": 1000, "produce": {"producer": "p1", "records": 3}},
+                   {"at_ms": 3000, "partition": {"between": ["c1", 1]}}, {"at_ms": 6000, "crash": {"broker": 0}},
+                   {"at_ms": 12500, "produce": {"producer": "p1", "records": 5}}, {"at_ms": 14000, "heal": {"between": ["c1", 1]}}],
+        "stop_at_ms": 25000
+    });
+    for (preset, first, records) in
+        [("kafka-2.1", 103, json!(["p1-7", "p1-8"])), ("kafka-2.4", 100, json!(["p1-4", "p1-5", "p1-6", "p1-7", "p1-8"]))]
+    {
+        let t = under(&s, preset);
+        let read = t.find(0, &json!({"type": "consumer_fetch_request", "from": "c1", "to": 1, "outcome": "answered"}));
+        assert_eq!(t.at(read)["event"]["offset"], first, "{preset}: {}", line(t.at(read)));
+        let got = t.find(read, &json!({"type": "consumer_fetch_response", "to": "c1"}));
+        assert_eq!(t.at(got)["event"]["records"], records, "{preset}: {}", line(t.at(got)));
+        let validated = t.all(&json!({"type": "offsets_for_leader_epoch_response", "to": "c1"})).len();
+        assert_eq!(validated > 0, preset == "kafka-2.4", "{preset}");
+    }
+}
+
 /// A broker setting left out of the scenario shows the value the run uses, not null:
 /// `request.timeout.ms` 30000 and `replica.high.watermark.checkpoint.interval.ms` 5000
 /// (`KafkaConfig` defaults, the same at 0.10.2.2 and 4.0.0).

@@ -55,6 +55,7 @@ const KAFKA_4_0: Behavior = Behavior {
     preferred_read_replica_in_isr: true,
     truncation: Truncation::DivergingEpoch,
     leader_epoch_fencing: true,
+    consumer_leader_epoch: true,
     isr_update: IsrUpdate::AlterPartition,
     isr_expansion_needs_epoch_start: true,
     out_of_range_halts: false,
@@ -105,9 +106,15 @@ const KAFKA_2_4: Behavior = Behavior {
     ..KAFKA_2_8
 };
 
-/// 2.1: no KIP-380 (2.2): the controller compares broker ids only.
-const KAFKA_2_1: Behavior =
-    Behavior { hw_move_completes_follower_fetch: false, follower_fetching: false, controller_detects_bounced_brokers: false, ..KAFKA_2_4 };
+/// 2.1: no KIP-380 (2.2): the controller compares broker ids only; no consumer side of
+/// KIP-320 (2.3).
+const KAFKA_2_1: Behavior = Behavior {
+    hw_move_completes_follower_fetch: false,
+    follower_fetching: false,
+    controller_detects_bounced_brokers: false,
+    consumer_leader_epoch: false,
+    ..KAFKA_2_4
+};
 
 const KAFKA_2_0: Behavior =
     Behavior { leader_epoch_fencing: false, isr_expansion_needs_epoch_start: false, out_of_range_halts: true, ..KAFKA_2_1 };
@@ -129,6 +136,7 @@ const TEXTBOOK: Behavior = Behavior {
     preferred_read_replica_in_isr: true,
     truncation: Truncation::HighWatermark,
     leader_epoch_fencing: false,
+    consumer_leader_epoch: false,
     isr_update: IsrUpdate::Immediate,
     isr_expansion_needs_epoch_start: true,
     out_of_range_halts: false,
@@ -194,7 +202,7 @@ pub const PRESETS: [PresetInfo; 11] = [
     PresetInfo {
         preset: Preset::Kafka24,
         name: "kafka-2.4",
-        summary: words("KIP-392 follower fetching; the leader answers or releases a follower's fetch when the HW it last sent is stale; KIP-380 (2.2): the ZooKeeper controller sees a broker that bounced between its watch and its read (broker epochs)."),
+        summary: words("KIP-392 follower fetching; KIP-320's consumer side (2.3): the consumer validates its position after a leader change; the leader answers or releases a follower's fetch when the HW it last sent is stale; KIP-380 (2.2): the ZooKeeper controller sees a broker that bounced between its watch and its read (broker epochs)."),
         behavior: KAFKA_2_4,
         defaults: KAFKA_2_1_DEFAULTS,
     },

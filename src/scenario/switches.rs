@@ -130,6 +130,14 @@ switches! {
     /// same leader (`Partition.makeFollower`); before, a follower of an unchanged leader
     /// ignored an epoch bump.
     leader_epoch_fencing: bool = "leader_epoch_fencing", boolean;
+    /// 2.3 (KIP-320's consumer side, KAFKA-7747 and KAFKA-8365): the consumer's Fetch carries
+    /// the leader epoch its metadata holds, and after a leader change it validates its
+    /// position with OffsetsForLeaderEpoch, detecting a truncated log
+    /// (`SubscriptionState.maybeValidatePositionForCurrentLeader`, `Fetcher.validateOffsetsIfNeeded`).
+    /// In 2.1–2.2 the broker fences requests by epoch but the consumer's Fetch carries none
+    /// (`Optional.empty()` in `Fetcher.prepareFetchRequests`) and it never validates: a
+    /// truncation shows only as OFFSET_OUT_OF_RANGE beyond the new leader's log end.
+    consumer_leader_epoch: bool = "consumer_leader_epoch", boolean;
     isr_update: IsrUpdate = "isr_update", IsrUpdate::parse;
     /// 2.0.1/2.1 (KAFKA-7128): a follower joins the ISR only once its LEO has reached the
     /// start offset of the leader's epoch, not just the (possibly lagging) HW.

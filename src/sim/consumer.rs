@@ -1,7 +1,7 @@
 //! Consumers, reading from the leader or from the follower the leader names
 //! (KIP-392). The consumer keeps its own metadata: after a leader change it
 //! validates its position with OffsetsForLeaderEpoch and detects truncation
-//! (KIP-320, 2.1+) instead of reading on from a position the new leader never had.
+//! (KIP-320, 2.3+) instead of reading on from a position the new leader never had.
 //! Kafka: the consumer's `Fetcher` / `FetchCollector`, `SubscriptionState`,
 //! `OffsetsForLeaderEpochUtils`.
 //!
@@ -260,10 +260,11 @@ pub(crate) fn on_metadata_timeout(c: &mut C, id: usize, out: &mut Out) {
     let _ = client::metadata_timeout(c, Node::Consumer(id), out);
 }
 
-/// KIP-320 (2.1+): new metadata with a new leader epoch means the position must be
-/// validated before the next fetch; a consumer waiting for a leader fetches now.
+/// KIP-320's consumer side (2.3+, `consumer_leader_epoch`): new metadata with a new
+/// leader epoch means the position must be validated before the next fetch; a consumer
+/// waiting for a leader fetches now.
 fn metadata_changed(c: &mut C, id: usize, changed: bool, out: &mut Out) {
-    if changed && out.behavior.leader_epoch_fencing && c.position_epoch.is_some() {
+    if changed && out.behavior.consumer_leader_epoch && c.position_epoch.is_some() {
         c.awaiting_validation = true;
     }
     if let Some(ConsumerFetch::Backoff { timer }) = c.fetch {

@@ -38,7 +38,8 @@ pub(crate) fn handle_consumer_fetch(b: &mut Shared<Broker>, msg: &Msg, offset: u
         let error = Some(b.not_leader_error(out.behavior));
         return answer_consumer(b, c, msg.id, offset, Vec::new(), error, Served::NotLeader, out);
     }
-    if out.behavior.leader_epoch_fencing && leader_epoch != b.leader_epoch {
+    // The broker fences by epoch from 2.1; the consumer's Fetch carries one from 2.3.
+    if out.behavior.leader_epoch_fencing && out.behavior.consumer_leader_epoch && leader_epoch != b.leader_epoch {
         let (error, why) = if leader_epoch < b.leader_epoch {
             (KafkaError::FencedLeaderEpoch, Served::FencedEpoch { leader_epoch: b.leader_epoch })
         } else {
