@@ -606,6 +606,7 @@ const MARKS = {
   controller: /controller/, cut: /dashed red arc.*✕/, err: /message in red/,
   ghost: /✕ p1-7 #42.*ghost/, under: /✕ p1-7 #42/, dup: /×2/, retrying: /retry 2/,
   "under-min": /ISR < 2.*smaller than min\.insync\.replicas/, held: /red dashed HW line.*HW 101 held/, refused: /outlined red: retry 3 \(ISR too small\)/,
+  perr: /written beside it with its error, p-all-2 ✗ NOT_ENOUGH_REPLICAS_AFTER_APPEND/,
 };
 /** Classes of the drawing's parts (layers, labels, roles), not marks of their own. */
 const PARTS = new Set(["arrowhead", "ruler", "ofs", "logs", "log", "strip", "init", "initl", "hwt", "lagt", "leot", "ghosts", "fmarks", "cmarks", "heads", "broker", "leader", "follower",
