@@ -3,7 +3,8 @@
 //! configuration, the seeded source, the wire, the step's commands and events);
 //! what it writes there is put into effect by `Sim::apply_commands` at the step's
 //! end. The node functions are in `producer.rs`, `consumer.rs`, `election.rs`,
-//! `elr.rs`, `leader/`, `follower.rs`, `truncation.rs` and `consumer_fetch.rs`.
+//! `elr.rs`, `leader/`, `follower.rs`, `truncation.rs`, `consumer_fetch.rs`,
+//! `heartbeat.rs` and `metadata_fetch.rs`.
 
 use super::msg::Node;
 use super::outbox::Out;
