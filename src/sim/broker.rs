@@ -124,19 +124,13 @@ impl Sim {
         self.broker_mut(id).heartbeat_failures = 0;
         if self.zookeeper() {
             // The new process's ZooKeeper client opens a session and creates its node.
-            self.zookeeper_ping_due(id);
-            self.broker_rule(id, heartbeat::schedule_heartbeat);
+            self.broker_rule(id, |b, out| {
+                heartbeat::zookeeper_ping_due(b, out);
+                heartbeat::schedule_heartbeat(b, out);
+            });
         } else {
             self.start_metadata_fetch(id);
             self.broker_rule(id, heartbeat::send_registration);
-        }
-    }
-
-    /// A heartbeat is due (`heartbeat::heartbeat_due`); a ZooKeeper-era broker's client
-    /// pings its session instead (`zookeeper_ping_due`).
-    pub(crate) fn heartbeat_due(&mut self, id: u32) {
-        if self.broker_rule(id, heartbeat::heartbeat_due) {
-            self.zookeeper_ping_due(id);
         }
     }
 

@@ -1,8 +1,9 @@
 //! A broker's registration and heartbeats: the grid they run on, what a broker does
 //! when one is due, answered or given up. Node functions of the broker (`outbox.rs`):
 //! each reads and writes the broker's own state and writes its effects to `Out`.
-//! Kafka (KRaft, 3.x–4.x): `BrokerLifecycleManager`; the ZooKeeper era's pings share
-//! the grid (`zookeeper.rs` sends them).
+//! Kafka (KRaft, 3.x–4.x): `BrokerLifecycleManager`. In the ZooKeeper era the grid is
+//! the broker's ZooKeeper client's pings (its rules are at the end; ZooKeeper's side
+//! and the controller's are in `zookeeper.rs`).
 
 use super::event::Event;
 use super::msg::{Body, KafkaError, Metadata, Node};
@@ -31,23 +32,22 @@ fn schedule_next_heartbeat(b: &mut Shared<Broker>, out: &mut Out) {
 
 /// A heartbeat is due (`BrokerLifecycleManager`'s communication event): a broker not
 /// registered yet tries to register; a registered one heartbeats with the metadata
-/// offset it has applied. Returns whether a ZooKeeper-era broker's ping is due instead
-/// (its ZooKeeper client's rule, `zookeeper.rs`), the next one set on the grid.
-pub(crate) fn heartbeat_due(b: &mut Shared<Broker>, out: &mut Out) -> bool {
+/// offset it has applied. In the ZooKeeper era its ZooKeeper client pings instead
+/// (`zookeeper_ping_due`), and the next ping is set on the grid.
+pub(crate) fn heartbeat_due(b: &mut Shared<Broker>, out: &mut Out) {
     b.heartbeat_timer = None;
     if !b.alive {
-        return false;
+        return;
     }
     if out.behavior.broker_liveness == BrokerLiveness::ZookeeperSession {
         schedule_heartbeat(b, out);
-        return true;
+        return zookeeper_ping_due(b, out);
     }
     // KRaft: the next is scheduled when this one is answered or given up.
     match b.broker_epoch {
         None => send_registration(b, out),
         Some(epoch) => send_heartbeat(b, epoch, out),
     }
-    false
 }
 
 /// A new incarnation asks the controller to register it (`BrokerLifecycleManager.start`).
@@ -196,4 +196,39 @@ pub(crate) fn handle_heartbeat_response(
     if let Some(meta) = caught_up {
         role::apply_metadata(b, meta, out);
     }
+}
+
+// The ZooKeeper era: the broker's ZooKeeper client (`zookeeper.rs` for ZooKeeper's side).
+
+/// The broker's ZooKeeper client, on its ping grid (a third of the session
+/// timeout): a process without a session creates one and its /brokers/ids node;
+/// one with a session pings it.
+pub(crate) fn zookeeper_ping_due(b: &mut Shared<Broker>, out: &mut Out) {
+    let (id, incarnation) = (b.id, b.incarnation);
+    if b.broker_epoch.is_none() {
+        let msg = out.send(Node::Broker(id), Node::ZooKeeper, Body::ZkRegister { incarnation });
+        return out.emit(Event::RegistrationSent { broker: id, incarnation, msg });
+    }
+    let msg = out.send(Node::Broker(id), Node::ZooKeeper, Body::ZkPing { incarnation });
+    out.emit(Event::HeartbeatSent { broker: id, msg });
+}
+
+/// A broker's ZooKeeper client hears that its session expired: it opens a new
+/// session and registers again at once (`KafkaZkClient` after a session expiry,
+/// KAFKA-7165's re-registration).
+pub(crate) fn zookeeper_session_lost(b: &mut Shared<Broker>, out: &mut Out) {
+    if b.broker_epoch.is_none() {
+        return out.emit(Event::ZkAnswerIgnored { broker: b.id });
+    }
+    b.record(Event::ZkSessionLost { broker: b.id }, out);
+    zookeeper_ping_due(b, out);
+}
+
+/// ZooKeeper's answer to the create: the broker is registered (its LeaderAndIsr
+/// comes from the controller, whose watch fired).
+pub(crate) fn zookeeper_registered(b: &mut Shared<Broker>, out: &mut Out) {
+    if b.broker_epoch.is_some() {
+        return out.emit(Event::ZkAnswerIgnored { broker: b.id });
+    }
+    b.record(Event::ZkRegistered { broker: b.id, incarnation: b.incarnation }, out);
 }

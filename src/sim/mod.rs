@@ -491,9 +491,9 @@ impl Sim {
             Body::Reset { refused } => self.handle_reset(msg, *refused),
             Body::ZkPing { incarnation } => self.zookeeper_handle_ping(msg, *incarnation),
             Body::ZkRegister { incarnation } => self.zookeeper_handle_register(msg, *incarnation),
-            Body::ZkRegistered => self.zookeeper_registered(msg),
+            Body::ZkRegistered => self.broker_rule_at(msg.to, heartbeat::zookeeper_registered),
             Body::ZkNodeExists => self.zookeeper_node_exists(msg),
-            Body::ZkSessionExpired => self.zookeeper_session_lost(msg),
+            Body::ZkSessionExpired => self.broker_rule_at(msg.to, heartbeat::zookeeper_session_lost),
             Body::ZkWatch { broker, incarnation } => self.process_broker_change(*broker, *incarnation),
         }
     }
@@ -523,7 +523,7 @@ impl Sim {
                 self.producer_rule(id, |p, out| producer::on_request_timeout(p, id, request, out))
             }
             Timer::ConsumerRequestTimeout { consumer: c } => self.consumer_rule(c, |n, out| consumer::on_request_timeout(n, c, out)),
-            Timer::Heartbeat { broker } => self.heartbeat_due(broker),
+            Timer::Heartbeat { broker } => self.broker_rule(broker, heartbeat::heartbeat_due),
             Timer::FenceCheck if self.zookeeper() => self.zookeeper_expire_session(),
             Timer::FenceCheck => self.maybe_fence_one_stale_broker(),
             Timer::AlterPartitionRetry { leader: id } => self.broker_rule(id, leader::alter_partition_retry),
