@@ -1,0 +1,43 @@
+// Issue 29, seventh pass: what a fresh walk through the page (every built-in played,
+// crashes, Learn, links, embeds, 360 px, keyboard) still found. Each test failed
+// before its fix. Needs www/pkg (npm run build).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { assertNoErrors, launch } from "./helpers.mjs";
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(async () => {
+  await env?.close();
+});
+
+describe("seventh pass: a tagged header says LEO and HW in words at 360 px", () => {
+  for (const [name, at] of [["acks-and-min-isr", 102], ["elr", 112], ["elr", 488]]) {
+    test(`${name} step ${at}: every tagged header keeps “LEO n” and “HW n”, its tag apart from its words and inside its box`, async () => {
+      const page = await env.open(`/?scenario=${name}#at=${at}`, { viewport: { width: 360, height: 740 }, until: ["html[data-boot=live]", "#status[data-step]"] });
+      await page.waitForSelector("#stage .broker[data-elr]");
+      const heads = await page.$$eval("#stage .broker[data-elr]", (gs) => gs.map((g) => {
+        const box = g.querySelector("rect").getBoundingClientRect();
+        const tag = g.querySelector(".elr-tag rect").getBoundingClientRect();
+        const words = [...g.children].filter((c) => c.tagName === "text" && c.textContent.trim()).map((t) => {
+          const r = t.getBoundingClientRect();
+          return { text: t.textContent.trim(), x1: r.right, y0: r.top, y1: r.bottom };
+        });
+        const hits = words.filter((w) => w.x1 > tag.left + 0.5 && w.y1 > tag.top + 0.5 && w.y0 < tag.bottom - 0.5).map((w) => w.text);
+        const inside = tag.left >= box.left && tag.right <= box.right && tag.top >= box.top && tag.bottom <= box.bottom;
+        return { tag: g.dataset.elr, lines: words.map((w) => w.text), hits, inside };
+      }));
+      assert.ok(heads.length > 0);
+      for (const h of heads) {
+        assert.ok(h.lines.some((l) => /^LEO \d+$/.test(l)), `${h.tag}: the LEO line says LEO: ${h.lines}`);
+        assert.ok(h.lines.some((l) => /^HW \d+$/.test(l)), `${h.tag}: the HW line says HW: ${h.lines}`);
+        assert.deepEqual(h.hits, [], `${h.tag}: no word under the tag`);
+        assert.ok(h.inside, `${h.tag}: the tag is inside the header`);
+      }
+      assertNoErrors(page);
+      await page.close();
+    });
+  }
+});
