@@ -41,3 +41,40 @@ describe("seventh pass: a tagged header says LEO and HW in words at 360 px", () 
     });
   }
 });
+
+describe("seventh pass: a built-in with a setting changed keeps its name in a link", () => {
+  for (const crash of [false, true]) {
+    test(`Settings › replica.fetch.wait.max.ms 100${crash ? ", then a crash" : ""}: the page the link opens says “(with replica.fetch.wait.max.ms = 100)” as the page that made it did`, async () => {
+      const page = await env.open("/?scenario=idle-partition-lag", { until: ["html[data-boot=live]", "#status[data-step]"] });
+      await page.click("#settings-open");
+      await page.waitForSelector("#f-config-replica_fetch_wait_max_ms");
+      await page.fill("#f-config-replica_fetch_wait_max_ms", "100");
+      await page.click("#settings-run");
+      await page.waitForFunction(() => document.getElementById("about").textContent.includes("(with replica.fetch.wait.max.ms = 100)"));
+      if (crash) {
+        await page.click('#iv-crash, button:has-text("Crash")');
+        await page.waitForFunction(() => document.getElementById("about").textContent.includes("modified by an intervention"));
+      }
+      await page.waitForFunction(() => location.hash.includes("&at="));
+      const said = async (p) => ({
+        about: await p.$eval("#about", (a) => a.textContent),
+        picked: await p.$eval("#scenario", (s) => ({ value: s.value, text: s.selectedOptions[0]?.textContent })),
+        title: await p.title(),
+      });
+      const made = await said(page);
+      // The link is the address (Share copies the same): opened in a new page, as someone it was sent to would.
+      const other = await env.open(`/${new URL(page.url()).hash}`, { until: ["html[data-boot=live]", "#status[data-step]"] });
+      await other.waitForFunction(() => document.getElementById("status").textContent.includes("link reproduced exactly"));
+      const opened = await said(other);
+      assert.equal(opened.picked.value, "idle-partition-lag", `the picker names the built-in: ${opened.picked.text}`);
+      assert.match(opened.picked.text, /\(with replica\.fetch\.wait\.max\.ms = 100\)/);
+      assert.match(opened.about, /\(with replica\.fetch\.wait\.max\.ms = 100\)/);
+      assert.match(opened.about, /This run changes the built-in \(with replica\.fetch\.wait\.max\.ms = 100\), so it may go otherwise than the text says/);
+      assert.deepEqual(opened, made);
+      assertNoErrors(page);
+      assertNoErrors(other);
+      await page.close();
+      await other.close();
+    });
+  }
+});
