@@ -78,3 +78,30 @@ describe("seventh pass: a built-in with a setting changed keeps its name in a li
     });
   }
 });
+
+describe("seventh pass: Tab stops only where a ring can be seen", () => {
+  test("the page, Tab through every stop: none is the screen readers' copy of the narration (1 px, clipped), each is at least 4 px each way", async () => {
+    const page = await env.open("/", { until: ["html[data-boot=live]", "#status[data-step]"] });
+    const stops = [];
+    for (let i = 0; i < 80; i++) {
+      await page.keyboard.press("Tab");
+      const s = await page.evaluate(() => {
+        const e = document.activeElement;
+        const r = e.getBoundingClientRect();
+        return { id: `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ""}`, w: r.width, h: r.height };
+      });
+      if (s.id === "body") break;
+      stops.push(s);
+    }
+    assert.ok(stops.length > 20, `${stops.length} stops`);
+    assert.ok(!stops.some((s) => s.id === "div#live"), "#live (sr-only) takes no Tab stop");
+    for (const s of stops) assert.ok(s.w >= 4 && s.h >= 4, `${s.id} is ${s.w}×${s.h}`);
+    // An embed's caption (?controls with text) still scrolls from the keyboard.
+    const embed = await env.open("/?embed=1&scenario=kip101-data-loss#at=20", { viewport: { width: 360, height: 700 }, until: ["html[data-boot=live]", "#status[data-step]"] });
+    assert.equal(await embed.$eval("#live", (l) => l.tabIndex), 0);
+    assertNoErrors(page);
+    assertNoErrors(embed);
+    await page.close();
+    await embed.close();
+  });
+});
