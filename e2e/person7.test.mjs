@@ -105,3 +105,50 @@ describe("seventh pass: Tab stops only where a ring can be seen", () => {
     await embed.close();
   });
 });
+
+describe("seventh pass: Esc and ✕ close Learn, Explore and the views, and the keyboard stays near", () => {
+  const focused = (page) => page.evaluate(() => {
+    const e = document.activeElement;
+    return e.id ? `#${e.id}` : e.dataset.tour ? `tour:${e.dataset.tour}` : e.dataset.view ? `view:${e.dataset.view}` : e.tagName.toLowerCase();
+  });
+  test("Esc in Learn and in Explore closes the panel and gives the focus to its button; ✕ of Explore, of a tour and of a view hand it on too", async () => {
+    const page = await env.open("/", { until: ["html[data-boot=live]", "#status[data-step]"] });
+    for (const [open, panel] of [["#learn-open", "#learn"], ["#explore-open", "#explore"]]) {
+      await page.focus(open);
+      await page.keyboard.press("Enter");
+      await page.waitForFunction((sel) => document.querySelector(sel) && !document.querySelector(sel).hidden && document.querySelector(sel).contains(document.activeElement), panel);
+      await page.keyboard.press("Tab");
+      await page.keyboard.press("Escape");
+      assert.equal(await page.$eval(panel, (p) => p.hidden), true, `Esc closes ${panel}`);
+      assert.equal(await focused(page), open, `the focus goes back to ${open}`);
+    }
+    // Explore's ✕ from the keyboard.
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => !document.getElementById("explore").hidden);
+    await page.focus('#explore button[aria-label="Close Explore"]');
+    await page.keyboard.press("Enter");
+    assert.equal(await page.$eval("#explore", (p) => p.hidden), true);
+    assert.equal(await focused(page), "#explore-open", "✕ hands the focus to Explore");
+    // A tour picked from Learn, closed with its ✕: the focus goes to that tour in the list.
+    await page.click("#learn-open");
+    await page.waitForSelector('#learn button[data-tour="leo-hw"]');
+    await page.click('#learn button[data-tour="leo-hw"]');
+    await page.waitForSelector(".tour[data-beat]");
+    await page.focus('.tour button[aria-label="Close the tour"]');
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => !document.querySelector(".tour"));
+    assert.equal(await focused(page), "tour:leo-hw", "✕ of the tour hands the focus to the tour's button");
+    // A view (the tour opened two): its ✕, and Esc inside another.
+    await page.waitForSelector('.views button[aria-label="Close Follower lag"]');
+    await page.focus('.views button[aria-label="Close Follower lag"]');
+    await page.keyboard.press("Enter");
+    assert.equal(await focused(page), "view:gauges", "✕ of a view hands the focus to its button in Learn");
+    await page.focus('.views button[aria-label="Close Sequence diagram"]');
+    await page.keyboard.press("Escape");
+    assert.equal(await page.$('.views button[aria-label="Close Sequence diagram"]'), null, "Esc closes the view it is in");
+    assert.equal(await focused(page), "view:diagram");
+    assert.equal(await page.$eval("#learn", (p) => p.hidden), false, "…and not Learn");
+    assertNoErrors(page);
+    await page.close();
+  });
+});
