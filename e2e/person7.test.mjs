@@ -152,3 +152,30 @@ describe("seventh pass: Esc and ✕ close Learn, Explore and the views, and the 
     await page.close();
   });
 });
+
+describe("seventh pass: on a phone a beat's text is read from its top", () => {
+  test("360 px, hw-lag beat 3: the answer's verdict shows at the top of the sheet after a pick that scrolled it; Next starts the next beat at its top", async () => {
+    const page = await env.open("/?tour=hw-lag&level=junior&beat=3", { viewport: { width: 360, height: 740 }, until: ["html[data-boot=live]", ".tour[data-state=ask] form.quiz"] });
+    const body = () => page.$eval(".tour .beat-body", (b) => {
+      const r = b.getBoundingClientRect();
+      const v = b.querySelector(".quiz-result")?.getBoundingClientRect();
+      return { top: b.scrollTop, scrolls: b.scrollHeight > b.clientHeight + 1, verdict: v ? v.top >= r.top - 0.5 && v.top < r.bottom : null };
+    });
+    assert.ok((await body()).scrolls, "the question is longer than the sheet's lines");
+    // Picking the last answer scrolls it into view, as a tap or a Tab would.
+    await page.click(".tour form.quiz input[type=radio] >> nth=-1");
+    await page.$eval(".tour .beat-body", (b) => (b.scrollTop = b.scrollHeight));
+    await page.click('.tour form.quiz button[type="submit"]');
+    await page.waitForSelector(".tour .quiz-result");
+    const shown = await body();
+    assert.equal(shown.top, 0, "the revealed beat is read from its top");
+    assert.equal(shown.verdict, true, "the verdict (✓ Right / ✗ Not quite) is in view");
+    await page.$eval(".tour .beat-body", (b) => (b.scrollTop = b.scrollHeight));
+    const title = await page.textContent(".tour .beat-title");
+    await page.click('.tour .tour-nav button.primary');
+    await page.waitForFunction((t) => document.querySelector(".tour .beat-title").textContent !== t, title);
+    assert.equal((await body()).top, 0, "the next beat starts at its top");
+    assertNoErrors(page);
+    await page.close();
+  });
+});
