@@ -3,7 +3,8 @@
 // before its fix. Needs www/pkg (npm run build).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { assertNoErrors, launch } from "./helpers.mjs";
+import { axeFindings } from "./a11y-findings.mjs";
+import { assertNoErrors, cliTrace, launch } from "./helpers.mjs";
 
 let env;
 before(async () => {
@@ -175,6 +176,20 @@ describe("seventh pass: on a phone a beat's text is read from its top", () => {
     await page.click('.tour .tour-nav button.primary');
     await page.waitForFunction((t) => document.querySelector(".tour .beat-title").textContent !== t, title);
     assert.equal((await body()).top, 0, "the next beat starts at its top");
+    assertNoErrors(page);
+    await page.close();
+  });
+});
+
+describe("seventh pass: Follower lag with no leader", () => {
+  test("kip101-data-loss at a step with no live leader: the view says so, and axe finds nothing in it (a list of no gauges is no list)", async () => {
+    const recs = cliTrace(["--builtin", "kip101-data-loss"]);
+    const at = recs.findIndex((r) => !r.replicas.some((x) => x.role === "leader" && x.alive && x.broker === r.partition.leader));
+    assert.ok(at > 0, "the run has a step with no live leader");
+    const page = await env.open(`/?scenario=kip101-data-loss&view=gauges#at=${at}`, { until: ["html[data-boot=live]", "#status[data-step]", ".gauges"] });
+    await page.waitForFunction((n) => document.getElementById("status").dataset.step === String(n), at);
+    await page.waitForFunction(() => document.querySelector(".gauges").textContent.includes("No leader at this step."));
+    assert.deepEqual(await axeFindings(page, { include: ".views" }), []);
     assertNoErrors(page);
     await page.close();
   });
