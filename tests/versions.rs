@@ -1165,3 +1165,77 @@ fn from_3_7_a_refused_write_names_the_leader() {
         assert_eq!(m["leader"], 1, "{preset}: {m}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// The producer's idempotence rules by version (`IdempotenceRules`, defaults.rs).
+// ---------------------------------------------------------------------------
+
+/// A lost answer retried by a producer that sets enable.idempotence and leaves acks
+/// unset. 0.10 has no idempotent producer and ignores the setting: acks=1, and the
+/// retry appends the record twice. From 0.11 to 2.8 an idempotent producer raises
+/// an unset acks to all (and an unset retries to `Integer.MAX_VALUE`; 0.11 also an
+/// unset max.in.flight to 1): `KafkaProducer.configureAcks` at 0.11.0.2 and 2.0.0,
+/// `ProducerConfig.maybeOverrideAcksAndRetries` at 2.8.0. The leader answers the
+/// retry from its producer state.
+#[test]
+fn an_idempotent_producer_before_3_0_raises_acks_to_all_and_0_10_ignores_the_setting() {
+    let s = json!({
+        "format": 1, "replicas": 3, "config": {"min.insync.replicas": 2},
+        "producers": [{"id": "p1", "enable.idempotence": true, "retries": 3, "request.timeout.ms": 3000}],
+        "events": [
+            {"at_ms": 800, "partition": {"from": 0, "to": "p1"}},
+            {"at_ms": 1000, "produce": {"producer": "p1", "records": 1}},
+            {"at_ms": 6000, "heal": {"from": 0, "to": "p1"}}
+        ],
+        "stop_at_ms": 11000
+    });
+    for (preset, acks, idempotent, in_flight, copies) in [
+        ("kafka-0.10", json!(1), false, 5, 2),
+        ("kafka-0.11", json!("all"), true, 1, 1),
+        ("kafka-2.0", json!("all"), true, 5, 1),
+        ("kafka-2.8", json!("all"), true, 5, 1),
+    ] {
+        let t = under(&s, preset);
+        let p = producer(t.at(1), "p1");
+        assert_eq!((&p["acks"], &p["idempotent"]), (&acks, &json!(idempotent)), "{preset}: {}", line(t.at(1)));
+        let ids = log_ids(t.last(), 0);
+        assert_eq!(ids.iter().filter(|id| *id == "p1-1").count(), copies, "{preset}: {ids:?}");
+        assert_eq!(in_force(&s, preset, "producers[0].max.in.flight.requests.per.connection").0, json!(in_flight), "{preset}");
+        let (value, source, note) = in_force(&s, preset, "producers[0].enable.idempotence");
+        assert_eq!(value, json!(idempotent), "{preset}");
+        if preset == "kafka-0.10" {
+            assert_eq!(source, "preset", "{preset}");
+            assert!(note.contains("does not exist before 0.11"), "{note}");
+        } else {
+            let (_, source, note) = in_force(&s, preset, "producers[0].acks");
+            assert_eq!(source, "preset", "{preset}");
+            assert!(note.contains("idempotent producer before 3.0"), "{preset}: {note}");
+        }
+    }
+}
+
+/// max.in.flight.requests.per.connection against idempotence: 0.11 allows only 1 (an
+/// error for an idempotent producer that sets 5), 1.0 up to 5 (KAFKA-5494). With
+/// idempotence on by default (3.x) and 6 in flight, 3.7 and 3.8 turn the default off
+/// with a warning (`postProcessAndValidateIdempotenceConfigs` at 3.7.0 and 3.8.0, after
+/// KAFKA-13673); 4.0 refuses the configuration (KAFKA-17927, 4.0.2).
+#[test]
+fn more_than_5_in_flight_turns_default_idempotence_off_in_3_x_and_is_an_error_from_4_0() {
+    let rejected = |s: &Value, preset: &str| hwscope::Scenario::from_json(&with_preset(s, preset)).err().map(|e| e.to_string());
+    let five = json!({"format": 1, "producers": [{"id": "p1", "enable.idempotence": true, "max.in.flight.requests.per.connection": 5}]});
+    let e = rejected(&five, "kafka-0.11").expect("0.11 refuses 5 in flight with idempotence");
+    assert!(e.contains("max.in.flight.requests.per.connection") && e.contains("must be 1"), "{e}");
+    assert_eq!(rejected(&five, "kafka-2.0"), None);
+    let six = json!({"format": 1, "producers": [{"id": "p1", "max.in.flight.requests.per.connection": 6}], "events": [{"at_ms": 0, "produce": {"producer": "p1"}}], "stop_at_ms": 100});
+    for preset in ["kafka-3.7", "kafka-3.8"] {
+        assert_eq!(rejected(&six, preset), None, "{preset}");
+        let t = under(&six, preset);
+        assert_eq!(producer(t.at(1), "p1")["idempotent"], json!(false), "{preset}");
+        let (_, _, note) = in_force(&six, preset, "producers[0].enable.idempotence");
+        assert!(note.contains("more than 5"), "{preset}: {note}");
+    }
+    for preset in ["kafka-4.0", "kafka-4.1"] {
+        let e = rejected(&six, preset).unwrap_or_else(|| panic!("{preset} refuses 6 in flight with default idempotence"));
+        assert!(e.contains("max.in.flight.requests.per.connection") && e.contains("at most 5"), "{preset}: {e}");
+    }
+}

@@ -8,8 +8,8 @@ import { ARTIFACTS } from "./site.mjs";
 /** What a docs author types, per tool: install, set up (config lines count as one). */
 export const COMMANDS = {
   mdbook: ["cargo install mdbook-hwscope", "mdbook-hwscope install"],
-  mkdocs: ["pip install mkdocs-hwscope", "plugins: [hwscope] in mkdocs.yml"],
-  "mkdocs-material": ["pip install mkdocs-hwscope", "plugins: [hwscope] in mkdocs.yml"],
+  mkdocs: ["pip install mkdocs-hwscope", "plugins: [search, hwscope] in mkdocs.yml"],
+  "mkdocs-material": ["pip install mkdocs-hwscope", "plugins: [search, hwscope] in mkdocs.yml"],
   zensical: ["pip install mkdocs-hwscope", "markdown_extensions: [mkdocs_hwscope] in zensical.yml"],
   hugo: ["the module import in hugo.toml", "hugo mod get", "(static figures: npm i hwscope once, npx hwscope render-docs public/ after each build)"],
 };

@@ -5,7 +5,8 @@
 //! `ConfigException` is an error naming the field; one it applies silently (idempotence
 //! disabled by acks=1 when not set explicitly) is applied the same way here.
 
-use super::{Acks, ConsumerSpec, OffsetReset, Preset, ProducerSpec, ScenarioError};
+use super::defaults::IdempotenceRules;
+use super::{Acks, ConsumerSpec, Defaults, OffsetReset, Preset, ProducerSpec, ScenarioError};
 
 pub use super::defaults::MAX_RETRIES;
 
@@ -53,44 +54,98 @@ impl ProducerSpec {
         }
     }
 
+    /// enable.idempotence in force, with the acks, retries and max.in.flight it leaves,
+    /// or the `ConfigException` the version's producer raises. Each version's rules are
+    /// [`IdempotenceRules`]: KafkaProducer's `configureAcks`/`configureRetries`/
+    /// `configureInflightRequests` (0.11–2.7), `ProducerConfig.maybeOverrideAcksAndRetries`
+    /// (2.8–3.0.0, 3.1.0), `ProducerConfig.postProcessAndValidateIdempotenceConfigs`
+    /// (3.0.1, 3.1.1 and later).
+    fn idempotence(&self, defaults: Defaults, field: &str) -> Result<(bool, Acks, u64, u64), ScenarioError> {
+        let explicit = self.enable_idempotence.is_some();
+        let error = |name: &str, why: String| Err(ScenarioError::new(format!("{field}.{name}"), why));
+        let mut acks = self.acks.unwrap_or(defaults.acks);
+        let mut retries = self.retries.unwrap_or(defaults.retries);
+        let mut max_in_flight = self.max_in_flight.unwrap_or(5);
+        let rules = defaults.idempotence;
+        let on = match rules {
+            IdempotenceRules::Absent => false,
+            IdempotenceRules::SetOneInFlight | IdempotenceRules::Set => self.enable_idempotence == Some(true),
+            IdempotenceRules::DefaultOn | IdempotenceRules::DefaultOnInFlightChecked => {
+                self.enable_idempotence.unwrap_or(defaults.enable_idempotence)
+            }
+        };
+        if !on {
+            return Ok((false, acks, retries, max_in_flight));
+        }
+        if matches!(rules, IdempotenceRules::SetOneInFlight | IdempotenceRules::Set) {
+            // Set true before 3.0 (or in 3.0.0/3.1.0): unset acks and retries are raised.
+            if self.retries == Some(0) {
+                return error("retries", "must be non-zero when using the idempotent producer (enable.idempotence is true)".into());
+            }
+            retries = self.retries.unwrap_or(MAX_RETRIES);
+            match self.acks {
+                Some(a) if a != Acks::All => {
+                    return error(
+                        "enable.idempotence",
+                        format!("is true, so acks must be \"all\", got {} (otherwise Kafka cannot guarantee idempotence)", a.name()),
+                    )
+                }
+                _ => acks = Acks::All,
+            }
+            if rules == IdempotenceRules::SetOneInFlight {
+                match self.max_in_flight {
+                    Some(n) if n != 1 => {
+                        return error(
+                            "max.in.flight.requests.per.connection",
+                            format!("must be 1 to use the idempotent producer before 1.0, got {n}"),
+                        )
+                    }
+                    _ => max_in_flight = 1,
+                }
+            } else if max_in_flight > 5 {
+                return error(
+                    "max.in.flight.requests.per.connection",
+                    format!("must be at most 5 to use the idempotent producer, got {max_in_flight}"),
+                );
+            }
+            return Ok((true, acks, retries, max_in_flight));
+        }
+        let mut idempotent = true;
+        if retries == 0 {
+            if explicit {
+                return error("retries", "must be non-zero when using the idempotent producer (enable.idempotence is true)".into());
+            }
+            idempotent = false;
+        }
+        if acks != Acks::All {
+            if explicit {
+                return error(
+                    "enable.idempotence",
+                    format!("is true, so acks must be \"all\", got {} (otherwise Kafka cannot guarantee idempotence)", acks.name()),
+                );
+            }
+            idempotent = false;
+        }
+        // Checked while idempotence is still on, whether set or by default (as Kafka does).
+        if max_in_flight > 5 {
+            if explicit || rules == IdempotenceRules::DefaultOnInFlightChecked {
+                return error(
+                    "max.in.flight.requests.per.connection",
+                    format!(
+                        "must be at most 5 to use the idempotent producer, got {max_in_flight} (set enable.idempotence to false for more)"
+                    ),
+                );
+            }
+            idempotent = false;
+        }
+        Ok((idempotent, acks, retries, max_in_flight))
+    }
+
     /// The settings in force under `preset`, or the error Kafka's producer would raise
     /// (`field` is the producer's path, `producers[0]`).
     pub fn settings(&self, preset: Preset, field: &str) -> Result<ProducerSettings, ScenarioError> {
         let defaults = preset.defaults();
-        let acks = self.acks.unwrap_or(defaults.acks);
-        let retries = self.retries.unwrap_or(defaults.retries);
-        let max_in_flight = self.max_in_flight.unwrap_or(5);
-        let mut idempotent = self.enable_idempotence.unwrap_or(defaults.enable_idempotence);
-        if idempotent {
-            let explicit = self.enable_idempotence.is_some();
-            if retries == 0 {
-                if explicit {
-                    return Err(ScenarioError::new(
-                        format!("{field}.retries"),
-                        "must be non-zero when using the idempotent producer (enable.idempotence is true)",
-                    ));
-                }
-                idempotent = false;
-            }
-            if acks != Acks::All {
-                if explicit {
-                    return Err(ScenarioError::new(
-                        format!("{field}.enable.idempotence"),
-                        format!("is true, so acks must be \"all\", got {} (otherwise Kafka cannot guarantee idempotence)", acks.name()),
-                    ));
-                }
-                idempotent = false;
-            }
-            // Checked while idempotence is still on, whether set or by default (as Kafka does).
-            if max_in_flight > 5 {
-                return Err(ScenarioError::new(
-                    format!("{field}.max.in.flight.requests.per.connection"),
-                    format!(
-                        "must be at most 5 to use the idempotent producer, got {max_in_flight} (set enable.idempotence to false for more)"
-                    ),
-                ));
-            }
-        }
+        let (idempotent, acks, retries, max_in_flight) = self.idempotence(defaults, field)?;
         let request_timeout_ms = self.request_timeout_ms;
         // Before 2.1 the producer has no delivery.timeout.ms: Kafka ignores the unknown
         // setting (it logs that it "isn't a known config"), and so does the model.

@@ -22,6 +22,9 @@ pub struct Defaults {
     pub zookeeper_session_timeout_ms: Option<u64>,
     /// The Java producer's enable.idempotence: true from 3.0 (KIP-679).
     pub enable_idempotence: bool,
+    /// How the Java producer squares enable.idempotence with acks, retries and
+    /// max.in.flight.requests.per.connection (`ProducerSpec::settings`).
+    pub idempotence: IdempotenceRules,
     /// The producer's retry.backoff.max.ms (exponential retry backoff, 3.7, KIP-580);
     /// None before: retries wait a fixed retry.backoff.ms.
     pub retry_backoff_max_ms: Option<u64>,
@@ -45,6 +48,7 @@ pub const ZOOKEEPER_0_10_DEFAULTS: Defaults = Defaults {
     unclean_leader_election_enable: true,
     zookeeper_session_timeout_ms: Some(6_000),
     enable_idempotence: false,
+    idempotence: IdempotenceRules::Absent,
     retry_backoff_max_ms: None,
     acks: Acks::One,
     retries: 0,
@@ -52,11 +56,13 @@ pub const ZOOKEEPER_0_10_DEFAULTS: Defaults = Defaults {
     consumer_request_timeout_ms: 305_000,
 };
 
-/// 0.11 (KIP-106 turned unclean election off).
-pub const ZOOKEEPER_0_11_DEFAULTS: Defaults = Defaults { unclean_leader_election_enable: false, ..ZOOKEEPER_0_10_DEFAULTS };
+/// 0.11 (KIP-106 turned unclean election off; KIP-98 brought the idempotent producer).
+pub const ZOOKEEPER_0_11_DEFAULTS: Defaults =
+    Defaults { unclean_leader_election_enable: false, idempotence: IdempotenceRules::SetOneInFlight, ..ZOOKEEPER_0_10_DEFAULTS };
 
 /// 2.0 (KIP-266: the consumer's request.timeout.ms back to 30 s).
-pub const KAFKA_2_0_DEFAULTS: Defaults = Defaults { consumer_request_timeout_ms: 30_000, ..ZOOKEEPER_0_11_DEFAULTS };
+pub const KAFKA_2_0_DEFAULTS: Defaults =
+    Defaults { consumer_request_timeout_ms: 30_000, idempotence: IdempotenceRules::Set, ..ZOOKEEPER_0_11_DEFAULTS };
 
 /// 2.1–2.4 (KIP-91: the producer retries until delivery.timeout.ms).
 pub const KAFKA_2_1_DEFAULTS: Defaults = Defaults { retries: MAX_RETRIES, delivery_timeout_ms: Some(120_000), ..KAFKA_2_0_DEFAULTS };
@@ -65,15 +71,48 @@ pub const KAFKA_2_1_DEFAULTS: Defaults = Defaults { retries: MAX_RETRIES, delive
 pub const KAFKA_2_5_DEFAULTS: Defaults =
     Defaults { replica_lag_time_max_ms: 30_000, zookeeper_session_timeout_ms: Some(18_000), ..KAFKA_2_1_DEFAULTS };
 
-/// 3.7 and later (KRaft here), and `textbook`, which uses today's defaults
-/// (KIP-679 at 3.0: acks=all and idempotence by default).
+/// 3.7–3.9 (KRaft here): KIP-679 at 3.0, acks=all and idempotence by default.
 pub const KAFKA_3_7_DEFAULTS: Defaults = Defaults {
     zookeeper_session_timeout_ms: None,
     enable_idempotence: true,
+    idempotence: IdempotenceRules::DefaultOn,
     retry_backoff_max_ms: Some(1_000),
     acks: Acks::All,
     ..KAFKA_2_5_DEFAULTS
 };
+
+/// 4.0 and later, and `textbook`, which uses today's defaults.
+pub const KAFKA_4_0_DEFAULTS: Defaults = Defaults { idempotence: IdempotenceRules::DefaultOnInFlightChecked, ..KAFKA_3_7_DEFAULTS };
+
+/// The Java producer's rules for enable.idempotence against acks, retries and
+/// max.in.flight.requests.per.connection, as each version applies them when it builds
+/// its configuration. A rule Kafka enforces with a `ConfigException` is an error naming
+/// the field; one it applies silently is applied the same way (`ProducerSpec::settings`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdempotenceRules {
+    /// 0.10: there is no idempotent producer (KIP-98 came in 0.11); `enable.idempotence`
+    /// is not a known setting, and Kafka ignores it.
+    Absent,
+    /// 0.11.0 (`KafkaProducer.configureAcks`, `configureRetries`, `configureInflightRequests`
+    /// at 0.11.0.2): on only when set true; then an unset acks becomes all, an unset retries
+    /// `Integer.MAX_VALUE` and an unset max.in.flight 1, while a set acks other than all, a
+    /// set retries of 0 or a set max.in.flight other than 1 is an error.
+    SetOneInFlight,
+    /// 1.0–2.8 (KAFKA-5494 allowed up to 5 in flight; the same checks moved to
+    /// `ProducerConfig.maybeOverrideAcksAndRetries` at 2.8.0), and 3.0.0 and 3.1.0, whose
+    /// `ProducerConfig.idempotenceEnabled` still asked whether the user set it, so the new
+    /// default of true was not applied (KAFKA-13598, fixed in 3.0.1, 3.1.1 and 3.2.0): as
+    /// above, but max.in.flight up to 5 is allowed and left as it is.
+    Set,
+    /// 3.0.1, 3.1.1 and 3.2–3.9 (KAFKA-13598, KAFKA-13673,
+    /// `ProducerConfig.postProcessAndValidateIdempotenceConfigs` at 3.7.0 and 3.8.0): on
+    /// unless set false; retries 0, an acks other than all or max.in.flight above 5 turn
+    /// the default off silently, and are an error when idempotence is set true.
+    DefaultOn,
+    /// 4.0 (KAFKA-17927, the same method at 4.0.2): as `DefaultOn`, except that
+    /// max.in.flight above 5 is an error whether idempotence was set or is on by default.
+    DefaultOnInFlightChecked,
+}
 
 /// The ZooKeeper session timeout when a scenario picks ZooKeeper liveness under a
 /// preset without ZooKeeper and sets no timeout: the last ZooKeeper default (2.5–3.x).
@@ -291,18 +330,32 @@ impl Scenario {
             let Ok(s) = p.settings(self.preset, &field) else { continue };
             let k = |name: &str| format!("{field}.{name}");
             let ms = |v: Option<u64>| v.map_or(Value::Null, Value::UInt);
-            let idempotence_note = (p.enable_idempotence.is_none() && s.idempotent != d.enable_idempotence)
-                .then_some("off: Kafka turns off the default idempotence when acks is not all or retries is 0");
-            rows.push(row(k("acks"), acks_value(s.acks), p.acks.is_some(), true, None, true));
+            let idempotence_note = if d.idempotence == IdempotenceRules::Absent {
+                p.enable_idempotence.is_some().then_some("set, but the setting does not exist before 0.11 (KIP-98): Kafka ignores it")
+            } else {
+                (p.enable_idempotence.is_none() && s.idempotent != d.enable_idempotence).then_some(
+                    "off: Kafka turns off the default idempotence when acks is not all, retries is 0 or more than 5 requests may be in flight",
+                )
+            };
+            // Before 3.0 (and in 3.0.0, 3.1.0) an idempotent producer raises unset acks and retries.
+            let raised = s.idempotent && !d.enable_idempotence;
+            let acks_note = (raised && p.acks.is_none() && s.acks != d.acks)
+                .then_some("all: the producer's own choice for an idempotent producer before 3.0 (the default was 1)");
+            let retries_note = (raised && p.retries.is_none() && s.retries != d.retries)
+                .then_some("the producer's own choice for an idempotent producer before 2.1 (the default was 0)");
+            let in_flight_note = (raised && p.max_in_flight.is_none() && s.max_in_flight == 1)
+                .then_some("1: the producer's own choice for an idempotent producer in 0.11 (up to 5 from 1.0, KAFKA-5494)");
+            let set = |n: &Option<bool>| n.is_some() && d.idempotence != IdempotenceRules::Absent;
+            rows.push(row(k("acks"), acks_value(s.acks), p.acks.is_some(), true, acks_note, true));
             rows.push(row(
                 k("enable.idempotence"),
                 Value::Bool(s.idempotent),
-                p.enable_idempotence.is_some(),
+                set(&p.enable_idempotence),
                 true,
                 idempotence_note,
-                true,
+                d.idempotence != IdempotenceRules::Absent,
             ));
-            rows.push(row(k("retries"), Value::UInt(s.retries), p.retries.is_some(), true, None, true));
+            rows.push(row(k("retries"), Value::UInt(s.retries), p.retries.is_some(), true, retries_note, true));
             let delivery_used = d.delivery_timeout_ms.is_some();
             let delivery = if delivery_used { ms(s.delivery_timeout_ms) } else { ms(p.delivery_timeout_ms) };
             let delivery_note = (!delivery_used && p.delivery_timeout_ms.is_some())
@@ -314,7 +367,10 @@ impl Scenario {
             let max_set = p.retry_backoff_max_ms.is_some();
             let max = ms((max_set || d.retry_backoff_max_ms.is_some()).then_some(s.retry_backoff_max_ms));
             rows.push(row(k("retry.backoff.max.ms"), max, max_set, true, None, true));
-            rows.push(everywhere(k("max.in.flight.requests.per.connection"), Value::UInt(s.max_in_flight), p.max_in_flight.is_some()));
+            rows.push(match in_flight_note {
+                Some(note) => row(k("max.in.flight.requests.per.connection"), Value::UInt(1), false, true, Some(note), true),
+                None => everywhere(k("max.in.flight.requests.per.connection"), Value::UInt(s.max_in_flight), p.max_in_flight.is_some()),
+            });
             rows.push(everywhere(k("metadata.max.age.ms"), Value::UInt(s.metadata_max_age_ms), p.metadata_max_age_ms.is_some()));
         }
         for (i, c) in self.consumers.iter().enumerate() {

@@ -5,7 +5,7 @@
 //! `sim/` names a preset. See docs/behaviors.md and kafka-replication-semantics.md §12.
 
 use super::defaults::{
-    Defaults, KAFKA_2_0_DEFAULTS, KAFKA_2_1_DEFAULTS, KAFKA_2_5_DEFAULTS, KAFKA_3_7_DEFAULTS, ZOOKEEPER_0_10_DEFAULTS,
+    Defaults, KAFKA_2_0_DEFAULTS, KAFKA_2_1_DEFAULTS, KAFKA_2_5_DEFAULTS, KAFKA_3_7_DEFAULTS, KAFKA_4_0_DEFAULTS, ZOOKEEPER_0_10_DEFAULTS,
     ZOOKEEPER_0_11_DEFAULTS,
 };
 use super::switches::{AboveHw, Behavior, BrokerLiveness, HwCounts, IsrUpdate, ResponseHw, Truncation};
@@ -169,7 +169,7 @@ pub const PRESETS: [PresetInfo; 11] = [
         name: "textbook",
         summary: words("The simplified story taught in interviews: a fetch is answered at once and carries the HW updated by that very fetch; no long-poll; today's defaults."),
         behavior: TEXTBOOK,
-        defaults: KAFKA_3_7_DEFAULTS,
+        defaults: KAFKA_4_0_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka010,
@@ -232,14 +232,14 @@ pub const PRESETS: [PresetInfo; 11] = [
         name: "kafka-4.0",
         summary: words("ZooKeeper removed; a fenced broker's session counts and a re-registration cleans up the unclean shutdown (KAFKA-17793, BrokerUncleanShutdownHandler); replication as in 3.8 (the default preset, also `latest`; ELR exists but is off by default)."),
         behavior: KAFKA_4_0,
-        defaults: KAFKA_3_7_DEFAULTS,
+        defaults: KAFKA_4_0_DEFAULTS,
     },
     PresetInfo {
         preset: Preset::Kafka41,
         name: "kafka-4.1",
         summary: words("KIP-966 Eligible Leader Replicas on for new clusters: the ISR may empty, replicas that left it under min ISR stay electable."),
         behavior: KAFKA_4_1,
-        defaults: KAFKA_3_7_DEFAULTS,
+        defaults: KAFKA_4_0_DEFAULTS,
     },
 ];
 

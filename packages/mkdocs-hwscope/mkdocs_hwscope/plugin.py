@@ -1,4 +1,5 @@
-"""The MkDocs plugin: ``plugins: [hwscope]`` is the whole setup.
+"""The MkDocs plugin: ``plugins: [search, hwscope]`` is the whole setup (a plugins
+list replaces MkDocs' default ``[search]``, so it names search too).
 
 - Each ```hwscope fence of a page becomes a static figure while the site is built
   (the SVG of the step it shows, with that step's sentence as alt text), drawn by
