@@ -194,3 +194,20 @@ describe("seventh pass: Follower lag with no leader", () => {
     await page.close();
   });
 });
+
+describe("seventh pass: Settings opens on the title's first words", () => {
+  for (const width of [1280, 360]) {
+    test(`${width} px: idle-partition-lag's long title shows from its start in the focused Title field`, async () => {
+      const page = await env.open("/?scenario=idle-partition-lag", { viewport: { width, height: 800 }, until: ["html[data-boot=live]", "#status[data-step]"] });
+      await page.click("#settings-open");
+      await page.waitForSelector("#settings[open] #f-title");
+      const t = await page.$eval("#f-title", (i) => ({ focused: document.activeElement === i, left: i.scrollLeft, start: i.selectionStart, overflows: i.scrollWidth > i.clientWidth }));
+      assert.ok(t.overflows, "the title is longer than its field");
+      assert.equal(t.focused, true);
+      assert.equal(t.left, 0, "the field is not scrolled to the title's end");
+      assert.equal(t.start, 0);
+      assertNoErrors(page);
+      await page.close();
+    });
+  }
+});
