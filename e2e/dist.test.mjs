@@ -38,7 +38,7 @@ test("the page runs from dist/ with only content-hashed assets", async () => {
   const { page, paths } = await visit("/");
   await page.waitForSelector(".broker[data-broker]");
   await page.waitForLoadState("networkidle");
-  const unhashed = paths.filter((p) => !STABLE.has(p) && !/\.[0-9a-f]{10}\.(js|css|wasm|svg)$/.test(p));
+  const unhashed = paths.filter((p) => !STABLE.has(p) && !/\.[0-9a-f]{10}\.(js|css|wasm|svg|json)$/.test(p));
   assert.deepEqual(unhashed, []);
   assert.ok(paths.some((p) => /hwscope_bg\.[0-9a-f]{10}\.wasm$/.test(p)), "the wasm under its hashed name");
   assert.match(readFileSync(join(OUT, "index.html"), "utf8"), /<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'/);

@@ -70,6 +70,9 @@ describe("problem 5: no two words on the stage overlap, in any step of any built
       for (const name of BUILTINS) {
         await page.goto(new URL(`/?scenario=${name}`, env.baseURL).href);
         await page.waitForSelector("#status[data-step]");
+        // The full core (fetched once the page is idle) draws every step; the first core
+        // shows only steps 0..64, written at build time (a step past them waits for it).
+        await page.waitForFunction(() => performance.getEntriesByName("hwscope-full-core").length > 0, null, { timeout: 60_000 });
         const total = wasm.builtinScenarios().find((s) => s.name === name);
         // The whole run, as the look-ahead computes it (steady-load: its first 50,000 steps).
         await page.waitForFunction(() => !/so far/.test(document.getElementById("scrub-out").textContent) || Number(document.getElementById("scrub").max) >= 49_999, null, { timeout: 60_000 });

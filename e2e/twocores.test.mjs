@@ -1,19 +1,18 @@
-// The page starts on its first core (www/pkg/hwscope_first_bg.wasm: no narration) and
-// takes the full core (www/pkg/hwscope_bg.wasm) once idle (docs/performance.md, "Two
-// cores"). With the full core's download held, the page is live: it steps and plays,
-// the narration slot says the sentence is loading, and nothing moves; released, the
-// full core takes over the same run at the same step, and the sentences are the
-// engine's. An embed does not fetch the full core until it shows a step it cannot
-// tell (the steps the first stage drew, and the rest of the steps file it drew them from,
-// keep the sentences computed at build time).
+// The page starts on its first core (www/pkg/hwscope_first_bg.wasm: no narration, no
+// step records) and takes the full core (www/pkg/hwscope_bg.wasm) once idle
+// (docs/performance.md, "Two cores" and the tenth pass). With the full core's download
+// held, the page is live: it steps and plays through the steps the full core wrote at
+// build time (the built-in's steps file, 0..64, sentences included), and nothing moves;
+// released, the full core takes over the same run at the same step. A step past the
+// steps file waits for the full core. An embed does not fetch the full core until it
+// shows a step past the steps file.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, test } from "node:test";
-import { assertNoErrors, launch, pageWithCoreHeld, ROOT, stepOf, watch } from "./helpers.mjs";
+import { assertNoErrors, launch, pageWithCoreHeld, ROOT, scrubTo, stepOf, watch } from "./helpers.mjs";
 
-const LOADING = "Loading the narration…";
 const pkg = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope.js")).href);
 pkg.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_bg.wasm")) });
 
@@ -47,14 +46,14 @@ test("the page steps and plays on its first core while the full core is held; th
   await page.waitForTimeout(300);
   assert.equal(await page.evaluate(() => window.__cls), 0, "nothing moved as the page loaded");
   assert.equal(await fullCore(page), false);
-  // Step 0's sentence was computed at build time: it stays.
+  // The steps' sentences were computed at build time (first.js, the steps file): they stay.
   const said = sentences("seed-walkthrough", 12);
   assert.equal(await page.textContent("#live"), said[0]);
   await page.click("#fwd");
   await page.click("#fwd");
-  assert.equal(await stepOf(page), 2);
-  assert.equal(await page.textContent("#live"), LOADING);
-  assert.match(await page.textContent("#narration li:last-child"), /Loading the narration/);
+  await page.waitForFunction(() => document.getElementById("status").dataset.step === "2");
+  assert.equal(await page.textContent("#live"), said[2]);
+  assert.ok((await page.textContent("#narration li:last-child button")).endsWith(said[2]));
   await page.click("#play");
   await page.waitForFunction(() => Number(document.getElementById("status").dataset.step) >= 5, null, { timeout: 15_000 });
   await page.click("#play");
@@ -100,14 +99,65 @@ test("an embed does not fetch the full core until it shows a step it cannot tell
   await page.click("#fwd");
   await page.waitForTimeout(200);
   assert.equal(asked(), 0, "none while it shows a step the steps file told");
+  // Step 65 is past the steps file: the first core writes no records, so it waits for the
+  // full core (the step shown stays, with its sentence), then is shown with its own.
   await page.click("#fwd");
-  assert.equal(await page.textContent("#live"), LOADING);
   await page.waitForTimeout(200);
-  assert.equal(asked(), 1, "the step it cannot tell asks for the full core");
+  assert.equal(await stepOf(page), 64);
+  assert.equal(await page.textContent("#live"), said[64]);
+  assert.equal(asked(), 1, "the step past the steps file asks for the full core");
   release();
   await page.waitForFunction(() => performance.getEntriesByName("hwscope-full-core").length > 0);
+  await page.waitForFunction(() => document.getElementById("status").dataset.step === "65");
   assert.equal(await page.textContent("#live"), said[65]);
   assert.equal(await page.evaluate(() => window.__cls), 0);
+  assertNoErrors(page);
+  await context.close();
+});
+
+test("playing on past the steps file waits for the full core at step 64, then plays on", async () => {
+  const { context, page, release } = await pageWithFullCoreHeld();
+  await page.goto(new URL("/?scenario=steady-load", env.baseURL).href);
+  await page.waitForFunction(() => document.documentElement.dataset.boot === "live");
+  await scrubTo(page, 62);
+  await page.fill("#speed", "7");
+  await page.click("#play");
+  await page.waitForFunction(() => document.getElementById("status").dataset.step === "64");
+  await page.waitForTimeout(800);
+  assert.equal(await stepOf(page), 64, "held at the last step written at build time");
+  assert.equal(await page.textContent("#play"), "Pause", "still playing: it goes on when the step comes");
+  release();
+  await page.waitForFunction(() => Number(document.getElementById("status").dataset.step) > 64);
+  await page.click("#play");
+  assertNoErrors(page);
+  await context.close();
+});
+
+test("a step past the steps file waits for the full core when pressed; then it is shown, told", async () => {
+  const { context, page, release, asked } = await pageWithFullCoreHeld();
+  await context.addInitScript(() => {
+    window.__moved2 = [];
+    new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__moved2.push([e.value, e.hadRecentInput, ...(e.sources ?? []).map((x) => x.node?.id || x.node?.className || x.node?.nodeName)]))).observe({ type: "layout-shift", buffered: true });
+  });
+  await page.goto(new URL("/?scenario=steady-load", env.baseURL).href);
+  await page.waitForFunction(() => document.documentElement.dataset.boot === "live");
+  await page.waitForTimeout(300);
+  // End: the furthest step the first core has computed (its look-ahead), past the steps file.
+  await page.waitForFunction(() => Number(document.getElementById("scrub").max) > 64);
+  const end = await page.$eval("#scrub", (s) => Number(s.max));
+  await page.click("#end");
+  await page.waitForTimeout(300);
+  assert.equal(await stepOf(page), 0, "the step shown stays until the full core has come");
+  assert.equal(await fullCore(page), false);
+  assert.ok(asked() >= 1);
+  release();
+  await page.waitForFunction(() => performance.getEntriesByName("hwscope-full-core").length > 0);
+  await page.waitForFunction((n) => Number(document.getElementById("status").dataset.step) >= n, end);
+  const said = await page.textContent("#live");
+  assert.ok(said && !/Loading/.test(said), said);
+  // The stage keeps its place (the step counter under the scrubber widens as the run is
+  // computed further, on either core).
+  assert.deepEqual((await page.evaluate(() => window.__moved2)).filter((m) => m.includes("stage") || m.includes("stage-box")), []);
   assertNoErrors(page);
   await context.close();
 });

@@ -24,6 +24,7 @@
 //   import { bundlePage, bundleEntry } from "./bundle-page.mjs";
 //   const { entry, prefetch, chunks } = await bundlePage(ROOT);   // "www/pkg/page/main.js", …, relative to ROOT
 //   const text = await bundleEntry(ROOT, "www/embed/embed.js");   // a host page's entry, one file
+//   const { text, inputs } = await bundleModule(ROOT, "www/embed/live.js");   // and what it holds
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { build } from "esbuild";
@@ -127,8 +128,16 @@ const posixRel = (root, abs) => relative(root, abs).split(sep).join("/");
  * imports and URLs are written relative to the entry's own folder.
  */
 export async function bundleEntry(root, src) {
+  return (await bundleModule(root, src)).text;
+}
+
+/** As bundleEntry, with the modules the bundle holds: {text, inputs} (paths relative to
+ *  root). dist.mjs bundles a docs figure's live.js so (one file instead of sixteen
+ *  modules, each a request on a slow link) and drops auto.js's preloads of what it holds. */
+export async function bundleModule(root, src) {
   const abs = resolve(root, src);
   const plugin = pagePlugin(root, dirname(abs), new Map());
-  const r = await build({ ...ESBUILD, entryPoints: [abs], outfile: abs, write: false, allowOverwrite: true, plugins: [plugin] });
-  return r.outputFiles[0].text;
+  const r = await build({ ...ESBUILD, entryPoints: [abs], outfile: abs, write: false, allowOverwrite: true, metafile: true, absWorkingDir: root, plugins: [plugin] });
+  const inputs = Object.keys(r.metafile.inputs).map((p) => posixRel(root, resolve(root, p)));
+  return { text: r.outputFiles[0].text, inputs };
 }

@@ -5,7 +5,7 @@
 // Both cores load with the one hwscope.js: hwscope_bg.wasm (the page) and
 // hwscope_docs_bg.wasm (documentation figures, which alone export parseDocBlock).
 //   node scripts/check-pkg.mjs www/pkg --first   (the page's first core: hwscope_first.js with
-//     hwscope_first_bg.wasm, built with feature `first`: it runs a built-in and has no narration)
+//     hwscope_first_bg.wasm, built with feature `first`: it runs a built-in and writes no records)
 //   node scripts/check-pkg.mjs www/pkg --docs-first   (the docs figures' first core: hwscope_docs_first.js
 //     with hwscope_docs_first_bg.wasm, features `first` and `docs`: it reads a block, has no narration)
 // Exits non-zero, with the loader's error, when either does not.
@@ -62,8 +62,12 @@ try {
     const core = await check("hwscope_first_bg.wasm");
     const p = new core.pkg.Playground();
     const rec = p.configure(readFileSync(new URL("../scenarios/seed-walkthrough.json", import.meta.url), "utf8"));
+    const run = p.extend(100);
     p.free();
-    if (rec.text !== "") throw new Error("hwscope_first_bg.wasm narrates (build it with --features first)");
+    // It writes no step records (the page shows those written at build time: www/core/sim.js
+    // lend), and no narration with them (docs/performance.md, tenth pass).
+    if (rec !== null) throw new Error("hwscope_first_bg.wasm writes step records (build it with --features first, without docs)");
+    if (!(run.steps > 1)) throw new Error("hwscope_first_bg.wasm does not run the scenario");
     if (core.names.includes("decodeLink")) throw new Error("hwscope_first_bg.wasm exports decodeLink, which only the full core has");
     // A `str` indexed by a range (`&s[a..b]`) links the standard library's panic for a
     // cut inside a character, whose message quotes the character as `{:?}`: its Unicode

@@ -28,7 +28,7 @@ import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
 import { brotliCompressSync, constants as zlib } from "node:zlib";
 import { referencePatterns, target, withPreloads } from "./graph.mjs";
-import { bundleEntry, bundlePage } from "./bundle-page.mjs";
+import { bundleEntry, bundleModule, bundlePage } from "./bundle-page.mjs";
 import { CONTENT_SECURITY_POLICY } from "./serve.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -129,6 +129,23 @@ const pageBundle = await bundlePage(ROOT);
 // A host page's entries, each one file under its own name (scripts/bundle-page.mjs).
 const entryBundles = new Map();
 for (const e of ["www/embed/embed.js", "www/embed/auto.js"]) entryBundles.set(e, await bundleEntry(ROOT, e));
+// A docs figure's live.js with its static imports (the renderer, the player, the docs
+// figures' first core's glue): one file instead of sixteen modules, which on HTTP/1.1's six
+// connections came in waves beside the core (docs/performance.md, tenth pass). auto.js's
+// preloads of the modules it now holds go: they would be downloaded for nothing.
+const live = await bundleModule(ROOT, "www/embed/live.js");
+entryBundles.set("www/embed/live.js", live.text);
+entryBundles.set("www/embed/auto.js", withoutPreloads(entryBundles.get("www/embed/auto.js"), "www/embed", live.inputs.filter((p) => p !== "www/embed/live.js")));
+
+/** `text` (a bundle in folder `dir`) without its modulepreload entries of `modules`. */
+function withoutPreloads(text, dir, modules) {
+  for (const m of modules) {
+    const spec = relative(join(ROOT, dir), join(ROOT, m)).split(sep).join("/");
+    const re = new RegExp(`\\["modulepreload",\\s*new URL\\("${spec.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}",\\s*import\\.meta\\.url\\)\\],?`, "g");
+    text = text.replace(re, "");
+  }
+  return text;
+}
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 for (const e of ENTRIES) emit(join(ROOT, e));

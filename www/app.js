@@ -51,8 +51,13 @@ export function start(core, opts, boot = {}) {
   // The core's functions (a copy: when the full core takes over from the first one,
   // its functions replace these, and every part holding `wasm` sees them).
   const wasm = { ...core };
-  const sim = new Sim(wasm.Playground);
-  sim.lend(boot.texts);
+  // The page's first core writes no step records: it shows those the full core wrote at
+  // build time (each built-in's step 0, the steps main.js drew, the built-in's steps file),
+  // and a step past them waits for the full core (core/sim.js NeedsFull, player.wait).
+  const sim = new Sim(wasm.Playground, { writes: false });
+  for (const b of boot.builtins ?? []) if (b.record) sim.lend(b.json, [b.record]);
+  if (boot.lend) sim.lend(boot.lend.json, boot.lend.records);
+  let stepsFile = boot.lend?.file?.then((f) => f && sim.lend(boot.lend.json, f.records, f.end)) ?? null;
   // The built-ins: the full core has them all; with the first core, main.js's (every
   // title, the text of the one opened): another one's text waits for the full core.
   let scenarios = wasm.builtinScenarios?.() ?? boot.builtins ?? [];
@@ -75,6 +80,17 @@ export function start(core, opts, boot = {}) {
     controls.playing(on);
     if (on) frontier.playing(player.step, player.to);
   }, { reduced: opts.reducedMotion || matchMedia("(prefers-reduced-motion: reduce)").matches });
+  // A step the first core cannot show: the steps file first (if still on its way), then
+  // the full core.
+  player.onNeed = async () => {
+    if (stepsFile) {
+      const f = stepsFile;
+      stepsFile = null;
+      await f;
+      return true;
+    }
+    return needFull();
+  };
   const frontier = new Frontier(sim, (job) => controls.computing(job));
   const controls = createControls(document, player, sim, frontier, () => load(json));
   sim.listen(() => controls.update());
@@ -343,6 +359,27 @@ export function start(core, opts, boot = {}) {
     }
   }
 
+  /** A built-in's scenario in force under `preset`, every default written out as a link
+   *  writes it, or null. */
+  function inForce(json, preset) {
+    if (!wasm.Playground) return null;
+    const p = new wasm.Playground();
+    try {
+      p.configure(JSON.stringify({ ...JSON.parse(json), preset }));
+      return p.scenario();
+    } catch {
+      return null;
+    } finally {
+      p.free?.();
+    }
+  }
+
+  /** A scenario text without its `after_stop` (an intervention brings "settle"). */
+  const unsettled = (t) => {
+    const { after_stop: _settle, ...rest } = JSON.parse(t);
+    return JSON.stringify(rest);
+  };
+
   /** A variant's changes in words: "consumer c1", "min.insync.replicas = 1". */
   const variantChanges = (v) => [
     v.added ? `consumer${v.added.length === 1 ? "" : "s"} ${v.added.join(", ")}` : null,
@@ -458,8 +495,10 @@ export function start(core, opts, boot = {}) {
           variant = { written, preset };
           break;
         }
-        // Only the built-in of the same title (each try compresses both texts).
-        const changed = (s.title ?? "") === (sim.scenario.title ?? "") ? builtinVariant(s.json, own) : null;
+        // Only the built-in of the same title (each try compresses both texts); a link
+        // (a reload, a shared page) carries the scenario with every default written out:
+        // then the built-in's in force, under the link's preset.
+        const changed = (s.title ?? "") === (sim.scenario.title ?? "") ? builtinVariant(s.json, own) ?? builtinVariant(inForce(s.json, preset), sim.interventions.length ? unsettled(own) : own) : null;
         if (changed) {
           meta = s;
           variant = { written, preset, ...changed };
@@ -529,7 +568,8 @@ export function start(core, opts, boot = {}) {
   picker.addEventListener("change", async () => {
     const name = picker.value;
     // Another built-in's text comes with the full core.
-    if (scenarios.find((x) => x.name === name && !x.json) && !(await needFull())) return;
+    const chosen = scenarios.find((x) => x.name === name);
+    if (chosen && !(chosen.json && sim.canLoad(chosen.json)) && !(await needFull())) return;
     const s = scenarios.find((x) => x.name === name);
     if (s) choose(s.json);
   });
@@ -582,15 +622,17 @@ export function start(core, opts, boot = {}) {
   /** The scenario named by ?scenario=, or the default one. */
   function builtin(say) {
     const wanted = opts.scenario;
-    const fallback = () => scenarios.find((x) => x.name === "seed-walkthrough" && x.json) ?? scenarios.find((x) => x.json);
-    let s = scenarios.find((x) => x.name === wanted) ?? fallback();
+    const s = builtinOf(wanted);
     // Known by name, its text not here: the full core, which has it, could not be downloaded.
-    if (!s.json) {
-      s = fallback();
-      say.push(`The built-in scenario "${wanted}" could not be loaded (a download failed); showing "${s.name}".`);
-    } else if (wanted && s.name !== wanted) say.push(`There is no built-in scenario "${wanted}"; showing "${s.name}".`);
+    if (scenarios.some((x) => x.name === wanted && !x.json)) say.push(`The built-in scenario "${wanted}" could not be loaded (a download failed); showing "${s.name}".`);
+    else if (wanted && s.name !== wanted) say.push(`There is no built-in scenario "${wanted}"; showing "${s.name}".`);
     load(s.json);
     return s;
+  }
+  /** The built-in named `wanted` (the default one when there is none, or its text is not here). */
+  function builtinOf(wanted) {
+    const s = scenarios.find((x) => x.name === wanted);
+    return s?.json ? s : (scenarios.find((x) => x.name === "seed-walkthrough" && x.json) ?? scenarios.find((x) => x.json));
   }
 
   /** Opens the share link in a fragment (or the default scenario), replays to its
@@ -620,7 +662,14 @@ export function start(core, opts, boot = {}) {
       if (token !== opening) return;
     }
     unchecked = null;
-    const link = plainText ? { scenario: plainText, at: plainLink.at } : readLink(fragment, wasm.decodeLink ?? unread);
+    let link = plainText ? { scenario: plainText, at: plainLink.at } : readLink(fragment, wasm.decodeLink ?? unread);
+    // The first core shows only runs whose step 0 was written at build time (sim.lend).
+    const text = link?.error ? null : (link?.scenario ?? builtinOf(wanted).json);
+    if (text && !sim.canLoad(text)) {
+      await needFull();
+      if (token !== opening) return;
+      if (!plainText) link = readLink(fragment, wasm.decodeLink ?? unread);
+    }
     if (link?.error || !(link?.scenario ? load(link.scenario) : builtin(say))) {
       const s = builtin(say);
       say.unshift(`This link could not be opened: ${link?.error ?? "its scenario was refused"}. Showing "${s.title || s.name}" instead.`);

@@ -87,12 +87,12 @@ function run() {
   // ?from=, the step asked for), so what it draws is what stays.
   const boot = { stage: createStage(document.getElementById("stage"), () => {}), status: createStatus(document.getElementById("status"), document.getElementById("violations")) };
   let taken = false;
-  let drawn = [];
+  let drawn = null;
   function draw(first, later = [], file = null) {
     if (taken) return;
-    // The sentences the first core cannot say: of the steps drawn, and of every step in the
-    // steps file (the narration log's history before a link's step reads them).
-    drawn = [first.record, ...later, ...(file?.records ?? [])].map((r) => ({ step: r.step, time: r.time_ms, text: r.text }));
+    // The records the first core does not write (it writes none): of the steps drawn, and
+    // of every step in the steps file (app.js lends them to the run: sim.js lend).
+    drawn = { json: first.json, records: [first.record, ...later, ...(file?.records ?? [])], end: file?.end };
     renderAbout(document.getElementById("about"), { title: first.title, description: first.description, embed: opts.embed });
     boot.status.scenario({ seed: first.seed, preset: first.preset });
     boot.stage.step(first.record, first.initialEnd, true, first.room);
@@ -155,15 +155,20 @@ function run() {
   // title, and the text of the one opened (first.js, or its first/NAME.json).
   const builtins = (fetched) => {
     const data = { ...FIRST, ...(fetched && view ? { [view.name]: fetched } : {}) };
-    return Object.entries(TITLES).map(([name, title]) => ({ name, title, ...(data[name]?.json && { json: data[name].json, description: data[name].description }) }));
+    return Object.entries(TITLES).map(([name, title]) => ({ name, title, ...(data[name]?.json && { json: data[name].json, description: data[name].description, record: data[name].record }) }));
   };
   core.then(
     (wasm) => Promise.all([app, pagePanels, firstFile]).then(
       ([m, panels, fetched]) => {
         taken = true;
-        // The sentences of the steps drawn (computed at build time): what the first core
-        // cannot say (app.js lends them to the run, so the caption stays as drawn).
-        m.start(wasm, opts, { ...boot, pagePanels: panels, texts: drawn, builtins: builtins(fetched) });
+        // The records of the steps drawn (written at build time), and the rest of the
+        // built-in's steps 0..64: the first core writes none (app.js lends them to the
+        // run). Its steps file, when the first stage did not need it, is asked for now (a
+        // few KB, after the core: the first load is not held up by it).
+        const json = (fetched ?? known)?.json;
+        const file = inline || which !== "first" || !view || !json ? null : (stepsFile ?? fetchSteps({ ...view, steps: [1] }, STEPS));
+        const lend = json ? { json, records: drawn?.json === json ? drawn.records : [], file } : null;
+        m.start(wasm, opts, { ...boot, pagePanels: panels, lend, builtins: builtins(fetched) });
       },
       failed("module"),
     ),

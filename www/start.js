@@ -9,7 +9,8 @@
 // main.js takes the response (globalThis.hwscopeCore), as it takes prefetch.js's.
 const fragment = location.hash.replace(/^#/, "");
 const notLink = !fragment || (fragment.length <= 64 && !fragment.includes("=")) || (fragment.length < 99 && !/(^|&)[vs]=/.test(fragment) && new URLSearchParams(fragment).get("at"));
-if (!globalThis.hwscopeInlineCore && notLink) {
+// A step past the steps files' (64: startCore's LAST_STEP) needs the full core.
+if (!globalThis.hwscopeInlineCore && notLink && !(new URLSearchParams(fragment).get("at") > 64)) {
   const url = new URL("./pkg/hwscope_first_bg.wasm", import.meta.url).href;
   const response = fetch(url);
   response.catch(() => {});

@@ -1,7 +1,11 @@
 // The page's first core (www/pkg/hwscope_first_bg.wasm, feature `first`) computes the
-// same run as the full core: every built-in's records are the same, step for step, but
-// for what the first core leaves out (the sentence and the broker-log lines). The page
-// relies on it when the full core takes over a run (www/core/sim.js swap).
+// same run as the full core, but writes no step records (docs/performance.md, tenth
+// pass): the page shows the records the full core wrote at build time (www/pkg/first.js
+// and steps/NAME.json, by scripts/first-frame.mjs), and what the first core computes is
+// the run's length, its key moments and its verdicts (the scrubber's marks and strip).
+// Both must be the full core's: the records of each steps file, step for step, and the
+// first core's look-ahead, marks and verdicts. The page relies on it when the full core
+// takes over a run (www/core/sim.js swap).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,24 +19,33 @@ const first = await import(pathToFileURL(join(ROOT, "www/pkg/hwscope_first.js"))
 first.initSync({ module: readFileSync(join(ROOT, "www/pkg/hwscope_first_bg.wasm")) });
 
 const STEPS = 400;
-const bare = (rec) => ({ ...rec, text: undefined, kafka_log: undefined });
 
 for (const b of full.builtinScenarios()) {
-  test(`${b.name}: the first core's steps are the full core's`, () => {
+  test(`${b.name}: the steps file is the full core's records, and the first core's run is the full core's`, () => {
     const a = new full.Playground();
     const f = new first.Playground();
     for (const p of [a, f]) p.setLogTail(64);
+    // The records the page shows on the first core: written at build time by the full core.
+    const file = JSON.parse(readFileSync(join(ROOT, "www/pkg/steps", `${b.name}.json`), "utf8"));
     let x = a.configure(b.json);
-    let y = f.configure(b.json);
-    assert.equal(y.text, "", "the first core says nothing");
-    for (let n = 0; n < STEPS && x; n++) {
-      assert.deepEqual(bare(y), bare(x), `step ${n}`);
-      x = a.step();
-      y = f.step();
+    for (const [n, rec] of file.records.entries()) {
+      assert.deepEqual(rec, x, `step ${n} of the steps file`);
+      x = n + 1 < file.records.length ? a.step() : x;
     }
-    assert.equal(y == null, x == null, "the run ends at the same step");
-    // A seek back (from a checkpoint) lands on the same record too.
-    assert.deepEqual(bare(f.seek(37)), bare(a.seek(37)));
+    if (file.end) assert.equal(a.step(), null, "the run ends where the steps file says");
+    assert.equal(f.configure(b.json), null, "the first core writes no records");
+    assert.equal(f.step(), null);
+    // The same run: its length, its key moments and its verdicts.
+    a.configure(b.json);
+    f.configure(b.json);
+    assert.deepEqual(f.extend(STEPS), a.extend(STEPS));
+    const known = a.extend(0).steps;
+    assert.deepEqual([...f.markBuckets(0, known, 64)], [...a.markBuckets(0, known, 64)]);
+    assert.deepEqual(f.verdicts(), a.verdicts());
+    // A seek back (from a checkpoint) lands on the same step.
+    f.seek(37);
+    a.seek(37);
+    assert.equal(f.current(), a.current());
     a.free();
     f.free();
   });

@@ -60,6 +60,10 @@ test("a link to a built-in as it is starts on the first core; one the core must 
   assert.equal(startCore(fragment, LINKS).glue, "first");
   assert.equal(startCore("", LINKS).glue, "first");
   assert.equal(startCore("#at=7", LINKS).glue, "first");
+  assert.equal(startCore("#at=64", LINKS).glue, "first");
+  // Past the steps files: the first core writes no records of its own.
+  assert.equal(startCore("#at=65", LINKS).glue, "full");
+  assert.equal(startCore(fragment.replace("at=20", "at=90"), LINKS).glue, "full");
   // With an intervention the scenario is no built-in's: only the full core decodes it.
   p.apply(JSON.stringify({ crash: { broker: 0 } }));
   const changed = `#${p.link()}`;

@@ -97,13 +97,20 @@ export function builtinLink(fragment, links) {
 }
 
 /** Which core the page starts with (docs/performance.md, "Two cores"): the first core
- *  (www/pkg/hwscope_first*: no narration, no share-link codec), which the page plays
- *  with while the full one comes at idle, or the full core at once when the address is
- *  a share link that only the full core reads (permalink.js readLink decodes it): one
- *  with interventions or edits. A link to a built-in as it is (builtinLink, `links` is
- *  pkg/steps.js LINKS) starts on the first core. */
+ *  (www/pkg/hwscope_first*: no narration, no share-link codec, no step records), which
+ *  the page plays with while the full one comes at idle, or the full core at once when
+ *  the address is a share link that only the full core reads (permalink.js readLink
+ *  decodes it): one with interventions or edits; or a step past the steps files'. A link
+ *  to a built-in as it is (builtinLink, `links` is pkg/steps.js LINKS) starts on the
+ *  first core. */
 export function startCore(fragment, links) {
   const raw = fragment.replace(/^#/, "");
   const link = raw && !(raw.length <= 64 && !raw.includes("=")) && !(raw.length < 99 && !/(^|&)[vs]=/.test(raw) && new URLSearchParams(raw).get("at"));
-  return link && !builtinLink(fragment, links) ? { glue: "full", wasm: "hwscope_bg.wasm" } : { glue: "first", wasm: "hwscope_first_bg.wasm" };
+  // The first core writes no step records: it shows steps 0..LAST_STEP (their records
+  // written at build time); a link or #at= past them starts on the full core.
+  const far = raw.includes("=") && Number(new URLSearchParams(raw).get("at")) > LAST_STEP;
+  return (link && !builtinLink(fragment, links)) || far ? { glue: "full", wasm: "hwscope_bg.wasm" } : { glue: "first", wasm: "hwscope_first_bg.wasm" };
 }
+
+/** The last step of a built-in's steps file (scripts/first-frame.mjs STEPS_LAST). */
+export const LAST_STEP = 64;

@@ -31,6 +31,12 @@ export class Player {
     this.to = Infinity;
     this.loop = false;
     this.reduced = reduced;
+    /** Set while a step asked for waits for the full core (the page's first core writes
+     *  no records past those written at build time: core/sim.js NeedsFull). */
+    this.waiting = null;
+    /** `() => Promise<boolean>`: brings what a waiting step needs (app.js); true when it
+     *  may be asked for again. */
+    this.onNeed = null;
     this.tick = this.tick.bind(this);
     document.addEventListener("visibilitychange", () => {
       if (document.hidden) this.halt();
@@ -45,9 +51,31 @@ export class Player {
     return this.rec ? this.rec.step : 0;
   }
 
-  /** Shows step n (clamped to the range and the run) with the display time at that step. */
+  /** Asks onNeed for what a step needs, then `retry()` unless something else was
+   *  shown or waited for meanwhile. Nothing runs meanwhile (no frame, no timer). */
+  wait(retry) {
+    const token = (this.waiting = {});
+    Promise.resolve(this.onNeed?.() ?? false).then((ok) => {
+      if (this.waiting !== token) return;
+      this.waiting = null;
+      if (ok) retry();
+      else if (this.playing) this.pause();
+    });
+  }
+
+  /** Shows step n (clamped to the range and the run) with the display time at that step;
+   *  a step whose record only the full core writes is shown once it has come. */
   go(n) {
-    this.rec = this.sim.get(Math.max(this.from, Math.min(this.to, n)));
+    let rec;
+    try {
+      rec = this.sim.get(Math.max(this.from, Math.min(this.to, n)));
+    } catch (e) {
+      if (e.name !== "NeedsFull") throw e;
+      this.wait(() => this.go(n));
+      return this.rec;
+    }
+    this.waiting = null;
+    this.rec = rec;
     this.next = null;
     this.show(this.rec);
     this.frame(this.rec.time_ms);
@@ -67,7 +95,20 @@ export class Player {
   upcoming() {
     if (this.rec.step >= this.to) return null;
     if (!this.next || this.next.step !== this.rec.step + 1) {
-      const next = this.sim.get(this.rec.step + 1);
+      let next;
+      try {
+        next = this.sim.get(this.rec.step + 1);
+      } catch (e) {
+        if (e.name !== "NeedsFull") throw e;
+        // Playing on waits (the clock holds) until the full core has the next step.
+        this.wait(() => {
+          if (this.playing) {
+            this.started = performance.now();
+            this.run();
+          }
+        });
+        return null;
+      }
       this.next = next.step === this.rec.step + 1 ? next : null;
     }
     return this.next;
@@ -77,7 +118,9 @@ export class Player {
     if (this.playing) return;
     // Play at the end of the script: the run goes on while its consequences play out
     // (an embed locked to a range starts its range over instead).
-    if (!this.upcoming() && !(this.to === Infinity && this.sim.done && !this.sim.settling && this.sim.settle() && this.upcoming())) this.go(this.from);
+    let next = this.upcoming();
+    if (!next && !this.waiting && this.to === Infinity && this.sim.done && !this.sim.settling && this.sim.settle()) next = this.upcoming();
+    if (!next && !this.waiting) this.go(this.from);
     this.playing = true;
     this.started = performance.now();
     this.onState(true);
@@ -121,7 +164,7 @@ export class Player {
     this.halt();
     if (this.reduced) {
       const next = this.upcoming();
-      if (!next) return this.ended();
+      if (!next) return this.waiting ? undefined : this.ended();
       this.timer = setTimeout(() => {
         this.go(next.step);
         this.run();
@@ -153,7 +196,7 @@ export class Player {
     if (moved) this.show(moved);
     if (!next) {
       this.frame(this.rec.time_ms);
-      return this.ended();
+      return this.waiting ? undefined : this.ended();
     }
     if (now - this.started > dur) this.started = now;
     const f = Math.min(1, (now - this.started) / dur);

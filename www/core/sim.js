@@ -25,6 +25,13 @@ export class CoreFailure extends Error {
   name = "CoreFailure";
 }
 
+/** Thrown by get(), scan() and load() when the core running the page writes no records
+ *  (the page's first core: docs/performance.md, tenth pass) and the record asked for was
+ *  not written at build time (lend()): only the full core has it. Nothing has changed. */
+export class NeedsFull extends Error {
+  name = "NeedsFull";
+}
+
 export class Sim {
   #p;
   #listeners = new Set();
@@ -34,17 +41,23 @@ export class Sim {
   #settling = false;
   /** The scenario text of the run (swap() runs it again in the full core). */
   #json = null;
-  /** Sentences known without the core (the steps main.js drew): step -> {time, text},
-   *  for the run of revision #lentTo (the first one loaded). */
-  #lent = null;
-  #lentTo = 0;
+  /** Records known without the core, written at build time by the full core (the steps
+   *  main.js drew, the built-in's steps file): scenario text -> {records: step -> record,
+   *  end: the run's last step when it ends among them, else null}. A core that writes
+   *  records takes only their sentences; the page's first core, which writes none, shows
+   *  these (and waits for the full core for any other: NeedsFull). */
+  #lent = new Map();
 
-  /** `tail`: log entries per cached record (the stage draws 16 offsets). */
-  constructor(Playground, { tail = TAIL } = {}) {
+  /** `tail`: log entries per cached record (the stage draws 16 offsets); `writes`: false
+   *  for a core that writes no step records (the page's first core). */
+  constructor(Playground, { tail = TAIL, writes = true } = {}) {
     this.#p = new Playground();
     /** Whether the core narrates (the full core), or is the page's first core, which
      *  says nothing and has no share links, until swap() gives it the full one. */
     this.full = typeof Playground.prototype.link === "function";
+    /** Whether the core writes step records: the full core and the docs figures' first
+     *  core do; the page's first core does not (its configure() returns null). */
+    this.writes = this.full || writes;
     this.tail = tail;
     this.records = new Map();
     this.texts = new Map();
@@ -85,9 +98,17 @@ export class Sim {
     }
   }
 
-  /** Configures a scenario (JSON text); throws the core's "field: message" error. */
+  /** Configures a scenario (JSON text); throws the core's "field: message" error, or
+   *  NeedsFull (before anything changed) for a core that writes no records and a scenario
+   *  whose step 0 was not lent. */
   load(json) {
-    const first = this.call(() => this.#p.configure(json));
+    if (!this.canLoad(json)) throw new NeedsFull("this scenario's records are the full core's to write");
+    let first = this.call(() => this.#p.configure(json));
+    if (first == null) {
+      this.writes = false;
+      first = this.#lent.get(json)?.records.get(0);
+      if (!first) throw new NeedsFull("this scenario's records are the full core's to write");
+    } else this.writes = true;
     this.#json = json;
     // The tail belongs to the run configure() just made.
     this.#p.setLogTail?.(this.tail);
@@ -134,14 +155,35 @@ export class Sim {
     if (this.known !== before || this.done !== wasDone) this.changed();
   }
 
-  /** The sentences of steps drawn before the core came (computed at build time), for a
-   *  first core that cannot say them: the run loaded next takes them where step and
-   *  time match. */
-  lend(texts) {
-    if (!this.full && texts?.length) {
-      this.#lent = new Map(texts.map((t) => [t.step, t]));
-      this.#lentTo = this.revision + 1;
+  /** Records of scenario `json` written at build time (the steps main.js drew, the
+   *  built-in's steps file; `end`: whether the run ends at the last of them), for a first
+   *  core: what it shows of that scenario's runs (the page's first core writes no
+   *  records), or their sentences (a first core that writes records but says nothing). */
+  lend(json, records, end = false) {
+    if (this.full || !json || !records?.length) return;
+    const lent = this.#lent.get(json) ?? { records: new Map(), end: null };
+    for (const r of records) lent.records.set(r.step, r);
+    if (end) lent.end = records.at(-1).step;
+    this.#lent.set(json, lent);
+  }
+
+  /** Whether load(json) can show the run's step 0 now (else it throws NeedsFull). */
+  canLoad(json) {
+    return this.writes || (this.#lent.get(json)?.records.has(0) ?? false);
+  }
+
+  /** Record n of the run from what was lent (the page's first core), or NeedsFull. */
+  #lentRecord(n) {
+    const lent = this.#lent.get(this.#json);
+    let rec = lent?.records.get(n);
+    if (!rec && lent) {
+      // Past the run's end the last step, as the core gives it.
+      const last = lent.end ?? (this.done ? this.known - 1 : null);
+      if (last != null && n > last) rec = lent.records.get(last);
     }
+    if (!rec) throw new NeedsFull(`step ${n}'s record is the full core's to write`);
+    if (rec.step < n) this.learn(rec.step, true);
+    return rec;
   }
 
   /** The full core takes over the run (www/pkg/hwscope.js's Playground): the same
@@ -172,16 +214,17 @@ export class Sim {
     this.#p.free();
     this.#p = p;
     this.full = true;
-    this.#lent = null;
+    this.writes = true;
+    this.#lent.clear();
     this.records.clear();
     this.texts.clear();
     this.changed();
   }
 
   keep(rec) {
-    if (this.#lent && !rec.text && this.revision === this.#lentTo) {
-      const t = this.#lent.get(rec.step);
-      if (t?.time === rec.time_ms) rec.text = t.text;
+    if (!rec.text && this.#lent.size) {
+      const t = this.#lent.get(this.#json)?.records.get(rec.step);
+      if (t?.time_ms === rec.time_ms) rec.text = t.text;
     }
     if (this.records.size >= KEEP) this.records.delete(this.records.keys().next().value);
     this.records.set(rec.step, rec);
@@ -199,6 +242,7 @@ export class Sim {
   get(n) {
     const cached = this.records.get(n);
     if (cached) return cached;
+    if (this.writes === false) return this.keep(this.#lentRecord(n));
     let ended = false;
     const rec = this.call(() => {
       if (this.#p.current() === n - 1) {
@@ -216,6 +260,16 @@ export class Sim {
   /** Reads steps from..to in order as lighter records (not cached), calling
    *  visit(rec) for each; returns false when the run ended before `to`. */
   scan(from, to, visit) {
+    if (this.writes === false) {
+      const recs = [];
+      for (let n = from; n <= to; n++) {
+        const rec = this.#lentRecord(n);
+        if (rec.step < n) break;
+        recs.push(rec);
+      }
+      for (const rec of recs) visit(rec);
+      return recs.length === to - from + 1;
+    }
     return this.call(() => {
       const p = this.#p;
       p.setLogTail?.(SCAN_TAIL);
