@@ -359,6 +359,27 @@ export function start(core, opts, boot = {}) {
     }
   }
 
+  /** A built-in's scenario in force under `preset`, every default written out as a link
+   *  writes it, or null. */
+  function inForce(json, preset) {
+    if (!wasm.Playground) return null;
+    const p = new wasm.Playground();
+    try {
+      p.configure(JSON.stringify({ ...JSON.parse(json), preset }));
+      return p.scenario();
+    } catch {
+      return null;
+    } finally {
+      p.free?.();
+    }
+  }
+
+  /** A scenario text without its `after_stop` (an intervention brings "settle"). */
+  const unsettled = (t) => {
+    const { after_stop: _settle, ...rest } = JSON.parse(t);
+    return JSON.stringify(rest);
+  };
+
   /** A variant's changes in words: "consumer c1", "min.insync.replicas = 1". */
   const variantChanges = (v) => [
     v.added ? `consumer${v.added.length === 1 ? "" : "s"} ${v.added.join(", ")}` : null,
@@ -474,8 +495,10 @@ export function start(core, opts, boot = {}) {
           variant = { written, preset };
           break;
         }
-        // Only the built-in of the same title (each try compresses both texts).
-        const changed = (s.title ?? "") === (sim.scenario.title ?? "") ? builtinVariant(s.json, own) : null;
+        // Only the built-in of the same title (each try compresses both texts); a link
+        // (a reload, a shared page) carries the scenario with every default written out:
+        // then the built-in's in force, under the link's preset.
+        const changed = (s.title ?? "") === (sim.scenario.title ?? "") ? builtinVariant(s.json, own) ?? builtinVariant(inForce(s.json, preset), sim.interventions.length ? unsettled(own) : own) : null;
         if (changed) {
           meta = s;
           variant = { written, preset, ...changed };

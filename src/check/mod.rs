@@ -186,10 +186,7 @@ pub fn approx_bytes(sim: &Sim) -> u64 {
     let c = &sim.controller;
     n += share(
         c,
-        size_of::<crate::sim::Controller>()
-            + c.isr.len() * 4
-            + c.heartbeat_phase.len() * 8
-            + c.registrations.len() * size_of::<crate::sim::state::Registration>(),
+        size_of::<crate::sim::Controller>() + c.isr.len() * 4 + c.registrations.len() * size_of::<crate::sim::state::Registration>(),
     );
     for p in &sim.producers {
         n += share(p, size_of::<crate::sim::Producer>() + (p.acked.len() + p.failed.len() + p.pending.len()) * 8 + p.requests.len() * 64);

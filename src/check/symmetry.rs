@@ -17,8 +17,7 @@ const MAX_PERMS: usize = 24;
 /// Groups of interchangeable followers (each of two or more).
 pub fn groups(s: &Scenario) -> Vec<Vec<u8>> {
     let sim = Sim::new(s.clone());
-    let phases: Vec<(u64, u64)> =
-        sim.controller.heartbeat_phase.iter().zip(&sim.brokers).map(|(&h, b)| (h, b.hw_checkpoint_phase)).collect();
+    let phases: Vec<(u64, u64)> = sim.brokers.iter().map(|b| (b.heartbeat_phase, b.hw_checkpoint_phase)).collect();
     let names = |c: &LinkCut, b: u32| {
         let e = Endpoint::Broker(b);
         c.between.as_ref().is_some_and(|[x, y]| *x == e || *y == e) || c.from.as_ref() == Some(&e) || c.to.as_ref() == Some(&e)

@@ -1,14 +1,15 @@
 //! A broker's life: crashing, restarting as a new incarnation that registers with
-//! the controller, heartbeating, learning metadata and taking the role it gives,
-//! and the HW checkpoint a restart starts from.
+//! the controller, and the HW checkpoint a restart starts from; and where the node
+//! functions of its heartbeats (`heartbeat.rs`) and metadata (`metadata_fetch.rs`,
+//! `role.rs`) run. Crashing and restarting stay `impl Sim`: a crash ends what others
+//! hold of the broker (connections, requests on their way, the controller's view).
 //! Kafka (KRaft): `BrokerLifecycleManager`, `ReplicaManager.applyDelta`,
 //! `Partition.makeLeader` / `makeFollower`, `ReplicaManager.checkpointHighWatermarks`.
 
 use super::event::Event;
-use super::msg::{Body, KafkaError, Metadata, Msg, Node};
-use super::scheduler::Timer;
+use super::msg::{Metadata, Msg, Node};
 use super::state::{Broker, ConsumerFetch, FetcherState, Ghost, Lifecycle, GHOSTS};
-use super::{consumer_fetch, follower, leader, role, Sim};
+use super::{consumer_fetch, follower, heartbeat, leader, metadata_fetch, role, Sim};
 
 impl Sim {
     /// `crash`: the process is killed (its kernel resets its connections, so peers
@@ -123,131 +124,24 @@ impl Sim {
         self.broker_mut(id).heartbeat_failures = 0;
         if self.zookeeper() {
             // The new process's ZooKeeper client opens a session and creates its node.
-            self.zookeeper_ping_due(id);
-            self.schedule_heartbeat(id);
+            self.broker_rule(id, |b, out| {
+                heartbeat::zookeeper_ping_due(b, out);
+                heartbeat::schedule_heartbeat(b, out);
+            });
         } else {
             self.start_metadata_fetch(id);
-            self.send_registration(id);
-        }
-    }
-
-    /// `BrokerLifecycleManager` after DUPLICATE_BROKER_REGISTRATION (4.0.2, measured by
-    /// the oracle: refusals 2005–2038 ms apart with the default 2 s interval): the next
-    /// attempt is broker.heartbeat.interval.ms after the refusal arrives, not on the
-    /// heartbeat grid.
-    fn retry_refused_registration(&mut self, id: u32) {
-        if let Some(key) = self.broker_mut(id).heartbeat_timer.take() {
-            self.cancel(key);
-        }
-        let at = self.now + self.scenario.config.broker_heartbeat_interval_ms;
-        let timer = self.set_timer(at, Timer::Heartbeat { broker: id });
-        self.broker_mut(id).heartbeat_timer = Some(timer);
-        self.emit(Event::RegistrationRetries { broker: id, at });
-    }
-
-    /// After an answer, the next heartbeat on the grid, unless one is already set.
-    fn schedule_next_heartbeat(&mut self, id: u32) {
-        if self.broker(id).heartbeat_timer.is_none() && self.broker(id).alive {
-            self.schedule_heartbeat(id);
-        }
-    }
-
-    /// The next heartbeat (or registration attempt), on the broker's grid:
-    /// its phase plus a multiple of broker.heartbeat.interval.ms.
-    pub(crate) fn schedule_heartbeat(&mut self, id: u32) {
-        let interval = self.scenario.config.broker_heartbeat_interval_ms;
-        let phase = self.controller.heartbeat_phase[id as usize];
-        let next = if self.now < phase { phase } else { self.now + interval - (self.now - phase) % interval };
-        let timer = self.set_timer(next, Timer::Heartbeat { broker: id });
-        self.broker_mut(id).heartbeat_timer = Some(timer);
-    }
-
-    /// A heartbeat is due (`BrokerLifecycleManager`'s communication event): a broker
-    /// not registered yet tries to register; a registered one heartbeats with the
-    /// metadata offset it has applied.
-    pub(crate) fn heartbeat_due(&mut self, id: u32) {
-        self.broker_mut(id).heartbeat_timer = None;
-        if !self.broker(id).alive {
-            return;
-        }
-        if self.zookeeper() {
-            self.schedule_heartbeat(id);
-            return self.zookeeper_ping_due(id);
-        }
-        // KRaft: the next is scheduled when this one is answered or given up.
-        match self.broker(id).broker_epoch {
-            None => self.send_registration(id),
-            Some(epoch) => self.send_heartbeat(id, epoch),
-        }
-    }
-
-    fn send_registration(&mut self, id: u32) {
-        let incarnation = self.broker(id).incarnation;
-        let msg = self.send(Node::Broker(id), Node::Controller, Body::BrokerRegistration { incarnation });
-        self.await_heartbeat_answer(id, msg);
-        self.emit(Event::RegistrationSent { broker: id, incarnation, msg });
-    }
-
-    pub(crate) fn send_heartbeat(&mut self, id: u32, broker_epoch: u64) {
-        let metadata_offset = self.broker(id).metadata_offset;
-        let msg = self.send(Node::Broker(id), Node::Controller, Body::BrokerHeartbeat { broker_epoch, metadata_offset });
-        self.await_heartbeat_answer(id, msg);
-        self.emit(Event::HeartbeatSent { broker: id, msg });
-    }
-
-    /// The controller's answer to a registration: refused while the previous
-    /// incarnation's session lasts (DuplicateBrokerRegistrationException; the broker
-    /// tries again `retry_refused_registration`), or registered fenced with the metadata
-    /// to catch up from. Caught up, the broker takes its role and, ready to be unfenced,
-    /// heartbeats at once (`setReadyToUnfence`).
-    pub(crate) fn handle_registration_response(&mut self, msg: &Msg, broker_epoch: Option<u64>, meta: Option<&Metadata>) {
-        let Node::Broker(id) = msg.to else { return };
-        self.heartbeat_answered(id);
-        if self.broker(id).lifecycle != Lifecycle::Starting {
-            self.schedule_next_heartbeat(id);
-            return self.emit(Event::RegistrationResponseIgnored { broker: id });
-        }
-        let Some(epoch) = broker_epoch else {
-            return self.retry_refused_registration(id);
-        };
-        let b = self.broker_mut(id);
-        b.broker_epoch = Some(epoch);
-        b.lifecycle = Lifecycle::Recovery;
-        self.emit(Event::RegistrationAccepted { broker: id, broker_epoch: epoch });
-        if let Some(meta) = meta {
-            self.apply_metadata(id, meta);
-        }
-        self.send_heartbeat(id, epoch);
-    }
-
-    /// The controller's answer to a heartbeat: metadata the broker missed (applied),
-    /// and whether it is fenced; a broker in recovery that is unfenced now runs.
-    pub(crate) fn handle_heartbeat_response(&mut self, msg: &Msg, fenced: bool, meta: Option<&Metadata>, error: Option<KafkaError>) {
-        let Node::Broker(id) = msg.to else { return };
-        self.heartbeat_answered(id);
-        self.schedule_next_heartbeat(id);
-        if error.is_some() || self.broker(id).broker_epoch.is_none() {
-            return self.emit(Event::HeartbeatResponseIgnored { broker: id });
-        }
-        let caught_up = meta.filter(|m| m.offset > self.broker(id).metadata_offset).cloned();
-        let running = !fenced && self.broker(id).lifecycle == Lifecycle::Recovery;
-        if running {
-            self.broker_mut(id).lifecycle = Lifecycle::Running;
-        }
-        self.emit(Event::HeartbeatAnswered { broker: id, fenced, running, caught_up: caught_up.as_ref().map(|m| m.offset) });
-        if let Some(meta) = caught_up {
-            self.apply_metadata(id, &meta);
+            self.broker_rule(id, heartbeat::send_registration);
         }
     }
 
     /// Metadata (a KRaft delta; LeaderAndIsr before) reaches a broker. A broker still
     /// registering, or one that has applied newer metadata, ignores it.
     pub(crate) fn handle_leader_and_isr(&mut self, msg: &Msg, meta: &Metadata) {
-        let Node::Broker(id) = msg.to else { return };
-        self.learn_metadata(id, meta);
+        self.broker_rule_at(msg.to, |b, out| metadata_fetch::learn_metadata(b, meta, out));
     }
 
-    /// `ReplicaManager.applyDelta` on broker `id` (`role::apply_metadata`).
+    /// `ReplicaManager.applyDelta` on broker `id` (`role::apply_metadata`), for the engine's tests.
+    #[cfg(test)]
     pub(crate) fn apply_metadata(&mut self, id: u32, meta: &Metadata) {
         self.broker_rule(id, |b, out| role::apply_metadata(b, meta, out));
     }

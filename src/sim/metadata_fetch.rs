@@ -1,9 +1,8 @@
 //! KRaft: how metadata reaches a broker. Each broker fetches the metadata log from
 //! the active controller in a loop of its own (its raft client as an observer), and
-//! learns a partition change or a fence when that fetch is answered; and how a
-//! broker's heartbeat that gets no answer is given up.
+//! learns a partition change or a fence when that fetch is answered.
 //! Kafka (4.0): `KafkaRaftClient.pollFollowerAsObserver`, `KafkaRaftClient.handleFetchRequest`,
-//! `QuorumConfig` (controller.quorum.*), `BrokerLifecycleManager`.
+//! `QuorumConfig` (controller.quorum.*).
 //!
 //! While the broker and the controller can talk, the loop is a long poll that nobody
 //! sees: a Fetch waits at the controller up to `MAX_FETCH_WAIT_MS` and is sent again
@@ -20,9 +19,10 @@
 use super::event::Event;
 use super::msg::{Body, Metadata, Msg, Node};
 use super::outbox::Out;
+use super::role;
 use super::scheduler::Timer;
 use super::shared::Shared;
-use super::state::{Controller, MetadataFetch};
+use super::state::{Broker, Controller, MetadataFetch};
 use super::Sim;
 
 /// `KafkaRaftClient.MAX_FETCH_WAIT_MS` (4.0): how long the controller holds a Fetch
@@ -103,88 +103,27 @@ impl Sim {
         }
     }
 
-    /// The answer to a Fetch: the records are applied (`BrokerMetadataPublisher`, then
-    /// `ReplicaManager.applyDelta`), and the next Fetch goes out at once — the idle long
-    /// poll again, or, across a cut, a request that waits.
-    pub(crate) fn handle_metadata_fetch_response(&mut self, msg: &Msg, request: u64, meta: Option<&Metadata>) {
+    /// The answer to a Fetch reaches broker `id` (`handle_metadata_fetch_response`); a new
+    /// incarnation's first, empty answer comes with the image it loaded, which the model
+    /// takes from the controller's log (its own log was the controller's).
+    pub(crate) fn metadata_fetch_answered(&mut self, msg: &Msg, request: u64, meta: Option<&Metadata>) {
         let Node::Broker(id) = msg.to else { return };
-        let current = match self.broker(id).metadata_fetch {
-            MetadataFetch::Polling { .. } => request == 0,
-            MetadataFetch::Waiting { msg, timer, .. } if msg.unwrap_or(0) == request => {
-                self.cancel(timer);
-                true
-            }
-            _ => false,
-        };
-        if current {
-            if self.controller_link_cut(id) {
-                self.send_metadata_fetch(id);
-            } else {
-                self.broker_mut(id).metadata_fetch = MetadataFetch::Polling { since: self.now };
-            }
-        }
-        match meta {
-            Some(meta) => self.learn_metadata(id, meta),
-            // A new incarnation's first answer, empty: its own log was the controller's, and
-            // knowing the high watermark it publishes the image it loaded.
-            None if self.publishes_loaded_image(id) => {
-                let image = self.controller.metadata();
-                self.apply_metadata(id, &image);
-            }
-            None => self.emit(Event::MetadataFetchEmpty { broker: id }),
-        }
+        let image = (meta.is_none() && self.publishes_loaded_image(id)).then(|| self.controller.metadata());
+        self.broker_rule(id, |b, out| handle_metadata_fetch_response(b, request, meta, image.as_ref(), out));
     }
 
-    /// Metadata that reached a broker (a KRaft fetch answer; LeaderAndIsr before). A
-    /// broker that has applied newer metadata ignores it.
-    pub(crate) fn learn_metadata(&mut self, id: u32, meta: &Metadata) {
-        let b = self.broker(id);
-        // Registered or not: a new KRaft incarnation applies what it fetches
-        // (`acts_on_image_before_registration`), a ZooKeeper-era broker takes LeaderAndIsr
-        // as soon as it runs.
-        if meta.offset <= b.metadata_offset {
-            return self.emit(Event::MetadataStale { broker: id, epoch: meta.leader_epoch, own_epoch: b.leader_epoch });
-        }
-        self.apply_metadata(id, meta);
-    }
-
-    fn send_metadata_fetch(&mut self, id: u32) {
-        let offset = self.broker(id).metadata_offset;
-        let msg = self.send(Node::Broker(id), Node::Controller, Body::MetadataFetch { offset });
-        let timer = self.set_timer(self.now + QUORUM_REQUEST_TIMEOUT_MS, Timer::MetadataFetch { broker: id });
-        self.broker_mut(id).metadata_fetch = MetadataFetch::Waiting { msg: Some(msg), sent: self.now, timer };
-        self.emit(Event::MetadataFetchSent { broker: id, msg });
-    }
-
-    /// The broker's fetch timer: a Fetch unanswered for controller.quorum.request.timeout.ms
-    /// is given up (`pollFollowerAsObserver`: the connection is reset, what TCP held on it
-    /// is gone) and the next is sent after controller.quorum.retry.backoff.ms, on a new
-    /// connection.
-    pub(crate) fn metadata_fetch_timer(&mut self, id: u32) {
-        match self.broker(id).metadata_fetch {
-            MetadataFetch::Waiting { sent, .. } => {
-                self.close_metadata_connection(id);
-                if let Some((_, key)) = self.controller.parked_fetches[id as usize].take() {
-                    self.cancel(key);
-                }
-                let timer = self.set_timer(self.now + QUORUM_RETRY_BACKOFF_MS, Timer::MetadataFetch { broker: id });
-                self.broker_mut(id).metadata_fetch = MetadataFetch::Backoff { timer };
-                self.emit(Event::MetadataFetchTimedOut { broker: id, sent });
-            }
-            MetadataFetch::Backoff { .. } => self.send_metadata_fetch(id),
-            MetadataFetch::Polling { .. } | MetadataFetch::Off => {}
+    /// The broker's fetch timer (`metadata_fetch_timer`); a Fetch given up with its
+    /// connection no longer waits at the controller (`connection_closed`).
+    pub(crate) fn metadata_fetch_due(&mut self, id: u32) {
+        if self.broker_rule(id, metadata_fetch_timer) {
+            self.controller_rule(|c, out| connection_closed(c, id, out));
         }
     }
 
     /// A broker stops (a crash): its fetch loop and the Fetch parked for it end.
     pub(crate) fn stop_metadata_fetch(&mut self, id: u32) {
-        if let MetadataFetch::Waiting { timer, .. } | MetadataFetch::Backoff { timer } = self.broker(id).metadata_fetch {
-            self.cancel(timer);
-        }
-        self.broker_mut(id).metadata_fetch = MetadataFetch::Off;
-        if let Some((_, key)) = self.controller.parked_fetches[id as usize].take() {
-            self.cancel(key);
-        }
+        self.broker_rule(id, stop_fetching);
+        self.controller_rule(|c, out| connection_closed(c, id, out));
     }
 
     /// A new incarnation starts its fetch loop (KRaft) with a Fetch from the end of the
@@ -193,81 +132,97 @@ impl Sim {
     /// and its loader publishes (`acts_on_image_before_registration`). Then the idle long
     /// poll, or across a cut a Fetch that waits.
     pub(crate) fn start_metadata_fetch(&mut self, id: u32) {
-        if !self.fetches_metadata() {
-            return;
+        if self.fetches_metadata() {
+            self.broker_rule(id, send_metadata_fetch);
         }
-        self.send_metadata_fetch(id);
     }
+}
 
-    /// How long a heartbeat (or registration) waits for its answer before the broker gives
-    /// it up ("Unable to send a heartbeat because the RPC got timed out before it could be
-    /// sent", `BrokerLifecycleManager.BrokerHeartbeatResponseHandler.onTimeout`). The heartbeat
-    /// channel's `NodeToControllerChannelManagerImpl` has its own `NetworkClient`, whose
-    /// request timeout is min(controller.socket.timeout.ms, the channel's retry timeout); a
-    /// request that times out disconnects the channel ("Recorded new KRaft controller" as it
-    /// reconnects) and, older than the retry timeout, is given up. That retry timeout is
-    /// broker.heartbeat.interval.ms from 4.0.1 (`BrokerServer`, KAFKA-19294; 4.0.2 and 4.1.0
-    /// read) and broker.session.timeout.ms / 2 in 3.4–4.0.0 (KAFKA-14392; 3.7.0, 3.8.0,
-    /// 3.9.1 and 4.0.0 read). The raft client's connection plays no part: it is the same
-    /// whether the whole link or the heartbeat connection alone is cut (the kept zombie
-    /// run on 4.0.2 gave up 2010 ms after each heartbeat was sent, the interval).
-    pub(crate) fn heartbeat_give_up_ms(&self) -> u64 {
-        let c = &self.scenario.config;
-        if self.behavior.heartbeat_timeout_is_interval {
-            c.broker_heartbeat_interval_ms
+// The broker's side: node functions of the broker (`outbox.rs`).
+
+/// Whether the broker's link to the controller is cut for the metadata log, either way.
+fn controller_link_cut(id: u32, out: &Out) -> bool {
+    let (me, metadata) = (Node::Broker(id), Some(crate::scenario::Channel::Metadata));
+    out.is_cut_on(me, Node::Controller, metadata) || out.is_cut_on(Node::Controller, me, metadata)
+}
+
+/// The answer to a Fetch: the records are applied (`BrokerMetadataPublisher`, then
+/// `ReplicaManager.applyDelta`), and the next Fetch goes out at once — the idle long
+/// poll again, or, across a cut, a request that waits. `image`: what a new incarnation
+/// publishes on an empty first answer (`publishes_loaded_image`).
+fn handle_metadata_fetch_response(b: &mut Shared<Broker>, request: u64, meta: Option<&Metadata>, image: Option<&Metadata>, out: &mut Out) {
+    let current = match b.metadata_fetch {
+        MetadataFetch::Polling { .. } => request == 0,
+        MetadataFetch::Waiting { msg, timer, .. } if msg.unwrap_or(0) == request => {
+            out.cancel(timer);
+            true
+        }
+        _ => false,
+    };
+    if current {
+        if controller_link_cut(b.id, out) {
+            send_metadata_fetch(b, out);
         } else {
-            c.broker_session_timeout_ms / 2
+            b.metadata_fetch = MetadataFetch::Polling { since: out.now };
         }
     }
-
-    /// When the next heartbeat goes out after one was given up
-    /// (`BrokerLifecycleManager.scheduleNextCommunicationAfterFailure`): one
-    /// broker.heartbeat.interval.ms later from 4.0.1 (KAFKA-19294; measured on 4.0.2, the
-    /// kept zombie run: given up at 3873, 7877, 11881 and 15902 ms for heartbeats due from
-    /// 1863); in 3.4–4.0.0 after `ExponentialBackoff(100, 2, broker.session.timeout.ms, 0.02)`
-    /// of the failures in a row before this one (100, 200, 400 ms …; the 2 % jitter is left out).
-    fn heartbeat_retry_after_failure_ms(&self, failures_before: u32) -> u64 {
-        let c = &self.scenario.config;
-        if self.behavior.heartbeat_timeout_is_interval {
-            return c.broker_heartbeat_interval_ms;
-        }
-        let doubled = 100u64.checked_shl(failures_before.min(40)).unwrap_or(u64::MAX);
-        doubled.min(c.broker_session_timeout_ms)
+    match (meta, image) {
+        (Some(meta), _) => learn_metadata(b, meta, out),
+        // A new incarnation's first answer, empty: its own log was the controller's, and
+        // knowing the high watermark it publishes the image it loaded.
+        (None, Some(image)) => role::apply_metadata(b, image, out),
+        (None, None) => out.emit(Event::MetadataFetchEmpty { broker: b.id }),
     }
+}
 
-    /// `BrokerLifecycleManager` after a heartbeat (or registration) was given up: the held
-    /// request is dropped with its connection and the next is scheduled
-    /// (`heartbeat_retry_after_failure_ms`); the heartbeat grid moves there.
-    pub(crate) fn heartbeat_timed_out(&mut self, id: u32) {
-        let Some((msg, _)) = self.broker_mut(id).heartbeat_rpc.take() else { return };
-        self.drop_held_message(msg);
-        if let Some(key) = self.broker_mut(id).heartbeat_timer.take() {
-            self.cancel(key);
-        }
-        let failures_before = self.broker(id).heartbeat_failures;
-        self.broker_mut(id).heartbeat_failures = failures_before.saturating_add(1);
-        let interval = self.scenario.config.broker_heartbeat_interval_ms;
-        let at = self.now + self.heartbeat_retry_after_failure_ms(failures_before);
-        self.controller.heartbeat_phase[id as usize] = at % interval.max(1);
-        let timer = self.set_timer(at, Timer::Heartbeat { broker: id });
-        self.broker_mut(id).heartbeat_timer = Some(timer);
-        self.emit(Event::HeartbeatTimedOut { broker: id, next_at: at });
+/// Metadata that reached a broker (a KRaft fetch answer; LeaderAndIsr before). A
+/// broker that has applied newer metadata ignores it.
+pub(crate) fn learn_metadata(b: &mut Shared<Broker>, meta: &Metadata, out: &mut Out) {
+    // Registered or not: a new KRaft incarnation applies what it fetches
+    // (`acts_on_image_before_registration`), a ZooKeeper-era broker takes LeaderAndIsr
+    // as soon as it runs.
+    if meta.offset <= b.metadata_offset {
+        return out.emit(Event::MetadataStale { broker: b.id, epoch: meta.leader_epoch, own_epoch: b.leader_epoch });
     }
+    role::apply_metadata(b, meta, out);
+}
 
-    /// A heartbeat (or registration) is on its way: it is given up if unanswered.
-    pub(crate) fn await_heartbeat_answer(&mut self, id: u32, msg: u64) {
-        let timer = self.set_timer(self.now + self.heartbeat_give_up_ms(), Timer::HeartbeatTimeout { broker: id });
-        if let Some((_, old)) = self.broker_mut(id).heartbeat_rpc.replace((msg, timer)) {
-            self.cancel(old);
+fn send_metadata_fetch(b: &mut Shared<Broker>, out: &mut Out) {
+    let (id, offset) = (b.id, b.metadata_offset);
+    let msg = out.send(Node::Broker(id), Node::Controller, Body::MetadataFetch { offset });
+    let timer = out.set_timer(out.now + QUORUM_REQUEST_TIMEOUT_MS, Timer::MetadataFetch { broker: id });
+    b.metadata_fetch = MetadataFetch::Waiting { msg: Some(msg), sent: out.now, timer };
+    out.emit(Event::MetadataFetchSent { broker: id, msg });
+}
+
+/// The broker's fetch timer: a Fetch unanswered for controller.quorum.request.timeout.ms
+/// is given up (`pollFollowerAsObserver`: the connection is reset, what TCP held on it
+/// is gone) and the next is sent after controller.quorum.retry.backoff.ms, on a new
+/// connection. Returns whether it closed the connection.
+fn metadata_fetch_timer(b: &mut Shared<Broker>, out: &mut Out) -> bool {
+    match b.metadata_fetch {
+        MetadataFetch::Waiting { sent, .. } => {
+            out.close_metadata_connection(b.id);
+            let timer = out.set_timer(out.now + QUORUM_RETRY_BACKOFF_MS, Timer::MetadataFetch { broker: b.id });
+            b.metadata_fetch = MetadataFetch::Backoff { timer };
+            out.emit(Event::MetadataFetchTimedOut { broker: b.id, sent });
+            true
         }
+        MetadataFetch::Backoff { .. } => {
+            send_metadata_fetch(b, out);
+            false
+        }
+        MetadataFetch::Polling { .. } | MetadataFetch::Off => false,
     }
+}
 
-    /// The answer to the heartbeat (or registration) arrived: nothing to give up.
-    pub(crate) fn heartbeat_answered(&mut self, id: u32) {
-        if let Some((_, timer)) = self.broker_mut(id).heartbeat_rpc.take() {
-            self.cancel(timer);
-        }
-        self.broker_mut(id).heartbeat_failures = 0;
+/// The fetch loop ends (a crash).
+fn stop_fetching(b: &mut Shared<Broker>, out: &mut Out) {
+    if let MetadataFetch::Waiting { timer, .. } | MetadataFetch::Backoff { timer } = b.metadata_fetch {
+        out.cancel(timer);
+    }
+    if b.metadata_fetch != MetadataFetch::Off {
+        b.metadata_fetch = MetadataFetch::Off;
     }
 }
 
@@ -294,6 +249,16 @@ fn park_metadata_fetch(c: &mut Shared<Controller>, id: u32, request: u64, arrive
     let at = (arrived + MAX_FETCH_WAIT_MS).max(out.now);
     let key = out.set_timer(at, Timer::MetadataFetchExpiry { broker: id });
     c.parked_fetches[id as usize] = Some((request, key));
+}
+
+/// The broker's connection for the metadata log closed: the Fetch parked for it
+/// is no longer waited on.
+pub(crate) fn connection_closed(c: &mut Shared<Controller>, id: u32, out: &mut Out) {
+    if c.parked_fetches[id as usize].is_some() {
+        if let Some((_, key)) = c.parked_fetches[id as usize].take() {
+            out.cancel(key);
+        }
+    }
 }
 
 /// A parked Fetch reaches its wait: answered with no records.

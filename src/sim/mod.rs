@@ -25,6 +25,7 @@ mod election;
 mod elr;
 pub mod event;
 mod follower;
+mod heartbeat;
 pub mod invariants;
 pub mod isr_list;
 mod leader;
@@ -136,6 +137,7 @@ impl Sim {
                     heartbeat_timer: None,
                     heartbeat_rpc: None,
                     heartbeat_failures: 0,
+                    heartbeat_phase: heartbeat_phase[id as usize],
                     metadata_fetch: if behavior.broker_liveness == BrokerLiveness::ZookeeperSession {
                         MetadataFetch::Off
                     } else {
@@ -205,7 +207,6 @@ impl Sim {
                 elr: Vec::new(),
                 last_known_elr: Vec::new(),
                 fenced: VecSet::new(),
-                heartbeat_phase,
                 registrations,
                 metadata_offset: 0,
                 check_anchor,
@@ -242,7 +243,7 @@ impl Sim {
             sim.controller.registrations.iter().map(|r| zookeeper::ZkSession { incarnation: 0, deadline: r.session_deadline }).collect();
         sim.controller.zookeeper = sessions;
         for id in 0..n {
-            sim.schedule_heartbeat(id);
+            sim.broker_rule(id, heartbeat::schedule_heartbeat);
         }
         sim.controller_rule(controller::reschedule_fence_check);
         for spec in scenario.consumers.iter() {
@@ -459,7 +460,7 @@ impl Sim {
             }),
             Body::LeaderAndIsr(meta) => self.handle_leader_and_isr(msg, meta),
             Body::MetadataFetch { offset } => self.controller_rule(|c, out| metadata_fetch::handle_metadata_fetch(c, msg, *offset, out)),
-            Body::MetadataFetchResponse { request, metadata } => self.handle_metadata_fetch_response(msg, *request, metadata.as_ref()),
+            Body::MetadataFetchResponse { request, metadata } => self.metadata_fetch_answered(msg, *request, metadata.as_ref()),
             Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch } => self
                 .broker_rule_at(msg.to, |b, out| truncation::handle_offsets_for_leader_epoch(b, msg, *epoch, *current_leader_epoch, out)),
             Body::OffsetsForLeaderEpochResponse { request, requested, answer, error } => match msg.to {
@@ -471,11 +472,11 @@ impl Sim {
             },
             Body::BrokerRegistration { incarnation } => self.handle_broker_registration(msg, *incarnation),
             Body::BrokerRegistrationResponse { broker_epoch, metadata } => {
-                self.handle_registration_response(msg, *broker_epoch, metadata.as_ref())
+                self.broker_rule_at(msg.to, |b, out| heartbeat::handle_registration_response(b, *broker_epoch, metadata.as_ref(), out))
             }
             Body::BrokerHeartbeat { broker_epoch, metadata_offset } => self.handle_broker_heartbeat(msg, *broker_epoch, *metadata_offset),
             Body::BrokerHeartbeatResponse { fenced, metadata, error } => {
-                self.handle_heartbeat_response(msg, *fenced, metadata.as_ref(), *error)
+                self.broker_rule_at(msg.to, |b, out| heartbeat::handle_heartbeat_response(b, *fenced, metadata.as_ref(), *error, out))
             }
             Body::MetadataRequest => self.handle_metadata_request(msg),
             Body::MetadataResponse { request, leader, leader_epoch } => match msg.to {
@@ -490,9 +491,9 @@ impl Sim {
             Body::Reset { refused } => self.handle_reset(msg, *refused),
             Body::ZkPing { incarnation } => self.zookeeper_handle_ping(msg, *incarnation),
             Body::ZkRegister { incarnation } => self.zookeeper_handle_register(msg, *incarnation),
-            Body::ZkRegistered => self.zookeeper_registered(msg),
+            Body::ZkRegistered => self.broker_rule_at(msg.to, heartbeat::zookeeper_registered),
             Body::ZkNodeExists => self.zookeeper_node_exists(msg),
-            Body::ZkSessionExpired => self.zookeeper_session_lost(msg),
+            Body::ZkSessionExpired => self.broker_rule_at(msg.to, heartbeat::zookeeper_session_lost),
             Body::ZkWatch { broker, incarnation } => self.process_broker_change(*broker, *incarnation),
         }
     }
@@ -522,7 +523,7 @@ impl Sim {
                 self.producer_rule(id, |p, out| producer::on_request_timeout(p, id, request, out))
             }
             Timer::ConsumerRequestTimeout { consumer: c } => self.consumer_rule(c, |n, out| consumer::on_request_timeout(n, c, out)),
-            Timer::Heartbeat { broker } => self.heartbeat_due(broker),
+            Timer::Heartbeat { broker } => self.broker_rule(broker, heartbeat::heartbeat_due),
             Timer::FenceCheck if self.zookeeper() => self.zookeeper_expire_session(),
             Timer::FenceCheck => self.maybe_fence_one_stale_broker(),
             Timer::AlterPartitionRetry { leader: id } => self.broker_rule(id, leader::alter_partition_retry),
@@ -535,11 +536,11 @@ impl Sim {
                 self.consumer_rule(c, |n, out| consumer::on_metadata_timeout(n, c, out))
             }
             Timer::MetadataTimeout { .. } => {}
-            Timer::MetadataFetch { broker } => self.metadata_fetch_timer(broker),
+            Timer::MetadataFetch { broker } => self.metadata_fetch_due(broker),
             Timer::MetadataFetchExpiry { broker } => {
                 self.controller_rule(|c, out| metadata_fetch::expire_parked_metadata_fetch(c, broker, out))
             }
-            Timer::HeartbeatTimeout { broker } => self.heartbeat_timed_out(broker),
+            Timer::HeartbeatTimeout { broker } => self.broker_rule(broker, heartbeat::heartbeat_timed_out),
         }
     }
 

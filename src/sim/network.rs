@@ -415,35 +415,6 @@ impl Sim {
         }
     }
 
-    /// A broker's metadata Fetch was given up (`KafkaRaftClient`): its connection to the
-    /// controller is reset, and the Fetches and answers on it (held by TCP, or due at a
-    /// retransmission after a heal) are gone.
-    pub(crate) fn close_metadata_connection(&mut self, broker: u32) {
-        let me = Node::Broker(broker);
-        let ids: Vec<u64> = self
-            .in_flight
-            .iter()
-            .filter(|(_, (m, _))| (m.held.is_some() || m.resent_ms.is_some()) && conn_of(m.from, m.to, &m.body) == (me, Node::Controller))
-            .filter(|(_, (m, _))| matches!(m.body, Body::MetadataFetch { .. } | Body::MetadataFetchResponse { .. }))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in ids {
-            if let Some((m, key)) = self.in_flight.remove(&id) {
-                if m.held.is_none() {
-                    self.sched.cancel(key);
-                }
-            }
-        }
-        self.net.set_conn(me, Node::Controller, Some(Conn::Closed));
-    }
-
-    /// A request given up while TCP held it: it is dropped (its connection was reset).
-    pub(crate) fn drop_held_message(&mut self, id: u64) {
-        if self.in_flight.get(&id).is_some_and(|(m, _)| m.held.is_some()) {
-            self.in_flight.remove(&id);
-        }
-    }
-
     /// A killed broker's connections are reset; with `resets`, every peer `waiting`
     /// names is told (a `Reset` one hop later, unless that way is cut).
     pub(crate) fn reset_connections(&mut self, broker: u32, waiting: &[Node]) {
@@ -584,6 +555,40 @@ impl Wire for WireOf<'_> {
         }
         if client != Node::Controller && server != Node::Controller {
             self.net.set_conn(client, server, Some(Conn::Closed));
+        }
+    }
+
+    fn is_cut_on(&self, from: Node, to: Node, channel: Option<Channel>) -> bool {
+        self.net.is_cut_on(from, to, channel)
+    }
+
+    /// A broker's metadata Fetch was given up (`KafkaRaftClient`): its connection to the
+    /// controller is reset, and the Fetches and answers on it (held by TCP, or due at a
+    /// retransmission after a heal) are gone.
+    fn close_metadata_connection(&mut self, broker: u32) -> Vec<Key> {
+        let me = Node::Broker(broker);
+        let ids: Vec<u64> = self
+            .in_flight
+            .iter()
+            .filter(|(_, (m, _))| (m.held.is_some() || m.resent_ms.is_some()) && conn_of(m.from, m.to, &m.body) == (me, Node::Controller))
+            .filter(|(_, (m, _))| matches!(m.body, Body::MetadataFetch { .. } | Body::MetadataFetchResponse { .. }))
+            .map(|(id, _)| *id)
+            .collect();
+        let mut scheduled = Vec::new();
+        for id in ids {
+            if let Some((m, key)) = self.in_flight.remove(&id) {
+                if m.held.is_none() {
+                    scheduled.push(key);
+                }
+            }
+        }
+        self.net.set_conn(me, Node::Controller, Some(Conn::Closed));
+        scheduled
+    }
+
+    fn drop_held_message(&mut self, id: u64) {
+        if self.in_flight.get(&id).is_some_and(|(m, _)| m.held.is_some()) {
+            self.in_flight.remove(&id);
         }
     }
 }

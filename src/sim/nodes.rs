@@ -3,7 +3,8 @@
 //! configuration, the seeded source, the wire, the step's commands and events);
 //! what it writes there is put into effect by `Sim::apply_commands` at the step's
 //! end. The node functions are in `producer.rs`, `consumer.rs`, `election.rs`,
-//! `elr.rs`, `leader/`, `follower.rs`, `truncation.rs` and `consumer_fetch.rs`.
+//! `elr.rs`, `leader/`, `follower.rs`, `truncation.rs`, `consumer_fetch.rs`,
+//! `heartbeat.rs` and `metadata_fetch.rs`.
 
 use super::msg::Node;
 use super::outbox::Out;
@@ -40,14 +41,25 @@ impl Sim {
     /// Runs a rule of broker `id` on its own state, with an outbox on the rest (`outbox.rs`);
     /// then what its events change outside the broker (a ZooKeeper-era ISR write in the
     /// partition's znode) is applied (`Sim::apply_outside`).
-    pub(crate) fn broker_rule<R>(&mut self, id: u32, rule: impl FnOnce(&mut Shared<Broker>, &mut Out) -> R) -> R {
+    pub(crate) fn broker_rule<R: Default>(&mut self, id: u32, rule: impl FnOnce(&mut Shared<Broker>, &mut Out) -> R) -> R {
+        let (mut rule, mut result) = (Some(rule), R::default());
+        self.run_broker_rule(id, &mut |b, out| {
+            if let Some(rule) = rule.take() {
+                result = rule(b, out);
+            }
+        });
+        result
+    }
+
+    /// `broker_rule`'s body, compiled once for every rule rather than once per rule: the
+    /// page's first core would otherwise grow with each broker rule converted.
+    fn run_broker_rule(&mut self, id: u32, rule: &mut dyn FnMut(&mut Shared<Broker>, &mut Out)) {
         let from = self.last.events.len();
-        let result = node_rule!(self, brokers[id as usize], rule);
+        node_rule!(self, brokers[id as usize], rule);
         for i in from..self.last.events.len() {
             let event = self.last.events[i];
             self.apply_outside(&event);
         }
-        result
     }
 
     /// Runs a broker's rule for a message to `to`, if `to` is a broker.

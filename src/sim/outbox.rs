@@ -21,13 +21,14 @@
 //! the clients' metadata (`client.rs`, which both call), the controller's
 //! elections (`election.rs`, `elr.rs`) and the broker's replication rules (the
 //! leader's in `leader/`, the follower's in `follower.rs` and `truncation.rs`, the
-//! consumer fetches it serves in `consumer_fetch.rs`).
+//! consumer fetches it serves in `consumer_fetch.rs`), its registration and heartbeats
+//! (`heartbeat.rs`) and its side of the metadata log (`metadata_fetch.rs`).
 
 use super::event::Event;
 use super::msg::{Body, Node};
 use super::scheduler::{Due, Key, Rng, Scheduler, Timer, PROTOCOL};
 use super::step::Command;
-use crate::scenario::{Behavior, Scenario, Settings};
+use crate::scenario::{Behavior, Channel, Scenario, Settings};
 
 /// The connections a client's rule reads and closes (`network.rs` implements it on
 /// the world's wire).
@@ -36,6 +37,13 @@ pub(crate) trait Wire {
     fn would_wait_for_connection(&self, client: Node, server: Node) -> bool;
     /// The client closes its connection to `server`; what TCP held on it is dropped.
     fn close_conn(&mut self, client: Node, server: Node);
+    /// Whether the link `from` → `to` is cut (for `channel`, or as a whole).
+    fn is_cut_on(&self, from: Node, to: Node, channel: Option<Channel>) -> bool;
+    /// A broker resets its connection for the metadata log; returns the deliveries of
+    /// what was on it, to take out of the queue.
+    fn close_metadata_connection(&mut self, broker: u32) -> Vec<Key>;
+    /// A request given up while TCP held it is dropped (its connection was reset).
+    fn drop_held_message(&mut self, id: u64);
 }
 
 /// What a node's rule may read besides its node (the clock, the configuration, its
@@ -100,5 +108,23 @@ impl Out<'_> {
     /// The client closes its connection to `server` (`Wire::close_conn`).
     pub fn close_conn(&mut self, client: Node, server: Node) {
         self.wire.close_conn(client, server);
+    }
+
+    /// Whether the link `from` → `to` is cut (`Wire::is_cut_on`).
+    pub fn is_cut_on(&self, from: Node, to: Node, channel: Option<Channel>) -> bool {
+        self.wire.is_cut_on(from, to, channel)
+    }
+
+    /// The broker resets its connection for the metadata log: what was on it is gone
+    /// at once, as when a client closes a connection (`Wire::close_metadata_connection`).
+    pub fn close_metadata_connection(&mut self, broker: u32) {
+        for key in self.wire.close_metadata_connection(broker) {
+            self.sched.cancel(key);
+        }
+    }
+
+    /// A request given up while TCP held it is dropped (`Wire::drop_held_message`).
+    pub fn drop_held_message(&mut self, id: u64) {
+        self.wire.drop_held_message(id);
     }
 }

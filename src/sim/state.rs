@@ -177,6 +177,9 @@ pub struct Broker {
     pub heartbeat_rpc: Option<(u64, Key)>,
     /// Heartbeats (or registrations) given up in a row (`BrokerLifecycleManager.failedAttempts`).
     pub heartbeat_failures: u32,
+    /// The phase of its heartbeat grid in 0..broker.heartbeat.interval.ms (drawn from the
+    /// seed; moved where a heartbeat was given up).
+    pub heartbeat_phase: u64,
     /// The broker's metadata log fetch (KRaft only).
     pub metadata_fetch: MetadataFetch,
     /// The HW as last written to `replication-offset-checkpoint`: (when, HW).
@@ -295,8 +298,6 @@ pub struct Controller {
     /// 4.1 (KIP-966): the last leader, remembered when the ISR became empty.
     pub last_known_elr: Vec<u32>,
     pub fenced: VecSet<u32>,
-    /// Each broker's heartbeat phase in 0..interval, drawn from the seed.
-    pub heartbeat_phase: Vec<u64>,
     pub registrations: Vec<Registration>,
     /// Counts the controller's changes (its metadata log's end).
     pub metadata_offset: u64,

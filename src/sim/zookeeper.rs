@@ -36,19 +36,6 @@ impl Sim {
         self.zookeeper().then_some(self.scenario.replicas)
     }
 
-    /// The broker's ZooKeeper client, on its ping grid (a third of the session
-    /// timeout): a process without a session creates one and its /brokers/ids node;
-    /// one with a session pings it.
-    pub(crate) fn zookeeper_ping_due(&mut self, id: u32) {
-        let incarnation = self.broker(id).incarnation;
-        if self.broker(id).broker_epoch.is_none() {
-            let msg = self.send(Node::Broker(id), Node::ZooKeeper, Body::ZkRegister { incarnation });
-            return self.emit(Event::RegistrationSent { broker: id, incarnation, msg });
-        }
-        let msg = self.send(Node::Broker(id), Node::ZooKeeper, Body::ZkPing { incarnation });
-        self.emit(Event::HeartbeatSent { broker: id, msg });
-    }
-
     /// ZooKeeper receives a ping: the owner's live session is renewed; a ping of a
     /// session ZooKeeper has expired (or never had) is told so.
     pub(crate) fn zookeeper_handle_ping(&mut self, msg: &Msg, incarnation: u32) {
@@ -127,29 +114,6 @@ impl Sim {
             self.emit(Event::ZkWatchFired { broker: id, gone: true, answer: None, msg: watch });
         }
         self.controller_rule(reschedule_fence_check);
-    }
-
-    /// A broker's ZooKeeper client hears that its session expired: it opens a new
-    /// session and registers again at once (`KafkaZkClient` after a session expiry,
-    /// KAFKA-7165's re-registration).
-    pub(crate) fn zookeeper_session_lost(&mut self, msg: &Msg) {
-        let Node::Broker(id) = msg.to else { return };
-        if self.broker(id).broker_epoch.is_none() {
-            return self.emit(Event::ZkAnswerIgnored { broker: id });
-        }
-        self.emit(Event::ZkSessionLost { broker: id });
-        self.zookeeper_ping_due(id);
-    }
-
-    /// ZooKeeper's answer to the create: the broker is registered (its LeaderAndIsr
-    /// comes from the controller, whose watch fired).
-    pub(crate) fn zookeeper_registered(&mut self, msg: &Msg) {
-        let Node::Broker(id) = msg.to else { return };
-        if self.broker(id).broker_epoch.is_some() {
-            return self.emit(Event::ZkAnswerIgnored { broker: id });
-        }
-        let incarnation = self.broker(id).incarnation;
-        self.emit(Event::ZkRegistered { broker: id, incarnation });
     }
 
     /// The controller's watch on /brokers/ids fired: `KafkaController.processBrokerChange`

@@ -104,10 +104,20 @@ async function create(api) {
   const section = h("section", { class: "explore panel", id: "explore", "aria-labelledby": "explore-h", tabindex: -1 },
     h("div", { class: "ex-head" },
       h("h2", { id: "explore-h" }, "Explore: can this lose data?"),
-      h("button", { type: "button", class: "link", "aria-label": "Close Explore", onclick: () => (section.hidden = true) }, "✕")),
+      h("button", { type: "button", class: "link", "aria-label": "Close Explore", onclick: () => {
+        section.hidden = true;
+        // The button pressed is gone with the panel: the keyboard goes back to Explore.
+        document.getElementById("explore-open")?.focus();
+      } }, "✕")),
     h("p", { class: "ex-intro" }, "Searches every timing: which due event runs first, and when a fault from the budget strikes. Breadth-first, so a counterexample is a shortest one. It runs in the background; the page stays yours."),
     form, verdict);
   document.getElementById("controls").after(section);
+  // Esc inside the panel does what its ✕ does (a search goes on in its worker), as in Learn.
+  section.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape" || e.defaultPrevented || document.querySelector("dialog[open]")) return;
+    e.preventDefault();
+    section.querySelector(".ex-head button").click();
+  });
 
   function fillPresets() {
     let own = "";

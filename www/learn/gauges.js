@@ -73,5 +73,8 @@ export function createGauges(box) {
     }
     if (!lags.length && !list.firstChild) list.append(h("p", { class: "muted" }, "No leader at this step."));
     else if (lags.length) list.querySelector("p")?.remove();
+    // A list of no gauges is no list (axe: aria-required-children): the sentence alone.
+    if (lags.length) list.setAttribute("role", "list");
+    else list.removeAttribute("role");
   };
 }

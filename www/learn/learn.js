@@ -24,6 +24,16 @@ const VIEWS = {
 
 let hub = null;
 
+/** Esc with the focus inside `el` does what its ✕ does, unless something in it took the
+ *  key first (or a dialog is open). A tour keeps Esc: closing it drops the answers given. */
+function escCloses(el, close) {
+  el.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape" || e.defaultPrevented || document.querySelector("dialog[open]")) return;
+    e.preventDefault();
+    close();
+  });
+}
+
 export async function open(api, params = new URLSearchParams()) {
   if (!hub) hub = await createHub(api);
   hub.panel.hidden = false;
@@ -84,6 +94,7 @@ async function createHub(api) {
   // Beside the narration (under the controls on a phone); the views under the stage's
   // controls, so opening them never pushes the controls away (index.html's slots).
   document.getElementById("learn-slot").append(panel);
+  escCloses(panel, () => panel.querySelector(".learn-head button").click());
   document.getElementById("views-slot").append(viewsBox);
   if (embed) panel.classList.add("in-embed");
 
@@ -114,10 +125,17 @@ async function createHub(api) {
   function closeView(name) {
     const v = views.get(name);
     if (!v) return;
+    const had = v.box.contains(document.activeElement);
     v.close?.();
     v.box.remove();
     views.delete(name);
     toggles.get(name).setAttribute("aria-pressed", "false");
+    if (had) refocus(toggles.get(name));
+  }
+
+  /** Focus was in what just closed (its ✕, Esc): to `el` if shown, else to Learn. */
+  function refocus(el) {
+    (el && !panel.hidden ? el : document.getElementById("learn-open"))?.focus({ preventScroll: !panel.hidden });
   }
 
   const self = {
@@ -155,9 +173,14 @@ async function createHub(api) {
       return tour;
     },
     closeTour() {
+      const had = tour?.card.contains(document.activeElement);
+      const id = tour?.tour.id;
       tour?.close();
       tour = null;
       listTours();
+      // The list folded away while the tour ran: it opens again, at the tour just closed.
+      if (had && !panel.hidden) tours.open = true;
+      if (had) refocus(tourList.querySelector(`button[data-tour="${id}"]`));
     },
     get tour() {
       return tour;
@@ -192,6 +215,7 @@ async function createHub(api) {
       }
       if (spec.export) head.append(exportButtons(h, v.svg, spec.export, () => `${spec.title} · ${api.sim.scenario?.title ?? ""} · step ${api.rec.step}`));
       head.append(h("button", { type: "button", class: "link", "aria-label": `Close ${spec.title}`, onclick: () => closeView(name) }, "✕"));
+      escCloses(box, () => closeView(name));
       v.box = box;
       views.set(name, v);
       toggles.get(name).setAttribute("aria-pressed", "true");

@@ -186,6 +186,9 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
     const c = context(api, part, b.step);
     const q = quizOf(b);
     body.replaceChildren();
+    // On a phone the text scrolls: a new beat, or the answer to the question just asked
+    // (its verdict first), is read from its top, not where the last one was left.
+    body.scrollTop = 0;
     if (q && state === "ask") {
       const { form } = renderQuiz(q, c, (pick) => {
         answers.set(key(b), pick);

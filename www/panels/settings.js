@@ -213,5 +213,12 @@ export function createSettings(dialog, wasm, onRun) {
     draftNote.hidden = !restore;
     show(restore ? draft.text : currentJson, !restore);
     dialog.showModal();
+    // The dialog focuses the title, its caret where setting the value left it, at the
+    // end: a long title showed its last words only ("…l on an idle partition: the…").
+    const first = document.activeElement;
+    if (first?.id === "f-title") {
+      first.setSelectionRange(0, 0);
+      first.scrollLeft = 0;
+    }
   };
 }

@@ -71,18 +71,21 @@ export function createBrokers(layer) {
       board?.take({ x0: x, x1: x + w, y0: L.top, y1: L.top + L.headH });
       const room = w - 10;
       const f = L.font;
-      // The ELR tag: top right; in narrow columns bottom right, where LEO and HW leave room.
+      // The tag: top right; in narrow columns on a line where the words leave room.
       const tagW = tag ? textWidth(tag, f, 700) + 8 : 0;
-      const tagTop = L.small ? L.top + L.headH - f - 9 : L.top + 4;
+      // The tag shares one line: the first, or in narrow columns the last (HW); but
+      // "ISR < n" there would leave room for the HW's number alone, so it shares the
+      // epoch's line instead, whose "in ISR" it makes redundant (a leader is in its ISR).
+      const tagLine = !tag ? -1 : !L.small ? 0 : underMin ? 1 : 3;
+      const beside = (i) => (i === tagLine ? tagW + 4 : 0);
+      const tagTop = L.small ? L.top + (tagLine + 1) * L.lh - f - 1 : L.top + 4;
       drawTag(n.tag, tag, x + w - 4, tagTop, f, tagW);
-      // The tag shares one line: the first, or in narrow columns the last (HW).
-      const beside = (i) => (tag && (L.small ? i === 3 : i === 0) ? tagW + 4 : 0);
       const shown = state || (r.fenced ? (inElr ? "fenced · ELR" : "fenced") : membership);
       const lines = [
         zombie
           ? fit([`Broker ${r.broker} · leader? zombie`, `B${r.broker} · zombie`, `B${r.broker} zombie`, `B${r.broker}`], room - beside(0), f, 700)
           : fit([`Broker ${r.broker} · ${role}`, `B${r.broker} · ${role}`, `B${r.broker} ${role}`, `B${r.broker}`], room - beside(0), f, 700),
-        fit([`e${r.leader_epoch} · ${shown}`, `e${r.leader_epoch} · ${SHORT[shown] ?? shown}`, SHORT[shown] ?? shown], room - beside(1), f),
+        fit([`e${r.leader_epoch} · ${shown}`, `e${r.leader_epoch} · ${SHORT[shown] ?? shown}`, tagLine === 1 ? `e${r.leader_epoch}` : SHORT[shown] ?? shown], room - beside(1), f),
         // Narrow columns put LEO and HW on lines of their own.
         L.small ? fit([`LEO ${r.leo}`, `${r.leo}`], room - beside(2), f) : fit([`LEO ${r.leo} · HW ${r.hw}`, `${r.leo} · ${r.hw}`], room - beside(2), f),
         L.small ? fit([`HW ${r.hw}`, `HW${r.hw}`, `${r.hw}`], room - beside(3), f) : "",
@@ -91,7 +94,7 @@ export function createBrokers(layer) {
       // SVG does not draw it.
       lines.forEach((s, i) => {
         set(n.lines[i], { x: x + 6, y: L.top + 4 + (i + 1) * L.lh - 4 });
-        // (The last line too: the "ISR < 2" tag's words may follow it, at 360 px on the HW line.)
+        // (The last line too: at 360 px the ELR tag's words follow it, on the HW line.)
         text(n.lines[i], s ? `${s} ` : s);
       });
       // The accessible name starts with the words drawn (WCAG 2.5.3), then says them in full.

@@ -21,6 +21,9 @@ impl<const M: u8> Walker<'_, M> {
             heartbeat_timer,
             heartbeat_rpc,
             heartbeat_failures,
+            // Not hashed, as when the controller kept each broker's grid: it moves only where
+            // a heartbeat is given up, which `heartbeat_failures` and the timer tell already.
+            heartbeat_phase: _,
             metadata_fetch,
             hw_checkpoint,
             hw_checkpoint_phase,
@@ -238,7 +241,6 @@ impl<const M: u8> Walker<'_, M> {
             elr,
             last_known_elr,
             fenced,
-            heartbeat_phase: _,
             registrations,
             metadata_offset,
             check_anchor,
