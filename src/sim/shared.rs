@@ -42,11 +42,11 @@ mod plain {
             1
         }
 
-        pub fn hash(_: &Self, _: u64) -> Option<(u64, [u64; 3])> {
+        pub fn hash(_: &Self, _: u64) -> Option<u64> {
             None
         }
 
-        pub fn set_hash(_: &Self, _: u64, _: u64, _: [u64; 3]) {}
+        pub fn set_hash(_: &Self, _: u64, _: u64) {}
     }
 
     impl<T: Clone> Deref for Shared<T> {
@@ -97,9 +97,6 @@ mod cow {
         value: T,
         /// (key, hash); key 0: none.
         hashes: Cell<[(u64, u64); HASHES]>,
-        /// What the hashes share whatever the renaming (the fingerprint's summary of
-        /// the node's references), set with them.
-        extra: Cell<[u64; 3]>,
     }
 
     impl<T: Clone> Clone for Shared<T> {
@@ -111,7 +108,7 @@ mod cow {
 
     impl<T: Clone> Shared<T> {
         pub fn new(value: T) -> Self {
-            Shared(Rc::new(Inner { value, hashes: Cell::new([(0, 0); HASHES]), extra: Cell::new([0; 3]) }))
+            Shared(Rc::new(Inner { value, hashes: Cell::new([(0, 0); HASHES]) }))
         }
 
         /// The value, moved out when this is its only holder, else copied.
@@ -127,23 +124,20 @@ mod cow {
             Rc::strong_count(&this.0)
         }
 
-        /// The hash cached under `key` (nonzero) since the node was last written, if
-        /// any, with the words cached beside it for every key.
+        /// The hash cached under `key` (nonzero) since the node was last written, if any.
         #[inline]
-        pub fn hash(this: &Self, key: u64) -> Option<(u64, [u64; 3])> {
-            this.0.hashes.get().iter().find(|(k, _)| *k == key).map(|&(_, h)| (h, this.0.extra.get()))
+        pub fn hash(this: &Self, key: u64) -> Option<u64> {
+            this.0.hashes.get().iter().find(|(k, _)| *k == key).map(|&(_, h)| h)
         }
 
         /// Caches a hash of the node's present content under `key` (nonzero): the
-        /// first key in the first place, any other in the second; `extra` is the same
-        /// under every key.
+        /// first key in the first place, any other in the second.
         #[inline]
-        pub fn set_hash(this: &Self, key: u64, hash: u64, extra: [u64; 3]) {
+        pub fn set_hash(this: &Self, key: u64, hash: u64) {
             let mut all = this.0.hashes.get();
             let at = if all[0].0 == 0 || all[0].0 == key { 0 } else { HASHES - 1 };
             all[at] = (key, hash);
             this.0.hashes.set(all);
-            this.0.extra.set(extra);
         }
     }
 

@@ -11,10 +11,8 @@
 //!   4 states in 3,000 on the pinned searches). Timers and timestamps are hashed
 //!   as their distance from `now`.
 //! - **Identities are relative.** Message and request ids are hashed as their
-//!   distance from the next id; a timer referenced from a node's state is
-//!   hashed as its due time, its class and its rank among the queue's items of
-//!   that time and class (which names the same item as its place in the queue,
-//!   given the queue's words; or as gone, with its time). The queue is
+//!   distance from the next id; a timer or message referenced from a node's
+//!   state is hashed as its position in the scheduler's queue. The queue is
 //!   hashed in order (that order is what the scheduler's sequence numbers
 //!   decide), without the sequence numbers themselves.
 //! - **Left out:** the step number (unless one of the scenario's `at_step`
@@ -31,20 +29,20 @@
 //! Every struct is destructured field by field (no `..`): a field added to the
 //! model fails to compile here until someone decides whether it is state.
 //!
-//! **Cached per node** (`cache.rs`). A node (a broker, the controller, a client, a
-//! message in flight: `sim::Shared`) is hashed once, cached in the node under the
-//! renaming and cleared when a step writes it, references included: message ids
-//! hashed linearly (`(next − id)·C` per place, so the next id is applied when the
-//! state is fingerprinted), timers as (due time, class, rank among the queue's items
-//! of that time and class), cached as if each is in the queue and first of its
-//! instant and class, and corrected by a walk of the node's references where a check
-//! of its summary against the queue (`Ctx::refs_hold`) says one may not be. Only the nodes a step wrote are
-//! walked again.
+//! **Cached per node.** A node (a broker, the controller, a client, a message in
+//! flight: `sim::Shared`) is hashed in two parts: its *content* (every word
+//! except references to messages and timers, its times absolute — `now` is
+//! hashed, so a time and its distance from `now` tell states apart alike),
+//! cached in the node under the renaming and cleared when a step writes it;
+//! and its *references* (message ids relative to the next id, timers by their
+//! place in the queue), which depend on the rest of the world and are walked
+//! every time. The content's words fix the node's shape, so the references
+//! land in the same places: two nodes hash alike exactly when the one walk of
+//! old did. A step rehashes the content of the nodes it wrote only.
 //! `wire.rs`: what travels and waits (messages, timers, interventions);
 //! `nodes.rs`: each participant's state; `refs.rs`: each participant's
 //! references alone (the walk that runs for every state).
 
-mod cache;
 mod nodes;
 mod places;
 mod refs;
@@ -54,8 +52,7 @@ use crate::sim::invariants::{Invariants, Watch};
 use crate::sim::log::{Entry, Log, RecordId};
 use crate::sim::msg::Node;
 use crate::sim::network::Conn;
-use crate::sim::{Due, Key, Sim};
-use cache::Acc;
+use crate::sim::{Due, Key, Shared, Sim};
 use places::Places;
 #[cfg(test)]
 use places::PLACES;
@@ -122,12 +119,6 @@ pub fn fingerprint(sim: &Sim, perm: &Perm, extra: u64) -> u64 {
 /// The fingerprint, with messages' send times hashed when `sent` (a search whose
 /// cuts may catch messages on the wire: TCP resends a caught one from its send time).
 pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
-    walk(sim, perm, extra, sent, false)
-}
-
-/// The fingerprint, or with `legacy` the encoding before issue 27's cache of
-/// references (`Ctx::legacy`), which tells the same states apart.
-fn walk(sim: &Sim, perm: &Perm, extra: u64, sent: bool, legacy: bool) -> u64 {
     // The key the nodes' content hashes are cached under: the renaming, and whether send times count.
     let cache = u64::from_le_bytes(perm.to) ^ (sent as u64) << 63 | 1;
     let cx = Ctx {
@@ -138,9 +129,8 @@ fn walk(sim: &Sim, perm: &Perm, extra: u64, sent: bool, legacy: bool) -> u64 {
         sent,
         cache,
         places: Places::new(&sim.sched.queue, sim.in_flight.as_slice()),
-        legacy,
     };
-    let mut w = Walker::<FULL>::new(&cx);
+    let mut w = Walker::<FULL> { h: StableHash::default(), owner: u32::MAX, cx: &cx };
     w.word(extra);
     w.sim();
     w.h.finish()
@@ -177,9 +167,6 @@ pub(super) struct Ctx<'a> {
     pub(super) cache: u64,
     /// The queue's items by sequence number (`Places`).
     pub(super) places: Places,
-    /// Hash references as before issue 27's cache of them (their place in the
-    /// queue, ids walked): the equivalence test's second encoding (`tests.rs`).
-    pub(super) legacy: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -187,8 +174,6 @@ pub(super) struct Walker<'a, const M: u8> {
     h: StableHash,
     /// The broker whose message is being hashed (`wire.rs`).
     owner: u32,
-    /// What a node's walk gathers about its references (`cache.rs`).
-    acc: Acc,
     cx: &'a Ctx<'a>,
 }
 
@@ -200,14 +185,11 @@ impl<'a, const M: u8> Walker<'a, M> {
         _ => Mode::Refs,
     };
 
-    pub(super) fn new(cx: &'a Ctx<'a>) -> Self {
-        Walker { h: StableHash::default(), owner: u32::MAX, acc: Acc::default(), cx }
-    }
-
-    /// A fresh walk of a node in another mode.
+    /// The same walk in another mode (its hash starts where this one is).
     #[inline]
-    fn fresh<const N: u8>(&self) -> Walker<'a, N> {
-        Walker::new(self.cx)
+    fn in_mode<const N: u8>(&self) -> Walker<'a, N> {
+        let Walker { h, owner, cx } = *self;
+        Walker { h, owner, cx }
     }
 
     #[inline]
@@ -215,6 +197,40 @@ impl<'a, const M: u8> Walker<'a, M> {
         if !matches!(Self::MODE, Mode::Refs) {
             self.h.word(w);
         }
+    }
+
+    /// A word that is a reference (a message id, a timer's place): hashed unless hashing content.
+    #[inline]
+    fn reference(&mut self, w: u64) {
+        if !matches!(Self::MODE, Mode::Content) {
+            self.h.word(w);
+        }
+    }
+
+    /// Hashes a node: its content by `walk`, from the node's cache (computed and
+    /// cached if the node was written since), then its references by `refs`, which
+    /// must hash what `walk` hashes in `Mode::Refs` (`refs.rs`, `Walker::msg_refs`).
+    pub(super) fn cached<T: Clone>(
+        &mut self,
+        node: &Shared<T>,
+        walk: fn(&mut Walker<'a, CONTENT>, &T),
+        refs: fn(&mut Walker<'a, REFS>, &T),
+    ) {
+        let content = match Shared::hash(node, self.cx.cache) {
+            Some(h) => h,
+            None => {
+                let mut sub = self.in_mode::<CONTENT>();
+                sub.h = StableHash::default();
+                walk(&mut sub, node);
+                let h = sub.h.finish();
+                Shared::set_hash(node, self.cx.cache, h);
+                h
+            }
+        };
+        self.word(content);
+        let mut r = self.in_mode::<REFS>();
+        refs(&mut r, node);
+        (self.h, self.owner) = (r.h, r.owner);
     }
 
     /// Whether this walk hashes references only (long lists without any are skipped).
@@ -259,19 +275,10 @@ impl<'a, const M: u8> Walker<'a, M> {
         }
     }
 
-    /// A message or request id, relative to the next one: in a node, linearly
-    /// (`Acc::id`), so that the node's hash is cached whatever the next id.
+    /// A message or request id, relative to the next one.
     #[inline]
     pub(super) fn id(&mut self, id: u64) {
-        match Self::MODE {
-            Mode::Full => self.h.word(self.cx.next_msg.wrapping_sub(id)),
-            Mode::Content => self.acc.id(id),
-            Mode::Refs => {
-                if cfg!(test) && self.cx.legacy {
-                    self.h.word(self.cx.next_msg.wrapping_sub(id));
-                }
-            }
-        }
+        self.reference(self.cx.next_msg.wrapping_sub(id));
     }
 
     /// Broker `owner`'s broker epoch. The engine compares epochs only with the same
@@ -310,22 +317,19 @@ impl<'a, const M: u8> Walker<'a, M> {
         }
     }
 
-    /// A reference to a scheduled item (`cache.rs`): in a node's content walk, as
-    /// if it is in the queue and first of its time and class; in its references'
-    /// walk, the correction where it is not; in a full walk, its words.
+    /// A reference to a scheduled item: its place in the queue (or, gone, its time relative to now).
     #[inline(always)]
     pub(super) fn key(&mut self, key: Key) {
-        match Self::MODE {
-            Mode::Content => self.acc.key(key),
-            Mode::Refs if cfg!(test) && self.cx.legacy => self.legacy_key(key),
-            Mode::Refs => {
-                let actual = self.cx.key_state(key);
-                self.acc.correct(key, actual);
-            }
-            Mode::Full => {
-                let (at, class, st) = self.cx.key_state(key);
-                self.h.word(at.wrapping_sub(self.cx.now));
-                self.h.word((class as u64) << 48 | st);
+        if matches!(Self::MODE, Mode::Content) {
+            return;
+        }
+        let queue = &self.cx.sim.sched.queue;
+        let place = self.cx.places.find(queue, key);
+        match place {
+            Ok(i) => self.reference(i as u64),
+            Err(_) => {
+                self.reference(u64::MAX);
+                self.reference(key.0.wrapping_sub(self.cx.now));
             }
         }
     }

@@ -65,16 +65,6 @@ impl Places {
         queue.binary_search_by(|(k, _)| key.cmp(k))
     }
 
-    /// The place of the one item whose sequence number falls in `slot`, where the
-    /// table is built and no two items share a slot.
-    #[inline(always)]
-    pub(crate) fn only(&self, slot: usize) -> Option<usize> {
-        if !self.built || self.clashed {
-            return None;
-        }
-        (self.slots[slot] as usize).checked_sub(1)
-    }
-
     /// The message `id` delivered by the queue's item `key`: where the table says, or
     /// found by a search (`in_flight` is sorted by id).
     #[inline(always)]

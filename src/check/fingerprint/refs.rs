@@ -1,9 +1,8 @@
-//! Each participant's references alone: what its walk in `nodes.rs` does in
-//! `Mode::Refs` (message and request ids, timers), in the same order, without
-//! walking the rest of the node again. A node's hash is cached with its references
-//! (`cache.rs`); this walk runs only where a state's check suspects a node's
-//! cached timer terms (a timer gone from the queue, or not first of its time and
-//! class), for the correction.
+//! Each participant's references alone: what its walk in `nodes.rs` hashes in
+//! `Mode::Refs` (message and request ids, timers by their place in the queue),
+//! the same words in the same order, without walking the rest of the node again.
+//! A node's content is cached (`Walker::cached`); its references are hashed
+//! for every state, so this walk is the one that runs most.
 //!
 //! Every field is named, as in `nodes.rs`: a field that gains a reference must say
 //! so here too (`tests::node_references_walked_alone` compares the two walks).
