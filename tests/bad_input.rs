@@ -362,6 +362,14 @@ fn the_cli_rejects_bad_input_with_status_2_and_one_line() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"), "{args:?}");
     }
+    // `COMMAND --help` is a question, not bad input: the usage on stdout, status 0.
+    for cmd in ["run", "render-docs", "figure", "link", "svg", "check", "presets"] {
+        let out = cli(&[cmd, "--help"]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{cmd} --help: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(stdout.contains(&format!("hwscope {cmd}")), "{cmd} --help names its command: {stdout}");
+        assert!(out.stderr.is_empty(), "{cmd} --help");
+    }
     // And a good file runs: one JSON line per step.
     let path = dir.join("good.json");
     std::fs::write(&path, base().to_string()).unwrap();

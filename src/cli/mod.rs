@@ -98,6 +98,13 @@ pub fn run_args(args: &[String]) -> u8 {
 }
 
 fn run(args: &[String]) -> Result<(), Fail> {
+    // `hwscope COMMAND --help` (or -h) asks for the usage, whatever the command: print it
+    // and succeed, as for `hwscope --help`, rather than reading "--help" as an argument.
+    if args.iter().skip(1).any(|a| a == "-h" || a == "--help") {
+        let check = matches!(args.first().map(String::as_str), Some("check"));
+        out!("{}", if check { CHECK_USAGE.to_string() } else { format!("{USAGE}{CHECK_USAGE}") });
+        return Ok(());
+    }
     match args.first().map(String::as_str) {
         Some("run") => cmd_run(&args[1..]),
         Some("scenarios") => {
