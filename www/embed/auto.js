@@ -72,7 +72,8 @@ function boxFor(text, replaced) {
   const box = document.createElement("div");
   box.className = "hwscope-box";
   const h = Number(/(?:^|\s)height=(\d+)/.exec(text)?.[1]) || 380;
-  Object.assign(box.style, { position: "relative", width: "100%", aspectRatio: "800 / 520", minHeight: `${h}px` });
+  // Room under the picture for the live figure's title, sentence and controls (src/cli/docfigure.rs, LIVE_ROOM).
+  Object.assign(box.style, { position: "relative", width: "100%", aspectRatio: "800 / 520", minHeight: `${h}px`, boxSizing: "content-box", padding: "0 0 clamp(0px, calc((960px - 100%) * .75), 80px)" });
   fig.append(box);
   replaced.replaceWith(fig);
   return fig;
