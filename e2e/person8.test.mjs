@@ -55,6 +55,16 @@ describe("eighth pass: a live docs figure is drawn at least as large as the pict
       const heights = () => page.$$eval("figure.hwscope-figure", (fs) => fs.map((f) => Math.round(f.getBoundingClientRect().height)));
       const end = () => page.evaluate(() => Math.round([...document.querySelectorAll("p")].at(-1).getBoundingClientRect().top + scrollY));
       const before = { figs: await heights(), end: await end() };
+      if (col === COLUMNS[0]) {
+        // Before the reader acts, a block no build step drew shows its text in its box
+        // (it was a blank hole the size of a figure); once live, the text is hidden.
+        const pending = await page.$$eval("figure.hwscope-figure", (fs) => fs.map((f) => {
+          const p = f.querySelector(".hwscope-box > .hwscope-pending");
+          const r = p?.getBoundingClientRect();
+          return p && r.height > 100 && getComputedStyle(p).visibility === "visible" ? p.textContent : null;
+        }));
+        assert.deepEqual(pending, [...BLOCKS.map(() => null), ...BLOCKS], "the undrawn blocks show their text, the drawn ones their picture");
+      }
       // The static pictures' text: 12 px in an 800 px wide picture, scaled into its box.
       const still = await page.$$eval("figure.hwscope-figure img.hwscope-static", (imgs) =>
         imgs.map((i) => { const r = i.getBoundingClientRect(); return 12 * Math.min(r.width / i.naturalWidth, r.height / i.naturalHeight); }),
@@ -67,6 +77,8 @@ describe("eighth pass: a live docs figure is drawn at least as large as the pict
         await page.waitForFunction((k) => document.querySelectorAll("figure.hwscope-figure")[k].dataset.hwscopeLive === "live", i);
       }
       await page.waitForTimeout(300);
+      const shown = await page.$$eval(".hwscope-pending", (ps) => ps.filter((p) => getComputedStyle(p).visibility !== "hidden").length);
+      assert.equal(shown, 0, "a live figure hides the block's text under it");
       const live = await page.$$eval("figure.hwscope-figure", (fs) => fs.map((f) => {
         const svg = f.querySelector(".hwscope-live").shadowRoot.querySelector("svg.stage");
         const vb = svg.viewBox.baseVal;
