@@ -153,6 +153,33 @@ describe("hwscope/render", () => {
   });
 });
 
+describe("the package's README, as the registry shows it", () => {
+  test("it names each tool's config, every import in it resolves, and its plain-HTML copy gives a site auto.js", () => {
+    const readme = readFileSync(join(dir, "node_modules/hwscope/README.md"), "utf8");
+    for (const line of [
+      'themes: ["hwscope/docusaurus"]',
+      "export default withHwscope(defineConfig(",
+      "export default withHwscope(DefaultTheme);",
+      "integrations: [starlight({",
+      '<script type="module" src="/hwscope/www/embed/auto.js"></script>',
+    ]) {
+      assert.ok(readme.includes(line), `the README shows ${line}`);
+    }
+    const pkg = JSON.parse(readFileSync(join(dir, "node_modules/hwscope/package.json"), "utf8"));
+    const specifiers = [...readme.matchAll(/(?:from |\[)"(hwscope\/[a-z/]+)"/g)].map((m) => m[1]);
+    assert.ok(specifiers.length >= 5, `imports in the README: ${specifiers}`);
+    for (const s of specifiers) assert.ok(pkg.exports[`.${s.slice("hwscope".length)}`], `${s} is one of the package's exports`);
+    // The README's copy command, run in the author's folder: the script the page loads is there.
+    const cp = /^cp -r (\S+) path\/to\/site\/hwscope$/m.exec(readme);
+    assert.ok(cp, "the README says how to copy the assets");
+    const site = join(dir, "site");
+    mkdirSync(site, { recursive: true });
+    assert.equal(run("cp", ["-r", cp[1], join(site, "hwscope")], { cwd: dir }).status, 0);
+    assert.ok(readdirSync(join(site, "hwscope/www/embed")).includes("auto.js"));
+    rmSync(site, { recursive: true, force: true });
+  });
+});
+
 test("npm publish --dry-run accepts the tarball", () => {
   const r = run("npm", ["publish", "--dry-run", tgz], { cwd: dir });
   assert.equal(r.status, 0, r.stderr);

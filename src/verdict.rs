@@ -42,6 +42,14 @@ pub const PROPERTIES: [Property; 11] = [
     Property { name: inv::ISR_ELR_INVALID, tla: "ValidControllerIsrAndElr", state: true },
 ];
 
+/// Where the state properties begin in `PROPERTIES`: the one at `STATE + k` is
+/// `inv::STATE_PROPERTIES[k]` (a test checks it).
+const STATE: usize = 7;
+
+/// `acked-record-lost-everywhere`'s place in `inv::STATE_PROPERTIES`: read from the
+/// cache `Verdicts::everywhere`, not every step.
+const EVERYWHERE: usize = 2;
+
 /// A property's state at a step (ordered: holds < allowed < fails).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verdict {
@@ -49,6 +57,15 @@ pub enum Verdict {
     /// Broken, but the configuration permits it (acks=0/1, an unclean election…).
     Allowed,
     Fails,
+}
+
+/// A broken property's verdict: allowed when the configuration permits it.
+fn verdict_of(v: &inv::Violation) -> Verdict {
+    if v.allowed {
+        Verdict::Allowed
+    } else {
+        Verdict::Fails
+    }
 }
 
 impl Verdict {
@@ -71,6 +88,12 @@ pub struct Segment {
     pub witness: Witness,
 }
 
+impl Segment {
+    fn holds(from: u64) -> Segment {
+        Segment { from, verdict: Verdict::Holds, text: String::new(), witness: Witness::default() }
+    }
+}
+
 /// The verdicts of a run, as far as it is computed.
 #[derive(Debug, Clone, Default)]
 pub struct Verdicts {
@@ -85,7 +108,9 @@ pub struct Verdicts {
 }
 
 impl Verdicts {
-    /// Notes the step `sim` has just computed.
+    /// Notes the step `sim` has just computed. On every step of a look-ahead, so it
+    /// allocates nothing and reads the engine's properties only when the step
+    /// reported a violation (docs/performance.md, issue 28's eleventh pass).
     pub fn note(&mut self, sim: &Sim) {
         if self.last.is_some_and(|l| sim.step <= l) {
             return;
@@ -93,47 +118,58 @@ impl Verdicts {
         if self.rows.is_empty() {
             self.rows = vec![Vec::new(); PROPERTIES.len()];
         }
-        let leos: Vec<u64> = sim.brokers.iter().map(|b| b.log.leo()).collect();
-        let dropped = self.leos.len() != leos.len() || leos.iter().zip(&self.leos).any(|(now, was)| now < was);
+        // Whether some LEO dropped, the LEOs noted in the same pass.
+        let mut dropped = self.leos.len() != sim.brokers.len();
+        if dropped {
+            self.leos.resize(sim.brokers.len(), 0);
+        }
+        for (was, b) in self.leos.iter_mut().zip(&sim.brokers) {
+            let now = b.log.leo();
+            dropped |= now < *was;
+            *was = now;
+        }
         // Once failing, read every step: a retry may append the record again.
         if dropped || self.everywhere.is_some() || self.last.is_none() {
             self.everywhere = inv::acked_record_kept_somewhere(sim);
         }
-        self.leos = leos;
         self.last = Some(sim.step);
-        for (i, p) in PROPERTIES.iter().enumerate() {
-            let row = &mut self.rows[i];
+        let Verdicts { rows, everywhere, .. } = self;
+        let (engine, state) = rows.split_at_mut(STATE);
+        let violations = &sim.invariants.new_violations;
+        // Rows are empty only before the first step noted; after it, a step that
+        // reported no violation changes no engine property.
+        let engine = if violations.is_empty() && !engine.iter().any(Vec::is_empty) { &mut [][..] } else { engine };
+        for (row, p) in engine.iter_mut().zip(&PROPERTIES) {
             let now = row.last().map_or(Verdict::Holds, |s| s.verdict);
-            let mut next: Option<(Verdict, String, Witness)> = None;
-            if p.state {
-                let found = match p.name {
-                    inv::ACKED_RECORD_LOST_EVERYWHERE => self.everywhere.clone(),
-                    name => inv::STATE_PROPERTIES.iter().find(|(n, _)| *n == name).and_then(|(_, f)| f(sim)),
-                };
-                match found {
-                    Some(v) => {
-                        let verdict = if v.allowed { Verdict::Allowed } else { Verdict::Fails };
-                        if verdict != now {
-                            next = Some((verdict, v.text, v.witness));
-                        }
-                    }
-                    None if now != Verdict::Holds => next = Some((Verdict::Holds, String::new(), Witness::default())),
-                    None => {}
-                }
-            } else {
-                // Latched: once broken it stays broken; a forbidden failure outranks a permitted one.
-                for v in sim.invariants.new_violations.iter().filter(|v| v.invariant == p.name) {
-                    let verdict = if v.allowed { Verdict::Allowed } else { Verdict::Fails };
-                    if verdict > now && next.as_ref().is_none_or(|n| verdict > n.0) {
-                        next = Some((verdict, v.text.clone(), v.witness));
-                    }
+            // Latched: once broken it stays broken; a forbidden failure outranks a permitted one.
+            let mut next: Option<&inv::Violation> = None;
+            for v in violations.iter().filter(|v| v.invariant == p.name) {
+                let verdict = verdict_of(v);
+                if verdict > now && next.is_none_or(|n| verdict > verdict_of(n)) {
+                    next = Some(v);
                 }
             }
             match next {
-                Some((verdict, text, witness)) => row.push(Segment { from: sim.step, verdict, text, witness }),
-                None if row.is_empty() => {
-                    row.push(Segment { from: sim.step, verdict: Verdict::Holds, text: String::new(), witness: Witness::default() })
+                Some(v) => row.push(Segment { from: sim.step, verdict: verdict_of(v), text: v.text.clone(), witness: v.witness }),
+                None if row.is_empty() => row.push(Segment::holds(sim.step)),
+                None => {}
+            }
+        }
+        for (k, (row, (_, read))) in state.iter_mut().zip(&inv::STATE_PROPERTIES).enumerate() {
+            let now = row.last().map_or(Verdict::Holds, |s| s.verdict);
+            let read_now;
+            let found = if k == EVERYWHERE {
+                everywhere.as_ref()
+            } else {
+                read_now = read(sim);
+                read_now.as_ref()
+            };
+            match found {
+                Some(v) if verdict_of(v) != now => {
+                    row.push(Segment { from: sim.step, verdict: verdict_of(v), text: v.text.clone(), witness: v.witness })
                 }
+                Some(_) => {}
+                None if now != Verdict::Holds || row.is_empty() => row.push(Segment::holds(sim.step)),
                 None => {}
             }
         }
@@ -227,5 +263,20 @@ impl ToJson for SegmentJson<'_> {
                 .opt("epoch", &w.epoch);
         }
         o.end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Verdicts::note` reads the property at `STATE + k` with `STATE_PROPERTIES[k]`'s
+    /// function: the engine's properties first, then the state ones in that order.
+    #[test]
+    fn state_properties_follow_the_engine_ones_in_order() {
+        assert!(PROPERTIES[..STATE].iter().all(|p| !p.state));
+        let state: Vec<&str> = PROPERTIES[STATE..].iter().filter(|p| p.state).map(|p| p.name).collect();
+        assert_eq!(state, inv::STATE_PROPERTIES.iter().map(|(n, _)| *n).collect::<Vec<_>>());
+        assert_eq!(inv::STATE_PROPERTIES[EVERYWHERE].0, inv::ACKED_RECORD_LOST_EVERYWHERE);
     }
 }

@@ -15,6 +15,16 @@ use crate::docblock::{self, BlockError, DocBlock};
 /// to read on a phone. A block's `height=` raises (or lowers) it.
 pub const MIN_HEIGHT: u32 = 380;
 
+/// Room under the picture for the live figure's own lines (its title and status, the
+/// step's sentence, the controls: ~140 px that do not scale with the column, where the
+/// static picture's shrink with it). Without it the live stage was drawn smaller than
+/// the picture it replaces in the columns docs themes have (VitePress 624 px: stage text
+/// 7 px live against 9 px static). 80 px up to an 853 px column, none from 960 px (where
+/// the picture's own height leaves the stage its full size), in between less: CSS
+/// padding, so `%` is the column's width. `www/embed/auto.js` and the Hugo module's
+/// render hook give the boxes they draw the same room.
+pub const LIVE_ROOM: &str = "box-sizing:content-box;padding:0 0 clamp(0px,calc((960px - 100%) * .75),80px)";
+
 /// The static figure for a block's text, or the error that the block has.
 pub fn figure(text: &str) -> Result<String, BlockError> {
     drawn(text).map(|d| d.html)
@@ -64,7 +74,7 @@ fn figure_of(block: &DocBlock, rec: &crate::StepRecord, text: &str) -> Drawn {
     let html = format!(
         concat!(
             r#"<figure class="hwscope-figure" data-hwscope="{src}" data-hwscope-step="{step}" style="display:block;width:auto;max-width:none;margin:1em 0;padding:0">"#,
-            r#"<div class="hwscope-box" style="position:relative;width:100%;aspect-ratio:800/{h};min-height:{min}px">"#,
+            r#"<div class="hwscope-box" style="position:relative;width:100%;aspect-ratio:800/{h};min-height:{min}px;{room}">"#,
             r#"<img class="hwscope-static" src="data:image/svg+xml,{data}" width="800" height="{h}" alt="{alt}" style="position:absolute;inset:0;width:100%;height:100%;object-fit:contain;margin:0">"#,
             r#"</div></figure>"#
         ),
@@ -72,6 +82,7 @@ fn figure_of(block: &DocBlock, rec: &crate::StepRecord, text: &str) -> Drawn {
         step = rec.step,
         h = height,
         min = min,
+        room = LIVE_ROOM,
         data = data_uri(&image),
         alt = attr(&alt),
     );

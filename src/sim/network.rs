@@ -325,7 +325,7 @@ impl Sim {
         let sent_ms = self.now;
         let key = (arrive_ms, PROTOCOL, seq);
         self.sched.insert(key, Due::Deliver(id));
-        self.in_flight.insert(id, (Shared::new(Msg { id, from, to, sent_ms, arrive_ms, body, held: None, resent_ms: None }), key));
+        self.in_flight.insert_last(id, (Shared::new(Msg { id, from, to, sent_ms, arrive_ms, body, held: None, resent_ms: None }), key));
     }
 
     fn hold(&mut self, id: u64, from: Node, to: Node, body: Body, hold: Hold) {

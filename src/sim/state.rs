@@ -101,8 +101,25 @@ impl LeaderState {
     }
 
     /// Whether `id` is in the maximal ISR (without building it).
+    #[inline]
     pub fn in_maximal_isr(&self, id: u32) -> bool {
         self.isr.contains(&id) || matches!(self.pending, Some(PendingIsr::Expand(e)) if e == id)
+    }
+
+    /// The maximal ISR's members as bits (bit `id` for broker `id`; ids are below
+    /// `MAX_REPLICAS`): one pass over the ISR where every member of another list is
+    /// asked about (the verdict strip reads it after every step).
+    pub fn maximal_isr_bits(&self) -> u64 {
+        let pending = match self.pending {
+            Some(PendingIsr::Expand(e)) => bit(e),
+            _ => 0,
+        };
+        self.isr.iter().fold(pending, |bits, &id| bits | bit(id))
+    }
+
+    /// How many members the maximal ISR has (`maximal_isr().len()`, without building it).
+    pub fn maximal_isr_len(&self) -> usize {
+        self.isr.len() + matches!(self.pending, Some(PendingIsr::Expand(e)) if !self.isr.contains(&e)) as usize
     }
 
     /// The ISR the HW must respect while a change is in flight (`maximalIsr`: the
@@ -114,6 +131,12 @@ impl LeaderState {
             _ => self.isr.clone(),
         }
     }
+}
+
+/// Broker `id`'s bit in a set of brokers held as bits (`LeaderState::maximal_isr_bits`).
+#[inline]
+pub fn bit(id: u32) -> u64 {
+    1u64.checked_shl(id).unwrap_or(0)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

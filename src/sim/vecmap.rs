@@ -64,6 +64,16 @@ impl<K: Ord, V> VecMap<K, V> {
         }
     }
 
+    /// `insert` for a key that is usually the greatest (a new message's id): then
+    /// appended without a search.
+    pub fn insert_last(&mut self, key: K, value: V) -> Option<V> {
+        if self.entries.last().is_none_or(|(last, _)| *last < key) {
+            self.entries.push((key, value));
+            return None;
+        }
+        self.insert(key, value)
+    }
+
     pub fn remove(&mut self, key: &K) -> Option<V> {
         match self.find(key) {
             Ok(i) => Some(self.entries.remove(i).1),

@@ -72,7 +72,18 @@ function boxFor(text, replaced) {
   const box = document.createElement("div");
   box.className = "hwscope-box";
   const h = Number(/(?:^|\s)height=(\d+)/.exec(text)?.[1]) || 380;
-  Object.assign(box.style, { position: "relative", width: "100%", aspectRatio: "800 / 520", minHeight: `${h}px` });
+  // Room under the picture for the live figure's title, sentence and controls (src/cli/docfigure.rs, LIVE_ROOM).
+  Object.assign(box.style, { position: "relative", width: "100%", aspectRatio: "800 / 520", minHeight: `${h}px`, boxSizing: "content-box", padding: "0 0 clamp(0px, calc((960px - 100%) * .75), 80px)" });
+  // Until it is live, the box shows the block's text (as the Hugo module's render hook
+  // does), not a blank hole the size of a figure.
+  const pending = document.createElement("div");
+  pending.className = "hwscope-pending";
+  pending.textContent = text.trim();
+  Object.assign(pending.style, {
+    position: "absolute", inset: "0", boxSizing: "border-box", overflow: "hidden", padding: ".5em", whiteSpace: "pre-wrap",
+    font: "12px/1.4 ui-monospace, monospace", opacity: ".6", outline: "1px dashed", outlineOffset: "-1px", borderRadius: "8px",
+  });
+  box.append(pending);
   fig.append(box);
   replaced.replaceWith(fig);
   return fig;

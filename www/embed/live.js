@@ -208,7 +208,7 @@ export async function mount(fig, text, theme) {
   await loaded;
   player.go(block.at);
   host.style.visibility = "";
-  const img = box.querySelector("img.hwscope-static");
+  const img = box.querySelector("img.hwscope-static, .hwscope-pending");
   if (img) img.style.visibility = "hidden";
   fig.dataset.hwscopeLive = "live";
   if (block.autoplay && !player.reduced) player.play();

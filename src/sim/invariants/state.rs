@@ -24,7 +24,9 @@ pub fn leader_maximal_isr(sim: &Sim) -> Option<Violation> {
         return None;
     }
     let epoch = b.leader_epoch;
-    if !ls.in_maximal_isr(l) {
+    let maximal = ls.maximal_isr_bits();
+    let in_maximal = |r: u32| maximal & crate::sim::state::bit(r) != 0;
+    if !in_maximal(l) {
         let text = format!("Leader {l} (epoch {epoch}) is not in its own maximal ISR {}.", list(&ls.maximal_isr()));
         return Some(Violation {
             invariant: LEADER_MAXIMAL_ISR,
@@ -33,7 +35,7 @@ pub fn leader_maximal_isr(sim: &Sim) -> Option<Violation> {
             witness: Witness { replica: Some(l), epoch: Some(epoch), ..Witness::default() },
         });
     }
-    let missing = sim.controller.isr.iter().copied().find(|&r| !ls.in_maximal_isr(r))?;
+    let missing = sim.controller.isr.iter().copied().find(|&r| !in_maximal(r))?;
     let text = format!(
         "Leader {l}'s maximal ISR {} (epoch {epoch}) lacks broker {missing}, which the controller's ISR {} holds: the leader's HW may pass records the controller could elect broker {missing} without.",
         list(&ls.maximal_isr()),

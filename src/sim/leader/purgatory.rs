@@ -96,7 +96,7 @@ pub(crate) fn complete_delayed_produces(b: &mut Shared<Broker>, out: &mut Out) {
         return;
     };
     let (leader, hw) = (b.id, b.hw);
-    let maximal = ls.maximal_isr().len() as u32;
+    let maximal = ls.maximal_isr_len() as u32;
     let ready: Vec<DelayedProduce> = ls.delayed_produces.iter().filter(|d| hw >= d.required_offset).cloned().collect();
     for d in ready {
         if let Some(ls) = b.lead.as_mut() {
