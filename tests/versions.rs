@@ -1303,7 +1303,10 @@ fn from_2_7_a_connection_attempt_is_given_up_after_the_setup_timeout_and_made_ag
         let (at, said) = &given_up[0];
         assert!((8_000..=12_000).contains(&(at - started[0])), "{preset}: given up {} ms in", at - started[0]);
         assert!(said.contains("socket.connection.setup.timeout.ms") && said.contains("never sent"), "{preset}: {said}");
-        assert!(time(t.at(resend)) < started[0] + 19_001, "{preset}: the new attempt crosses before the first one's SYN 19 s in would have");
+        assert!(
+            time(t.at(resend)) < started[0] + 19_001,
+            "{preset}: the new attempt crosses before the first one's SYN 19 s in would have"
+        );
     }
 }
 
