@@ -6,8 +6,11 @@
 // Needs www/pkg (npm run build). Uses HWSCOPE_BIN when set, else builds the
 // native CLI once (cargo build --release --bin hwscope, a no-op when fresh).
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { assertNoErrors, hwscope, launch } from "./helpers.mjs";
+import { assertNoErrors, cliTrace, hwscope, launch } from "./helpers.mjs";
 
 
 async function ready(page) {
@@ -98,6 +101,33 @@ test("Compare opens the elr built-in as kafka-4.0 against kafka-4.1, and both pr
   await page.selectOption('.view-compare select[aria-label="A\'s preset"]', "kafka-2.8");
   await page.waitForFunction(() => document.querySelector(".view-compare .cmp-side h4")?.textContent === "A · preset kafka-2.8");
   assert.deepEqual(await heads(), ["A · preset kafka-2.8", "B · preset kafka-4.1"]);
+  assertNoErrors(page);
+  await page.close();
+});
+
+test("a connection attempt given up after socket.connection.setup.timeout.ms is told on the page (KIP-601)", async () => {
+  // A producer's resend on a new connection whose SYN-ACK a one-way cut drops for 19 s.
+  const scenario = {
+    format: 1, preset: "kafka-4.0", replicas: 3, initial: { log_end_offset: 10 },
+    producers: [{ id: "p", acks: "all", "request.timeout.ms": 3000, "delivery.timeout.ms": 300000 }],
+    events: [
+      { at_ms: 800, partition: { from: 0, to: "p" } },
+      { at_ms: 1000, produce: { producer: "p", records: 1 } },
+      { at_ms: 20000, heal: { from: 0, to: "p" } },
+    ],
+    stop_at_ms: 30000,
+  };
+  const file = join(mkdtempSync(join(tmpdir(), "hwscope-kip601-")), "s.json");
+  writeFileSync(file, JSON.stringify(scenario));
+  const given = cliTrace([file]).find((r) => r.event?.timer === "connection-setup-timeout");
+  assert.ok(given, "the attempt is given up");
+  const frag = hwscope(["link", file, "--at", String(given.step)]).trim();
+  const page = await env.open(`/${frag}`);
+  await ready(page);
+  await page.waitForFunction((s) => document.getElementById("status").dataset.step === s, String(given.step));
+  await page.waitForFunction(() => /socket\.connection\.setup\.timeout\.ms/.test(document.getElementById("live").textContent));
+  assert.equal(await page.textContent("#live"), given.text);
+  assert.match(given.text, /^Producer p's new connection to broker 0 has had no answer for \d+ ms: the client gives the attempt up/);
   assertNoErrors(page);
   await page.close();
 });

@@ -118,13 +118,20 @@ impl Verdicts {
         if self.rows.is_empty() {
             self.rows = vec![Vec::new(); PROPERTIES.len()];
         }
-        let dropped = self.leos.len() != sim.brokers.len() || sim.brokers.iter().zip(&self.leos).any(|(b, was)| b.log.leo() < *was);
+        // Whether some LEO dropped, the LEOs noted in the same pass.
+        let mut dropped = self.leos.len() != sim.brokers.len();
+        if dropped {
+            self.leos.resize(sim.brokers.len(), 0);
+        }
+        for (was, b) in self.leos.iter_mut().zip(&sim.brokers) {
+            let now = b.log.leo();
+            dropped |= now < *was;
+            *was = now;
+        }
         // Once failing, read every step: a retry may append the record again.
         if dropped || self.everywhere.is_some() || self.last.is_none() {
             self.everywhere = inv::acked_record_kept_somewhere(sim);
         }
-        self.leos.clear();
-        self.leos.extend(sim.brokers.iter().map(|b| b.log.leo()));
         self.last = Some(sim.step);
         let Verdicts { rows, everywhere, .. } = self;
         let (engine, state) = rows.split_at_mut(STATE);

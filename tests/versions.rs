@@ -1239,3 +1239,100 @@ fn more_than_5_in_flight_turns_default_idempotence_off_in_3_x_and_is_an_error_fr
         assert!(e.contains("max.in.flight.requests.per.connection") && e.contains("at most 5"), "{preset}: {e}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// connection_setup: the kernel gives a connection attempt up before 2.7; from 2.7 the
+// client does, after socket.connection.setup.timeout.ms (KIP-601).
+// ---------------------------------------------------------------------------
+
+/// A producer whose answer is cut off (from leader 0 to p, at 800 ms) gives its request up
+/// after request.timeout.ms (3 s) and resends it on a new connection, whose SYN-ACK the
+/// cut drops: the attempt is CONNECTING until the heal at `heal_ms`.
+fn new_connection_through_a_cut(heal_ms: u64) -> Value {
+    json!({"format": 1, "preset": "kafka-4.0", "replicas": 3, "initial": {"log_end_offset": 10},
+        "producers": [{"id": "p", "acks": "all", "request.timeout.ms": 3000, "delivery.timeout.ms": 300000}],
+        "events": [
+            {"at_ms": 800, "partition": {"from": 0, "to": "p"}},
+            {"at_ms": 1000, "produce": {"producer": "p", "records": 1}},
+            {"at_ms": heal_ms, "heal": {"from": 0, "to": "p"}}
+        ],
+        "stop_at_ms": heal_ms + 10_000})
+}
+
+/// The first SYN of an attempt started at `connect` that is not before `heal`: Linux's
+/// schedule, 1 s apart five times, then doubling (`network::syn_retransmission_gap`).
+fn syn_after(connect: u64, heal: u64) -> u64 {
+    [1, 2, 3, 4, 5, 7, 11, 19, 35, 67].iter().map(|s| connect + s * 1_000).find(|&s| s >= heal).expect("a SYN before the kernel gives up")
+}
+
+/// The steps at which p starts a connection attempt (a retry sent into the cut, held for
+/// the handshake) and at which one is given up.
+fn attempts(t: &Trace, until: usize) -> (Vec<u64>, Vec<(u64, String)>) {
+    let started = t.all(&json!({"type": "timeout", "producer": "p", "timer": "producer-wake", "retry": true}));
+    let given_up = t.all(&json!({"type": "timeout", "producer": "p", "timer": "connection-setup-timeout"}));
+    let text = |i: usize| t.at(i)["text"].as_str().unwrap_or_default().to_string();
+    (
+        started.into_iter().filter(|&i| i < until).map(|i| time(t.at(i))).collect(),
+        given_up.into_iter().filter(|&i| i < until).map(|i| (time(t.at(i)), text(i))).collect(),
+    )
+}
+
+/// A one-way cut of 19 s through a new connection. Kafka 2.4 waits on the kernel: the one
+/// attempt's SYNs go out at 1, 2, 3, 4, 5, 7, 11, 19 s, and the resend crosses on the SYN
+/// 19 s in. From 2.7 (KIP-601, here 2.8 and 4.0) the client gives the attempt up after
+/// 10 s ± 20 % (`NetworkClient.handleTimedOutConnections`), the request waiting on it never
+/// sent, and connects again: the new attempt's SYNs are a second or two apart, so the resend
+/// crosses sooner than on the first attempt's SYN 19 s in.
+#[test]
+fn from_2_7_a_connection_attempt_is_given_up_after_the_setup_timeout_and_made_again() {
+    let s = new_connection_through_a_cut(20_000);
+    for preset in ["kafka-2.4", "kafka-2.8", "kafka-4.0"] {
+        let t = under(&s, preset);
+        let heal = t.find(0, &json!({"type": "heal"}));
+        let resend = t.find(heal, &json!({"type": "produce_request", "from": "p", "records": ["p-1"]}));
+        let (started, given_up) = attempts(&t, heal);
+        assert!((4_000..4_500).contains(&started[0]), "{preset}: the first attempt after the request timeout: {started:?}");
+        let last = *started.last().unwrap();
+        assert_eq!(time(t.at(resend)), syn_after(last, 20_000) + 1, "{preset}: the resend crosses on the first SYN after the heal");
+        if preset == "kafka-2.4" {
+            assert_eq!((started.len(), given_up.len()), (1, 0), "{preset}: one attempt, on the kernel's schedule: {given_up:?}");
+            assert_eq!(time(t.at(resend)), started[0] + 19_001, "{preset}");
+            continue;
+        }
+        assert_eq!((started.len(), given_up.len()), (2, 1), "{preset}: {started:?} {given_up:?}");
+        let (at, said) = &given_up[0];
+        assert!((8_000..=12_000).contains(&(at - started[0])), "{preset}: given up {} ms in", at - started[0]);
+        assert!(said.contains("socket.connection.setup.timeout.ms") && said.contains("never sent"), "{preset}: {said}");
+        assert!(
+            time(t.at(resend)) < started[0] + 19_001,
+            "{preset}: the new attempt crosses before the first one's SYN 19 s in would have"
+        );
+    }
+}
+
+/// A cut of 149 s. Kafka 2.4: the kernel gives the handshake up after its 11th SYN, 131 s
+/// in (`tcp_syn_retries` 6 plus `tcp_syn_linear_timeouts` 4 retransmissions). From 2.7 the
+/// client's setup timeout doubles with each attempt given up in a row, to
+/// socket.connection.setup.timeout.max.ms (30 s): 10, 20, then 30 s, each ± 20 %; from 3.7
+/// (KIP-580's `ExponentialBackoff`) the jittered value is capped at 30 s, while 2.8's may
+/// reach 36 s.
+#[test]
+fn the_kernel_gives_a_handshake_up_after_131_s_and_kip_601_doubles_its_timeout_to_30_s() {
+    let s = new_connection_through_a_cut(150_000);
+    let t = under(&s, "kafka-2.4");
+    let (started, given_up) = attempts(&t, t.find(0, &json!({"type": "heal"})));
+    assert_eq!(given_up.len(), 1, "{given_up:?}");
+    assert_eq!(given_up[0].0 - started[0], 131_000);
+    assert!(given_up[0].1.contains("the kernel gives the handshake up after its 11th SYN"), "{}", given_up[0].1);
+    for (preset, cap) in [("kafka-2.8", 36_000), ("kafka-4.0", 30_000), ("kafka-4.1", 30_000)] {
+        let t = under(&s, preset);
+        let (started, given_up) = attempts(&t, t.find(0, &json!({"type": "heal"})));
+        assert!(given_up.len() >= 4, "{preset}: {given_up:?}");
+        for (n, (at, said)) in given_up.iter().enumerate() {
+            let lasted = at - started[n];
+            let nominal = [10_000, 20_000, 30_000][n.min(2)];
+            assert!(lasted >= nominal * 8 / 10 && lasted <= (nominal * 12 / 10).min(cap), "{preset}: attempt {n} lasted {lasted} ms");
+            assert!(said.contains(&format!("{nominal} ms ± 20 %")), "{preset}: {said}");
+        }
+    }
+}

@@ -285,6 +285,55 @@ impl Narrator<'_> {
         String::new()
     }
 
+    /// A connection attempt given up (`sim/connect.rs`): who gave it up, after how long,
+    /// and what its client does next.
+    pub(super) fn connection_given_up(&self) -> String {
+        let Some((client, broker, after_ms, failures, by_kernel)) = self.events.iter().find_map(|e| match *e {
+            Event::ConnectionAttemptGivenUp { client, broker, after_ms, failures, by_kernel } => {
+                Some((client, broker, after_ms, failures, by_kernel))
+            }
+            _ => None,
+        }) else {
+            return String::new();
+        };
+        let whose = match client {
+            Node::Broker(id) => format!("Follower {id}'s new connection to leader {broker}"),
+            Node::Producer(p) => format!("Producer {}'s new connection to broker {broker}", self.producer(p)),
+            Node::Consumer(c) => format!("Consumer {}'s new connection to broker {broker}", self.consumer(c)),
+            other => format!("{}'s new connection to broker {broker}", self.node(other)),
+        };
+        let who = if by_kernel {
+            format!(
+                "{whose} has had no answer for {after_ms} ms: the kernel gives the handshake up after its 11th SYN (tcp_syn_retries; before Kafka 2.7 the client sets no limit of its own)"
+            )
+        } else {
+            let nominal = (crate::sim::connect::SETUP_TIMEOUT_MS << failures.min(2)).min(crate::sim::connect::SETUP_TIMEOUT_MAX_MS);
+            format!(
+                "{whose} has had no answer for {after_ms} ms: the client gives the attempt up (socket.connection.setup.timeout.ms, {nominal} ms ± 20 % for {}, KIP-601) and closes the socket",
+                if failures == 0 { "a first attempt".to_string() } else { format!("attempt {} in a row", failures + 1) }
+            )
+        };
+        let next = self.events.iter().find_map(|e| match *e {
+            Event::ConnectionReset { client: Node::Producer(_), requests, .. } => Some(format!(
+                "; {} waiting on it {} never sent (NETWORK_EXCEPTION, not counted against retries). It wants new metadata and connects again after its backoff.{}",
+                if requests == 1 { "the request" } else { "the requests" },
+                if requests == 1 { "was" } else { "were" },
+                self.sender()
+            )),
+            Event::ConnectionReset { requests, .. } => Some(format!(
+                "; {} fails with a network error and it connects again after its backoff.{}",
+                if requests == 0 { "nothing was waiting on it, so nothing" } else { "the fetch waiting on it" },
+                self.consumer_next()
+            )),
+            Event::FollowerConnectionReset { .. } => Some(format!(
+                "; the fetcher's wait for the connection fails (`awaitReady`), and it tries again after replica.fetch.backoff.ms ({} ms) on a new connection.",
+                self.config().replica_fetch_backoff_ms
+            )),
+            _ => None,
+        });
+        format!("{who}{}", next.unwrap_or_else(|| ".".to_string()))
+    }
+
     /// Why a broker refuses a connection: it is down, or (KRaft) a new process whose
     /// listeners open only once the controller has unfenced it (`listeners_closed`).
     fn refusing(&self, broker: u32) -> String {

@@ -94,6 +94,7 @@ impl Narrator<'_> {
             Timer::MetadataFetch { broker } => self.metadata_fetch_timer(broker),
             Timer::MetadataFetchExpiry { broker } => self.metadata_fetch_expired(broker),
             Timer::HeartbeatTimeout { broker } => self.heartbeat_timed_out(broker),
+            Timer::ConnectionSetupTimeout { .. } => self.connection_given_up(),
         }
     }
 
@@ -238,7 +239,18 @@ impl Narrator<'_> {
                         text.push_str(" The next heartbeat gets through, and its answer brings the metadata the broker missed.");
                     }
                 }
-                Event::HeldReleased { count, handshakes } => text.push_str(&held_released(count, handshakes)),
+                Event::HeldReleased { count, handshakes, late } => {
+                    if count > 0 {
+                        text.push_str(&held_released(count, handshakes));
+                    }
+                    if late > 0 {
+                        text.push_str(&format!(
+                            " {late} request{} wait{} on a connection attempt whose next SYN comes after the attempt is given up: the client will connect again then.",
+                            plural(late),
+                            if late == 1 { "s" } else { "" }
+                        ));
+                    }
+                }
                 _ => {}
             }
         }

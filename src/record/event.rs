@@ -207,6 +207,16 @@ fn timer_record(sim: &Sim, timer: Timer) -> EventRecord {
             return EventRecord { producer, consumer, timer: Some("metadata-timeout"), ..new("timeout") };
         }
         Timer::Heartbeat { broker } => return EventRecord { broker: Some(broker), timer: Some("heartbeat"), ..new("timeout") },
+        Timer::ConnectionSetupTimeout { client, broker } => {
+            let to = Some(NodeName::Broker(broker));
+            let timer = Some("connection-setup-timeout");
+            return match (client, sim.node_name(client)) {
+                (Node::Broker(b), _) => EventRecord { broker: Some(b), to, timer, ..new("timeout") },
+                (Node::Producer(_), NodeName::Name(n)) => EventRecord { producer: Some(n), to, timer, ..new("timeout") },
+                (_, NodeName::Name(n)) => EventRecord { consumer: Some(n), to, timer, ..new("timeout") },
+                (_, NodeName::Broker(b)) => EventRecord { broker: Some(b), to, timer, ..new("timeout") },
+            };
+        }
         Timer::AlterPartitionRetry { leader } => (leader, "alter-partition-retry"),
         Timer::MetadataFetch { broker } => (broker, "metadata-fetch"),
         Timer::MetadataFetchExpiry { broker } => (broker, "metadata-fetch-expiry"),

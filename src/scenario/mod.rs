@@ -16,7 +16,7 @@ pub use crate::json::Named;
 pub use clients::{ConsumerSettings, ProducerSettings, MAX_RETRIES};
 pub use defaults::{Defaults, InForce, Settings, Source};
 pub use presets::{defaults_table, DefaultRow, Preset, PresetInfo, PRESETS};
-pub use switches::{AboveHw, Behavior, BehaviorOverrides, BrokerLiveness, HwCounts, IsrUpdate, ResponseHw, Truncation};
+pub use switches::{AboveHw, Behavior, BehaviorOverrides, BrokerLiveness, ConnectionSetup, HwCounts, IsrUpdate, ResponseHw, Truncation};
 
 use crate::json::{self, boolean, err, int, json_by_name, json_struct, shown, string, u32_as_u64, u32_of, uint, Read, ToJson, Value};
 

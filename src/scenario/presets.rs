@@ -8,7 +8,7 @@ use super::defaults::{
     Defaults, KAFKA_2_0_DEFAULTS, KAFKA_2_1_DEFAULTS, KAFKA_2_5_DEFAULTS, KAFKA_3_7_DEFAULTS, KAFKA_4_0_DEFAULTS, ZOOKEEPER_0_10_DEFAULTS,
     ZOOKEEPER_0_11_DEFAULTS,
 };
-use super::switches::{AboveHw, Behavior, BrokerLiveness, HwCounts, IsrUpdate, ResponseHw, Truncation};
+use super::switches::{AboveHw, Behavior, BrokerLiveness, ConnectionSetup, HwCounts, IsrUpdate, ResponseHw, Truncation};
 use crate::json::{json_by_name, Named, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -69,6 +69,7 @@ const KAFKA_4_0: Behavior = Behavior {
     heartbeat_timeout_is_interval: true,
     controller_detects_bounced_brokers: true,
     produce_response_names_leader: true,
+    connection_setup: ConnectionSetup::SetupTimeoutCapped,
 };
 
 const KAFKA_4_1: Behavior = Behavior { eligible_leader_replicas: true, ..KAFKA_4_0 };
@@ -95,6 +96,7 @@ const KAFKA_2_8: Behavior = Behavior {
     controller_isr_removal_bumps_epoch: true,
     alter_partition_checks_broker_epochs: false,
     produce_response_names_leader: false,
+    connection_setup: ConnectionSetup::SetupTimeout,
     ..KAFKA_3_7
 };
 
@@ -103,6 +105,7 @@ const KAFKA_2_4: Behavior = Behavior {
     hw_move_completes_follower_fetch: true,
     truncation: Truncation::EpochRequestMultiRound,
     isr_update: IsrUpdate::Immediate,
+    connection_setup: ConnectionSetup::Kernel,
     ..KAFKA_2_8
 };
 
@@ -150,6 +153,7 @@ const TEXTBOOK: Behavior = Behavior {
     heartbeat_timeout_is_interval: true,
     controller_detects_bounced_brokers: true,
     produce_response_names_leader: true,
+    connection_setup: ConnectionSetup::SetupTimeoutCapped,
 };
 
 /// Every preset, oldest first (`textbook` is not a version and comes first).

@@ -74,6 +74,21 @@ pub enum BrokerLiveness {
     BrokerHeartbeat,
 }
 
+/// Who gives a connection attempt up when its handshake gets no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectionSetup {
+    /// Before 2.7 the client waits on the kernel: Linux gives a SYN_SENT socket up after
+    /// `tcp_syn_retries` retransmissions (`network::kernel_gives_up_after_ms`).
+    Kernel,
+    /// 2.7 (KIP-601): `NetworkClient.handleTimedOutConnections` gives it up after
+    /// socket.connection.setup.timeout.ms, doubling per consecutive failure up to
+    /// socket.connection.setup.timeout.max.ms, ±20 % (`ExponentialBackoff`, which at 2.7–3.6
+    /// may jitter above the maximum).
+    SetupTimeout,
+    /// 3.7 (KIP-580's `ExponentialBackoff`): as above, the jittered value capped at the maximum.
+    SetupTimeoutCapped,
+}
+
 /// Declares the switches once: [`Behavior`] (every switch set, what a preset is),
 /// [`BehaviorOverrides`] (the scenario's `behavior` object, read and written by
 /// its field list) and `apply`. A new switch is one line here, plus its value in
@@ -205,6 +220,10 @@ switches! {
     /// (`Sender.completeBatch`, `Metadata.updatePartitionLeadership`). Before, the answer
     /// names no leader and the producer waits for its metadata refresh.
     produce_response_names_leader: bool = "produce_response_names_leader", boolean;
+    /// 2.7 (KIP-601): a client (a producer, a consumer, a broker's replica fetcher) gives a
+    /// connection attempt up after socket.connection.setup.timeout.ms and connects again;
+    /// before, it waits until the kernel gives the handshake up (`sim/connect.rs`).
+    connection_setup: ConnectionSetup = "connection_setup", ConnectionSetup::parse;
 }
 
 impl BehaviorOverrides {
@@ -213,7 +232,15 @@ impl BehaviorOverrides {
     }
 }
 
-json_by_name!(HwCounts, ResponseHw, AboveHw, Truncation, IsrUpdate, BrokerLiveness);
+json_by_name!(HwCounts, ResponseHw, AboveHw, Truncation, IsrUpdate, BrokerLiveness, ConnectionSetup);
+
+impl Named for ConnectionSetup {
+    const ALL_NAMED: &'static [(&'static str, ConnectionSetup)] = &[
+        ("kernel", ConnectionSetup::Kernel),
+        ("setup-timeout", ConnectionSetup::SetupTimeout),
+        ("setup-timeout-capped", ConnectionSetup::SetupTimeoutCapped),
+    ];
+}
 
 impl Named for HwCounts {
     const ALL_NAMED: &'static [(&'static str, HwCounts)] = &[

@@ -107,11 +107,14 @@ pub(crate) fn maybe_update_metadata(c: &mut Shared<impl Client>, client: Node, o
     if allowed > now {
         return Some(allowed);
     }
-    let Some(broker) = least_loaded_node(&**c, out) else {
+    let Some(broker) = least_loaded_node(&**c, client, out) else {
         return Some(now + RECONNECT_BACKOFF_MS);
     };
     let request = out.send(client, Node::Broker(broker), Body::MetadataRequest);
-    let wait = if out.would_wait_for_connection(client, Node::Broker(broker)) { timeout.min(10_000) } else { timeout };
+    // A request waiting for its connection is not sent yet: the attempt's own limit ends
+    // it (`connect.rs`; before 2.7 the client "should" wait for a connect timeout it does
+    // not have: `DefaultMetadataUpdater.maybeUpdate` at 2.4 waits on the kernel).
+    let wait = out.connection_wait_bound(client, Node::Broker(broker)).map_or(timeout, |longest| timeout.max(longest + 1));
     let t = out.set_timer(now + wait, Timer::MetadataTimeout { client });
     let m = c.meta_mut();
     m.in_flight = Some((request, broker, t));
@@ -122,15 +125,19 @@ pub(crate) fn maybe_update_metadata(c: &mut Shared<impl Client>, client: Node, o
 
 /// `NetworkClient.leastLoadedNode`: a broker with nothing in flight from this client
 /// and not in reconnect backoff, starting from a point drawn from the seed; else
-/// any broker not in backoff.
-fn least_loaded_node(c: &impl Client, out: &mut Out) -> Option<u32> {
+/// any broker not in backoff. A broker whose connection is being set up comes after
+/// those that are ready (`foundConnecting` is the fallback), so a metadata request does
+/// not wait on a handshake another broker does not need.
+fn least_loaded_node(c: &impl Client, client: Node, out: &mut Out) -> Option<u32> {
     let n = out.scenario.replicas;
     let offset = out.draw(u64::from(n) - 1) as u32;
     let now = out.now;
     let meta = c.meta();
     let usable = |b: u32| meta.blackout.get(&b).is_none_or(|&until| until <= now);
+    let ready = |b: u32| !out.would_wait_for_connection(client, Node::Broker(b));
     let order: Vec<u32> = (0..n).map(|i| (i + offset) % n).collect();
-    order.iter().copied().find(|&b| usable(b) && !c.busy(b)).or_else(|| order.iter().copied().find(|&b| usable(b)))
+    let first = |pick: &dyn Fn(u32) -> bool| order.iter().copied().find(|&b| usable(b) && pick(b));
+    first(&|b| !c.busy(b) && ready(b)).or_else(|| first(&ready)).or_else(|| first(&|b| !c.busy(b))).or_else(|| first(&|_| true))
 }
 
 /// `Metadata.update`: a newer leader epoch (or the same) replaces what the client

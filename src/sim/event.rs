@@ -46,8 +46,9 @@ pub enum Event {
     /// A cut or heal names a consumer that has not joined yet.
     LinkEndpointMissing,
     /// Messages TCP held in the healed link go out at their next retransmission.
-    /// `handshakes` of them were connection attempts (SYNs), the rest data.
-    HeldReleased { count: usize, handshakes: usize },
+    /// `handshakes` of them were connection attempts (SYNs), the rest data; `late` more
+    /// wait on an attempt whose next SYN comes after its limit (`connect.rs`).
+    HeldReleased { count: usize, handshakes: usize, late: usize },
     ConsumerAdded { consumer: usize },
     ConsumerExists,
     /// A message reaches a broker that is down.
@@ -120,6 +121,10 @@ pub enum Event {
     /// `refused`: a new connection to a killed broker was refused, so the requests were
     /// never sent (they do not use up `retries`).
     ConnectionReset { client: Node, broker: u32, requests: usize, refused: bool },
+    /// A connection attempt to `broker` got no answer for `after_ms` and was given up
+    /// (`connect.rs`): by the client's setup timeout (KIP-601), or `by_kernel` before 2.7.
+    /// `failures`: attempts given up in a row before this one.
+    ConnectionAttemptGivenUp { client: Node, broker: u32, after_ms: u64, failures: u8, by_kernel: bool },
     /// A client asks a broker for metadata.
     MetadataRequested { client: Node, broker: u32, msg: u64 },
     MetadataAnswered { broker: u32, client: Node, leader: Option<u32>, leader_epoch: i32, msg: u64 },

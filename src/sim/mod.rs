@@ -18,6 +18,7 @@
 mod apply;
 mod broker;
 mod client;
+pub mod connect;
 mod consumer;
 mod consumer_fetch;
 mod controller;
@@ -541,6 +542,7 @@ impl Sim {
                 self.controller_rule(|c, out| metadata_fetch::expire_parked_metadata_fetch(c, broker, out))
             }
             Timer::HeartbeatTimeout { broker } => self.broker_rule(broker, heartbeat::heartbeat_timed_out),
+            Timer::ConnectionSetupTimeout { client, broker } => self.connection_attempt_expired(client, broker),
         }
     }
 

@@ -21,6 +21,8 @@
 //! once (a `Reset` one hop later), and a new connection to it is refused. A host that
 //! vanished (`crash.silent`) says nothing: its peers wait for their timeouts.
 
+pub use super::connect::{conn_of, retransmission_at, syn_retransmission_gap, Conn};
+use super::connect::{drop_held_on, longest_attempt_ms};
 use super::event::Event;
 use super::msg::{Body, Hold, Msg, Node};
 use super::outbox::Wire;
@@ -28,16 +30,7 @@ use super::scheduler::{Due, Key, PROTOCOL};
 use super::step::Command;
 use super::vecmap::{VecMap, VecSet};
 use super::{Shared, Sim};
-use crate::scenario::{Channel, Peer, Scenario};
-
-/// A connection's state, as its client (the requester) sees it; absent means open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Conn {
-    /// Closed by the client (request timeout) or reset by the peer: the next request reconnects.
-    Closed,
-    /// A handshake sent `since`, not answered: a direction is cut.
-    Connecting { since: u64 },
-}
+use crate::scenario::{Channel, ConnectionSetup, Peer, Scenario};
 
 /// A held message's key in the scheduler: never due (it is scheduled when released).
 const NEVER: u64 = u64::MAX;
@@ -146,14 +139,15 @@ impl Network {
         self.conns.get(&(client, server)).copied()
     }
 
-    fn set_conn(&mut self, client: Node, server: Node, state: Option<Conn>) {
-        match state {
-            Some(s) => {
-                self.conns.insert((client, server), s);
-            }
-            None => {
-                self.conns.remove(&(client, server));
-            }
+    /// Sets a connection's state; returns the timer of the attempt this ends, to cancel.
+    pub(crate) fn set_conn(&mut self, client: Node, server: Node, state: Option<Conn>) -> Option<Key> {
+        let old = match state {
+            Some(s) => self.conns.insert((client, server), s),
+            None => self.conns.remove(&(client, server)),
+        };
+        match old {
+            Some(Conn::Connecting { gives_up, .. }) if state.is_none_or(|s| !matches!(s, Conn::Connecting { .. })) => gives_up,
+            _ => None,
         }
     }
 
@@ -164,7 +158,7 @@ impl Network {
         match self.conn(client, server) {
             None => false,
             Some(Conn::Connecting { .. }) => true,
-            Some(Conn::Closed) => self.is_cut(client, server) || self.is_cut(server, client),
+            Some(Conn::Closed | Conn::GivenUp { .. }) => self.is_cut(client, server) || self.is_cut(server, client),
         }
     }
 }
@@ -208,55 +202,6 @@ pub fn channel_of(body: &Body) -> Option<Channel> {
     }
 }
 
-/// The connection a message travels on: (the requester, the one it asks).
-pub fn conn_of(from: Node, to: Node, body: &Body) -> (Node, Node) {
-    if body.is_request() {
-        (from, to)
-    } else {
-        (to, from)
-    }
-}
-
-/// When a held message goes out again after a heal at `now`: the first of TCP's
-/// retransmissions that is not before `now`. Data: `since` + 200, + 400, + 800 … ms
-/// (`TCP_RTO_MIN`, doubling; each gap at most `TCP_RTO_MAX`, 120 s). A handshake:
-/// [`syn_retransmission_gap`]. Not modelled: Linux's RTO is the connection's smoothed RTT
-/// plus a variance floored at `TCP_RTO_MIN` (204–216 ms measured on the oracle's loopback
-/// under load), an offset every doubling carries (docs/exactness.md, F10).
-pub fn retransmission_at(since: u64, connect: bool, now: u64) -> u64 {
-    let gap_after = |n: u32| if connect { syn_retransmission_gap(n) } else { (200u64 << n.min(10)).min(120_000) };
-    let mut n = 0;
-    let mut at = since + gap_after(0);
-    while at < now {
-        n += 1;
-        at += gap_after(n);
-    }
-    at
-}
-
-/// The gap before a connecting socket's SYN retransmission `n + 1` (0: the first).
-/// Linux's `tcp_retransmit_timer` (net/ipv4/tcp_timer.c, since Linux 6.5): while a socket
-/// is in SYN_SENT and has retransmitted at most `net.ipv4.tcp_syn_linear_timeouts` (4 by
-/// default) times, the RTO stays at `TCP_TIMEOUT_INIT` (1 s); after that it doubles, up to
-/// `TCP_RTO_MAX`. So the SYNs go out at 0, 1, 2, 3, 4, 5, 7, 11, 19 … s. A one-way cut
-/// that drops the listener's SYN-ACK is crossed at the first of these after the heal:
-/// the oracle's producer in `fault-duplicates-without-idempotence` connected 190 ms after a
-/// heal at 6 s, on the SYN of 6164 ms for a connect at 4164 (docs/exactness.md, F9). Kafka's
-/// client keeps the attempt CONNECTING (`NetworkClient.handleTimedOutConnections` with
-/// `ClusterConnectionStates`' setup timeout, KIP-601 in 2.7, as at 4.0.2) until
-/// `socket.connection.setup.timeout.ms` (10 s ± 20 %), so for a cut shorter than that the
-/// kernel's schedule is what decides. Not modelled: the attempt given up after that timeout
-/// (or the kernel's `tcp_syn_retries`, about 11 s here) and started again after
-/// `reconnect.backoff.ms`, which only a longer cut of a new connection reaches.
-pub fn syn_retransmission_gap(n: u32) -> u64 {
-    const LINEAR: u32 = 4;
-    if n <= LINEAR {
-        1_000
-    } else {
-        (1_000u64 << (n - LINEAR).min(7)).min(120_000)
-    }
-}
-
 impl Sim {
     /// Decides to send a message: it gets its id now and goes on the wire when the
     /// step's commands are applied. Returns the id.
@@ -295,7 +240,7 @@ impl Sim {
             let killed = matches!(to, Node::Broker(b) if !self.broker(b).silently_down);
             if request && killed && !controller_link && !self.net.is_cut_for(to, from, &body) && !self.net.is_cut_for(from, to, &body) {
                 // The SYN or the data reaches the host, whose kernel answers with a reset.
-                self.net.set_conn(client, server, Some(Conn::Closed));
+                self.set_conn(client, server, Some(Conn::Closed));
                 let back = self.next_msg;
                 self.next_msg += 1;
                 let arrive_ms = self.now + self.net.latency(from, to) + self.net.latency(to, from);
@@ -327,12 +272,12 @@ impl Sim {
             return;
         }
         match state {
-            Some(Conn::Connecting { since }) => self.hold(id, from, to, body, Hold { since, connect: true }),
-            Some(Conn::Closed) if cut || cut_back => {
-                self.net.set_conn(client, server, Some(Conn::Connecting { since: self.now }));
+            Some(Conn::Connecting { since, .. }) => self.hold(id, from, to, body, Hold { since, connect: true }),
+            Some(closed) if cut || cut_back => {
+                self.start_connection_attempt(client, server, closed.failures());
                 self.hold(id, from, to, body, Hold { since: self.now, connect: true });
             }
-            Some(Conn::Closed) => {
+            Some(_) => {
                 self.net.set_conn(client, server, None);
                 self.deliver_later(id, seq, from, to, body);
             }
@@ -421,10 +366,10 @@ impl Sim {
         let node = Node::Broker(broker);
         let peers: Vec<(Node, Node)> = self.net.conns.iter().map(|(k, _)| *k).filter(|(c, s)| *c == node || *s == node).collect();
         for (c, s) in peers {
-            self.net.set_conn(c, s, None);
+            self.set_conn(c, s, None);
         }
         for &peer in waiting {
-            self.net.set_conn(peer, node, Some(Conn::Closed));
+            self.set_conn(peer, node, Some(Conn::Closed));
             if !self.net.is_cut(node, peer) {
                 self.send(node, peer, Body::Reset { refused: false });
             }
@@ -476,9 +421,9 @@ impl Sim {
             return self.emit(Event::LinkEndpointMissing);
         };
         self.emit(Event::LinksHealed { from, to, both_ways: links.len() == 2, channel });
-        let (released, handshakes) = self.release_held();
-        if released > 0 {
-            self.emit(Event::HeldReleased { count: released, handshakes });
+        let (released, handshakes, late) = self.release_held();
+        if released > 0 || late > 0 {
+            self.emit(Event::HeldReleased { count: released, handshakes, late });
         }
     }
 
@@ -490,16 +435,17 @@ impl Sim {
     /// Held messages whose way is open again are scheduled at their connection's next
     /// retransmission (the oldest held message's schedule: TCP resends in order).
     /// Returns how many.
-    /// Schedules what a heal lets through; returns how many messages, and how many
-    /// of them wait on a handshake (released at the next SYN, not the next resend).
-    fn release_held(&mut self) -> (usize, usize) {
+    /// Schedules what a heal lets through; returns how many messages, how many of them
+    /// wait on a handshake (released at the next SYN, not the next resend), and how many
+    /// stay held because their attempt is given up before its next SYN.
+    fn release_held(&mut self) -> (usize, usize, usize) {
         type HeldMsg = (u64, Node, Node, Hold, (Node, Node), Option<Channel>);
         let held: Vec<HeldMsg> = self
             .in_flight
             .values()
             .filter_map(|(m, _)| m.held.map(|h| (m.id, m.from, m.to, h, conn_of(m.from, m.to, &m.body), channel_of(&m.body))))
             .collect();
-        let (mut released, mut handshakes) = (0, 0);
+        let (mut released, mut handshakes, mut late) = (0, 0, 0);
         for (id, from, to, hold, (client, server), channel) in held {
             let open = !(self.net.is_cut_on(from, to, channel) || hold.connect && self.net.is_cut_on(to, from, channel));
             if !open {
@@ -508,7 +454,12 @@ impl Sim {
             let oldest = held_oldest(&self.in_flight, from, to, hold.connect, channel);
             let at = retransmission_at(oldest.min(hold.since), hold.connect, self.now);
             if hold.connect {
-                self.net.set_conn(client, server, None);
+                // A handshake whose next SYN comes after the attempt's limit is given up first.
+                if matches!(self.net.conn(client, server), Some(Conn::Connecting { gives_up: Some(k), .. }) if at >= k.0) {
+                    late += 1;
+                    continue;
+                }
+                self.set_conn(client, server, None);
             }
             let arrive_ms = at + self.net.latency(from, to);
             let new_key = (arrive_ms, PROTOCOL, self.sched.reserve());
@@ -522,7 +473,7 @@ impl Sim {
                 handshakes += usize::from(hold.connect);
             }
         }
-        (released, handshakes)
+        (released, handshakes, late)
     }
 }
 
@@ -540,6 +491,7 @@ fn held_oldest(in_flight: &VecMap<u64, (super::Shared<Msg>, Key)>, from: Node, t
 pub(crate) struct WireOf<'a> {
     pub net: &'a mut Network,
     pub in_flight: &'a mut VecMap<u64, (Shared<Msg>, Key)>,
+    pub setup: ConnectionSetup,
 }
 
 impl Wire for WireOf<'_> {
@@ -547,15 +499,17 @@ impl Wire for WireOf<'_> {
         self.net.would_wait_for_connection(client, server)
     }
 
-    fn close_conn(&mut self, client: Node, server: Node) {
-        let held = |m: &Msg| m.held.is_some() && conn_of(m.from, m.to, &m.body) == (client, server);
-        let ids: Vec<u64> = self.in_flight.iter().filter(|(_, (m, _))| held(m)).map(|(id, _)| *id).collect();
-        for id in ids {
-            self.in_flight.remove(&id);
-        }
+    fn connection_wait_bound(&self, client: Node, server: Node) -> Option<u64> {
+        let failures = self.net.conn(client, server).map_or(0, Conn::failures);
+        self.would_wait_for_connection(client, server).then(|| longest_attempt_ms(self.setup, failures))
+    }
+
+    fn close_conn(&mut self, client: Node, server: Node) -> Option<Key> {
+        drop_held_on(self.in_flight, client, server);
         if client != Node::Controller && server != Node::Controller {
-            self.net.set_conn(client, server, Some(Conn::Closed));
+            return self.net.set_conn(client, server, Some(Conn::Closed));
         }
+        None
     }
 
     fn is_cut_on(&self, from: Node, to: Node, channel: Option<Channel>) -> bool {
@@ -582,7 +536,7 @@ impl Wire for WireOf<'_> {
                 }
             }
         }
-        self.net.set_conn(me, Node::Controller, Some(Conn::Closed));
+        let _ = self.net.set_conn(me, Node::Controller, Some(Conn::Closed));
         scheduled
     }
 

@@ -35,8 +35,12 @@ use crate::scenario::{Behavior, Channel, Scenario, Settings};
 pub(crate) trait Wire {
     /// Whether a request from `client` to `server` would first wait for a new connection.
     fn would_wait_for_connection(&self, client: Node, server: Node) -> bool;
+    /// If a request from `client` to `server` would first wait for a connection, the
+    /// longest that attempt may last before it is given up (`connect::longest_attempt_ms`).
+    fn connection_wait_bound(&self, client: Node, server: Node) -> Option<u64>;
     /// The client closes its connection to `server`; what TCP held on it is dropped.
-    fn close_conn(&mut self, client: Node, server: Node);
+    /// Returns the timer of the attempt this ends, if one was under way.
+    fn close_conn(&mut self, client: Node, server: Node) -> Option<Key>;
     /// Whether the link `from` → `to` is cut (for `channel`, or as a whole).
     fn is_cut_on(&self, from: Node, to: Node, channel: Option<Channel>) -> bool;
     /// A broker resets its connection for the metadata log; returns the deliveries of
@@ -105,9 +109,18 @@ impl Out<'_> {
         self.wire.would_wait_for_connection(client, server)
     }
 
-    /// The client closes its connection to `server` (`Wire::close_conn`).
+    /// If a request from `client` to `server` would wait for a connection, the longest
+    /// the attempt may last (`Wire::connection_wait_bound`).
+    pub fn connection_wait_bound(&self, client: Node, server: Node) -> Option<u64> {
+        self.wire.connection_wait_bound(client, server)
+    }
+
+    /// The client closes its connection to `server` (`Wire::close_conn`); an attempt under
+    /// way loses the timer that would have given it up.
     pub fn close_conn(&mut self, client: Node, server: Node) {
-        self.wire.close_conn(client, server);
+        if let Some(key) = self.wire.close_conn(client, server) {
+            self.sched.cancel(key);
+        }
     }
 
     /// Whether the link `from` → `to` is cut (`Wire::is_cut_on`).

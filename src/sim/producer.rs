@@ -135,14 +135,15 @@ fn send_batch(p: &mut P, id: usize, i: usize, leader: u32, out: &mut Out) {
         ids.iter().for_each(|r| q.acked.push(*r));
         return out.emit(Event::ProduceSent { producer: id, broker: leader, first_n, count: ids.len(), retry, msg });
     }
-    // On a connection still being set up the request is not sent yet: the client
-    // gives the connection socket.connection.setup.timeout.ms (10 s) first, and
-    // request.timeout.ms runs from the send (`NetworkClient`), so the wait is the
-    // longer of the two (a request that connects late is not timed out at once).
-    let wait = if out.would_wait_for_connection(Node::Producer(id), Node::Broker(leader)) {
-        settings.request_timeout_ms.max(10_000)
-    } else {
-        settings.request_timeout_ms
+    // On a connection still being set up the request is not sent yet (`NetworkClient`
+    // drains a batch only to a ready node): it waits while the attempt lasts, until the
+    // attempt is given up (`connect.rs`), and request.timeout.ms runs from the send. So
+    // the wait is the longer of the two. Before 2.1 a batch waiting in the accumulator
+    // expires after request.timeout.ms (`expire_waiting_batches_before_kip_91`), which
+    // this request's timer stands for.
+    let wait = match out.connection_wait_bound(Node::Producer(id), Node::Broker(leader)) {
+        Some(longest) if settings.delivery_timeout_ms.is_some() => settings.request_timeout_ms.max(longest + 1),
+        _ => settings.request_timeout_ms,
     };
     let timeout = out.set_timer(out.now + wait, Timer::ProduceRequestTimeout { producer: id, request: msg });
     let q = &mut **p;

@@ -237,6 +237,12 @@ pub enum Timer {
     HeartbeatTimeout {
         broker: u32,
     },
+    /// A connection attempt reaches its limit unanswered (`connect.rs`: KIP-601's setup
+    /// timeout, or the kernel's SYN retries before 2.7).
+    ConnectionSetupTimeout {
+        client: super::msg::Node,
+        broker: u32,
+    },
 }
 
 /// A small, portable, seeded generator (SplitMix64): the same numbers on every platform.

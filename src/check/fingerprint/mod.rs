@@ -432,7 +432,8 @@ impl<'a, const M: u8> Walker<'a, M> {
         let conns = net.conns.iter().fold(0u64, |s, (&(a, b), c)| {
             let state = match *c {
                 Conn::Closed => u64::MAX,
-                Conn::Connecting { since } => since.wrapping_sub(self.cx.now),
+                Conn::GivenUp { failures } => u64::MAX - 1 - u64::from(failures),
+                Conn::Connecting { since, failures, .. } => since.wrapping_sub(self.cx.now) ^ (u64::from(failures) << 48),
             };
             s.wrapping_add(mix(mix(mix(self.node_word(a)) ^ self.node_word(b)) ^ state))
         });

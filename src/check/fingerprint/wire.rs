@@ -170,6 +170,11 @@ impl<const M: u8> Walker<'_, M> {
                 self.word(17);
                 self.word(producer as u64);
             }
+            Timer::ConnectionSetupTimeout { client, broker } => {
+                self.word(18);
+                self.node(client);
+                self.broker(broker);
+            }
         }
     }
 

@@ -1,0 +1,191 @@
+//! Connections: their states, the handshake's SYN schedule, and how long an attempt
+//! lasts before it is given up (by Kafka's client from 2.7, by the kernel before).
+//!
+//! A connection attempt that gets no answer (a direction is cut) is CONNECTING: its
+//! client's requests wait on it, and TCP resends the SYN on Linux's schedule
+//! ([`syn_retransmission_gap`]). The attempt ends when the handshake crosses (a heal,
+//! `network.rs`), when the client closes it (a request timeout), or when it is given up
+//! here ([`connection_attempt_limit_ms`]): then what waited on it was never sent, and
+//! the client is told as if the connection had been refused.
+
+use super::consumer;
+use super::event::Event;
+use super::follower;
+use super::msg::{Body, Msg, Node};
+use super::producer;
+use super::scheduler::{Due, Key, Rng, Timer, PROTOCOL};
+use super::shared::Shared;
+use super::vecmap::VecMap;
+use super::Sim;
+use crate::scenario::ConnectionSetup;
+
+/// A connection's state, as its client (the requester) sees it; absent means open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conn {
+    /// Closed by the client (request timeout) or reset by the peer: the next request reconnects.
+    Closed,
+    /// A handshake sent `since`, not answered: a direction is cut. `failures`: attempts given
+    /// up in a row before this one; `gives_up`: the timer that ends it (`connect.rs`), none
+    /// on a connection to the controller.
+    Connecting { since: u64, failures: u8, gives_up: Option<Key> },
+    /// Closed: its client gave `failures` attempts in a row up (`connect.rs`).
+    GivenUp { failures: u8 },
+}
+
+impl Conn {
+    /// The attempts given up in a row so far.
+    pub fn failures(self) -> u8 {
+        match self {
+            Conn::Closed => 0,
+            Conn::Connecting { failures, .. } | Conn::GivenUp { failures } => failures,
+        }
+    }
+}
+
+/// The connection a message travels on: (the requester, the one it asks).
+pub fn conn_of(from: Node, to: Node, body: &Body) -> (Node, Node) {
+    if body.is_request() {
+        (from, to)
+    } else {
+        (to, from)
+    }
+}
+
+/// When a held message goes out again after a heal at `now`: the first of TCP's
+/// retransmissions that is not before `now`. Data: `since` + 200, + 400, + 800 … ms
+/// (`TCP_RTO_MIN`, doubling; each gap at most `TCP_RTO_MAX`, 120 s). A handshake:
+/// [`syn_retransmission_gap`]. Not modelled: Linux's RTO is the connection's smoothed RTT
+/// plus a variance floored at `TCP_RTO_MIN` (204–216 ms measured on the oracle's loopback
+/// under load), an offset every doubling carries (docs/exactness.md, F10).
+pub fn retransmission_at(since: u64, connect: bool, now: u64) -> u64 {
+    let gap_after = |n: u32| if connect { syn_retransmission_gap(n) } else { (200u64 << n.min(10)).min(120_000) };
+    let mut n = 0;
+    let mut at = since + gap_after(0);
+    while at < now {
+        n += 1;
+        at += gap_after(n);
+    }
+    at
+}
+
+/// The gap before a connecting socket's SYN retransmission `n + 1` (0: the first).
+/// Linux's `tcp_retransmit_timer` (net/ipv4/tcp_timer.c, since Linux 6.5): while a socket
+/// is in SYN_SENT and has retransmitted at most `net.ipv4.tcp_syn_linear_timeouts` (4 by
+/// default) times, the RTO stays at `TCP_TIMEOUT_INIT` (1 s); after that it doubles, up to
+/// `TCP_RTO_MAX`. So the SYNs go out at 0, 1, 2, 3, 4, 5, 7, 11, 19 … s. A one-way cut
+/// that drops the listener's SYN-ACK is crossed at the first of these after the heal:
+/// the oracle's producer in `fault-duplicates-without-idempotence` connected 190 ms after a
+/// heal at 6 s, on the SYN of 6164 ms for a connect at 4164 (docs/exactness.md, F9). How
+/// long an attempt lasts before its client or the kernel gives it up and a new one starts
+/// (on a new schedule): [`connection_attempt_limit_ms`].
+pub fn syn_retransmission_gap(n: u32) -> u64 {
+    const LINEAR: u32 = 4;
+    if n <= LINEAR {
+        1_000
+    } else {
+        (1_000u64 << (n - LINEAR).min(7)).min(120_000)
+    }
+}
+
+/// Linux's `tcp_write_timeout` (net/ipv4/tcp_timer.c, since Linux 6.5): a SYN_SENT socket
+/// is given up, ETIMEDOUT, when the timer after its last allowed retransmission fires;
+/// `net.ipv4.tcp_syn_retries` (6) plus `tcp_syn_linear_timeouts` (4) retransmissions, so 11
+/// SYNs (0, 1, 2, 3, 4, 5, 7, 11, 19, 35, 67 s) and the end at 131 s. Measured on this
+/// machine's Linux 6.18 (a connect into a full accept queue in a network namespace,
+/// 2026-12-07): 11 SYNs, the last at 68.8 s, ETIMEDOUT after 134.4 s (the kernel's
+/// timers fire late by up to an eighth of a long timeout; the model keeps the nominal schedule).
+pub fn kernel_gives_up_after_ms() -> u64 {
+    const SYN_RETRIES: u32 = 6 + 4;
+    (0..=SYN_RETRIES).map(syn_retransmission_gap).sum()
+}
+
+/// socket.connection.setup.timeout.ms and its .max.ms: Kafka's defaults from 2.8 (10 s, 30 s;
+/// `CommonClientConfigs`, the same at 3.7.0, 4.0.0 and 4.1.0; 2.7.x's maximum was 127 s).
+pub const SETUP_TIMEOUT_MS: u64 = 10_000;
+pub const SETUP_TIMEOUT_MAX_MS: u64 = 30_000;
+
+/// How long a connection attempt lasts before it is given up, after `failures` attempts
+/// given up in a row. From 2.7 (KIP-601) the client gives it up:
+/// `NetworkClient.handleTimedOutConnections` closes a node CONNECTING longer than its
+/// `ClusterConnectionStates` setup timeout, socket.connection.setup.timeout.ms doubled per
+/// consecutive failure up to socket.connection.setup.timeout.max.ms (10, 20, 30 s), times a
+/// factor drawn in [0.8, 1.2] (`ExponentialBackoff`, drawn here from the run's seed); from
+/// 3.7 (KIP-580) the drawn value is capped at the maximum, before it may reach 36 s. The
+/// broker's replica fetcher (`ReplicaFetcherBlockingSend`, `BrokerBlockingSender` from 3.5)
+/// builds its `NetworkClient` with the same settings (`KafkaConfig`). Before 2.7 nothing in
+/// the client times a connection attempt out: the kernel does ([`kernel_gives_up_after_ms`]).
+pub fn connection_attempt_limit_ms(rule: ConnectionSetup, failures: u8, rng: &mut Rng) -> u64 {
+    let term = (SETUP_TIMEOUT_MS << failures.min(2)).min(SETUP_TIMEOUT_MAX_MS);
+    match rule {
+        ConnectionSetup::Kernel => kernel_gives_up_after_ms(),
+        ConnectionSetup::SetupTimeout => term * (800 + rng.upto(400)) / 1_000,
+        ConnectionSetup::SetupTimeoutCapped => (term * (800 + rng.upto(400)) / 1_000).min(SETUP_TIMEOUT_MAX_MS),
+    }
+}
+
+/// The longest [`connection_attempt_limit_ms`] can be: what a client waiting on the
+/// attempt allows it before its own request timer may end it.
+pub fn longest_attempt_ms(rule: ConnectionSetup, failures: u8) -> u64 {
+    let term = (SETUP_TIMEOUT_MS << failures.min(2)).min(SETUP_TIMEOUT_MAX_MS);
+    match rule {
+        ConnectionSetup::Kernel => kernel_gives_up_after_ms(),
+        ConnectionSetup::SetupTimeout => term * 12 / 10,
+        ConnectionSetup::SetupTimeoutCapped => (term * 12 / 10).min(SETUP_TIMEOUT_MAX_MS),
+    }
+}
+
+/// Drops what TCP holds on the connection `client` → `server` (never sent).
+pub(crate) fn drop_held_on(in_flight: &mut VecMap<u64, (Shared<Msg>, Key)>, client: Node, server: Node) {
+    let held = |m: &Msg| m.held.is_some() && conn_of(m.from, m.to, &m.body) == (client, server);
+    let ids: Vec<u64> = in_flight.iter().filter(|(_, (m, _))| held(m)).map(|(id, _)| *id).collect();
+    for id in ids {
+        in_flight.remove(&id);
+    }
+}
+
+impl Sim {
+    /// A request finds its connection closed and a direction cut: a new attempt starts,
+    /// with the timer that gives it up. Connections to the controller get none: the
+    /// broker's channels give their requests up (and reset) within seconds
+    /// (`metadata_fetch.rs`, `heartbeat.rs`), long before any of these limits.
+    pub(crate) fn start_connection_attempt(&mut self, client: Node, server: Node, failures: u8) {
+        let gives_up = match (client, server) {
+            (Node::Producer(_) | Node::Consumer(_) | Node::Broker(_), Node::Broker(broker)) => {
+                let limit = connection_attempt_limit_ms(self.behavior.connection_setup, failures, &mut self.rng);
+                let key = (self.now + limit, PROTOCOL, self.sched.reserve());
+                self.sched.insert(key, Due::Timer(Timer::ConnectionSetupTimeout { client, broker }));
+                Some(key)
+            }
+            _ => None,
+        };
+        let _ = self.net.set_conn(client, server, Some(Conn::Connecting { since: self.now, failures, gives_up }));
+    }
+
+    /// Sets a connection's state; an attempt this ends loses its timer.
+    pub(crate) fn set_conn(&mut self, client: Node, server: Node, state: Option<Conn>) {
+        if let Some(key) = self.net.set_conn(client, server, state) {
+            self.sched.cancel(key);
+        }
+    }
+
+    /// The attempt's limit ([`connection_attempt_limit_ms`]) is reached with no answer:
+    /// the connection is closed, what waited on it was never sent, and its client is told
+    /// as of a refused connection (`processDisconnection`: the node is disconnected, in
+    /// reconnect.backoff.ms, and metadata is wanted; a replica fetcher's `awaitReady`
+    /// fails and the fetcher backs off replica.fetch.backoff.ms).
+    pub(crate) fn connection_attempt_expired(&mut self, client: Node, broker: u32) {
+        let server = Node::Broker(broker);
+        let Some(Conn::Connecting { since, failures, .. }) = self.net.conn(client, server) else { return };
+        drop_held_on(&mut self.in_flight, client, server);
+        let by_kernel = self.behavior.connection_setup == ConnectionSetup::Kernel;
+        let state = if by_kernel { Conn::Closed } else { Conn::GivenUp { failures: failures.saturating_add(1) } };
+        let _ = self.net.set_conn(client, server, Some(state));
+        self.emit(Event::ConnectionAttemptGivenUp { client, broker, after_ms: self.now - since, failures, by_kernel });
+        match client {
+            Node::Broker(id) => self.broker_rule(id, |b, out| follower::follower_connection_reset(b, broker, out)),
+            Node::Producer(id) => self.producer_rule(id, |p, out| producer::on_connection_reset(p, id, broker, true, out)),
+            Node::Consumer(c) => self.consumer_rule(c, |n, out| consumer::on_connection_reset(n, c, broker, out)),
+            Node::Controller | Node::ZooKeeper => {}
+        }
+    }
+}
