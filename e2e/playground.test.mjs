@@ -54,11 +54,14 @@ describe("issue 13", () => {
 
   test("problem 6: Space presses the focused control; only elsewhere does it play", async () => {
     const page = await open("/?scenario=seed-walkthrough");
-    // A focused button: Space presses it (Produce forks the run at step 0).
+    // A focused button: Space presses it (Produce forks the run at step 0). A fork runs on
+    // the full core: pressed before it has come, the write waits for it, then is shown.
     await page.focus('[data-iv="produce"]');
     await page.keyboard.press(" ");
     assert.equal(await page.textContent("#play"), "Play", "Space on Produce does not start playback");
+    await page.waitForFunction(() => document.getElementById("status").dataset.step === "1", null, { timeout: 15000 }).catch(() => {});
     assert.equal(await stepOf(page), 1, "Space on Produce produced");
+    assert.equal(await page.textContent("#play"), "Play", "Space on Produce does not start playback");
     // The description's toggle: Space folds it.
     const open0 = await page.$eval("#about details", (d) => d.open);
     await page.focus("#about summary");
@@ -78,6 +81,24 @@ describe("issue 13", () => {
     assert.equal(await page.textContent("#play"), "Play");
     assertNoErrors(page);
     await page.close();
+  });
+
+  test("problem 6, on a slow link: a write pressed before the full core has come waits for it and is not lost", async () => {
+    const held = await pageWithCoreHeld(env, /\/hwscope_bg(\.[0-9a-f]{10})?\.wasm$/);
+    const { page } = held;
+    await page.goto("/?scenario=seed-walkthrough");
+    await page.waitForSelector("#status[data-step]");
+    await page.waitForFunction(() => !document.querySelector('[data-iv="produce"]').disabled);
+    await page.focus('[data-iv="produce"]');
+    await page.keyboard.press(" ");
+    await page.waitForTimeout(300);
+    assert.equal(held.asked(), 1, "the full core was asked for");
+    held.release();
+    await page.waitForFunction(() => document.getElementById("status").dataset.step === "1", null, { timeout: 15000 });
+    assert.match(await page.textContent("#live"), /produce|writ|record/i, "the write is narrated");
+    assert.equal(await page.textContent("#play"), "Play");
+    assertNoErrors(page);
+    await held.context.close();
   });
 
   test("problem 11: Heal only what is cut; a modified run says so; Settings and the description agree; the demo's range has its write; chart marks and diagram rows", async () => {
