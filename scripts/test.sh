@@ -65,9 +65,10 @@ rustup target list --installed | grep -qx wasm32-wasip1 || rustup target add was
 
 phase "docs tools: started in the background (install-docs-tools.sh), joined before e2e"
 docs_log=$(mktemp)
-docs_started=$(date +%s)
-# setsid: its own process group, so a failure here stops its cargo, pip and npm as well.
-setsid -w bash scripts/install-docs-tools.sh >"$docs_log" 2>&1 &
+# setsid: its own process group (the pid is the group's), so a failure here stops its cargo, pip
+# and npm as well. It ends its output with how long it took.
+# shellcheck disable=SC2016
+setsid -w bash -c 's=$(date +%s); rc=0; bash scripts/install-docs-tools.sh || rc=$?; echo "test: install-docs-tools.sh finished in $(($(date +%s) - s))s (exit $rc)"; exit $rc' >"$docs_log" 2>&1 &
 docs_pid=$!
 
 phase "build (npm run build)"
@@ -95,7 +96,6 @@ docs_rc=0
 wait "$docs_pid" || docs_rc=$?
 docs_pid=""
 cat "$docs_log"
-echo "test: install-docs-tools.sh took $(($(date +%s) - docs_started))s in the background (exit $docs_rc)"
 if ((docs_rc != 0)); then echo "test: install-docs-tools.sh failed (exit $docs_rc)" >&2; exit 1; fi
 
 phase "node --test e2e/"
