@@ -168,6 +168,22 @@ impl Sim {
         }
     }
 
+    /// A heal lets an attempt's handshake cross on its SYN at `at`: the connection is made
+    /// then, and the requests that waited on it go out, their request timeouts running from
+    /// `at` (`Out::restart_request_timeout`). Connections to the controller are left as
+    /// they are: the broker's channels give a request up counting from when it was made,
+    /// sent or not (`NodeToControllerRequestThread`'s retry timeout, the raft client's
+    /// request timeout through `InterBrokerSendThread`'s unsent queue; read at 3.7.0 and 4.0.0).
+    pub(crate) fn connection_made(&mut self, client: Node, server: Node, at: u64) {
+        let Node::Broker(broker) = server else { return };
+        match client {
+            Node::Broker(id) => self.broker_rule(id, |b, out| follower::fetcher_connection_made(b, broker, at, out)),
+            Node::Producer(id) => self.producer_rule(id, |p, out| producer::on_connection_made(p, id, broker, at, out)),
+            Node::Consumer(c) => self.consumer_rule(c, |n, out| consumer::on_connection_made(n, c, broker, at, out)),
+            Node::Controller | Node::ZooKeeper => {}
+        }
+    }
+
     /// The attempt's limit ([`connection_attempt_limit_ms`]) is reached with no answer:
     /// the connection is closed, what waited on it was never sent, and its client is told
     /// as of a refused connection (`processDisconnection`: the node is disconnected, in

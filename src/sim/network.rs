@@ -421,9 +421,16 @@ impl Sim {
             return self.emit(Event::LinkEndpointMissing);
         };
         self.emit(Event::LinksHealed { from, to, both_ways: links.len() == 2, channel });
-        let (released, handshakes, late) = self.release_held();
+        let (released, made, late) = self.release_held();
         if released > 0 || late > 0 {
-            self.emit(Event::HeldReleased { count: released, handshakes, late });
+            self.emit(Event::HeldReleased { count: released, handshakes: made.len(), late });
+        }
+        let mut told: Vec<(Node, Node)> = Vec::new();
+        for (client, server, at) in made {
+            if !told.contains(&(client, server)) {
+                told.push((client, server));
+                self.connection_made(client, server, at);
+            }
         }
     }
 
@@ -434,18 +441,17 @@ impl Sim {
 
     /// Held messages whose way is open again are scheduled at their connection's next
     /// retransmission (the oldest held message's schedule: TCP resends in order).
-    /// Returns how many.
-    /// Schedules what a heal lets through; returns how many messages, how many of them
-    /// wait on a handshake (released at the next SYN, not the next resend), and how many
-    /// stay held because their attempt is given up before its next SYN.
-    fn release_held(&mut self) -> (usize, usize, usize) {
+    /// Returns how many messages, the handshake each one that waited on a connection
+    /// crosses on (client, server, the SYN's time), and how many stay held because their
+    /// attempt is given up before its next SYN.
+    fn release_held(&mut self) -> (usize, Vec<(Node, Node, u64)>, usize) {
         type HeldMsg = (u64, Node, Node, Hold, (Node, Node), Option<Channel>);
         let held: Vec<HeldMsg> = self
             .in_flight
             .values()
             .filter_map(|(m, _)| m.held.map(|h| (m.id, m.from, m.to, h, conn_of(m.from, m.to, &m.body), channel_of(&m.body))))
             .collect();
-        let (mut released, mut handshakes, mut late) = (0, 0, 0);
+        let (mut released, mut handshakes, mut late) = (0, Vec::new(), 0);
         for (id, from, to, hold, (client, server), channel) in held {
             let open = !(self.net.is_cut_on(from, to, channel) || hold.connect && self.net.is_cut_on(to, from, channel));
             if !open {
@@ -470,7 +476,9 @@ impl Sim {
                 *key = new_key;
                 self.sched.insert(new_key, Due::Deliver(id));
                 released += 1;
-                handshakes += usize::from(hold.connect);
+                if hold.connect {
+                    handshakes.push((client, server, at));
+                }
             }
         }
         (released, handshakes, late)

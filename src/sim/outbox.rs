@@ -140,4 +140,22 @@ impl Out<'_> {
     pub fn drop_held_message(&mut self, id: u64) {
         self.wire.drop_held_message(id);
     }
+
+    /// A request that waited on its connection goes out at `sent`, when the connection is
+    /// made (`Sim::connection_made`): its request timeout (`timer`, due at `deadline.0`)
+    /// runs again from there, for `timeout_ms`. `NetworkClient.doSend` stamps the send
+    /// time that `InFlightRequests.nodesWithTimedOutRequests` counts from, and a request is
+    /// sent only to a ready node (the producer's `Sender` drains to ready nodes,
+    /// `ConsumerNetworkClient.trySend`, `NetworkClientUtils.awaitReady` before the replica
+    /// fetcher's `sendAndReceive`), the same at 0.10.2, 2.4, 3.7 and 4.0. A deadline
+    /// already due by `sent` stays: what bounded the wait for the connection ends it first
+    /// (the accumulator's request.timeout.ms before 2.1, `ConsumerNetworkClient`'s unsent
+    /// expiry, `awaitReady`'s replica.socket.timeout.ms). Returns the timer in force.
+    pub fn restart_request_timeout(&mut self, deadline: Key, sent: u64, timeout_ms: u64, timer: Timer) -> Key {
+        if sent >= deadline.0 {
+            return deadline;
+        }
+        self.cancel(deadline);
+        self.set_timer(sent + timeout_ms, timer)
+    }
 }
