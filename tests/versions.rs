@@ -1420,3 +1420,26 @@ fn a_consumer_fetch_that_waited_on_its_connection_times_out_counting_from_when_i
         assert_eq!(time(t.at(timed_out)), sent + 5_000, "{preset}: request.timeout.ms from the send");
     }
 }
+
+/// A closed connection's bytes are gone, also those a heal released for a retransmission
+/// that has not come yet. p's write at 1 s goes into a cut (p → 0); TCP resends it at 1.2,
+/// 1.6, 2.4 and 4 s. The heal at 3.5 s releases it for the resend at 4 s, but at 4 s p's
+/// request.timeout.ms (3 s) has closed the connection: the resend never comes, and the
+/// broker sees only p's retry, on a new connection.
+#[test]
+fn a_heal_s_retransmission_dies_with_the_connection_its_client_closed() {
+    let s = json!({"format": 1, "preset": "kafka-4.0", "replicas": 3, "initial": {"log_end_offset": 10},
+        "producers": [{"id": "p", "acks": "all", "request.timeout.ms": 3000}],
+        "events": [
+            {"at_ms": 800, "partition": {"from": "p", "to": 0}},
+            {"at_ms": 1000, "produce": {"producer": "p", "records": 1}},
+            {"at_ms": 3500, "heal": {"from": "p", "to": 0}}
+        ],
+        "stop_at_ms": 8000});
+    let t = under(&s, "kafka-4.0");
+    let timed_out = t.find(0, &json!({"type": "timeout", "producer": "p", "timer": "produce-request-timeout"}));
+    assert_eq!(time(t.at(timed_out)), 4_000);
+    let arrived = t.all(&json!({"type": "produce_request", "from": "p", "to": 0}));
+    assert_eq!(arrived.len(), 1, "only the retry reaches the leader: {:?}", arrived.iter().map(|&i| line(t.at(i))).collect::<Vec<_>>());
+    assert!(arrived[0] > timed_out && !event_matches(t.at(arrived[0]), &json!({"duplicate": true})), "{}", line(t.at(arrived[0])));
+}

@@ -21,8 +21,8 @@
 //! once (a `Reset` one hop later), and a new connection to it is refused. A host that
 //! vanished (`crash.silent`) says nothing: its peers wait for their timeouts.
 
-pub use super::connect::{conn_of, retransmission_at, syn_retransmission_gap, Conn};
-use super::connect::{drop_held_on, longest_attempt_ms};
+pub use super::connect::{channel_of, conn_of, retransmission_at, syn_retransmission_gap, Conn};
+use super::connect::{drop_unsent_on, longest_attempt_ms};
 use super::event::Event;
 use super::msg::{Body, Hold, Msg, Node};
 use super::outbox::Wire;
@@ -186,20 +186,6 @@ fn is_lost_in_a_cut(from: Node, to: Node, body: &Body, zookeeper_era: bool) -> b
     let controller = (from == Node::Controller || to == Node::Controller) && zookeeper_era;
     let zookeeper = from == Node::ZooKeeper || to == Node::ZooKeeper;
     (controller || zookeeper) && !matches!(body, Body::ZkWatch { .. })
-}
-
-/// The connection between a KRaft broker and the controller a message travels on
-/// (`partition.channel`); None for every other message.
-pub fn channel_of(body: &Body) -> Option<Channel> {
-    match body {
-        Body::AlterPartition { .. } | Body::AlterPartitionResponse { .. } => Some(Channel::AlterPartition),
-        Body::BrokerRegistration { .. }
-        | Body::BrokerRegistrationResponse { .. }
-        | Body::BrokerHeartbeat { .. }
-        | Body::BrokerHeartbeatResponse { .. } => Some(Channel::Heartbeat),
-        Body::MetadataFetch { .. } | Body::MetadataFetchResponse { .. } => Some(Channel::Metadata),
-        _ => None,
-    }
 }
 
 impl Sim {
@@ -512,12 +498,12 @@ impl Wire for WireOf<'_> {
         self.would_wait_for_connection(client, server).then(|| longest_attempt_ms(self.setup, failures))
     }
 
-    fn close_conn(&mut self, client: Node, server: Node) -> Option<Key> {
-        drop_held_on(self.in_flight, client, server);
+    fn close_conn(&mut self, client: Node, server: Node) -> Vec<Key> {
+        let mut keys = drop_unsent_on(self.in_flight, client, server, None);
         if client != Node::Controller && server != Node::Controller {
-            return self.net.set_conn(client, server, Some(Conn::Closed));
+            keys.extend(self.net.set_conn(client, server, Some(Conn::Closed)));
         }
-        None
+        keys
     }
 
     fn is_cut_on(&self, from: Node, to: Node, channel: Option<Channel>) -> bool {
@@ -529,21 +515,7 @@ impl Wire for WireOf<'_> {
     /// retransmission after a heal) are gone.
     fn close_metadata_connection(&mut self, broker: u32) -> Vec<Key> {
         let me = Node::Broker(broker);
-        let ids: Vec<u64> = self
-            .in_flight
-            .iter()
-            .filter(|(_, (m, _))| (m.held.is_some() || m.resent_ms.is_some()) && conn_of(m.from, m.to, &m.body) == (me, Node::Controller))
-            .filter(|(_, (m, _))| matches!(m.body, Body::MetadataFetch { .. } | Body::MetadataFetchResponse { .. }))
-            .map(|(id, _)| *id)
-            .collect();
-        let mut scheduled = Vec::new();
-        for id in ids {
-            if let Some((m, key)) = self.in_flight.remove(&id) {
-                if m.held.is_none() {
-                    scheduled.push(key);
-                }
-            }
-        }
+        let scheduled = drop_unsent_on(self.in_flight, me, Node::Controller, Some(Channel::Metadata));
         let _ = self.net.set_conn(me, Node::Controller, Some(Conn::Closed));
         scheduled
     }

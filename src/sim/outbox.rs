@@ -38,9 +38,10 @@ pub(crate) trait Wire {
     /// If a request from `client` to `server` would first wait for a connection, the
     /// longest that attempt may last before it is given up (`connect::longest_attempt_ms`).
     fn connection_wait_bound(&self, client: Node, server: Node) -> Option<u64>;
-    /// The client closes its connection to `server`; what TCP held on it is dropped.
-    /// Returns the timer of the attempt this ends, if one was under way.
-    fn close_conn(&mut self, client: Node, server: Node) -> Option<Key>;
+    /// The client closes its connection to `server`; its bytes are gone
+    /// (`connect::drop_unsent_on`). Returns the deliveries and the timer of the attempt
+    /// this ends, to take out of the queue.
+    fn close_conn(&mut self, client: Node, server: Node) -> Vec<Key>;
     /// Whether the link `from` → `to` is cut (for `channel`, or as a whole).
     fn is_cut_on(&self, from: Node, to: Node, channel: Option<Channel>) -> bool;
     /// A broker resets its connection for the metadata log; returns the deliveries of
@@ -118,7 +119,7 @@ impl Out<'_> {
     /// The client closes its connection to `server` (`Wire::close_conn`); an attempt under
     /// way loses the timer that would have given it up.
     pub fn close_conn(&mut self, client: Node, server: Node) {
-        if let Some(key) = self.wire.close_conn(client, server) {
+        for key in self.wire.close_conn(client, server) {
             self.sched.cancel(key);
         }
     }
