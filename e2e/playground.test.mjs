@@ -89,13 +89,21 @@ describe("issue 13", () => {
     await page.goto("/?scenario=seed-walkthrough");
     await page.waitForSelector("#status[data-step]");
     await page.waitForFunction(() => !document.querySelector('[data-iv="produce"]').disabled);
+    await page.fill("#iv-records", "3");
     await page.focus('[data-iv="produce"]');
     await page.keyboard.press(" ");
     await page.waitForTimeout(300);
     assert.equal(held.asked(), 1, "the full core was asked for");
+    // While it waits, the press is seen to wait: the button is busy, and a status line says
+    // what is coming and why (before, nothing did until the write appeared).
+    assert.equal(await page.getAttribute('[data-iv="produce"]', "aria-busy"), "true", "the Produce button is busy while it waits");
+    assert.match(await page.textContent(".intervene [role=status]"), /Produce 3 records \(p1\): waiting for the simulation core.*as soon as it has come/);
+    assert.equal(await stepOf(page), 0, "nothing is written yet");
     held.release();
     await page.waitForFunction(() => document.getElementById("status").dataset.step === "1", null, { timeout: 15000 });
     assert.match(await page.textContent("#live"), /produce|writ|record/i, "the write is narrated");
+    assert.equal(await page.textContent(".intervene [role=status]"), "", "the waiting line goes once the write is shown");
+    assert.equal(await page.getAttribute('[data-iv="produce"]', "aria-busy"), null);
     assert.equal(await page.textContent("#play"), "Play");
     assertNoErrors(page);
     await held.context.close();
