@@ -490,4 +490,40 @@ describe("issue 13", () => {
     assert.deepEqual(panels, [], "no panel an embed does not show");
     await embed.close();
   });
+
+  test("the speed is kept across a reload, as the theme is; an embed keeps neither; a stored value out of range is not taken", async () => {
+    const context = await env.browser.newContext({ baseURL: env.baseURL, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    watch(page);
+    await page.goto("/?scenario=seed-walkthrough");
+    await page.waitForSelector("html[data-boot=live]");
+    await page.waitForFunction(() => !document.getElementById("speed").disabled);
+    await page.fill("#speed", "3");
+    await page.click("#theme");
+    const theme = await page.getAttribute("html", "data-theme");
+    assert.equal(await page.textContent("#speed-out"), "×8");
+    await page.reload();
+    await page.waitForSelector("html[data-boot=live]");
+    assert.equal(await page.inputValue("#speed"), "3", "the speed chosen before the reload");
+    assert.equal(await page.textContent("#speed-out"), "×8");
+    assert.equal(await page.getAttribute("html", "data-theme"), theme, "the theme too");
+    // Playing at ×8: ten steps in well under the ~6 s they take at ×1.
+    await page.click("#play");
+    await page.waitForFunction(() => Number(document.getElementById("status").dataset.step) >= 10, null, { timeout: 5000 });
+    // An embed plays at its host's speed, whatever this browser chose on the page.
+    await page.goto("/?embed=1&controls=play,speed&scenario=seed-walkthrough");
+    await page.waitForSelector("html[data-boot=live]");
+    assert.equal(await page.inputValue("#speed"), "0");
+    await page.fill("#speed", "-2");
+    await page.goto("/?scenario=seed-walkthrough");
+    await page.waitForSelector("html[data-boot=live]");
+    assert.equal(await page.inputValue("#speed"), "3", "an embed's speed is not the page's");
+    // What is stored is checked, not trusted.
+    await page.evaluate(() => localStorage.setItem("hwscope-speed", "99"));
+    await page.reload();
+    await page.waitForSelector("html[data-boot=live]");
+    assert.equal(await page.inputValue("#speed"), "0");
+    assertNoErrors(page);
+    await context.close();
+  });
 });
