@@ -73,6 +73,15 @@ test("the published scripts and style sheets are minified, and smaller than thei
   assert.doesNotMatch(readFileSync(join(OUT, "index.html"), "utf8"), /<!--/);
 });
 
+test("the published first load and its first core are within their budgets (issue 28; what npm run size judges)", async () => {
+  const { sizeReport, BUDGET_GZIP_BYTES, CORE_BUDGET_GZIP_BYTES } = await import("../scripts/size-report.mjs");
+  const published = sizeReport(OUT, true);
+  const list = published.files.filter((f) => !f.on_demand).map((f) => `${f.path} ${f.gzip}`).join(", ");
+  assert.ok(published.core.gzip > 0, "the first core is in the first load");
+  assert.ok(published.core.gzip <= CORE_BUDGET_GZIP_BYTES, `the first core: ${published.core.gzip} bytes gzipped, budget ${CORE_BUDGET_GZIP_BYTES}`);
+  assert.ok(published.total.gzip <= BUDGET_GZIP_BYTES, `the published first load: ${published.total.gzip} bytes gzipped, budget ${BUDGET_GZIP_BYTES} (${list})`);
+});
+
 test("the first load downloads prefetch.js's modules once, and the core is asked for before prefetch.js has come", async () => {
   // The built-ins' keys and steps files (www/pkg/steps.js) are in prefetch.js's bundle
   // only: main.js and app.js import them from it (scripts/bundle-page.mjs, SHARED).

@@ -36,6 +36,29 @@
 //! - `wasm`       the browser facade (wasm32 only); `wasm_explore`: the explorer's
 //!   worker facade (wasm32, feature `explore`)
 
+/// An error message's text, as `format!` writes it; in the page's first core (feature
+/// `first` without `docs`) an empty string, its arguments not even evaluated. That core
+/// reads only the built-ins' own texts, which the full core reads and validates in every
+/// build and test (scripts/first-frame.mjs), so it never has a message to show, and the
+/// formatting of the scenario reader's ~90 messages was 6.8 KB gzipped of its 108.8 KB
+/// (docs/performance.md, issue 28's twelfth pass). Only for text that ends up in a
+/// [`ScenarioError`]: a field path or a message, never data a run uses.
+#[cfg(all(feature = "first", not(feature = "docs")))]
+macro_rules! error_text {
+    ($($t:tt)*) => {{
+        if false {
+            let _ = ::std::format!($($t)*);
+        }
+        ::std::string::String::new()
+    }};
+}
+#[cfg(not(all(feature = "first", not(feature = "docs"))))]
+macro_rules! error_text {
+    ($($t:tt)*) => {
+        ::std::format!($($t)*)
+    };
+}
+
 pub mod builtin;
 pub mod check;
 pub mod docblock;

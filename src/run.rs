@@ -58,7 +58,7 @@ impl Run {
         let mut interventions = VecMap::new();
         let mut intervention_specs = VecMap::new();
         for (i, e) in scenario.events.iter().enumerate() {
-            if let (Some(step), Ok(action)) = (e.at_step, scenario.action(&format!("events[{i}]"), e)) {
+            if let (Some(step), Ok(action)) = (e.at_step, scenario.action(&error_text!("events[{i}]"), e)) {
                 interventions.insert(step, action);
                 intervention_specs.insert(step, e.clone());
             }

@@ -24,12 +24,27 @@ pub struct FieldError {
 
 impl FieldError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        FieldError { field: field.into(), message: message.into() }
+        #[cfg(not(all(feature = "first", not(feature = "docs"))))]
+        return FieldError { field: field.into(), message: message.into() };
+        // The page's first core keeps no messages (`error_text!`): nothing is allocated
+        // here, at each of the ~90 places an error is made, and `Display` says why.
+        #[cfg(all(feature = "first", not(feature = "docs")))]
+        {
+            let _ = (field, message);
+            FieldError { field: String::new(), message: String::new() }
+        }
     }
 }
 
+/// The first core's one error text (`error_text!`).
+#[cfg(all(feature = "first", not(feature = "docs")))]
+const FIRST_CORE_READS_BUILTINS: &str = "the page's first core reads only the built-in scenarios";
+
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        #[cfg(all(feature = "first", not(feature = "docs")))]
+        return f.write_str(FIRST_CORE_READS_BUILTINS);
+        #[cfg(not(all(feature = "first", not(feature = "docs"))))]
         if self.field.is_empty() {
             write!(f, "{}", self.message)
         } else {
@@ -55,7 +70,7 @@ pub fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
     } else {
-        format!("{path}.{key}")
+        error_text!("{path}.{key}")
     }
 }
 
@@ -66,7 +81,7 @@ pub fn shown(v: &Value) -> String {
 
 fn shorten(s: &str) -> String {
     if s.chars().count() > 40 {
-        format!("{}…", s.chars().take(40).collect::<String>())
+        error_text!("{}…", s.chars().take(40).collect::<String>())
     } else {
         s.to_string()
     }
@@ -76,10 +91,10 @@ fn shorten(s: &str) -> String {
 /// first in sorted order is named.
 pub fn object<'a>(path: &str, v: &'a Value, allowed: &[&str]) -> Read<&'a Fields> {
     let Value::Object(map) = v else {
-        return err(path, format!("must be an object, got {}", shown(v)));
+        return err(path, error_text!("must be an object, got {}", shown(v)));
     };
     if let Some(key) = map.iter().map(|(k, _)| k).filter(|k| !allowed.contains(&k.as_str())).min() {
-        return err(&join(path, key), format!("unknown field `{}`, expected one of {}", shorten(key), allowed.join(", ")));
+        return err(&join(path, key), error_text!("unknown field `{}`, expected one of {}", shorten(key), allowed.join(", ")));
     }
     Ok(map)
 }
@@ -97,7 +112,7 @@ fn entry<'a>(map: &'a Fields, path: &str, key: &str) -> Option<(String, &'a Valu
 /// `key`, which must be present.
 pub fn read_required<T>(map: &Fields, path: &str, key: &str, read: Reader<T>) -> Read<T> {
     match entry(map, path, key) {
-        None => err(path, format!("missing field `{key}`")),
+        None => err(path, error_text!("missing field `{key}`")),
         Some((p, v)) => read(&p, v),
     }
 }
@@ -119,16 +134,16 @@ pub fn read_opt<T>(map: &Fields, path: &str, key: &str, read: Reader<T>) -> Read
 }
 
 pub fn uint(path: &str, v: &Value) -> Read<u64> {
-    v.as_u64().map_or_else(|| err(path, format!("must be a whole number 0 or more, got {}", shown(v))), Ok)
+    v.as_u64().map_or_else(|| err(path, error_text!("must be a whole number 0 or more, got {}", shown(v))), Ok)
 }
 
 pub fn int(path: &str, v: &Value) -> Read<i64> {
-    v.as_i64().map_or_else(|| err(path, format!("must be a whole number, got {}", shown(v))), Ok)
+    v.as_i64().map_or_else(|| err(path, error_text!("must be a whole number, got {}", shown(v))), Ok)
 }
 
 pub fn u32_of(path: &str, v: &Value) -> Read<u32> {
     let n = uint(path, v)?;
-    u32::try_from(n).or_else(|_| err(path, format!("must be at most {}, got {n}", u32::MAX)))
+    u32::try_from(n).or_else(|_| err(path, error_text!("must be at most {}, got {n}", u32::MAX)))
 }
 
 /// A u32-sized number kept as a u64.
@@ -137,20 +152,20 @@ pub fn u32_as_u64(path: &str, v: &Value) -> Read<u64> {
 }
 
 pub fn boolean(path: &str, v: &Value) -> Read<bool> {
-    v.as_bool().map_or_else(|| err(path, format!("must be true or false, got {}", shown(v))), Ok)
+    v.as_bool().map_or_else(|| err(path, error_text!("must be true or false, got {}", shown(v))), Ok)
 }
 
 pub fn string(path: &str, v: &Value) -> Read<String> {
-    v.as_str().map_or_else(|| err(path, format!("must be a string, got {}", shown(v))), |s| Ok(s.to_string()))
+    v.as_str().map_or_else(|| err(path, error_text!("must be a string, got {}", shown(v))), |s| Ok(s.to_string()))
 }
 
 pub fn array<'a>(path: &str, v: &'a Value) -> Read<&'a Vec<Value>> {
-    v.as_array().map_or_else(|| err(path, format!("must be a list, got {}", shown(v))), Ok)
+    v.as_array().map_or_else(|| err(path, error_text!("must be a list, got {}", shown(v))), Ok)
 }
 
 /// A list, each item read with `read` at `path[i]` (a field's reader: `list(read)`).
 pub fn list<T>(path: &str, v: &Value, read: Reader<T>) -> Read<Vec<T>> {
-    array(path, v)?.iter().enumerate().map(|(i, x)| read(&format!("{path}[{i}]"), x)).collect()
+    array(path, v)?.iter().enumerate().map(|(i, x)| read(&error_text!("{path}[{i}]"), x)).collect()
 }
 
 /// `null` as None, anything else read with `read` (a field's reader: `nullable(read)`).
@@ -177,7 +192,7 @@ pub trait Named: Sized + Copy + PartialEq + 'static {
             Some((_, value)) => Ok(*value),
             None => {
                 let names: Vec<&str> = Self::ALL_NAMED.iter().map(|(n, _)| *n).collect();
-                err(path, format!("must be one of {}, got {}", names.join(", "), shown(v)))
+                err(path, error_text!("must be one of {}, got {}", names.join(", "), shown(v)))
             }
         }
     }

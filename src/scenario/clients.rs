@@ -62,7 +62,7 @@ impl ProducerSpec {
     /// (3.0.1, 3.1.1 and later).
     fn idempotence(&self, defaults: Defaults, field: &str) -> Result<(bool, Acks, u64, u64), ScenarioError> {
         let explicit = self.enable_idempotence.is_some();
-        let error = |name: &str, why: String| Err(ScenarioError::new(format!("{field}.{name}"), why));
+        let error = |name: &str, why: String| Err(ScenarioError::new(error_text!("{field}.{name}"), why));
         let mut acks = self.acks.unwrap_or(defaults.acks);
         let mut retries = self.retries.unwrap_or(defaults.retries);
         let mut max_in_flight = self.max_in_flight.unwrap_or(5);
@@ -87,7 +87,7 @@ impl ProducerSpec {
                 Some(a) if a != Acks::All => {
                     return error(
                         "enable.idempotence",
-                        format!("is true, so acks must be \"all\", got {} (otherwise Kafka cannot guarantee idempotence)", a.name()),
+                        error_text!("is true, so acks must be \"all\", got {} (otherwise Kafka cannot guarantee idempotence)", a.name()),
                     )
                 }
                 _ => acks = Acks::All,
@@ -97,7 +97,7 @@ impl ProducerSpec {
                     Some(n) if n != 1 => {
                         return error(
                             "max.in.flight.requests.per.connection",
-                            format!("must be 1 to use the idempotent producer before 1.0, got {n}"),
+                            error_text!("must be 1 to use the idempotent producer before 1.0, got {n}"),
                         )
                     }
                     _ => max_in_flight = 1,
@@ -105,7 +105,7 @@ impl ProducerSpec {
             } else if max_in_flight > 5 {
                 return error(
                     "max.in.flight.requests.per.connection",
-                    format!("must be at most 5 to use the idempotent producer, got {max_in_flight}"),
+                    error_text!("must be at most 5 to use the idempotent producer, got {max_in_flight}"),
                 );
             }
             return Ok((true, acks, retries, max_in_flight));
@@ -121,7 +121,7 @@ impl ProducerSpec {
             if explicit {
                 return error(
                     "enable.idempotence",
-                    format!("is true, so acks must be \"all\", got {} (otherwise Kafka cannot guarantee idempotence)", acks.name()),
+                    error_text!("is true, so acks must be \"all\", got {} (otherwise Kafka cannot guarantee idempotence)", acks.name()),
                 );
             }
             idempotent = false;
@@ -131,7 +131,7 @@ impl ProducerSpec {
             if explicit || rules == IdempotenceRules::DefaultOnInFlightChecked {
                 return error(
                     "max.in.flight.requests.per.connection",
-                    format!(
+                    error_text!(
                         "must be at most 5 to use the idempotent producer, got {max_in_flight} (set enable.idempotence to false for more)"
                     ),
                 );
@@ -153,8 +153,8 @@ impl ProducerSpec {
             None if defaults.delivery_timeout_ms.is_none() => None,
             Some(d) if d < request_timeout_ms => {
                 return Err(ScenarioError::new(
-                    format!("{field}.delivery.timeout.ms"),
-                    format!("must be at least linger.ms (0) + request.timeout.ms ({request_timeout_ms}), got {d}"),
+                    error_text!("{field}.delivery.timeout.ms"),
+                    error_text!("must be at least linger.ms (0) + request.timeout.ms ({request_timeout_ms}), got {d}"),
                 ))
             }
             Some(d) => Some(d),

@@ -171,7 +171,7 @@ impl Endpoint {
             (Some("zookeeper"), _) => Ok(Endpoint::ZooKeeper),
             (Some(id), _) if !id.is_empty() => Ok(Endpoint::Client(id.to_string())),
             (_, Some(_)) => u32_of(path, v).map(Endpoint::Broker),
-            _ => err(path, format!("must be a broker number, \"controller\" or a client id, got {}", shown(v))),
+            _ => err(path, error_text!("must be a broker number, \"controller\" or a client id, got {}", shown(v))),
         }
     }
 }
@@ -222,7 +222,7 @@ impl Acks {
             (Some("all"), _) | (_, Some(-1)) => Ok(Acks::All),
             (_, Some(0)) => Ok(Acks::Zero),
             (_, Some(1)) => Ok(Acks::One),
-            _ => err(path, format!("must be 0, 1 or \"all\", got {}", shown(v))),
+            _ => err(path, error_text!("must be 0, 1 or \"all\", got {}", shown(v))),
         }
     }
 }
@@ -396,7 +396,7 @@ json_by_name!(Channel);
 fn format_version(path: &str, v: &Value) -> Read<u32> {
     match u32_of(path, v)? {
         1 => Ok(1),
-        format => err(path, format!("must be 1, got {format} (made by a newer hwscope?)")),
+        format => err(path, error_text!("must be 1, got {format} (made by a newer hwscope?)")),
     }
 }
 
@@ -404,9 +404,9 @@ fn format_version(path: &str, v: &Value) -> Read<u32> {
 fn two_endpoints(path: &str, v: &Value) -> Read<[Endpoint; 2]> {
     let a = json::array(path, v)?;
     if a.len() != 2 {
-        return err(path, format!("needs exactly two endpoints, got {}", a.len()));
+        return err(path, error_text!("needs exactly two endpoints, got {}", a.len()));
     }
-    Ok([Endpoint::read(&format!("{path}[0]"), &a[0])?, Endpoint::read(&format!("{path}[1]"), &a[1])?])
+    Ok([Endpoint::read(&error_text!("{path}[0]"), &a[0])?, Endpoint::read(&error_text!("{path}[1]"), &a[1])?])
 }
 
 /// A validated action, as the simulation consumes it.
@@ -446,9 +446,9 @@ fn default_producers() -> Vec<ProducerSpec> {
 impl Scenario {
     /// Parses and validates a scenario from JSON text.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let value = json::parse(text).map_err(|e| ScenarioError::new("", format!("not valid JSON: {e}")))?;
+        let value = json::parse(text).map_err(|e| ScenarioError::new("", error_text!("not valid JSON: {e}")))?;
         let Value::Object(top) = &value else {
-            return err("", format!("a scenario is a JSON object, got {}", shown(&value)));
+            return err("", error_text!("a scenario is a JSON object, got {}", shown(&value)));
         };
         if json::lookup(top, "format").is_none() {
             return err("", "missing field `format` (a scenario starts with {\"format\": 1})");
@@ -466,7 +466,7 @@ impl Scenario {
 
     /// Parses one event or intervention (`{"crash":{"broker":1}}`), not yet validated.
     pub fn event_from_json(text: &str) -> Result<EventSpec, ScenarioError> {
-        let value = json::parse(text).map_err(|e| ScenarioError::new("event", format!("not valid JSON: {e}")))?;
+        let value = json::parse(text).map_err(|e| ScenarioError::new("event", error_text!("not valid JSON: {e}")))?;
         EventSpec::read("event", &value)
     }
 

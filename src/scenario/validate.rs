@@ -8,10 +8,10 @@ impl Scenario {
     /// Checks every value a JSON type cannot: ranges, references, uniqueness.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         if self.format != 1 {
-            return Err(ScenarioError::new("format", format!("must be 1, got {} (made by a newer hwscope?)", self.format)));
+            return Err(ScenarioError::new("format", error_text!("must be 1, got {} (made by a newer hwscope?)", self.format)));
         }
         if !(1..=MAX_REPLICAS).contains(&self.replicas) {
-            return Err(ScenarioError::new("replicas", format!("must be between 1 and {MAX_REPLICAS}, got {}", self.replicas)));
+            return Err(ScenarioError::new("replicas", error_text!("must be between 1 and {MAX_REPLICAS}, got {}", self.replicas)));
         }
         in_range("initial.log_end_offset", self.initial.log_end_offset, 0, 1_000_000_000)?;
         in_range("record_bytes", self.record_bytes, 1, 1_048_576)?;
@@ -20,30 +20,30 @@ impl Scenario {
         in_range("network.latency_ms", self.network.latency_ms, 1, 60_000)?;
         in_range("network.jitter_ms", self.network.jitter_ms, 0, 60_000)?;
         for (i, link) in self.network.links.iter().enumerate() {
-            self.link_ends(&format!("network.links[{i}]"), &link.from, &link.to, ("from", "to"))?;
-            in_range(&format!("network.links[{i}].latency_ms"), link.latency_ms, 1, 60_000)?;
+            self.link_ends(&error_text!("network.links[{i}]"), &link.from, &link.to, ("from", "to"))?;
+            in_range(&error_text!("network.links[{i}].latency_ms"), link.latency_ms, 1, 60_000)?;
         }
         if self.producers.len() > 8 {
-            return Err(ScenarioError::new("producers", format!("at most 8 producers, got {}", self.producers.len())));
+            return Err(ScenarioError::new("producers", error_text!("at most 8 producers, got {}", self.producers.len())));
         }
         for (i, p) in self.producers.iter().enumerate() {
-            client_id(&format!("producers[{i}].id"), &p.id)?;
+            client_id(&error_text!("producers[{i}].id"), &p.id)?;
             if self.producers[..i].iter().any(|q| q.id == p.id) {
-                return Err(ScenarioError::new(format!("producers[{i}].id"), format!("\"{}\" is used twice", p.id)));
+                return Err(ScenarioError::new(error_text!("producers[{i}].id"), error_text!("\"{}\" is used twice", p.id)));
             }
-            self.validate_producer(&format!("producers[{i}]"), p)?;
+            self.validate_producer(&error_text!("producers[{i}]"), p)?;
         }
         if self.consumers.len() > 8 {
-            return Err(ScenarioError::new("consumers", format!("at most 8 consumers, got {}", self.consumers.len())));
+            return Err(ScenarioError::new("consumers", error_text!("at most 8 consumers, got {}", self.consumers.len())));
         }
         for (i, c) in self.consumers.iter().enumerate() {
-            self.validate_consumer(&format!("consumers[{i}]"), c)?;
+            self.validate_consumer(&error_text!("consumers[{i}]"), c)?;
             if self.consumers[..i].iter().any(|d| d.id == c.id) {
-                return Err(ScenarioError::new(format!("consumers[{i}].id"), format!("\"{}\" is used twice", c.id)));
+                return Err(ScenarioError::new(error_text!("consumers[{i}].id"), error_text!("\"{}\" is used twice", c.id)));
             }
         }
         if self.events.len() > 10_000 {
-            return Err(ScenarioError::new("events", format!("at most 10000 events, got {}", self.events.len())));
+            return Err(ScenarioError::new("events", error_text!("at most 10000 events, got {}", self.events.len())));
         }
         // Every produced record lives in every log: bound the total so that no
         // scenario (a link, a settings edit) can exhaust a browser tab's memory.
@@ -53,30 +53,33 @@ impl Scenario {
             .filter_map(|e| e.produce.as_ref().map(|p| (p.records as u64).saturating_mul(e.repeat.map_or(1, |r| r.count as u64))))
             .fold(0u64, u64::saturating_add);
         if produced > MAX_PRODUCED {
-            return Err(ScenarioError::new("events", format!("at most {MAX_PRODUCED} records produced in all, got {produced}")));
+            return Err(ScenarioError::new("events", error_text!("at most {MAX_PRODUCED} records produced in all, got {produced}")));
         }
         for (i, e) in self.events.iter().enumerate() {
-            let field = format!("events[{i}]");
+            let field = error_text!("events[{i}]");
             if e.at_ms < 0 {
-                return Err(ScenarioError::new(format!("{field}.at_ms"), format!("must be 0 or more, got {}", e.at_ms)));
+                return Err(ScenarioError::new(error_text!("{field}.at_ms"), error_text!("must be 0 or more, got {}", e.at_ms)));
             }
             if e.at_ms as u64 > MAX_TIME_MS {
-                return Err(ScenarioError::new(format!("{field}.at_ms"), format!("must be at most {MAX_TIME_MS}, got {}", e.at_ms)));
+                return Err(ScenarioError::new(
+                    error_text!("{field}.at_ms"),
+                    error_text!("must be at most {MAX_TIME_MS}, got {}", e.at_ms),
+                ));
             }
             self.action(&field, e)?;
             if e.at_step == Some(0) {
-                return Err(ScenarioError::new(format!("{field}.at_step"), "must be 1 or more (step 0 is the start)"));
+                return Err(ScenarioError::new(error_text!("{field}.at_step"), "must be 1 or more (step 0 is the start)"));
             }
             if let Some(r) = e.repeat {
-                in_range(&format!("{field}.repeat.count"), r.count as u64, 1, 100_000)?;
-                in_range(&format!("{field}.repeat.every_ms"), r.every_ms, 1, MAX_TIME_MS)?;
+                in_range(&error_text!("{field}.repeat.count"), r.count as u64, 1, 100_000)?;
+                in_range(&error_text!("{field}.repeat.every_ms"), r.every_ms, 1, MAX_TIME_MS)?;
             }
         }
         for (i, p) in self.schedule.iter().enumerate() {
-            in_range(&format!("schedule[{i}].at_step"), p.at_step, 1, u32::MAX as u64)?;
-            in_range(&format!("schedule[{i}].pick"), p.pick as u64, 0, 10_000)?;
+            in_range(&error_text!("schedule[{i}].at_step"), p.at_step, 1, u32::MAX as u64)?;
+            in_range(&error_text!("schedule[{i}].pick"), p.pick as u64, 0, 10_000)?;
             if self.schedule[..i].iter().any(|q| q.at_step == p.at_step) {
-                return Err(ScenarioError::new(format!("schedule[{i}].at_step"), format!("step {} is picked twice", p.at_step)));
+                return Err(ScenarioError::new(error_text!("schedule[{i}].at_step"), error_text!("step {} is picked twice", p.at_step)));
             }
         }
         Ok(())
@@ -99,9 +102,10 @@ impl Scenario {
         if c.broker_session_timeout_ms < c.broker_heartbeat_interval_ms {
             return Err(ScenarioError::new(
                 "config.broker.session.timeout.ms",
-                format!(
+                error_text!(
                     "must be at least broker.heartbeat.interval.ms ({}), got {}",
-                    c.broker_heartbeat_interval_ms, c.broker_session_timeout_ms
+                    c.broker_heartbeat_interval_ms,
+                    c.broker_session_timeout_ms
                 ),
             ));
         }
@@ -122,7 +126,7 @@ impl Scenario {
             if beats.len() != self.replicas as usize {
                 return Err(ScenarioError::new(
                     "phases.heartbeat_ms",
-                    format!("one phase per broker: {} replicas, got {}", self.replicas, beats.len()),
+                    error_text!("one phase per broker: {} replicas, got {}", self.replicas, beats.len()),
                 ));
             }
             if self.behavior().broker_liveness != BrokerLiveness::BrokerHeartbeat {
@@ -132,7 +136,7 @@ impl Scenario {
                 ));
             }
             for (i, &phase) in beats.iter().enumerate() {
-                in_range(&format!("phases.heartbeat_ms[{i}]"), phase, 0, c.broker_heartbeat_interval_ms - 1)?;
+                in_range(&error_text!("phases.heartbeat_ms[{i}]"), phase, 0, c.broker_heartbeat_interval_ms - 1)?;
             }
         }
         Ok(())
@@ -140,7 +144,7 @@ impl Scenario {
 
     /// A producer's values, then Kafka's cross-field rules for them (`ProducerSpec::settings`).
     fn validate_producer(&self, field: &str, p: &ProducerSpec) -> Result<(), ScenarioError> {
-        in_range(&format!("{field}.request.timeout.ms"), p.request_timeout_ms, 1, MAX_TIME_MS)?;
+        in_range(&error_text!("{field}.request.timeout.ms"), p.request_timeout_ms, 1, MAX_TIME_MS)?;
         let optional = [
             ("retries", p.retries, 0, MAX_RETRIES),
             ("delivery.timeout.ms", p.delivery_timeout_ms, 1, MAX_TIME_MS),
@@ -151,29 +155,29 @@ impl Scenario {
         ];
         for (key, value, min, max) in optional {
             if let Some(v) = value {
-                in_range(&format!("{field}.{key}"), v, min, max)?;
+                in_range(&error_text!("{field}.{key}"), v, min, max)?;
             }
         }
         p.settings(self.preset, field).map(|_| ())
     }
 
     fn validate_consumer(&self, field: &str, c: &ConsumerSpec) -> Result<(), ScenarioError> {
-        client_id(&format!("{field}.id"), &c.id)?;
+        client_id(&error_text!("{field}.id"), &c.id)?;
         if let Some(b) = c.fetch_from {
-            self.broker_exists(&format!("{field}.fetch_from"), b)?;
+            self.broker_exists(&error_text!("{field}.fetch_from"), b)?;
         }
-        in_range(&format!("{field}.fetch.max.wait.ms"), c.fetch_max_wait_ms, 0, 600_000)?;
+        in_range(&error_text!("{field}.fetch.max.wait.ms"), c.fetch_max_wait_ms, 0, 600_000)?;
         if let Some(v) = c.request_timeout_ms {
-            in_range(&format!("{field}.request.timeout.ms"), v, 1, MAX_TIME_MS)?;
+            in_range(&error_text!("{field}.request.timeout.ms"), v, 1, MAX_TIME_MS)?;
         }
         if let Some(v) = c.metadata_max_age_ms {
-            in_range(&format!("{field}.metadata.max.age.ms"), v, 0, MAX_TIME_MS)?;
+            in_range(&error_text!("{field}.metadata.max.age.ms"), v, 0, MAX_TIME_MS)?;
         }
         if let Some(v) = c.retry_backoff_ms {
-            in_range(&format!("{field}.retry.backoff.ms"), v, 0, MAX_TIME_MS)?;
+            in_range(&error_text!("{field}.retry.backoff.ms"), v, 0, MAX_TIME_MS)?;
         }
         if let Some(p) = c.position {
-            in_range(&format!("{field}.position"), p, 0, self.initial.log_end_offset)?;
+            in_range(&error_text!("{field}.position"), p, 0, self.initial.log_end_offset)?;
         }
         Ok(())
     }
@@ -181,8 +185,8 @@ impl Scenario {
     fn broker_exists(&self, field: &str, broker: u32) -> Result<(), ScenarioError> {
         if broker >= self.replicas {
             let hint =
-                if self.replicas == 1 { "the only broker is 0".to_string() } else { format!("brokers are 0 to {}", self.replicas - 1) };
-            return Err(ScenarioError::new(field, format!("no broker {broker}: {hint}")));
+                if self.replicas == 1 { "the only broker is 0".to_string() } else { error_text!("brokers are 0 to {}", self.replicas - 1) };
+            return Err(ScenarioError::new(field, error_text!("no broker {broker}: {hint}")));
         }
         Ok(())
     }
@@ -203,42 +207,42 @@ impl Scenario {
         if set != 1 {
             return Err(ScenarioError::new(
                 field,
-                format!("needs exactly one of produce, crash, restart, partition, heal, add_consumer; got {set}"),
+                error_text!("needs exactly one of produce, crash, restart, partition, heal, add_consumer; got {set}"),
             ));
         }
         if let Some(p) = &a.produce {
             let Some(producer) = self.producer_index(&p.producer) else {
-                return Err(ScenarioError::new(format!("{field}.produce.producer"), format!("no producer \"{}\"", p.producer)));
+                return Err(ScenarioError::new(error_text!("{field}.produce.producer"), error_text!("no producer \"{}\"", p.producer)));
             };
-            in_range(&format!("{field}.produce.records"), p.records as u64, 1, 10_000)?;
+            in_range(&error_text!("{field}.produce.records"), p.records as u64, 1, 10_000)?;
             return Ok(Action::Produce { producer, records: p.records });
         }
         if let Some(c) = &a.crash {
-            self.broker_exists(&format!("{field}.crash.broker"), c.broker)?;
-            in_range(&format!("{field}.crash.unflushed"), c.unflushed, 0, 1_000_000_000)?;
+            self.broker_exists(&error_text!("{field}.crash.broker"), c.broker)?;
+            in_range(&error_text!("{field}.crash.unflushed"), c.unflushed, 0, 1_000_000_000)?;
             return Ok(Action::Crash { broker: c.broker, unflushed: c.unflushed, silent: c.silent });
         }
         if let Some(r) = &a.restart {
-            self.broker_exists(&format!("{field}.restart.broker"), r.broker)?;
+            self.broker_exists(&error_text!("{field}.restart.broker"), r.broker)?;
             return Ok(Action::Restart { broker: r.broker });
         }
         if let Some(cut) = &a.partition {
-            let field = format!("{field}.partition");
+            let field = error_text!("{field}.partition");
             let links = self.link_cut(&field, cut)?;
             let channel = self.channel(&field, cut, &links)?;
             return Ok(Action::Partition { links, catch: cut.catch.clone(), channel });
         }
         if let Some(cut) = &a.heal {
             if !cut.catch.is_empty() {
-                return Err(ScenarioError::new(format!("{field}.heal.catch"), "only a partition catches messages on the wire"));
+                return Err(ScenarioError::new(error_text!("{field}.heal.catch"), "only a partition catches messages on the wire"));
             }
-            let field = format!("{field}.heal");
+            let field = error_text!("{field}.heal");
             let links = self.link_cut(&field, cut)?;
             let channel = self.channel(&field, cut, &links)?;
             return Ok(Action::Heal { links, channel });
         }
         if let Some(c) = &a.add_consumer {
-            self.validate_consumer(&format!("{field}.add_consumer"), c)?;
+            self.validate_consumer(&error_text!("{field}.add_consumer"), c)?;
             return Ok(Action::AddConsumer(Box::new(c.clone())));
         }
         Err(ScenarioError::new(field, "empty action"))
@@ -247,11 +251,11 @@ impl Scenario {
     /// `channel`: a cut of one connection between a KRaft broker and the controller.
     fn channel(&self, field: &str, cut: &LinkCut, links: &[(Peer, Peer)]) -> Result<Option<super::Channel>, ScenarioError> {
         let Some(channel) = cut.channel else { return Ok(None) };
-        let path = format!("{field}.channel");
+        let path = error_text!("{field}.channel");
         if self.behavior().broker_liveness == super::BrokerLiveness::ZookeeperSession {
             return Err(ScenarioError::new(
                 path,
-                format!(
+                error_text!(
                     "a broker's separate connections to the controller (heartbeats, AlterPartition, the metadata log) are KRaft's; {} has none",
                     self.preset.name()
                 ),
@@ -285,14 +289,14 @@ impl Scenario {
     /// The two ends of a link: endpoints that exist, differ, and talk to each other
     /// (a broker at one end at least: clients talk to brokers, brokers to the controller).
     fn link_ends(&self, field: &str, a: &Endpoint, b: &Endpoint, keys: (&str, &str)) -> Result<(Peer, Peer), ScenarioError> {
-        let pa = self.peer(&format!("{field}.{}", keys.0), a)?;
-        let pb = self.peer(&format!("{field}.{}", keys.1), b)?;
+        let pa = self.peer(&error_text!("{field}.{}", keys.0), a)?;
+        let pb = self.peer(&error_text!("{field}.{}", keys.1), b)?;
         if a == b {
             return Err(match keys.0 {
                 "between[0]" if matches!(a, Endpoint::Broker(_)) => {
-                    ScenarioError::new(format!("{field}.between"), "needs two different brokers")
+                    ScenarioError::new(error_text!("{field}.between"), "needs two different brokers")
                 }
-                "between[0]" => ScenarioError::new(format!("{field}.between"), "needs two different ends"),
+                "between[0]" => ScenarioError::new(error_text!("{field}.between"), "needs two different ends"),
                 _ => ScenarioError::new(field, "from and to must differ"),
             });
         }
@@ -312,7 +316,7 @@ impl Scenario {
             Endpoint::ZooKeeper if self.behavior().broker_liveness == super::BrokerLiveness::ZookeeperSession => Ok(Peer::ZooKeeper),
             Endpoint::ZooKeeper => Err(ScenarioError::new(
                 field,
-                format!(
+                error_text!(
                     "\"zookeeper\" is an end only in the ZooKeeper-era presets (up to kafka-2.8); {} has no ZooKeeper",
                     self.preset.name()
                 ),
@@ -327,7 +331,7 @@ impl Scenario {
                 }
                 Err(ScenarioError::new(
                     field,
-                    format!("no producer or consumer \"{id}\" (an end is a broker number, \"controller\" or a client id)"),
+                    error_text!("no producer or consumer \"{id}\" (an end is a broker number, \"controller\" or a client id)"),
                 ))
             }
         }
@@ -336,7 +340,7 @@ impl Scenario {
 
 fn in_range(field: &str, value: u64, min: u64, max: u64) -> Result<(), ScenarioError> {
     if value < min || value > max {
-        return Err(ScenarioError::new(field, format!("must be between {min} and {max}, got {value}")));
+        return Err(ScenarioError::new(field, error_text!("must be between {min} and {max}, got {value}")));
     }
     Ok(())
 }
@@ -346,11 +350,11 @@ fn client_id(field: &str, id: &str) -> Result<(), ScenarioError> {
     if !ok {
         return Err(ScenarioError::new(
             field,
-            format!("must be 1 to 32 letters, digits, '.', '_' or '-', got {}", crate::json::quoted(&truncate(id, 40), '"')),
+            error_text!("must be 1 to 32 letters, digits, '.', '_' or '-', got {}", crate::json::quoted(&truncate(id, 40), '"')),
         ));
     }
     if id == "controller" || id == "zookeeper" {
-        return Err(ScenarioError::new(field, format!("\"{id}\" is reserved")));
+        return Err(ScenarioError::new(field, error_text!("\"{id}\" is reserved")));
     }
     Ok(())
 }
@@ -360,7 +364,7 @@ fn truncate(s: &str, max: usize) -> String {
         s.to_string()
     } else {
         let t: String = s.chars().take(max).collect();
-        format!("{t}…")
+        error_text!("{t}…")
     }
 }
 

@@ -170,7 +170,7 @@ impl Sim {
             .map(|(i, spec)| {
                 Shared::new(Producer {
                     // Validated already; Kafka's defaults if a bad value slipped through.
-                    settings: spec.settings(scenario.preset, &format!("producers[{i}]")).unwrap_or_else(|_| {
+                    settings: spec.settings(scenario.preset, &error_text!("producers[{i}]")).unwrap_or_else(|_| {
                         crate::scenario::ProducerSpec::new(&spec.id, spec.acks.unwrap_or(crate::scenario::Acks::All))
                             .settings(scenario.preset, "")
                             .unwrap_or_else(|e| panic!("defaults are valid: {e}"))
@@ -229,7 +229,7 @@ impl Sim {
         };
         for (i, e) in scenario.events.iter().enumerate().filter(|(_, e)| e.at_step.is_none()) {
             // Validated already; an action that fails here is skipped, never a panic.
-            if let Ok(action) = scenario.action(&format!("events[{i}]"), e) {
+            if let Ok(action) = scenario.action(&error_text!("events[{i}]"), e) {
                 sim.sched.insert((e.at_ms as u64, SCENARIO, i as u64), Due::Scenario { action: Rc::new(action), index: i as u32, rep: 0 });
             }
         }

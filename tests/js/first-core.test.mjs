@@ -50,3 +50,13 @@ for (const b of full.builtinScenarios()) {
     f.free();
   });
 }
+
+// The first core keeps no error messages (`error_text!` in src/lib.rs: 6.8 KB gzipped of
+// it): it reads only the built-ins' own texts, which the full core validates. A scenario
+// it cannot read is still refused, with one text; the full core names the field.
+test("a scenario the first core cannot read is refused, with one text; the full core names the field", () => {
+  const bad = JSON.stringify({ format: 1, replicas: "three" });
+  assert.throws(() => new full.Playground().configure(bad), { message: 'replicas: must be a whole number 0 or more, got "three"' });
+  assert.throws(() => new first.Playground().configure(bad), { message: "the page's first core reads only the built-in scenarios" });
+  assert.throws(() => new first.Playground().configure("{"), { message: "the page's first core reads only the built-in scenarios" });
+});
