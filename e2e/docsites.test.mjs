@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { chromium } from "playwright-core";
 import { CHROMIUM, CHROMIUM_ARGS, ROOT } from "./helpers.mjs";
-import { DIST, HUGO_MODULE, PACKAGES as PACKAGES_DIR, TOOLS as TOOLS_DIR, VERSION, buildSite, missing, packedArtifacts, removeSite, serveSite } from "./docsites/site.mjs";
+import { DIST, HUGO_MODULE, hwscopeBinaries, PACKAGES as PACKAGES_DIR, TOOLS as TOOLS_DIR, VERSION, buildSite, missing, packedArtifacts, removeSite, serveSite } from "./docsites/site.mjs";
 import { darkMode, themeToggle } from "./docsites/modes.mjs";
 
 const TOOLS = [
@@ -68,6 +68,44 @@ async function open(site, srv, options = {}) {
   await page.goto(`${srv.url}/${site.page}`);
   return { ctx, page, requests, errors };
 }
+
+test("plain HTML: hwscope render-docs draws <hwscope-playground> as its static figure (fallback replaced), which auto.js makes live", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hwscope-element-"));
+  cpSync(DIST, join(dir, "hwscope"), { recursive: true });
+  const gap = "<p style='height:1200px'>text</p>";
+  const page = join(dir, "index.html");
+  writeFileSync(
+    page,
+    `<!doctype html><meta charset="utf-8"><title>element</title><link rel="icon" href="data:,"><main style="max-width:720px">
+<hwscope-playground scenario="kip101-data-loss" at="5" to="9" loop label="KIP-101 &amp; friends"><a href="#">fallback</a></hwscope-playground>${gap}
+<hwscope-playground scenario="seed-walkthru"></hwscope-playground></main>
+<script type="module" src="hwscope/www/embed/auto.js"></script>`,
+  );
+  const { hwscope } = hwscopeBinaries();
+  const strict = spawnSync(hwscope, ["render-docs", dir], { encoding: "utf8" });
+  assert.equal(strict.status, 2, "a broken element fails the command");
+  assert.match(strict.stderr, /index\.html:3: hwscope block `seed-walkthru`: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/);
+  assert.match(strict.stderr, /1 figure/);
+  const drawn = readFileSync(page, "utf8");
+  assert.match(drawn, /<hwscope-playground scenario="kip101-data-loss" at="5" to="9" loop label="KIP-101 &amp; friends"><figure class="hwscope-figure" data-hwscope="kip101-data-loss at=5 to=9 loop title=&quot;KIP-101 &amp; friends&quot;" data-hwscope-step="5"/);
+  assert.doesNotMatch(drawn, /fallback/, "the static figure is the element's fallback now");
+  assert.match(drawn, /<hwscope-playground scenario="seed-walkthru"><div class="hwscope-error"/);
+  // Drawn once: a second run leaves the figure as it is.
+  spawnSync(hwscope, ["render-docs", dir, "--allow-errors"], { encoding: "utf8" });
+  assert.equal(readFileSync(page, "utf8"), drawn);
+
+  const srv = await serveSite(dir);
+  const { ctx, page: tab, errors, requests } = await open({ page: "" }, srv);
+  assert.equal(await tab.$eval("hwscope-playground figure.hwscope-figure", (f) => f.dataset.hwscopeLive), "waiting", "auto.js took the drawn figure");
+  assert.match(await tab.getAttribute("hwscope-playground img.hwscope-static", "alt"), /^KIP-101 & friends, step 5: /);
+  await tab.mouse.wheel(0, 10);
+  await tab.waitForFunction(() => document.querySelector("hwscope-playground figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+  assert.deepEqual(errors, []);
+  assert.deepEqual(requests.filter((u) => !u.startsWith(srv.url)), []);
+  await ctx.close();
+  await srv.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 test("docs/embedding.md shows each tool's setup as the fixture the tests build has it", () => {
   const doc = readFileSync(join(ROOT, "docs/embedding.md"), "utf8");

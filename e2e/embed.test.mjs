@@ -67,6 +67,12 @@ describe("?embed=1", () => {
     assert.match(await page.textContent("#notice"), /Ignored from=x is not a step number\. Ignored controls=wide is not a control/);
     assertNoErrors(page);
     await page.close();
+    // A theme or motion it cannot read is named too, as every other option is (it was dropped without a word).
+    page = await open("/?embed=1&theme=purple&motion=fast");
+    assert.match(await page.textContent("#notice"), /Ignored theme=purple is not light, dark or auto\. Ignored motion=fast is not reduce/);
+    assert.equal(await page.getAttribute("html", "data-theme"), null, "the theme is auto");
+    assertNoErrors(page);
+    await page.close();
   });
 
   test("theme=dark and theme=light are applied, and nothing is stored", async () => {

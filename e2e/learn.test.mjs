@@ -233,6 +233,24 @@ test("a tour links and embeds at a beat; the keyboard moves between beats", asyn
   await page.close();
 });
 
+test("a tour, view or level the address names that does not exist is said in Learn, and the rest applies", async () => {
+  const page = await env.open("/?tour=nope&view=chart,nope&level=9");
+  await page.waitForSelector(".learn-problem:not(:empty)");
+  assert.equal(
+    await page.textContent(".learn-problem"),
+    'level=9 is not a level (junior, middle, senior, principal). There is no tour "nope": the tours are listed here. There is no view "nope": the views are gauges, why, chart, diagram, compare.',
+  );
+  await page.waitForSelector(".view-chart");
+  assert.equal(await page.isVisible("#learn .tour-list"), true, "the tours to pick from");
+  // Opened again from its button, Learn says nothing of the address.
+  await page.click("#learn .learn-head button");
+  await page.click("#learn-open");
+  await page.waitForFunction(() => !document.getElementById("learn").hidden);
+  assert.equal(await page.textContent(".learn-problem"), "");
+  assertNoErrors(page);
+  await page.close();
+});
+
 test("“Play to next” animates up to the next beat and stops there", async () => {
   const page = await env.open("/?tour=hw-lag&level=junior");
   await page.waitForSelector(".tour[data-beat]");

@@ -209,4 +209,20 @@ describe("a hostile or broken link", () => {
     assertNoErrors(page);
     await page.close();
   });
+
+  test("a title thousands of characters long does not push the stage out of sight; it is cut on its line and whole in the fold", async () => {
+    const title = `${"A very long title ".repeat(160)}END`;
+    const page = await open(`/#${linkFor({ format: 1, title, replicas: 2 }, 0)}`);
+    await page.setViewportSize({ width: 360, height: 800 });
+    assert.equal(await notice(page), "", "a long title is not an error");
+    const about = await page.$eval("#about", (a) => a.getBoundingClientRect().height);
+    assert.ok(about < 120, `the title takes ${about} px, not the screen`);
+    const stageTop = await page.$eval("#stage", (s) => s.getBoundingClientRect().top);
+    assert.ok(stageTop < 400, `the stage starts at ${stageTop} px, in view`);
+    assert.match(await page.textContent("#about summary"), /^A very long title .*…$/);
+    await page.click("#about summary");
+    assert.equal((await page.textContent("#about .whole-title")).trim(), title, "the whole title is in the fold");
+    assertNoErrors(page);
+    await page.close();
+  });
 });

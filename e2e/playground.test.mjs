@@ -89,13 +89,21 @@ describe("issue 13", () => {
     await page.goto("/?scenario=seed-walkthrough");
     await page.waitForSelector("#status[data-step]");
     await page.waitForFunction(() => !document.querySelector('[data-iv="produce"]').disabled);
+    await page.fill("#iv-records", "3");
     await page.focus('[data-iv="produce"]');
     await page.keyboard.press(" ");
     await page.waitForTimeout(300);
     assert.equal(held.asked(), 1, "the full core was asked for");
+    // While it waits, the press is seen to wait: the button is busy, and a status line says
+    // what is coming and why (before, nothing did until the write appeared).
+    assert.equal(await page.getAttribute('[data-iv="produce"]', "aria-busy"), "true", "the Produce button is busy while it waits");
+    assert.match(await page.textContent(".intervene [role=status]"), /Produce 3 records \(p1\): waiting for the simulation core.*as soon as it has come/);
+    assert.equal(await stepOf(page), 0, "nothing is written yet");
     held.release();
     await page.waitForFunction(() => document.getElementById("status").dataset.step === "1", null, { timeout: 15000 });
     assert.match(await page.textContent("#live"), /produce|writ|record/i, "the write is narrated");
+    assert.equal(await page.textContent(".intervene [role=status]"), "", "the waiting line goes once the write is shown");
+    assert.equal(await page.getAttribute('[data-iv="produce"]', "aria-busy"), null);
     assert.equal(await page.textContent("#play"), "Play");
     assertNoErrors(page);
     await held.context.close();
@@ -481,5 +489,41 @@ describe("issue 13", () => {
     const panels = loaded.filter((p) => /panels\/(page|narration|inspector|interventions|settings|clients|lost|future)\.js$/.test(p));
     assert.deepEqual(panels, [], "no panel an embed does not show");
     await embed.close();
+  });
+
+  test("the speed is kept across a reload, as the theme is; an embed keeps neither; a stored value out of range is not taken", async () => {
+    const context = await env.browser.newContext({ baseURL: env.baseURL, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    watch(page);
+    await page.goto("/?scenario=seed-walkthrough");
+    await page.waitForSelector("html[data-boot=live]");
+    await page.waitForFunction(() => !document.getElementById("speed").disabled);
+    await page.fill("#speed", "3");
+    await page.click("#theme");
+    const theme = await page.getAttribute("html", "data-theme");
+    assert.equal(await page.textContent("#speed-out"), "×8");
+    await page.reload();
+    await page.waitForSelector("html[data-boot=live]");
+    assert.equal(await page.inputValue("#speed"), "3", "the speed chosen before the reload");
+    assert.equal(await page.textContent("#speed-out"), "×8");
+    assert.equal(await page.getAttribute("html", "data-theme"), theme, "the theme too");
+    // Playing at ×8: ten steps in well under the ~6 s they take at ×1.
+    await page.click("#play");
+    await page.waitForFunction(() => Number(document.getElementById("status").dataset.step) >= 10, null, { timeout: 5000 });
+    // An embed plays at its host's speed, whatever this browser chose on the page.
+    await page.goto("/?embed=1&controls=play,speed&scenario=seed-walkthrough");
+    await page.waitForSelector("html[data-boot=live]");
+    assert.equal(await page.inputValue("#speed"), "0");
+    await page.fill("#speed", "-2");
+    await page.goto("/?scenario=seed-walkthrough");
+    await page.waitForSelector("html[data-boot=live]");
+    assert.equal(await page.inputValue("#speed"), "3", "an embed's speed is not the page's");
+    // What is stored is checked, not trusted.
+    await page.evaluate(() => localStorage.setItem("hwscope-speed", "99"));
+    await page.reload();
+    await page.waitForSelector("html[data-boot=live]");
+    assert.equal(await page.inputValue("#speed"), "0");
+    assertNoErrors(page);
+    await context.close();
   });
 });

@@ -149,3 +149,46 @@ test("problem 5: hwscope svg never overprints either, as Chromium draws it", asy
   assert.deepEqual(found.slice(0, 40), []);
   await page.close();
 });
+
+// At 360 px a cell too narrow for its record's id showed the id's number alone ("p1-12" → "12")
+// beside the offset ruler: read as an offset, one off from the ruler's, and "2" for p-plain-2
+// and p-idem-2 alike. A cell says the whole id or no number (its title names the record), and
+// a fetch mark's follower is not set close after a ruler number ("105 1▸" read "1051").
+test("at 360 px no log cell says a bare number beside the offset ruler; each cell's title names its record", async () => {
+  const page = await env.newPage();
+  await page.setViewportSize({ width: 360, height: 900 });
+  const cells = (p) =>
+    p.$$eval("#stage .rec", (gs) =>
+      gs.map((g) => {
+        const t = g.querySelector("text");
+        const within = !t?.textContent || t.getBBox().width <= g.querySelector("rect").getBBox().width;
+        return [t?.textContent ?? "", g.querySelector("title")?.textContent ?? "", within];
+      }),
+    );
+  for (const [name, at] of [["retry-duplicates", 40], ["zombie-leader", 60], ["steady-load", 60]]) {
+    await page.goto(new URL(`/?scenario=${name}#at=${at}`, env.baseURL).href);
+    await page.waitForFunction((n) => document.getElementById("status")?.dataset.step === String(n), at, { timeout: 60_000 });
+    const seen = await cells(page);
+    assert.ok(seen.length >= 4, `${name}: cells drawn`);
+    for (const [words, title, within] of seen) {
+      assert.ok(within, `${name}: "${words}" fits its cell`);
+      assert.doesNotMatch(words, /^\d+$/, `${name}: a cell says "${words}", which reads as an offset`);
+      assert.match(title, /^[\w-]+-\d+ at offset \d+, epoch \d+/, `${name}: the cell's title names its record`);
+      if (words && words !== "×2") assert.ok(title.startsWith(words.replace(/ ×2$/, "")), `${name}: "${words}" is the record's whole id`);
+    }
+  }
+  // Two brokers have room for the ids.
+  await page.goto(new URL("/?scenario=seed-walkthrough#at=7", env.baseURL).href);
+  await page.waitForFunction(() => document.getElementById("status")?.dataset.step === "7");
+  assert.deepEqual([...new Set((await cells(page)).map(([w]) => w))].sort(), ["p1-1", "p1-2", "p1-3", "p1-4", "p1-5"]);
+  const gap = await page.evaluate(() => {
+    const mark = document.querySelector("#stage .fmark text");
+    if (!mark?.textContent) return Infinity;
+    const m = mark.getBoundingClientRect();
+    const rows = [...document.querySelectorAll("#stage text")].filter((t) => /^\d+$/.test(t.textContent) && !t.closest(".fmark, .rec"));
+    return Math.min(...rows.filter((t) => Math.abs(t.getBoundingClientRect().top - m.top) < 8).map((t) => m.left - t.getBoundingClientRect().right));
+  });
+  assert.ok(gap >= 6, `a fetch mark's label keeps clear of the ruler's numbers (gap ${gap.toFixed?.(1) ?? gap} px)`);
+  assertNoErrors(page);
+  await page.close();
+});

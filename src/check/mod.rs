@@ -216,6 +216,16 @@ pub fn shed(sim: &mut Sim) {
     for b in sim.brokers.iter_mut().filter(|b| !b.ghosts.is_empty()) {
         b.ghosts = Vec::new();
     }
+    // The queue's room beyond the headroom a copy gets (`Scheduler::clone`): a queued
+    // state's queue is copied for all its children but the last, and the last state of
+    // a line that took its parent's queue may hold twice its length. Returned where
+    // more than two items' room is spare (on the reference search, 3.7 items a queued
+    // state on average, 48 bytes each): always, it cost 1.6% more instructions for 3
+    // bytes a state fewer than this.
+    let queue = &mut sim.sched.queue;
+    if queue.capacity() > queue.len() + 2 {
+        queue.shrink_to_fit();
+    }
 }
 
 /// Runs a search to its end (tests and small bounds; the CLI and the page drive `Search::run` themselves).

@@ -261,14 +261,80 @@ fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
     None
 }
 
+/// Where `needle` (ASCII) starts in `hay`, ignoring ASCII case.
+fn find_ascii_ci(hay: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    (0..h.len().saturating_sub(n.len() - 1)).find(|&p| h[p..p + n.len()].eq_ignore_ascii_case(n))
+}
+
 fn has_class(tag: &str, class: &str) -> bool {
     attribute(tag, "class").is_some_and(|c| c.split_whitespace().any(|w| w == class))
+}
+
+/// The attributes of `<hwscope-playground>` that a block has as options, in
+/// `www/embed/auto.js`'s order (its `textOf` writes the same text in the browser).
+const ELEMENT_OPTIONS: [&str; 6] = ["at", "from", "to", "controls", "theme", "height"];
+
+/// `<hwscope-playground scenario=… at=…>` as a block's text, as `auto.js` reads it:
+/// `scenario` (a built-in, default `seed-walkthrough`, or a share-link fragment), the
+/// options it names, `loop` unless `loop="false"`, and `label` (or `title`) as the title.
+fn element_text(tag: &str) -> String {
+    let attrs = attributes(tag);
+    let get = |name: &str| attrs.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_deref().map(unescape).unwrap_or_default());
+    let scenario = get("scenario").map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).unwrap_or_else(|| "seed-walkthrough".into());
+    let link = (scenario.starts_with("v=") || scenario.contains("&v=")) && !scenario.starts_with('#');
+    let has_at = scenario.starts_with("at=") || scenario.contains("&at=");
+    let mut words = vec![if link { format!("#{scenario}") } else { scenario.clone() }];
+    for k in ELEMENT_OPTIONS {
+        if let Some(v) = get(k) {
+            if !(k == "at" && has_at) {
+                words.push(format!("{k}={v}"));
+            }
+        }
+    }
+    if get("loop").is_some_and(|v| v != "false") {
+        words.push("loop".into());
+    }
+    if let Some(label) = get("label").filter(|l| !l.is_empty()).or_else(|| get("title")).filter(|l| !l.is_empty()) {
+        words.push(format!("title=\"{}\"", label.replace('"', "'")));
+    }
+    words.join(" ")
+}
+
+/// A start tag's attributes in order: the name (lower case) and the raw value, if it has
+/// one (`loop` has none), quoted or not, as HTML reads them.
+fn attributes(tag: &str) -> Vec<(String, Option<&str>)> {
+    let body = tag.strip_prefix('<').unwrap_or(tag).trim_end_matches('>').trim_end_matches('/');
+    let mut rest = body.split_once(char::is_whitespace).map_or("", |(_, r)| r);
+    let mut out = Vec::new();
+    while let Some(start) = rest.find(|c: char| !c.is_whitespace() && c != '/') {
+        rest = &rest[start..];
+        let end = rest.find(|c: char| c.is_whitespace() || c == '=').unwrap_or(rest.len());
+        let name = rest[..end].to_ascii_lowercase();
+        rest = &rest[end..];
+        let mut value = None;
+        if let Some(v) = rest.trim_start().strip_prefix('=') {
+            let v = v.trim_start();
+            let (val, after) = match v.chars().next() {
+                Some(q @ ('"' | '\'')) => v[1..].find(q).map_or((&v[1..], ""), |e| (&v[1..e + 1], &v[e + 2..])),
+                _ => v.find(char::is_whitespace).map_or((v, ""), |e| (&v[..e], &v[e..])),
+            };
+            value = Some(val);
+            rest = after;
+        }
+        out.push((name, value));
+    }
+    out
 }
 
 /// Rewrites the hwscope blocks of a built HTML page with `draw(found)`:
 /// `<div class="hwscope">`, `<pre class="hwscope">` and `<pre><code class="language-hwscope">`
 /// (what MkDocs' superfences, Hugo's render hook, Docusaurus's theme and
-/// plain Markdown writers produce). Figures already drawn are left alone.
+/// plain Markdown writers produce), and `<hwscope-playground>` elements, whose
+/// children (the no-JavaScript fallback) become the figure, inside the element:
+/// `auto.js` then makes that figure live, and `embed.js`, where a page loads it
+/// instead, upgrades the element to its iframe as before. Figures already drawn
+/// are left alone.
 pub fn rewrite_html(html: &str, mut draw: impl FnMut(&Found) -> String) -> String {
     let mut out = String::with_capacity(html.len());
     let mut i = 0;
@@ -277,7 +343,28 @@ pub fn rewrite_html(html: &str, mut draw: impl FnMut(&Found) -> String) -> Strin
         let start = i + p;
         let Some(tag_end) = html[start..].find('>').map(|e| start + e + 1) else { break };
         let tag = &html[start..tag_end];
-        let name: String = tag[1..].chars().take_while(|c| c.is_ascii_alphanumeric()).collect::<String>().to_ascii_lowercase();
+        let name: String = tag[1..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect::<String>().to_ascii_lowercase();
+        if name == "hwscope-playground" {
+            let close = "</hwscope-playground>";
+            let Some(inner_end) = find_ascii_ci(&html[tag_end..], close).map(|e| tag_end + e) else {
+                out.push_str(&html[i..tag_end]);
+                i = tag_end;
+                continue;
+            };
+            // Drawn by an earlier run: its figure is inside already.
+            if html[tag_end..inner_end].contains("hwscope-figure") {
+                out.push_str(&html[i..inner_end]);
+                i = inner_end;
+                continue;
+            }
+            let line = 1 + bytes[..start].iter().filter(|b| **b == b'\n').count();
+            let source = attribute(tag, "data-hwscope-source").map(unescape);
+            out.push_str(&html[i..tag_end]);
+            out.push_str(&draw(&Found { line, body_line: line, text: element_text(tag), source }));
+            out.push_str(close);
+            i = inner_end + close.len();
+            continue;
+        }
         let found = match name.as_str() {
             "div" | "pre" if has_class(tag, "hwscope") => {
                 html[tag_end..].find(&format!("</{name}>")).map(|e| (tag_end + e, tag_end + e + name.len() + 3))
@@ -425,5 +512,41 @@ mod tests {
             ]
         );
         assert_eq!(out, "<p>a</p>\n<FIG>\n<FIG><pre class=\"x\"><code class=\"language-rust\">fn</code></pre><FIG>");
+    }
+
+    #[test]
+    fn the_custom_element_as_auto_js_reads_it_its_fallback_replaced_by_the_figure() {
+        let html = concat!(
+            "<p>a</p>\n<hwscope-playground scenario=\"kip101-data-loss\" at=5 to='9' loop label=\"KIP-101: &quot;loss&quot;\" sandbox>",
+            "<a href=\"/\">fallback</a></hwscope-playground>\n",
+            "<HWSCOPE-PLAYGROUND scenario=\"v=1&amp;s=bx&amp;at=3\" at=\"7\" loop=\"false\"></HWSCOPE-PLAYGROUND>",
+            "<hwscope-playground></hwscope-playground>",
+            "<hwscope-playground at=\"2\"><figure class=\"hwscope-figure\">drawn</figure></hwscope-playground>",
+        );
+        let mut seen = Vec::new();
+        let out = rewrite_html(html, |f| {
+            seen.push((f.line, f.text.clone()));
+            "<FIG>".into()
+        });
+        assert_eq!(
+            seen,
+            vec![
+                (2, "kip101-data-loss at=5 to=9 loop title=\"KIP-101: 'loss'\"".to_string()),
+                (3, "#v=1&s=bx&at=3".to_string()),
+                (3, "seed-walkthrough".to_string()),
+            ]
+        );
+        assert_eq!(
+            out,
+            concat!(
+                "<p>a</p>\n<hwscope-playground scenario=\"kip101-data-loss\" at=5 to='9' loop label=\"KIP-101: &quot;loss&quot;\" sandbox><FIG></hwscope-playground>\n",
+                "<HWSCOPE-PLAYGROUND scenario=\"v=1&amp;s=bx&amp;at=3\" at=\"7\" loop=\"false\"><FIG></hwscope-playground>",
+                "<hwscope-playground><FIG></hwscope-playground>",
+                "<hwscope-playground at=\"2\"><figure class=\"hwscope-figure\">drawn</figure></hwscope-playground>",
+            )
+        );
+        // The element's block draws the step its `at` names.
+        let fig = figure(&seen[0].1).unwrap();
+        assert!(fig.contains(r#"data-hwscope-step="5""#), "{fig}");
     }
 }

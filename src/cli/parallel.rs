@@ -12,8 +12,8 @@
 //! more than its share, another thread rebuilds some of its states by
 //! replaying their paths from the start.
 
-use crate::check::search::{path, Node, PassThrough, Setup};
-use crate::check::{Config, Counterexample, Failure, Finished, Move, Outcome, Progress, Search, StopReason, Used};
+use crate::check::search::{PassThrough, Paths, Setup};
+use crate::check::{Config, Counterexample, Failure, Finished, Outcome, Progress, Search, StopReason, Used};
 use crate::sim::Sim;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -84,7 +84,6 @@ type Shard = Mutex<HashMap<u64, Claim, BuildHasherDefault<PassThrough>>>;
 struct Candidate {
     fp: u64,
     key: u64,
-    mv: Move,
     sim: Option<Sim>,
     used: Used,
     failure: Option<Failure>,
@@ -93,7 +92,6 @@ struct Candidate {
 /// A level's winner as the thread reports it to the leader.
 struct Winner {
     key: u64,
-    mv: Move,
     thread: u16,
     local: u32,
     failure: Option<Failure>,
@@ -125,7 +123,7 @@ type Tally = (Progress, Option<Outcome>, Option<(u32, Failure)>);
 struct Shared<'a> {
     setup: &'a Setup,
     shards: Vec<Shard>,
-    nodes: RwLock<Vec<Node>>,
+    nodes: RwLock<Paths>,
     barrier: Barrier,
     reports: Vec<Mutex<LevelReport>>,
     plan: RwLock<Plan>,
@@ -140,7 +138,7 @@ fn parallel(config: &Config, scenario: &crate::Scenario, threads: usize, start: 
     let shared = Shared {
         setup: &setup,
         shards: (0..SHARDS).map(|_| Mutex::new(HashMap::default())).collect(),
-        nodes: RwLock::new(vec![Node { parent: 0, mv: Move::Scripted }]),
+        nodes: RwLock::new(Paths::new()),
         barrier: Barrier::new(threads),
         reports: (0..threads).map(|_| Mutex::new(LevelReport::default())).collect(),
         plan: RwLock::new(Plan::default()),
@@ -166,7 +164,7 @@ fn parallel(config: &Config, scenario: &crate::Scenario, threads: usize, start: 
     let outcome = outcome.unwrap_or(Outcome::Exhausted);
     let nodes = shared.nodes.into_inner().unwrap_or_else(|e| e.into_inner());
     let counterexample = match &outcome {
-        Outcome::Counterexample { node, failure } => Some(Counterexample::new(&setup, path(&nodes, *node), failure.clone())),
+        Outcome::Counterexample { node, failure } => Some(Counterexample::new(&setup, nodes.replay(&setup, *node).2, failure.clone())),
         _ => None,
     };
     let finished = Finished { outcome, progress, counterexample, allowed_seen: allowed.map(|(_, f)| f.text) };
@@ -221,7 +219,7 @@ fn worker(shared: &Shared, t: usize) {
                 if keep {
                     shard.insert(fp, claim);
                     drop(shard);
-                    candidates.push(Candidate { fp, key, mv, sim: Some(child), used: child_used, failure });
+                    candidates.push(Candidate { fp, key, sim: Some(child), used: child_used, failure });
                 }
             }
         }
@@ -234,7 +232,6 @@ fn worker(shared: &Shared, t: usize) {
                 let failure = c.failure.take();
                 report.winners.push(Winner {
                     key: c.key,
-                    mv: c.mv,
                     thread: t as u16,
                     local: local as u32,
                     failure,
@@ -263,12 +260,7 @@ fn worker(shared: &Shared, t: usize) {
         if !plan.receive[t].is_empty() {
             let nodes = shared.nodes.read().unwrap_or_else(|e| e.into_inner());
             for &id in &plan.receive[t] {
-                let mut sim = root.clone();
-                let mut used = Used::default();
-                for mv in path(&nodes, id) {
-                    setup.apply(&mut sim, mv);
-                    used = used.after(mv);
-                }
+                let (mut sim, used, _) = nodes.replay(setup, id);
                 crate::check::shed(&mut sim);
                 frontier.push((id, sim, used));
             }
@@ -309,7 +301,7 @@ fn lead(shared: &Shared, level: u32) {
         }
     }
     for w in &winners[..counted] {
-        nodes.push(Node { parent: (w.key >> 8) as u32, mv: w.mv });
+        nodes.push((w.key >> 8) as u32, (w.key & 0xff) as u8);
     }
     let explored: u64 = match first_failure {
         None => moves.iter().map(|&(_, n)| n as u64).sum(),
@@ -323,7 +315,7 @@ fn lead(shared: &Shared, level: u32) {
     progress.explored += explored;
     progress.distinct = nodes.len() as u64;
     progress.depth = level;
-    let seen_bytes = (progress.distinct * 17 * 2) + nodes.capacity() as u64 * std::mem::size_of::<Node>() as u64;
+    let seen_bytes = (progress.distinct * 17 * 2) + nodes.bytes();
     progress.memory_bytes = seen_bytes + bytes;
     progress.peak_bytes = progress.peak_bytes.max(progress.memory_bytes);
     if let Some(i) = first_failure {

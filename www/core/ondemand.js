@@ -16,6 +16,10 @@ export function onDemand(load, what, say) {
     }));
 }
 
+/** How long a press may wait before the page says that it is waiting (a quicker answer
+ *  would only flash the words). */
+const WAIT_SHOWN_MS = 150;
+
 /** The one way the page acts on a press that may have to wait for the full core
  *  (app.js needFull: Settings, Share, Learn, Explore, an intervention): waits for
  *  `ready()` (resolving false when it could not be had: nothing is done, its failure is
@@ -23,9 +27,28 @@ export function onDemand(load, what, say) {
  *  (null: `act` placed it, as a modal dialog does). Focus moves only when it is still
  *  where the press left it (the control pressed, or nowhere): a user who went on
  *  to something else while it waited is not pulled back. Resolves to act's result. */
-export async function whenReady(ready, act, target = () => null) {
+export async function whenReady(ready, act, target = () => null, wait = null) {
   const from = document.activeElement;
-  if (!(await ready())) return null;
+  // A press that has to wait is seen to wait: after a moment (none when the core is
+  // here), `wait.control` is marked busy and `wait.say(true)` says what is coming;
+  // `wait.say(false)` once it is done or could not be (that failure is said elsewhere).
+  let waiting = false;
+  const timer = wait && setTimeout(() => {
+    waiting = true;
+    wait.control?.setAttribute("aria-busy", "true");
+    wait.say?.(true);
+  }, WAIT_SHOWN_MS);
+  let ok;
+  try {
+    ok = await ready();
+  } finally {
+    clearTimeout(timer);
+    if (waiting) {
+      wait.control?.removeAttribute("aria-busy");
+      wait.say?.(false);
+    }
+  }
+  if (!ok) return null;
   const result = await act();
   const to = target(result);
   const now = document.activeElement;

@@ -25,6 +25,9 @@ export function readOptions(search) {
     if (set) set.forEach((c) => controls.add(c));
     else problems.push(`controls=${w.slice(0, 20)} is not a control`);
   }
+  const theme = q.get("theme");
+  if (theme !== null && !["light", "dark", "auto"].includes(theme)) problems.push(`theme=${theme.slice(0, 20)} is not light, dark or auto`);
+  if (q.has("motion") && q.get("motion") !== "reduce") problems.push(`motion=${q.get("motion").slice(0, 20)} is not reduce`);
   let origin = null;
   try {
     origin = q.has("origin") ? new URL(q.get("origin")).origin : null;

@@ -4,11 +4,21 @@
 
 const MODES = ["auto", "light", "dark"];
 
-function saved() {
+/** What the page keeps in this browser (the theme, the speed), or null where storage is blocked. */
+export function saved(key = "hwscope-theme") {
   try {
-    return localStorage.getItem("hwscope-theme");
+    return localStorage.getItem(key);
   } catch {
     return null;
+  }
+}
+
+/** Keeps a choice; where storage is blocked it lasts for this page. */
+export function keep(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    /* storage unavailable: the choice lasts for this page */
   }
 }
 
@@ -29,13 +39,7 @@ export function setTheme(mode, button, persist = true) {
     button.replaceChildren(icon, word, mode);
     button.setAttribute("aria-label", `Theme: ${mode}`);
   }
-  if (persist) {
-    try {
-      localStorage.setItem("hwscope-theme", mode);
-    } catch {
-      /* storage unavailable: the choice lasts for this page */
-    }
-  }
+  if (persist) keep("hwscope-theme", mode);
   return mode;
 }
 

@@ -40,9 +40,18 @@ export async function open(api, params = new URLSearchParams()) {
   // Opened from its button: bring it into view (on a phone it sits under the interventions);
   // app.js hands it the focus (core/ondemand.js whenReady).
   if (!params.has("tour") && !params.has("view")) hub.panel.scrollIntoView({ block: "nearest" });
+  // A tour, view or level the address names that does not exist is said in the panel
+  // (the rest of the address still applies), not dropped without a word.
+  const problems = [];
   const tour = params.get("tour");
-  if (tour) await hub.startTour(tour, { beat: params.get("beat"), level: params.get("level") });
-  for (const v of (params.get("view") ?? "").split(",").map((s) => s.trim()).filter(Boolean)) await hub.openView(v);
+  const level = params.get("level");
+  if (level && !LEVELS.includes(level)) problems.push(`level=${level.slice(0, 30)} is not a level (${LEVELS.join(", ")}).`);
+  if (tour && !(await hub.startTour(tour, { beat: params.get("beat"), level }))) problems.push(`There is no tour "${tour.slice(0, 40)}": the tours are listed here.`);
+  for (const v of (params.get("view") ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+    if (!VIEWS[v]) problems.push(`There is no view "${v.slice(0, 30)}": the views are ${Object.keys(VIEWS).join(", ")}.`);
+    else await hub.openView(v);
+  }
+  hub.problem.textContent = problems.join(" ");
   return hub;
 }
 
@@ -82,6 +91,8 @@ async function createHub(api) {
   // Under the stage's controls, where no h2 comes before (Intervene's moved beside the
   // narration): the views' h3s come under this one, said only while a view is open.
   const viewsBox = h("div", { class: "views" }, h("h2", { class: "sr-only views-h" }, "Views that explain"));
+  /** What the address asked for and Learn does not have (open: a tour or view unknown). */
+  const problem = h("p", { class: "learn-problem", role: "status" });
   const panel = h("section", { class: "learn panel", id: "learn", "aria-labelledby": "learn-h", tabindex: -1 },
     h("div", { class: "learn-head" }, h("h2", { id: "learn-h" }, "Learn"),
       h("button", { type: "button", class: "link", "aria-label": "Close Learn", onclick: () => {
@@ -89,6 +100,7 @@ async function createHub(api) {
         // The button pressed is gone with the panel: the keyboard goes back to Learn.
         document.getElementById("learn-open")?.focus();
       } }, "✕")),
+    problem,
     tours,
     h("h3", {}, "Views that explain"), viewBar);
   // Beside the narration (under the controls on a phone); the views under the stage's
@@ -139,6 +151,7 @@ async function createHub(api) {
   }
 
   const self = {
+    problem,
     api,
     panel,
     go,

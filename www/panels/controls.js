@@ -8,8 +8,11 @@
 export { applyControls } from "../core/chrome.js";
 
 import { fmt } from "../core/dom.js";
+import { keep, saved } from "../core/theme.js";
 /** What takes Space and Enter for itself when it has focus. */
 const CONTROL = "button, a[href], summary, select, input, textarea, label, [role=button], [role=link], [role=checkbox], [role=radio], [role=option], [role=tab], [contenteditable]";
+/** Where the page keeps the speed (the slider's value, a power of two). */
+const SPEED_KEY = "hwscope-speed";
 /** How often, while End computes further, the stage moves on to the furthest step. */
 const FOLLOW_MS = 250;
 
@@ -80,7 +83,16 @@ export function createControls(doc, player, sim, frontier, reset) {
     const s = player.speed;
     speedOut.textContent = s >= 1 ? `×${s % 1 ? s.toFixed(1) : s}` : `×1/${Math.round(1 / s)}`;
   }
-  speed.addEventListener("input", setSpeed);
+  // The speed is kept where the theme is (core/theme.js): in this browser's storage for the
+  // page, not in links (a presentation choice, not the run's). An embed neither reads nor
+  // writes it: a docs page's figures play at the speed their host gave them.
+  const embed = doc.documentElement.classList.contains("embed");
+  const was = embed ? null : saved(SPEED_KEY);
+  if (was && Math.abs(was) <= 7 && !(was % 0.5)) speed.value = was;
+  speed.addEventListener("input", () => {
+    setSpeed();
+    if (!embed) keep(SPEED_KEY, speed.value);
+  });
   setSpeed();
 
   $("help-open").addEventListener("click", () => help.showModal());

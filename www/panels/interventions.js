@@ -66,8 +66,28 @@ export function createInterventions(form, act, ready = async () => true) {
     // The action may wait for the full core (an early press): focus is handed on once it
     // is done (core/ondemand.js whenReady).
     const event = events[kind]();
-    whenReady(ready, () => act(event), () => partnerOf(kind));
+    const button = e.target.closest("button[data-iv]");
+    whenReady(ready, () => act(event), () => partnerOf(kind), { control: button, say: (on) => waitFor(on, event) });
   });
+
+  /** Presses waiting for the full core (pressed before it has come), and what they do. */
+  const waiting = [];
+  const wait = form.querySelector(".iv-wait");
+  function waitFor(on, event) {
+    if (on) waiting.push(event);
+    else waiting.splice(waiting.indexOf(event), 1);
+    if (!wait) return;
+    wait.textContent = waiting.length
+      ? `${waiting.map(said).join("; ")}: waiting for the simulation core to finish loading. ${waiting.length > 1 ? "They are" : "It is"} done, at the step shown, as soon as it has come.`
+      : "";
+  }
+  /** An intervention in words: "Produce 3 records (p1)", "Crash broker 0", "Cut link 0 ⇄ controller". */
+  function said(event) {
+    const [kind, v] = Object.entries(event)[0];
+    const what = form.querySelector(`[data-iv=${kind}]`).textContent;
+    return kind === "produce" ? `${what} ${v.records} record${v.records > 1 ? "s" : ""} (${v.producer})` : `${what} ${v.broker !== undefined ? `broker ${v.broker}` : v.between?.join(" ⇄ ") ?? `on broker ${v.fetch_from}`}`;
+  }
+
   form.addEventListener("submit", (e) => e.preventDefault());
   form.addEventListener("change", () => rec && update(rec));
 
