@@ -4,7 +4,9 @@
 #   bash scripts/install-docs-tools.sh              # all of them
 #   bash scripts/install-docs-tools.sh mdbook hugo  # only these (mdbook, mkdocs, hugo, docusaurus, vitepress, starlight, wheels)
 #
-#   mdbook      cargo install mdbook --locked (into .tools/cargo; ~3 min cold on 2 cores)
+#   mdbook      cargo install mdbook --locked, with only the "search" feature: `mdbook build` as
+#               the tests run it, without `serve` and `watch` (their web server and file watcher
+#               are a third of its crates); into .tools/cargo
 #   mkdocs      MkDocs, pymdown-extensions and mkdocs-material in a venv at .tools/venv
 #   hugo        Debian's hugo (apt-get)
 #   docusaurus, vitepress, starlight   the fixture's node_modules, `npm ci` from its lockfile
@@ -14,10 +16,15 @@
 #               mkdocs-hwscope wheel with MkDocs, Material or Zensical (wasmtime, …) offline,
 #               and twine (into .tools/venv) to check the wheel; the wasm32-wasip1 target
 #
-# Each tool is installed once per machine; a second run only checks.
+# Each tool is installed once per machine; a second run only checks. Runs at the same time
+# (scripts/test.sh starts it in the background, .ci/run earlier still) take turns: the second waits
+# for the first, then finds its tools present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
+mkdir -p .tools
+exec 9>"$(realpath .tools)/.install-docs-tools.lock"
+flock 9
 
 say() { printf 'install-docs-tools: %s\n' "$*"; }
 want=("$@")
@@ -38,7 +45,7 @@ for tool in "${want[@]}"; do
         say "mdbook $MDBOOK_VERSION present"
       else
         say "cargo install mdbook $MDBOOK_VERSION (a few minutes cold)"
-        cargo install mdbook --version "$MDBOOK_VERSION" --locked --root .tools/cargo
+        cargo install mdbook --version "$MDBOOK_VERSION" --locked --no-default-features --features search --root .tools/cargo
       fi
       ;;
     mkdocs)
@@ -59,8 +66,8 @@ for tool in "${want[@]}"; do
         sudo=""
         if [[ $(id -u) != 0 ]]; then sudo="sudo"; fi
         say "apt-get install hugo"
-        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends hugo ||
-          { $sudo env DEBIAN_FRONTEND=noninteractive apt-get update && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends hugo; }
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends hugo ||
+          { $sudo env DEBIAN_FRONTEND=noninteractive apt-get update && $sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends hugo; }
       fi
       ;;
     docusaurus | vitepress | starlight)

@@ -1336,3 +1336,110 @@ fn the_kernel_gives_a_handshake_up_after_131_s_and_kip_601_doubles_its_timeout_t
         }
     }
 }
+
+/// The resend of `new_connection_through_a_cut(6 s)` crosses on its attempt's first SYN
+/// after the heal; its answer is then cut off again (0 → p, as the resend arrives). Kafka
+/// sends a request only on a ready connection (the `Sender` drains to ready nodes) and
+/// `InFlightRequests` times it out from that send: request.timeout.ms (3 s) after the
+/// connection was made, not after the batch was queued for it (the model gave it up to 12 s
+/// after the resend, the longest the attempt could have lasted).
+#[test]
+fn a_request_that_waited_on_its_connection_times_out_counting_from_when_it_was_sent() {
+    for preset in ["kafka-2.4", "kafka-2.8", "kafka-4.0"] {
+        let mut s = new_connection_through_a_cut(6_000);
+        let t = under(&s, preset);
+        let heal = t.find(0, &json!({"type": "heal"}));
+        let resend = t.find(heal, &json!({"type": "produce_request", "from": "p", "records": ["p-1"]}));
+        let sent = time(t.at(resend)) - 1;
+        let (started, _) = attempts(&t, heal);
+        assert_eq!(sent, syn_after(*started.last().unwrap(), 6_000), "{preset}: the resend goes out on the first SYN after the heal");
+        s["events"].as_array_mut().unwrap().push(json!({"at_ms": sent + 1, "partition": {"from": 0, "to": "p"}}));
+        let t = under(&s, preset);
+        let timed_out = t.find(heal, &json!({"type": "timeout", "producer": "p", "timer": "produce-request-timeout"}));
+        assert_eq!(time(t.at(timed_out)), sent + 3_000, "{preset}: request.timeout.ms from the send on the new connection");
+    }
+}
+
+/// The same for a follower's fetcher: its Fetch, answer cut off (0 → 1 at 800 ms), gives up
+/// after the broker's request.timeout.ms (3 s here), backs off and fetches again on a new
+/// connection through the cut, waiting in `NetworkClientUtils.awaitReady` (up to
+/// replica.socket.timeout.ms, 30 s). Healed at 6 s, the Fetch goes out on the next SYN;
+/// its answer cut off again, it is given up request.timeout.ms after that send
+/// (`sendAndReceive`), not replica.socket.timeout.ms after it began to wait.
+#[test]
+fn a_fetch_that_waited_on_its_connection_times_out_counting_from_when_it_was_sent() {
+    let s = json!({"format": 1, "replicas": 3, "initial": {"log_end_offset": 10},
+        "config": {"request.timeout.ms": 3000},
+        "events": [
+            {"at_ms": 800, "partition": {"from": 0, "to": 1}},
+            {"at_ms": 6000, "heal": {"from": 0, "to": 1}}
+        ],
+        "stop_at_ms": 16_000});
+    for preset in ["kafka-2.4", "kafka-3.7", "kafka-4.0"] {
+        let t = under(&s, preset);
+        let heal = t.find(0, &json!({"type": "heal"}));
+        let gave_up = t.all(&json!({"type": "timeout", "broker": 1, "timer": "fetch-request-timeout"}));
+        assert!(gave_up.first().is_some_and(|&i| i < heal), "{preset}: the Fetch in the cut is given up before the heal");
+        let fetch = t.find(heal, &json!({"type": "fetch_request", "from": 1, "to": 0}));
+        let sent = time(t.at(fetch)) - 1;
+        assert!(sent > 6_000, "{preset}: the Fetch waited on its connection until a SYN after the heal");
+        let mut s2 = s.clone();
+        s2["events"].as_array_mut().unwrap().push(json!({"at_ms": sent + 1, "partition": {"from": 0, "to": 1}}));
+        let t = under(&s2, preset);
+        let timed_out = t.find(heal, &json!({"type": "timeout", "broker": 1, "timer": "fetch-request-timeout"}));
+        assert_eq!(time(t.at(timed_out)), sent + 3_000, "{preset}: the broker's request.timeout.ms from the send");
+    }
+}
+
+/// And for a consumer's fetch: its answer cut off (0 → c at 800 ms), it is given up after
+/// request.timeout.ms (5 s here) and sent again on a new connection through the cut, in
+/// `ConsumerNetworkClient`'s unsent queue until the connection is ready. Healed at 6 s, it
+/// goes out on the next SYN; its answer cut off again, it is given up request.timeout.ms
+/// after that send, not after it was queued.
+#[test]
+fn a_consumer_fetch_that_waited_on_its_connection_times_out_counting_from_when_it_was_sent() {
+    let s = json!({"format": 1, "replicas": 3, "initial": {"log_end_offset": 10},
+        "consumers": [{"id": "c", "request.timeout.ms": 5000}],
+        "events": [
+            {"at_ms": 800, "partition": {"from": 0, "to": "c"}},
+            {"at_ms": 6000, "heal": {"from": 0, "to": "c"}}
+        ],
+        "stop_at_ms": 20_000});
+    for preset in ["kafka-2.4", "kafka-4.0"] {
+        let t = under(&s, preset);
+        let heal = t.find(0, &json!({"type": "heal"}));
+        let gave_up = t.all(&json!({"type": "timeout", "consumer": "c", "timer": "consumer-request-timeout"}));
+        assert!(gave_up.first().is_some_and(|&i| i < heal), "{preset}: the fetch in the cut is given up before the heal");
+        let fetch = t.find(heal, &json!({"type": "consumer_fetch_request", "from": "c", "to": 0}));
+        let sent = time(t.at(fetch)) - 1;
+        assert!(sent > 6_000, "{preset}: the fetch waited on its connection until a SYN after the heal");
+        let mut s2 = s.clone();
+        s2["events"].as_array_mut().unwrap().push(json!({"at_ms": sent + 1, "partition": {"from": 0, "to": "c"}}));
+        let t = under(&s2, preset);
+        let timed_out = t.find(fetch, &json!({"type": "timeout", "consumer": "c", "timer": "consumer-request-timeout"}));
+        assert_eq!(time(t.at(timed_out)), sent + 5_000, "{preset}: request.timeout.ms from the send");
+    }
+}
+
+/// A closed connection's bytes are gone, also those a heal released for a retransmission
+/// that has not come yet. p's write at 1 s goes into a cut (p → 0); TCP resends it at 1.2,
+/// 1.6, 2.4 and 4 s. The heal at 3.5 s releases it for the resend at 4 s, but at 4 s p's
+/// request.timeout.ms (3 s) has closed the connection: the resend never comes, and the
+/// broker sees only p's retry, on a new connection.
+#[test]
+fn a_heal_s_retransmission_dies_with_the_connection_its_client_closed() {
+    let s = json!({"format": 1, "preset": "kafka-4.0", "replicas": 3, "initial": {"log_end_offset": 10},
+        "producers": [{"id": "p", "acks": "all", "request.timeout.ms": 3000}],
+        "events": [
+            {"at_ms": 800, "partition": {"from": "p", "to": 0}},
+            {"at_ms": 1000, "produce": {"producer": "p", "records": 1}},
+            {"at_ms": 3500, "heal": {"from": "p", "to": 0}}
+        ],
+        "stop_at_ms": 8000});
+    let t = under(&s, "kafka-4.0");
+    let timed_out = t.find(0, &json!({"type": "timeout", "producer": "p", "timer": "produce-request-timeout"}));
+    assert_eq!(time(t.at(timed_out)), 4_000);
+    let arrived = t.all(&json!({"type": "produce_request", "from": "p", "to": 0}));
+    assert_eq!(arrived.len(), 1, "only the retry reaches the leader: {:?}", arrived.iter().map(|&i| line(t.at(i))).collect::<Vec<_>>());
+    assert!(arrived[0] > timed_out && !event_matches(t.at(arrived[0]), &json!({"duplicate": true})), "{}", line(t.at(arrived[0])));
+}

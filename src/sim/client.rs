@@ -211,6 +211,15 @@ pub(crate) fn disconnected(c: &mut Shared<impl Client>, client: Node, broker: u3
     request_metadata_update(c, client, out)
 }
 
+/// The connection to `broker` is made at `sent`: a metadata request that waited on it
+/// goes out then (`Out::restart_request_timeout`).
+pub(crate) fn connection_made(c: &mut Shared<impl Client>, client: Node, broker: u32, sent: u64, out: &mut Out) {
+    let Some((request, b, timer)) = c.meta().in_flight.filter(|&(_, b, _)| b == broker) else { return };
+    let timeout = c.timing(out.scenario).3;
+    let timer = out.restart_request_timeout(timer, sent, timeout, Timer::MetadataTimeout { client });
+    c.meta_mut().in_flight = Some((request, b, timer));
+}
+
 impl Sim {
     /// A broker answers a client's metadata request with what it knows: the leader and
     /// epoch of the metadata it has applied (stale if it has not heard the latest).

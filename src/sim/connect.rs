@@ -17,7 +17,7 @@ use super::scheduler::{Due, Key, Rng, Timer, PROTOCOL};
 use super::shared::Shared;
 use super::vecmap::VecMap;
 use super::Sim;
-use crate::scenario::ConnectionSetup;
+use crate::scenario::{Channel, ConnectionSetup};
 
 /// A connection's state, as its client (the requester) sees it; absent means open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +48,20 @@ pub fn conn_of(from: Node, to: Node, body: &Body) -> (Node, Node) {
         (from, to)
     } else {
         (to, from)
+    }
+}
+
+/// The connection between a KRaft broker and the controller a message travels on
+/// (`partition.channel`); None for every other message.
+pub fn channel_of(body: &Body) -> Option<Channel> {
+    match body {
+        Body::AlterPartition { .. } | Body::AlterPartitionResponse { .. } => Some(Channel::AlterPartition),
+        Body::BrokerRegistration { .. }
+        | Body::BrokerRegistrationResponse { .. }
+        | Body::BrokerHeartbeat { .. }
+        | Body::BrokerHeartbeatResponse { .. } => Some(Channel::Heartbeat),
+        Body::MetadataFetch { .. } | Body::MetadataFetchResponse { .. } => Some(Channel::Metadata),
+        _ => None,
     }
 }
 
@@ -134,13 +148,33 @@ pub fn longest_attempt_ms(rule: ConnectionSetup, failures: u8) -> u64 {
     }
 }
 
-/// Drops what TCP holds on the connection `client` → `server` (never sent).
-pub(crate) fn drop_held_on(in_flight: &mut VecMap<u64, (Shared<Msg>, Key)>, client: Node, server: Node) {
-    let held = |m: &Msg| m.held.is_some() && conn_of(m.from, m.to, &m.body) == (client, server);
-    let ids: Vec<u64> = in_flight.iter().filter(|(_, (m, _))| held(m)).map(|(id, _)| *id).collect();
+/// A connection `client` → `server` closes (its client gives it up, or an attempt is
+/// given up): its bytes are gone, both ways: what TCP still holds on it and what a heal
+/// released for a retransmission that has not arrived yet. With `channel`, only that one
+/// of a broker's connections to the controller. Returns the deliveries to take out of the
+/// queue. Every close goes through here (`WireOf::close_conn`,
+/// `WireOf::close_metadata_connection`, `Sim::connection_attempt_expired`).
+pub(crate) fn drop_unsent_on(
+    in_flight: &mut VecMap<u64, (Shared<Msg>, Key)>,
+    client: Node,
+    server: Node,
+    channel: Option<Channel>,
+) -> Vec<Key> {
+    let on = |m: &Msg| {
+        (m.held.is_some() || m.resent_ms.is_some())
+            && conn_of(m.from, m.to, &m.body) == (client, server)
+            && (channel.is_none() || channel_of(&m.body) == channel)
+    };
+    let ids: Vec<u64> = in_flight.iter().filter(|(_, (m, _))| on(m)).map(|(id, _)| *id).collect();
+    let mut scheduled = Vec::new();
     for id in ids {
-        in_flight.remove(&id);
+        if let Some((m, key)) = in_flight.remove(&id) {
+            if m.held.is_none() {
+                scheduled.push(key);
+            }
+        }
     }
+    scheduled
 }
 
 impl Sim {
@@ -168,6 +202,22 @@ impl Sim {
         }
     }
 
+    /// A heal lets an attempt's handshake cross on its SYN at `at`: the connection is made
+    /// then, and the requests that waited on it go out, their request timeouts running from
+    /// `at` (`Out::restart_request_timeout`). Connections to the controller are left as
+    /// they are: the broker's channels give a request up counting from when it was made,
+    /// sent or not (`NodeToControllerRequestThread`'s retry timeout, the raft client's
+    /// request timeout through `InterBrokerSendThread`'s unsent queue; read at 3.7.0 and 4.0.0).
+    pub(crate) fn connection_made(&mut self, client: Node, server: Node, at: u64) {
+        let Node::Broker(broker) = server else { return };
+        match client {
+            Node::Broker(id) => self.broker_rule(id, |b, out| follower::fetcher_connection_made(b, broker, at, out)),
+            Node::Producer(id) => self.producer_rule(id, |p, out| producer::on_connection_made(p, id, broker, at, out)),
+            Node::Consumer(c) => self.consumer_rule(c, |n, out| consumer::on_connection_made(n, c, broker, at, out)),
+            Node::Controller | Node::ZooKeeper => {}
+        }
+    }
+
     /// The attempt's limit ([`connection_attempt_limit_ms`]) is reached with no answer:
     /// the connection is closed, what waited on it was never sent, and its client is told
     /// as of a refused connection (`processDisconnection`: the node is disconnected, in
@@ -176,7 +226,9 @@ impl Sim {
     pub(crate) fn connection_attempt_expired(&mut self, client: Node, broker: u32) {
         let server = Node::Broker(broker);
         let Some(Conn::Connecting { since, failures, .. }) = self.net.conn(client, server) else { return };
-        drop_held_on(&mut self.in_flight, client, server);
+        for key in drop_unsent_on(&mut self.in_flight, client, server, None) {
+            self.sched.cancel(key);
+        }
         let by_kernel = self.behavior.connection_setup == ConnectionSetup::Kernel;
         let state = if by_kernel { Conn::Closed } else { Conn::GivenUp { failures: failures.saturating_add(1) } };
         let _ = self.net.set_conn(client, server, Some(state));

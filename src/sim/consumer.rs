@@ -232,6 +232,18 @@ pub(crate) fn on_request_timeout(c: &mut C, id: usize, out: &mut Out) {
     send_fetch(c, id, out);
 }
 
+/// The connection to `broker` is made at `sent`: the fetch (or validation) that waited
+/// on it goes out then (`Out::restart_request_timeout`), and so does a metadata request.
+pub(crate) fn on_connection_made(c: &mut C, id: usize, broker: u32, sent: u64, out: &mut Out) {
+    let timeout_ms = c.settings.request_timeout_ms;
+    if c.fetch_target() == Some(broker) {
+        if let Some(ConsumerFetch::InFlight { timeout, .. } | ConsumerFetch::Validating { timeout, .. }) = &mut c.fetch {
+            *timeout = out.restart_request_timeout(*timeout, sent, timeout_ms, Timer::ConsumerRequestTimeout { consumer: id });
+        }
+    }
+    client::connection_made(c, Node::Consumer(id), broker, sent, out);
+}
+
 /// The broker reset the connection: the fetch in flight on it fails at once.
 pub(crate) fn on_connection_reset(c: &mut C, id: usize, broker: u32, out: &mut Out) {
     let requests = usize::from(c.fetch_target() == Some(broker));

@@ -92,6 +92,19 @@ pub(crate) fn fetcher_timeout_ms(id: u32, leader: u32, out: &Out) -> u64 {
     }
 }
 
+/// The connection to the leader is made at `sent`: the Fetch (or OffsetsForLeaderEpoch)
+/// that waited in `awaitReady` goes out then, and the broker's request.timeout.ms runs
+/// from there (`Out::restart_request_timeout`).
+pub(crate) fn fetcher_connection_made(b: &mut Shared<Broker>, leader: u32, sent: u64, out: &mut Out) {
+    if b.leader != Some(leader) {
+        return;
+    }
+    let (ms, timer) = (out.scenario.config.broker_request_timeout_ms(), Timer::FetchRequestTimeout { follower: b.id });
+    if let FetcherState::Fetching { timeout, .. } | FetcherState::Truncating { timeout, .. } = &mut b.fetcher {
+        *timeout = out.restart_request_timeout(*timeout, sent, ms, timer);
+    }
+}
+
 /// The Fetch got no answer in time: the connection is closed (what TCP held on it is
 /// gone), and the fetcher backs off replica.fetch.backoff.ms before fetching again.
 pub(crate) fn fetch_request_timeout(b: &mut Shared<Broker>, out: &mut Out) {

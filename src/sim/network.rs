@@ -21,8 +21,8 @@
 //! once (a `Reset` one hop later), and a new connection to it is refused. A host that
 //! vanished (`crash.silent`) says nothing: its peers wait for their timeouts.
 
-pub use super::connect::{conn_of, retransmission_at, syn_retransmission_gap, Conn};
-use super::connect::{drop_held_on, longest_attempt_ms};
+pub use super::connect::{channel_of, conn_of, retransmission_at, syn_retransmission_gap, Conn};
+use super::connect::{drop_unsent_on, longest_attempt_ms};
 use super::event::Event;
 use super::msg::{Body, Hold, Msg, Node};
 use super::outbox::Wire;
@@ -186,20 +186,6 @@ fn is_lost_in_a_cut(from: Node, to: Node, body: &Body, zookeeper_era: bool) -> b
     let controller = (from == Node::Controller || to == Node::Controller) && zookeeper_era;
     let zookeeper = from == Node::ZooKeeper || to == Node::ZooKeeper;
     (controller || zookeeper) && !matches!(body, Body::ZkWatch { .. })
-}
-
-/// The connection between a KRaft broker and the controller a message travels on
-/// (`partition.channel`); None for every other message.
-pub fn channel_of(body: &Body) -> Option<Channel> {
-    match body {
-        Body::AlterPartition { .. } | Body::AlterPartitionResponse { .. } => Some(Channel::AlterPartition),
-        Body::BrokerRegistration { .. }
-        | Body::BrokerRegistrationResponse { .. }
-        | Body::BrokerHeartbeat { .. }
-        | Body::BrokerHeartbeatResponse { .. } => Some(Channel::Heartbeat),
-        Body::MetadataFetch { .. } | Body::MetadataFetchResponse { .. } => Some(Channel::Metadata),
-        _ => None,
-    }
 }
 
 impl Sim {
@@ -421,9 +407,16 @@ impl Sim {
             return self.emit(Event::LinkEndpointMissing);
         };
         self.emit(Event::LinksHealed { from, to, both_ways: links.len() == 2, channel });
-        let (released, handshakes, late) = self.release_held();
+        let (released, made, late) = self.release_held();
         if released > 0 || late > 0 {
-            self.emit(Event::HeldReleased { count: released, handshakes, late });
+            self.emit(Event::HeldReleased { count: released, handshakes: made.len(), late });
+        }
+        let mut told: Vec<(Node, Node)> = Vec::new();
+        for (client, server, at) in made {
+            if !told.contains(&(client, server)) {
+                told.push((client, server));
+                self.connection_made(client, server, at);
+            }
         }
     }
 
@@ -434,18 +427,17 @@ impl Sim {
 
     /// Held messages whose way is open again are scheduled at their connection's next
     /// retransmission (the oldest held message's schedule: TCP resends in order).
-    /// Returns how many.
-    /// Schedules what a heal lets through; returns how many messages, how many of them
-    /// wait on a handshake (released at the next SYN, not the next resend), and how many
-    /// stay held because their attempt is given up before its next SYN.
-    fn release_held(&mut self) -> (usize, usize, usize) {
+    /// Returns how many messages, the handshake each one that waited on a connection
+    /// crosses on (client, server, the SYN's time), and how many stay held because their
+    /// attempt is given up before its next SYN.
+    fn release_held(&mut self) -> (usize, Vec<(Node, Node, u64)>, usize) {
         type HeldMsg = (u64, Node, Node, Hold, (Node, Node), Option<Channel>);
         let held: Vec<HeldMsg> = self
             .in_flight
             .values()
             .filter_map(|(m, _)| m.held.map(|h| (m.id, m.from, m.to, h, conn_of(m.from, m.to, &m.body), channel_of(&m.body))))
             .collect();
-        let (mut released, mut handshakes, mut late) = (0, 0, 0);
+        let (mut released, mut handshakes, mut late) = (0, Vec::new(), 0);
         for (id, from, to, hold, (client, server), channel) in held {
             let open = !(self.net.is_cut_on(from, to, channel) || hold.connect && self.net.is_cut_on(to, from, channel));
             if !open {
@@ -470,7 +462,9 @@ impl Sim {
                 *key = new_key;
                 self.sched.insert(new_key, Due::Deliver(id));
                 released += 1;
-                handshakes += usize::from(hold.connect);
+                if hold.connect {
+                    handshakes.push((client, server, at));
+                }
             }
         }
         (released, handshakes, late)
@@ -504,12 +498,12 @@ impl Wire for WireOf<'_> {
         self.would_wait_for_connection(client, server).then(|| longest_attempt_ms(self.setup, failures))
     }
 
-    fn close_conn(&mut self, client: Node, server: Node) -> Option<Key> {
-        drop_held_on(self.in_flight, client, server);
+    fn close_conn(&mut self, client: Node, server: Node) -> Vec<Key> {
+        let mut keys = drop_unsent_on(self.in_flight, client, server, None);
         if client != Node::Controller && server != Node::Controller {
-            return self.net.set_conn(client, server, Some(Conn::Closed));
+            keys.extend(self.net.set_conn(client, server, Some(Conn::Closed)));
         }
-        None
+        keys
     }
 
     fn is_cut_on(&self, from: Node, to: Node, channel: Option<Channel>) -> bool {
@@ -521,21 +515,7 @@ impl Wire for WireOf<'_> {
     /// retransmission after a heal) are gone.
     fn close_metadata_connection(&mut self, broker: u32) -> Vec<Key> {
         let me = Node::Broker(broker);
-        let ids: Vec<u64> = self
-            .in_flight
-            .iter()
-            .filter(|(_, (m, _))| (m.held.is_some() || m.resent_ms.is_some()) && conn_of(m.from, m.to, &m.body) == (me, Node::Controller))
-            .filter(|(_, (m, _))| matches!(m.body, Body::MetadataFetch { .. } | Body::MetadataFetchResponse { .. }))
-            .map(|(id, _)| *id)
-            .collect();
-        let mut scheduled = Vec::new();
-        for id in ids {
-            if let Some((m, key)) = self.in_flight.remove(&id) {
-                if m.held.is_none() {
-                    scheduled.push(key);
-                }
-            }
-        }
+        let scheduled = drop_unsent_on(self.in_flight, me, Node::Controller, Some(Channel::Metadata));
         let _ = self.net.set_conn(me, Node::Controller, Some(Conn::Closed));
         scheduled
     }

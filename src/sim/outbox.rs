@@ -38,9 +38,10 @@ pub(crate) trait Wire {
     /// If a request from `client` to `server` would first wait for a connection, the
     /// longest that attempt may last before it is given up (`connect::longest_attempt_ms`).
     fn connection_wait_bound(&self, client: Node, server: Node) -> Option<u64>;
-    /// The client closes its connection to `server`; what TCP held on it is dropped.
-    /// Returns the timer of the attempt this ends, if one was under way.
-    fn close_conn(&mut self, client: Node, server: Node) -> Option<Key>;
+    /// The client closes its connection to `server`; its bytes are gone
+    /// (`connect::drop_unsent_on`). Returns the deliveries and the timer of the attempt
+    /// this ends, to take out of the queue.
+    fn close_conn(&mut self, client: Node, server: Node) -> Vec<Key>;
     /// Whether the link `from` → `to` is cut (for `channel`, or as a whole).
     fn is_cut_on(&self, from: Node, to: Node, channel: Option<Channel>) -> bool;
     /// A broker resets its connection for the metadata log; returns the deliveries of
@@ -118,7 +119,7 @@ impl Out<'_> {
     /// The client closes its connection to `server` (`Wire::close_conn`); an attempt under
     /// way loses the timer that would have given it up.
     pub fn close_conn(&mut self, client: Node, server: Node) {
-        if let Some(key) = self.wire.close_conn(client, server) {
+        for key in self.wire.close_conn(client, server) {
             self.sched.cancel(key);
         }
     }
@@ -139,5 +140,23 @@ impl Out<'_> {
     /// A request given up while TCP held it is dropped (`Wire::drop_held_message`).
     pub fn drop_held_message(&mut self, id: u64) {
         self.wire.drop_held_message(id);
+    }
+
+    /// A request that waited on its connection goes out at `sent`, when the connection is
+    /// made (`Sim::connection_made`): its request timeout (`timer`, due at `deadline.0`)
+    /// runs again from there, for `timeout_ms`. `NetworkClient.doSend` stamps the send
+    /// time that `InFlightRequests.nodesWithTimedOutRequests` counts from, and a request is
+    /// sent only to a ready node (the producer's `Sender` drains to ready nodes,
+    /// `ConsumerNetworkClient.trySend`, `NetworkClientUtils.awaitReady` before the replica
+    /// fetcher's `sendAndReceive`), the same at 0.10.2, 2.4, 3.7 and 4.0. A deadline
+    /// already due by `sent` stays: what bounded the wait for the connection ends it first
+    /// (the accumulator's request.timeout.ms before 2.1, `ConsumerNetworkClient`'s unsent
+    /// expiry, `awaitReady`'s replica.socket.timeout.ms). Returns the timer in force.
+    pub fn restart_request_timeout(&mut self, deadline: Key, sent: u64, timeout_ms: u64, timer: Timer) -> Key {
+        if sent >= deadline.0 {
+            return deadline;
+        }
+        self.cancel(deadline);
+        self.set_timer(sent + timeout_ms, timer)
     }
 }

@@ -17,7 +17,7 @@ use super::event::Event;
 use super::log::RecordId;
 use super::msg::{Body, KafkaError, Msg, Node};
 use super::outbox::Out;
-use super::scheduler::Timer;
+use super::scheduler::{Key, Timer};
 use super::shared::Shared;
 use super::state::{Batch, ProduceRequest, Producer};
 use crate::scenario::Acks;
@@ -344,6 +344,20 @@ pub(crate) fn on_request_timeout(p: &mut P, id: usize, request: u64, out: &mut O
     out.emit(Event::ProduceTimedOut { producer: id, broker: req.broker, requests: failed });
     disconnected(p, id, req.broker, out);
     drain(p, id, out);
+}
+
+/// The connection to `broker` is made at `sent`: the requests that waited on it go out
+/// then, and request.timeout.ms runs from there (`Out::restart_request_timeout`).
+pub(crate) fn on_connection_made(p: &mut P, id: usize, broker: u32, sent: u64, out: &mut Out) {
+    let timeout = p.settings.request_timeout_ms;
+    let waiting: Vec<(u64, Key)> = p.requests.iter().filter(|(_, r)| r.broker == broker).map(|(m, r)| (*m, r.timeout)).collect();
+    for (request, old) in waiting {
+        let timer = out.restart_request_timeout(old, sent, timeout, Timer::ProduceRequestTimeout { producer: id, request });
+        if let Some(r) = p.requests.get_mut(&request) {
+            r.timeout = timer;
+        }
+    }
+    client::connection_made(p, Node::Producer(id), broker, sent, out);
 }
 
 /// Every request in flight to `broker` fails with a disconnection; returns how many.
