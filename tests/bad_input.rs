@@ -111,9 +111,6 @@ fn top_level_fields() {
         ("replicas", json!(0), "replicas", "must be between 1 and 7, got 0"),
         ("replicas", json!(8), "replicas", "must be between 1 and 7, got 8"),
         ("replicas", json!(40), "replicas", "must be between 1 and 7, got 40"),
-        // Past u64 (a Settings field's 99999999999999999999): too large, not "not whole".
-        ("replicas", json!(1e20), "replicas", "must be at most 18446744073709551615, got 1e+20"),
-        ("seed", json!(1.5e300), "seed", "must be at most 18446744073709551615, got 1.5e+300"),
         ("replicas", json!(-3), "replicas", ""),
         ("replicas", json!("3"), "replicas", "got"),
         ("record_bytes", json!(0), "record_bytes", "got 0"),

@@ -134,20 +134,7 @@ pub fn read_opt<T>(map: &Fields, path: &str, key: &str, read: Reader<T>) -> Read
 }
 
 pub fn uint(path: &str, v: &Value) -> Read<u64> {
-    if let Some(n) = v.as_u64() {
-        return Ok(n);
-    }
-    // A whole number past u64's range (99999999999999999999 typed into a Settings field) is
-    // too large, not "not a whole number 0 or more" (the JSON reader holds it as a float).
-    // Not in the page's first core, which says no error texts (error_text!) and would carry
-    // float parsing for it (+15 KB gzip of the first load, measured).
-    #[cfg(not(all(feature = "first", not(feature = "docs"))))]
-    if let Value::Float(text) = v {
-        if text.parse::<f64>().is_ok_and(|f| f >= 18_446_744_073_709_551_616.0) {
-            return err(path, error_text!("must be at most {}, got {}", u64::MAX, shown(v)));
-        }
-    }
-    err(path, error_text!("must be a whole number 0 or more, got {}", shown(v)))
+    v.as_u64().map_or_else(|| err(path, error_text!("must be a whole number 0 or more, got {}", shown(v))), Ok)
 }
 
 pub fn int(path: &str, v: &Value) -> Read<i64> {
