@@ -1,0 +1,112 @@
+// Issue 29, ninth pass: the Explore panel used as a learner uses it (by keyboard, at
+// 360 px, with the scenario changed under it, on a slow link). Each test failed before
+// its fix. Needs www/pkg and www/pkg-explore (npm run build).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { assertNoErrors, launch } from "./helpers.mjs";
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(() => env?.close());
+
+async function openExplore(path, viewport) {
+  const page = await env.open(path, { viewport });
+  await page.waitForSelector("#explore-open:not([disabled])");
+  await page.click("#explore-open");
+  await page.waitForSelector("#explore form");
+  return page;
+}
+
+const focused = (page) => page.evaluate(() => {
+  const a = document.activeElement;
+  return a === document.body ? "body" : `${a.tagName.toLowerCase()}:${a.textContent.trim()}`;
+});
+const done = (page) => page.waitForFunction(() => !["running", "idle", undefined].includes(document.getElementById("explore").dataset.state), null, { timeout: 120_000 });
+
+/** Whether the stage (its top at least, and most of it) is in the window. */
+const stageInView = (page) => page.evaluate(() => {
+  const r = document.getElementById("stage").getBoundingClientRect();
+  return r.top >= 0 && r.top < innerHeight - 100;
+});
+
+describe("ninth pass: Explore by keyboard", () => {
+  test("Run and Stop keep the keyboard's focus on the button that acts next", async () => {
+    const page = await openExplore("/?scenario=kip101-data-loss");
+    await page.fill("#explore input[name=max_depth]", "40");
+    await page.fill("#explore input[name=faults]", "6");
+    await page.selectOption("#explore select[name=preset]", "kafka-4.0");
+    await page.focus("#explore button[type=submit]");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => /distinct states/.test(document.querySelector("#explore .ex-progress").textContent));
+    // Run is disabled while the search runs: the focus went to <body> before.
+    assert.equal(await focused(page), "button:Stop", "Enter on Run leaves the focus on Stop");
+    await page.keyboard.press("Enter");
+    assert.equal(await page.$eval("#explore", (e) => e.dataset.state), "cancelled", "Enter again stops the search");
+    assert.equal(await focused(page), "button:Run", "and the focus is back on Run");
+    // A search that ends by itself gives the focus back to Run too.
+    await page.fill("#explore input[name=max_depth]", "28");
+    await page.fill("#explore input[name=faults]", "3");
+    await page.selectOption("#explore select[name=preset]", "");
+    await page.focus("#explore button[type=submit]");
+    await page.keyboard.press("Enter");
+    await done(page);
+    assert.equal(await focused(page), "button:Run");
+    // Tab from there reaches the verdict's first action.
+    await page.keyboard.press("Tab");
+    assert.match(await focused(page), /^button:(Open it as a run|Share)/);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
+
+describe("ninth pass: a counterexample's steps are shown where the reader looks", () => {
+  for (const width of [360, 1280]) {
+    test(`at ${width} px, "Open it as a run" and each step of its chain bring the stage into view`, async () => {
+      const page = await openExplore("/?scenario=kip101-data-loss", { width, height: 760 });
+      await page.click("#explore button[type=submit]");
+      await done(page);
+      await page.locator("#explore .ex-actions button.primary").scrollIntoViewIfNeeded();
+      await page.click("#explore .ex-actions button.primary");
+      await page.waitForFunction(() => document.getElementById("status").dataset.step === "28");
+      // Below 900 px .stage-col has no box (display: contents): scrolling it did nothing,
+      // and the stage stayed ~1,700 px below the panel.
+      await page.waitForFunction(() => {
+        const r = document.getElementById("stage").getBoundingClientRect();
+        return r.top >= 0 && r.top < innerHeight - 100;
+      }, null, { timeout: 3000 }).catch(() => {});
+      assert.ok(await stageInView(page), "the stage is in view at step 28");
+      // A step of the chain: before, it changed a stage out of view (above at 1280 px).
+      const li = page.locator("#explore .ex-why li:nth-child(3) button");
+      await li.scrollIntoViewIfNeeded();
+      const step = (await li.textContent()).replace(/\D/g, "");
+      assert.equal(await stageInView(page), false, "the chain's list is out of the stage's view");
+      await li.click();
+      await page.waitForFunction((s) => document.getElementById("status").dataset.step === s, step);
+      await page.waitForFunction(() => {
+        const r = document.getElementById("stage").getBoundingClientRect();
+        return r.top >= 0 && r.top < innerHeight - 100;
+      }, null, { timeout: 3000 }).catch(() => {});
+      assert.ok(await stageInView(page), `the stage is in view at step ${step}`);
+      assertNoErrors(page);
+      await page.close();
+    });
+  }
+});
+
+describe("ninth pass: Explore follows the scenario shown", () => {
+  test("another scenario opened under the panel: its preset is the one the panel names", async () => {
+    const page = await openExplore("/?scenario=kip101-data-loss");
+    const first = () => page.$eval("#explore select[name=preset]", (s) => s.options[0].textContent);
+    assert.equal(await first(), "as the scenario says (kafka-0.10)");
+    await page.selectOption("#scenario", "seed-walkthrough");
+    await page.waitForFunction(() => /lags the leader/.test(document.getElementById("about").textContent));
+    assert.equal(await first(), "as the scenario says (textbook)", "before: still kafka-0.10");
+    await page.goBack();
+    await page.waitForFunction(() => /KIP-101/.test(document.getElementById("about").textContent));
+    assert.equal(await first(), "as the scenario says (kafka-0.10)");
+    assertNoErrors(page);
+    await page.close();
+  });
+});
