@@ -110,3 +110,89 @@ describe("ninth pass: Explore follows the scenario shown", () => {
     await page.close();
   });
 });
+
+describe("ninth pass: Explore's first Run on a slow link", () => {
+  /** A page on 1.6 Mbps / 150 ms (what docs/performance.md measures the first load on). */
+  async function slow(path) {
+    const page = await env.newPage();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 });
+    await page.goto(new URL(path, env.baseURL).href);
+    await page.waitForSelector("#explore-open:not([disabled])", { timeout: 60_000 });
+    return page;
+  }
+  const exploreWasm = (r) => /pkg-explore\/hwscope_bg[^/]*\.wasm$/.test(r.url());
+
+  test("opening the panel loads the explorer, before Run is pressed", async () => {
+    const page = await slow("/?scenario=kip101-data-loss");
+    const loaded = page.waitForEvent("requestfinished", { predicate: exploreWasm, timeout: 30_000 });
+    await page.click("#explore-open");
+    await page.waitForSelector("#explore form", { timeout: 30_000 });
+    // Before: the worker and its ~270 KB of wasm were asked for only by Run (1.5 s here).
+    await loaded;
+    await page.click("#explore button[type=submit]");
+    await page.waitForFunction(() => /distinct states/.test(document.querySelector("#explore .ex-progress").textContent), null, { timeout: 30_000 });
+    await page.click("#explore .ex-run button:not(.primary)").catch(() => {});
+    assertNoErrors(page);
+    await page.close();
+  });
+
+  test("a Run pressed while the explorer still loads says it is loading", async () => {
+    const page = await slow("/?scenario=kip101-data-loss");
+    await page.click("#explore-open");
+    await page.waitForSelector("#explore form", { timeout: 30_000 });
+    await page.click("#explore button[type=submit]");
+    // Before: "Starting the search…" for the whole download, the bar at 0.
+    assert.equal(await page.textContent("#explore .ex-progress"), "Loading the explorer…");
+    await page.waitForFunction(() => /distinct states/.test(document.querySelector("#explore .ex-progress").textContent), null, { timeout: 30_000 });
+    await page.click("#explore .ex-run button:not(.primary)").catch(() => {});
+    assertNoErrors(page);
+    await page.close();
+  });
+});
+
+describe("ninth pass: a reload in the middle of a tour comes back to its beat", () => {
+  const beatShown = (page) => page.waitForSelector(".tour[data-beat]", { timeout: 30_000 }).then(() => page.$eval(".tour", (t) => t.dataset.beat));
+  const next = async (page, n) => {
+    await page.locator(".tour .beat-title").click();
+    for (let i = 0; i < n; i++) await page.keyboard.press("n");
+  };
+
+  test("a tour picked in the Learn panel", async () => {
+    const page = await env.open("/");
+    await page.waitForSelector("#learn-open:not([disabled])");
+    await page.click("#learn-open");
+    await page.click('#learn .tour-pick[data-tour="kip101"]');
+    assert.equal(await beatShown(page), "1");
+    await next(page, 3);
+    assert.equal(await beatShown(page), "4");
+    const step = await page.$eval("#status", (s) => s.dataset.step);
+    // Before: the address had no ?tour=, and the reload showed the run without its tour.
+    await page.reload();
+    assert.equal(await beatShown(page), "4");
+    assert.equal(await page.$eval("#status", (s) => s.dataset.step), step);
+    // Closed, the tour leaves the address: a reload then shows no tour.
+    await page.click(".tour .close");
+    assert.equal(new URL(page.url()).searchParams.get("tour"), null);
+    await page.reload();
+    await page.waitForSelector("#status[data-step]");
+    await page.waitForTimeout(500);
+    assert.equal(await page.$(".tour"), null);
+    assertNoErrors(page);
+    await page.close();
+  });
+
+  test("a tour opened by a link to one of its beats", async () => {
+    const page = await env.open("/?tour=kip101&beat=2&level=junior");
+    assert.equal(await beatShown(page), "2");
+    await page.locator(".tour form.quiz button.link").click().catch(() => {});
+    await next(page, 2);
+    assert.equal(await beatShown(page), "4");
+    // Before: ?beat=2 stayed in the address and the reload went back to beat 2.
+    await page.reload();
+    assert.equal(await beatShown(page), "4");
+    assertNoErrors(page);
+    await page.close();
+  });
+});

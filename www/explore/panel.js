@@ -9,12 +9,13 @@
 // app.js hands over {wasm, sim, scenarioText, go, openLink}; loaded on first use.
 
 import { h } from "../core/dom.js";
-import { search, progressLine } from "./client.js";
+import { search, progressLine, warm } from "./client.js";
 
 let panel = null;
 
 export async function open(api) {
   panel ??= await create(api);
+  warm();
   panel.section.hidden = false;
   panel.section.scrollIntoView({ block: "nearest" });
   // Focus is the caller's to give (app.js, core/ondemand.js whenReady: not when the user
@@ -272,7 +273,9 @@ async function create(api) {
     bar.max = sim ? (opts.walks ?? 10000) : opts.max_depth;
     bar.value = 0;
     bar.setAttribute("aria-label", sim ? "Simulation progress (walks)" : "Search progress (levels)");
-    line.textContent = sim ? "Starting the walks…" : "Starting the search…";
+    // The worker says "bounds" once the explorer is loaded (at once when the panel's
+    // opening loaded it; on a slow link the first Run may still wait for it).
+    line.textContent = "Loading the explorer…";
     verdict.replaceChildren();
     setRunning(true);
     let frame = 0;
@@ -289,7 +292,10 @@ async function create(api) {
         frame ||= requestAnimationFrame(paint);
         return;
       }
-      if (m.type === "bounds") return;
+      if (m.type === "bounds") {
+        if (!latest) line.textContent = sim ? "Starting the walks…" : "Starting the search…";
+        return;
+      }
       cancelAnimationFrame(frame);
       running = null;
       setRunning(false);
