@@ -196,3 +196,30 @@ describe("ninth pass: a reload in the middle of a tour comes back to its beat", 
     await page.close();
   });
 });
+
+describe("ninth pass: a live docs figure in the site's colours", () => {
+  // A docs page with one block (auto.js), served beside the playground.
+  const PAGE = (block) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Figure</title></head><body>
+<pre><code class="language-hwscope">${block}</code></pre><p>After.</p>
+<script type="module" src="/www/embed/auto.js"></script></body></html>`;
+
+  for (const [theme, warn] of [["dark", "rgb(240, 180, 60)"], ["light", "rgb(138, 83, 0)"]]) {
+    test(`theme=${theme}: the follower's "lag 1" is in the palette's warning colour`, async () => {
+      const page = await env.newPage();
+      await page.route("**/person9-figure.html", (r) => r.fulfill({ contentType: "text/html", body: PAGE(`kip101-data-loss at=6 from=4 to=10 theme=${theme}`) }));
+      await page.goto(new URL("/person9-figure.html", env.baseURL).href);
+      await page.waitForSelector("figure.hwscope-figure");
+      await page.click("figure.hwscope-figure");
+      await page.waitForFunction(() => document.querySelector("figure.hwscope-figure").dataset.hwscopeLive === "live", null, { timeout: 30_000 });
+      const lag = await page.waitForFunction(() => {
+        const t = [...document.querySelector(".hwscope-live").shadowRoot.querySelectorAll("text.lagt")].find((x) => x.textContent === "lag 1");
+        return t && getComputedStyle(t).fill;
+      }, null, { timeout: 15_000 }).then((h) => h.jsonValue());
+      // Before: --warn was the page's (:root), not the figure's shadow root's: black, and
+      // on the dark figure black on #12161c.
+      assert.equal(lag, warn);
+      assertNoErrors(page);
+      await page.close();
+    });
+  }
+});
