@@ -223,3 +223,33 @@ describe("ninth pass: a live docs figure in the site's colours", () => {
     });
   }
 });
+
+describe("ninth pass: a tour picked in the Learn panel on a phone", () => {
+  test("360 × 740: the stage's status line and the tour's sheet are in view, and stay so beat after beat", async () => {
+    const page = await env.open("/", { viewport: { width: 360, height: 740 } });
+    await page.waitForSelector("#learn-open:not([disabled])");
+    await page.focus("#learn-open");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('#learn .tour-pick[data-tour="min-insync"]');
+    await page.focus('#learn .tour-pick[data-tour="min-insync"]');
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(".tour[data-beat]");
+    const view = () => page.evaluate(() => {
+      const status = document.getElementById("status").getBoundingClientRect();
+      const title = document.querySelector(".tour .beat-title").getBoundingClientRect();
+      return { status: Math.round(status.top), title: Math.round(title.top), height: innerHeight, focus: document.activeElement.className };
+    });
+    for (let beat = 1; beat <= 3; beat++) {
+      const v = await view();
+      // Before: the Learn panel (far below) stayed in view; the sheet, which sticks only
+      // to the bottom, and the stage were 500–1,400 px above it.
+      assert.ok(v.status >= 0 && v.status < 120, `beat ${beat}: the status line at ${v.status} px`);
+      assert.ok(v.title > v.status && v.title < v.height - 40, `beat ${beat}: the beat's title at ${v.title} px of ${v.height}`);
+      assert.equal(v.focus, "beat-title", "the keyboard is at the beat's title");
+      await page.keyboard.press("n");
+      await page.waitForFunction((b) => document.querySelector(".tour").dataset.beat === String(b + 1), beat);
+    }
+    assertNoErrors(page);
+    await page.close();
+  });
+});
