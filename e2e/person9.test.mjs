@@ -253,3 +253,31 @@ describe("ninth pass: a tour picked in the Learn panel on a phone", () => {
     await page.close();
   });
 });
+
+describe("ninth pass: a header button pressed on a slow link is seen to wait", () => {
+  for (const [id, panel] of [["explore-open", "#explore"], ["learn-open", "#learn"]]) {
+    test(`${id}: marked busy until its panel is there, the header unmoved`, async () => {
+      const page = await env.newPage();
+      // A phone's width: the header's buttons fill its row (a "…" after the name wrapped it).
+      await page.setViewportSize({ width: 360, height: 740 });
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send("Network.enable");
+      await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 });
+      await page.goto(new URL("/?scenario=kip101-data-loss", env.baseURL).href);
+      await page.waitForSelector(`#${id}:not([disabled])`, { timeout: 60_000 });
+      const header = () => page.$$eval(".tools button", (bs) => bs.map((b) => { const r = b.getBoundingClientRect(); return [b.id, r.x, r.y, r.width]; }));
+      const before = await header();
+      await page.click(`#${id}`);
+      // The full core (~180 KB) and the part's modules take ~2 s here; before, the button
+      // looked the same all that time.
+      await page.waitForFunction((i) => document.getElementById(i).getAttribute("aria-busy") === "true", id, { timeout: 1500 });
+      assert.equal(await page.$eval(`#${id}`, (b) => getComputedStyle(b).cursor), "progress");
+      assert.match(await page.$eval(`#${id}`, (b) => getComputedStyle(b).animationName), /busy/, "a bar that blinks");
+      assert.deepEqual(await header(), before, "the header's buttons keep their places and widths");
+      await page.waitForSelector(`${panel}:not([hidden])`, { timeout: 30_000 });
+      assert.equal(await page.$eval(`#${id}`, (b) => b.getAttribute("aria-busy")), null, "no longer busy once the panel is there");
+      assertNoErrors(page);
+      await page.close();
+    });
+  }
+});
