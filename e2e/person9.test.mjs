@@ -281,3 +281,23 @@ describe("ninth pass: a header button pressed on a slow link is seen to wait", (
     });
   }
 });
+
+describe("ninth pass: a verdict that comes after the scenario changed says what it searched", () => {
+  test("Run on KIP-101, then another built-in from the picker: the verdict names KIP-101", async () => {
+    const page = await openExplore("/?scenario=kip101-data-loss");
+    await page.selectOption("#explore select[name=preset]", "kafka-4.0");
+    await page.click("#explore button[type=submit]");
+    await page.selectOption("#scenario", "seed-walkthrough");
+    await page.waitForFunction(() => /lags the leader/.test(document.getElementById("about").textContent));
+    await done(page);
+    // Before: "No counterexample within these bounds" under the seed walkthrough, as if about it.
+    assert.match(await page.textContent("#explore .ex-other"), /^This searched “KIP-101 scenario 1: .*”, not the scenario shown now\.$/);
+    // The same search on the scenario shown says nothing of the kind.
+    await page.selectOption("#explore select[name=preset]", "");
+    await page.click("#explore button[type=submit]");
+    await done(page);
+    assert.equal(await page.$("#explore .ex-other"), null);
+    assertNoErrors(page);
+    await page.close();
+  });
+});

@@ -218,6 +218,9 @@ async function create(api) {
     (document.getElementById("about") ?? document.querySelector(".stage-col"))?.scrollIntoView({ block: "start" });
   }
 
+  /** The scenario the running (or last) search was given, and its title. */
+  let searched = null;
+
   function showResult(m) {
     const r = m.result;
     section.dataset.state = r.verdict;
@@ -231,6 +234,8 @@ async function create(api) {
       h("p", { class: "ex-sentence" }, r.sentence),
       h("p", { class: "muted ex-bounds-said" }, `Bounds: ${r.bounds}. ${counts}`),
     ];
+    // Another scenario opened while it ran (the picker, Back): the verdict is not about it.
+    if (searched && searched.text !== api.scenarioText()) parts.splice(1, 0, h("p", { class: "warn ex-other" }, `This searched “${searched.title}”, not the scenario shown now.`));
     if (r.allowed_seen) parts.push(h("p", { class: "muted" }, `Seen on the way, permitted by the configuration (not a counterexample): ${r.allowed_seen}`));
     if (r.verdict === "counterexample") {
       const openB = h("button", { type: "button", class: "primary", onclick: () => openRun(r.link) }, `Open it as a run (step ${r.step})`);
@@ -270,6 +275,8 @@ async function create(api) {
       return;
     }
     const sim = simulating();
+    // What was searched, to say so if the page shows another scenario when the verdict comes.
+    searched = { text: api.scenarioText(), title: shown()?.title || "its scenario" };
     bar.max = sim ? (opts.walks ?? 10000) : opts.max_depth;
     bar.value = 0;
     bar.setAttribute("aria-label", sim ? "Simulation progress (walks)" : "Search progress (levels)");
