@@ -301,3 +301,20 @@ describe("ninth pass: a verdict that comes after the scenario changed says what 
     await page.close();
   });
 });
+
+describe("ninth pass: Explore's introduction follows its method", () => {
+  test("random walks are not introduced as a breadth-first search", async () => {
+    const page = await openExplore("/?scenario=kip101-data-loss");
+    assert.match(await page.textContent("#explore .ex-intro"), /Breadth-first, so a counterexample is a shortest one/);
+    await page.selectOption("#explore select[name=method]", "simulate");
+    // Before: "Searches every timing … Breadth-first, so a counterexample is a shortest one"
+    // over a run of random walks, whose counterexample is shrunk, not shortest.
+    const said = await page.textContent("#explore .ex-intro");
+    assert.doesNotMatch(said, /Breadth-first|shortest one\./);
+    assert.match(said, /at random from a seed/);
+    await page.selectOption("#explore select[name=method]", "search");
+    assert.match(await page.textContent("#explore .ex-intro"), /Breadth-first/);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
