@@ -9,12 +9,13 @@
 // app.js hands over {wasm, sim, scenarioText, go, openLink}; loaded on first use.
 
 import { h } from "../core/dom.js";
-import { search, progressLine } from "./client.js";
+import { search, progressLine, warm } from "./client.js";
 
 let panel = null;
 
 export async function open(api) {
   panel ??= await create(api);
+  warm();
   panel.section.hidden = false;
   panel.section.scrollIntoView({ block: "nearest" });
   // Focus is the caller's to give (app.js, core/ondemand.js whenReady: not when the user
@@ -119,30 +120,39 @@ async function create(api) {
     section.querySelector(".ex-head button").click();
   });
 
-  function fillPresets() {
-    let own = "";
+  /** The scenario the page shows (the core's copy: it changes before the page's text does). */
+  function shown() {
+    if (api.sim.scenario) return api.sim.scenario;
     try {
-      own = JSON.parse(api.scenarioText()).preset ?? "kafka-4.0";
+      return JSON.parse(api.scenarioText());
     } catch {
-      /* no scenario yet */
+      return null; /* no scenario yet */
     }
+  }
+
+  function fillPresets() {
+    const own = shown()?.preset ?? "kafka-4.0";
     const was = preset.value;
     preset.replaceChildren(h("option", { value: "" }, `as the scenario says (${own})`), ...presets.map((p) => h("option", { value: p.name }, `${p.name}${p.name === own ? " (the scenario's)" : ""}`)));
     if (presets.some((p) => p.name === was)) preset.value = was;
   }
   fillPresets();
+  // Another scenario opened (the picker, Back, a link, Settings) while the panel is
+  // there: its preset is the one "as the scenario says" names (each load is a revision).
+  let revision = api.sim.revision;
+  api.sim.listen((sim) => {
+    if (sim.revision === revision) return;
+    revision = sim.revision;
+    fillPresets();
+    offer();
+  });
 
   // Random walks are offered when an exhaustive search would be too big for a tab:
   // many steps or faults, or three replicas and more.
   const simulating = () => method.value === "simulate";
   function offer() {
     simFields.hidden = !simulating();
-    let replicas = 2;
-    try {
-      replicas = JSON.parse(api.scenarioText()).replicas ?? 3;
-    } catch {
-      /* no scenario yet */
-    }
+    const replicas = shown() ? (shown().replicas ?? 3) : 2;
     const big = Number(depth.input.value) > 60 || Number(faults.input.value) > 4 || replicas >= 3 || controllerCuts.checked || clientCuts.checked;
     tooBig.hidden = simulating() || !big;
     tooBig.replaceChildren(big && !simulating() ? h("span", {}, "These bounds may be too big to search exhaustively in a tab. ",
@@ -162,8 +172,12 @@ async function create(api) {
 
   let running = null;
   const setRunning = (on) => {
+    // A disabled button drops the focus to <body>: a keyboard user who pressed Run (or
+    // Stop) keeps it on the button that now does something, Stop (or Run).
+    const keep = document.activeElement === runB || document.activeElement === stopB;
     runB.disabled = on;
     stopB.disabled = !on;
+    if (keep) (on ? stopB : runB).focus();
     section.dataset.state = on ? "running" : section.dataset.state === "running" ? "idle" : section.dataset.state ?? "idle";
   };
 
@@ -194,10 +208,14 @@ async function create(api) {
     return JSON.stringify(obj);
   }
 
-  /** Opens a counterexample as the page's run, and shows the stage it is drawn on. */
+  /** Opens a counterexample (at one of its steps) as the page's run, and shows the stage
+   *  it is drawn on when it is out of view. The run's title heads the stage in both layouts
+   *  (below 900 px .stage-col is `display: contents`, with no box to scroll to). */
   function openRun(link) {
     api.openLink(link);
-    document.querySelector(".stage-col")?.scrollIntoView({ block: "start" });
+    const stage = document.getElementById("stage")?.getBoundingClientRect();
+    if (!stage || (stage.top >= 0 && stage.bottom <= innerHeight)) return;
+    (document.getElementById("about") ?? document.querySelector(".stage-col"))?.scrollIntoView({ block: "start" });
   }
 
   function showResult(m) {
@@ -220,7 +238,7 @@ async function create(api) {
       parts.push(h("div", { class: "ex-actions" }, openB, copyB));
       parts.push(h("h4", {}, "Why: the steps that led there, newest first"));
       parts.push(h("ol", { class: "ex-why", reversed: "" }, r.why.map((w) => h("li", { class: w.injected ? "injected" : null },
-        h("button", { type: "button", class: "link", onclick: () => api.openLink(linkAt(r.link, w.step)), title: `Show step ${w.step}` }, `step ${w.step}`),
+        h("button", { type: "button", class: "link", onclick: () => openRun(linkAt(r.link, w.step)), title: `Show step ${w.step}` }, `step ${w.step}`),
         h("span", { class: "t" }, ` ${fmt(w.time_ms)} ms `),
         w.injected ? h("span", { class: "tag" }, "injected") : null,
         " ", w.text))));
@@ -255,7 +273,9 @@ async function create(api) {
     bar.max = sim ? (opts.walks ?? 10000) : opts.max_depth;
     bar.value = 0;
     bar.setAttribute("aria-label", sim ? "Simulation progress (walks)" : "Search progress (levels)");
-    line.textContent = sim ? "Starting the walks…" : "Starting the search…";
+    // The worker says "bounds" once the explorer is loaded (at once when the panel's
+    // opening loaded it; on a slow link the first Run may still wait for it).
+    line.textContent = "Loading the explorer…";
     verdict.replaceChildren();
     setRunning(true);
     let frame = 0;
@@ -272,7 +292,10 @@ async function create(api) {
         frame ||= requestAnimationFrame(paint);
         return;
       }
-      if (m.type === "bounds") return;
+      if (m.type === "bounds") {
+        if (!latest) line.textContent = sim ? "Starting the walks…" : "Starting the search…";
+        return;
+      }
       cancelAnimationFrame(frame);
       running = null;
       setRunning(false);
