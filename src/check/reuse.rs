@@ -20,6 +20,8 @@ const KEPT: usize = 64;
 
 /// The emptied worlds, and the blanks they hold while empty.
 pub struct Reuse {
+    /// Boxed: the box is what is reused (a queued state is a `Box<Sim>`).
+    #[allow(clippy::vec_box)]
     kept: Vec<Box<Sim>>,
     controller: Shared<Controller>,
     invariants: Shared<Invariants>,
