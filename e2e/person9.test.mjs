@@ -223,3 +223,98 @@ describe("ninth pass: a live docs figure in the site's colours", () => {
     });
   }
 });
+
+describe("ninth pass: a tour picked in the Learn panel on a phone", () => {
+  test("360 × 740: the stage's status line and the tour's sheet are in view, and stay so beat after beat", async () => {
+    const page = await env.open("/", { viewport: { width: 360, height: 740 } });
+    await page.waitForSelector("#learn-open:not([disabled])");
+    await page.focus("#learn-open");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('#learn .tour-pick[data-tour="min-insync"]');
+    await page.focus('#learn .tour-pick[data-tour="min-insync"]');
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(".tour[data-beat]");
+    const view = () => page.evaluate(() => {
+      const status = document.getElementById("status").getBoundingClientRect();
+      const title = document.querySelector(".tour .beat-title").getBoundingClientRect();
+      return { status: Math.round(status.top), title: Math.round(title.top), height: innerHeight, focus: document.activeElement.className };
+    });
+    for (let beat = 1; beat <= 3; beat++) {
+      const v = await view();
+      // Before: the Learn panel (far below) stayed in view; the sheet, which sticks only
+      // to the bottom, and the stage were 500–1,400 px above it.
+      assert.ok(v.status >= 0 && v.status < 120, `beat ${beat}: the status line at ${v.status} px`);
+      assert.ok(v.title > v.status && v.title < v.height - 40, `beat ${beat}: the beat's title at ${v.title} px of ${v.height}`);
+      assert.equal(v.focus, "beat-title", "the keyboard is at the beat's title");
+      await page.keyboard.press("n");
+      await page.waitForFunction((b) => document.querySelector(".tour").dataset.beat === String(b + 1), beat);
+    }
+    assertNoErrors(page);
+    await page.close();
+  });
+});
+
+describe("ninth pass: a header button pressed on a slow link is seen to wait", () => {
+  for (const [id, panel] of [["explore-open", "#explore"], ["learn-open", "#learn"]]) {
+    test(`${id}: marked busy until its panel is there, the header unmoved`, async () => {
+      const page = await env.newPage();
+      // A phone's width: the header's buttons fill its row (a "…" after the name wrapped it).
+      await page.setViewportSize({ width: 360, height: 740 });
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send("Network.enable");
+      await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 });
+      await page.goto(new URL("/?scenario=kip101-data-loss", env.baseURL).href);
+      await page.waitForSelector(`#${id}:not([disabled])`, { timeout: 60_000 });
+      const header = () => page.$$eval(".tools button", (bs) => bs.map((b) => { const r = b.getBoundingClientRect(); return [b.id, r.x, r.y, r.width]; }));
+      const before = await header();
+      await page.click(`#${id}`);
+      // The full core (~180 KB) and the part's modules take ~2 s here; before, the button
+      // looked the same all that time.
+      await page.waitForFunction((i) => document.getElementById(i).getAttribute("aria-busy") === "true", id, { timeout: 1500 });
+      assert.equal(await page.$eval(`#${id}`, (b) => getComputedStyle(b).cursor), "progress");
+      assert.match(await page.$eval(`#${id}`, (b) => getComputedStyle(b).animationName), /busy/, "a bar that blinks");
+      assert.deepEqual(await header(), before, "the header's buttons keep their places and widths");
+      await page.waitForSelector(`${panel}:not([hidden])`, { timeout: 30_000 });
+      assert.equal(await page.$eval(`#${id}`, (b) => b.getAttribute("aria-busy")), null, "no longer busy once the panel is there");
+      assertNoErrors(page);
+      await page.close();
+    });
+  }
+});
+
+describe("ninth pass: a verdict that comes after the scenario changed says what it searched", () => {
+  test("Run on KIP-101, then another built-in from the picker: the verdict names KIP-101", async () => {
+    const page = await openExplore("/?scenario=kip101-data-loss");
+    await page.selectOption("#explore select[name=preset]", "kafka-4.0");
+    await page.click("#explore button[type=submit]");
+    await page.selectOption("#scenario", "seed-walkthrough");
+    await page.waitForFunction(() => /lags the leader/.test(document.getElementById("about").textContent));
+    await done(page);
+    // Before: "No counterexample within these bounds" under the seed walkthrough, as if about it.
+    assert.match(await page.textContent("#explore .ex-other"), /^This searched “KIP-101 scenario 1: .*”, not the scenario shown now\.$/);
+    // The same search on the scenario shown says nothing of the kind.
+    await page.selectOption("#explore select[name=preset]", "");
+    await page.click("#explore button[type=submit]");
+    await done(page);
+    assert.equal(await page.$("#explore .ex-other"), null);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
+
+describe("ninth pass: Explore's introduction follows its method", () => {
+  test("random walks are not introduced as a breadth-first search", async () => {
+    const page = await openExplore("/?scenario=kip101-data-loss");
+    assert.match(await page.textContent("#explore .ex-intro"), /Breadth-first, so a counterexample is a shortest one/);
+    await page.selectOption("#explore select[name=method]", "simulate");
+    // Before: "Searches every timing … Breadth-first, so a counterexample is a shortest one"
+    // over a run of random walks, whose counterexample is shrunk, not shortest.
+    const said = await page.textContent("#explore .ex-intro");
+    assert.doesNotMatch(said, /Breadth-first|shortest one\./);
+    assert.match(said, /at random from a seed/);
+    await page.selectOption("#explore select[name=method]", "search");
+    assert.match(await page.textContent("#explore .ex-intro"), /Breadth-first/);
+    assertNoErrors(page);
+    await page.close();
+  });
+});

@@ -102,6 +102,11 @@ async function create(api) {
       h("label", { class: "ex-check" }, oneWay, " one-way cuts too")),
     h("div", { class: "ex-run" }, runB, stopB, bar),
     line);
+  const INTRO = {
+    search: "Searches every timing: which due event runs first, and when a fault from the budget strikes. Breadth-first, so a counterexample is a shortest one. It runs in the background; the page stays yours.",
+    simulate: "Walks at random from a seed: each walk picks which due event runs first, and when a fault from its budget strikes. A counterexample is shrunk, not a shortest one; nothing found is a sample, not every timing. It runs in the background; the page stays yours.",
+  };
+  const intro = h("p", { class: "ex-intro" }, INTRO.search);
   const section = h("section", { class: "explore panel", id: "explore", "aria-labelledby": "explore-h", tabindex: -1 },
     h("div", { class: "ex-head" },
       h("h2", { id: "explore-h" }, "Explore: can this lose data?"),
@@ -110,7 +115,7 @@ async function create(api) {
         // The button pressed is gone with the panel: the keyboard goes back to Explore.
         document.getElementById("explore-open")?.focus();
       } }, "✕")),
-    h("p", { class: "ex-intro" }, "Searches every timing: which due event runs first, and when a fault from the budget strikes. Breadth-first, so a counterexample is a shortest one. It runs in the background; the page stays yours."),
+    intro,
     form, verdict);
   document.getElementById("controls").after(section);
   // Esc inside the panel does what its ✕ does (a search goes on in its worker), as in Learn.
@@ -152,6 +157,7 @@ async function create(api) {
   const simulating = () => method.value === "simulate";
   function offer() {
     simFields.hidden = !simulating();
+    intro.textContent = INTRO[method.value] ?? INTRO.search;
     const replicas = shown() ? (shown().replicas ?? 3) : 2;
     const big = Number(depth.input.value) > 60 || Number(faults.input.value) > 4 || replicas >= 3 || controllerCuts.checked || clientCuts.checked;
     tooBig.hidden = simulating() || !big;
@@ -218,6 +224,9 @@ async function create(api) {
     (document.getElementById("about") ?? document.querySelector(".stage-col"))?.scrollIntoView({ block: "start" });
   }
 
+  /** The scenario the running (or last) search was given, and its title. */
+  let searched = null;
+
   function showResult(m) {
     const r = m.result;
     section.dataset.state = r.verdict;
@@ -231,6 +240,8 @@ async function create(api) {
       h("p", { class: "ex-sentence" }, r.sentence),
       h("p", { class: "muted ex-bounds-said" }, `Bounds: ${r.bounds}. ${counts}`),
     ];
+    // Another scenario opened while it ran (the picker, Back): the verdict is not about it.
+    if (searched && searched.text !== api.scenarioText()) parts.splice(1, 0, h("p", { class: "warn ex-other" }, `This searched “${searched.title}”, not the scenario shown now.`));
     if (r.allowed_seen) parts.push(h("p", { class: "muted" }, `Seen on the way, permitted by the configuration (not a counterexample): ${r.allowed_seen}`));
     if (r.verdict === "counterexample") {
       const openB = h("button", { type: "button", class: "primary", onclick: () => openRun(r.link) }, `Open it as a run (step ${r.step})`);
@@ -270,6 +281,8 @@ async function create(api) {
       return;
     }
     const sim = simulating();
+    // What was searched, to say so if the page shows another scenario when the verdict comes.
+    searched = { text: api.scenarioText(), title: shown()?.title || "its scenario" };
     bar.max = sim ? (opts.walks ?? 10000) : opts.max_depth;
     bar.value = 0;
     bar.setAttribute("aria-label", sim ? "Simulation progress (walks)" : "Search progress (levels)");

@@ -269,8 +269,14 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
       if (cardTop < 0) scrollBy({ top: Math.floor(Math.min(cardTop, top) - 8), behavior: "instant" });
       return;
     }
+    // Scrolled past the stage (a tour picked in the Learn panel, further down; the reader
+    // went on reading below): the sheet sticks only to the bottom, so it was above the
+    // view with the stage, and the learner saw neither. The status line comes back to
+    // the top; the sheet then sticks below the stage.
+    if (top < 0) scrollBy({ top: Math.floor(top - 4), behavior: "instant" });
+    const now = (document.getElementById("status") ?? stage).getBoundingClientRect().top;
     const hidden = stage.getBoundingClientRect().bottom - card.getBoundingClientRect().top;
-    if (hidden > 1) scrollBy({ top: Math.floor(Math.min(hidden, Math.max(0, top))), behavior: "instant" });
+    if (hidden > 1) scrollBy({ top: Math.floor(Math.min(hidden, Math.max(0, now))), behavior: "instant" });
   }
 
   /** The last beat: say the tour is over, and how to go deeper (a level with more
