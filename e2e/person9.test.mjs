@@ -318,3 +318,25 @@ describe("ninth pass: Explore's introduction follows its method", () => {
     await page.close();
   });
 });
+
+describe("ninth pass: a search for a consumed record lost where nothing is consumed", () => {
+  test("says there is no consumer, before Run and in the verdict", async () => {
+    const page = await openExplore("/?scenario=kip101-data-loss");
+    assert.equal(await page.isVisible("#explore form .ex-no-consumer"), false, "not for the other properties");
+    await page.selectOption("#explore select[name=property]", "consumed-record-lost");
+    // Before: nothing said; the verdict was "No counterexample within these bounds: all
+    // 132,247 distinct states … explored", as if consumed records were safe here.
+    assert.match(await page.textContent("#explore form .ex-no-consumer"), /no consumer/);
+    assert.equal(await page.isVisible("#explore form .ex-no-consumer"), true);
+    await page.click("#explore button[type=submit]");
+    await done(page);
+    assert.equal(await page.$eval("#explore", (e) => e.dataset.state), "none-within-bounds");
+    assert.match(await page.textContent("#explore .ex-verdict .ex-no-consumer"), /cannot fail here/);
+    // A built-in with consumers: nothing of the kind.
+    await page.selectOption("#scenario", "follower-fetch-consumer");
+    await page.waitForFunction(() => /Reading from a follower \(KIP-392\)/.test(document.getElementById("about").textContent));
+    assert.equal(await page.isVisible("#explore form .ex-no-consumer"), false);
+    assertNoErrors(page);
+    await page.close();
+  });
+});

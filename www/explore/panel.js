@@ -79,6 +79,8 @@ async function create(api) {
   const walks = number("walks", "Walks", 10000, 1, 1e9, "at most; Stop ends it sooner");
   const simFields = h("div", { class: "ex-sim", hidden: "" }, seed.row, walks.row);
   const tooBig = h("p", { class: "ex-hint", hidden: "" });
+  const NO_CONSUMER = "This scenario has no consumer: no record is ever consumed, so this property cannot fail here. Add one (Intervene now: Add consumer), or pick a built-in with one.";
+  const noConsumer = h("p", { class: "ex-hint ex-no-consumer", hidden: "" }, NO_CONSUMER);
   const runB = h("button", { type: "submit", class: "primary" }, "Run");
   const stopB = h("button", { type: "button", disabled: "" }, "Stop");
   const bar = h("progress", { max: 12, value: 0, "aria-label": "Search progress (levels)" });
@@ -87,7 +89,7 @@ async function create(api) {
   const form = h("form", { class: "ex-form" },
     h("fieldset", {}, h("legend", {}, "Look for"),
       h("label", { class: "ex-field wide" }, h("span", {}, "Property"), property),
-      h("label", { class: "ex-check" }, allowed, " also losses the configuration permits (acks=0/1…)")),
+      h("label", { class: "ex-check" }, allowed, " also losses the configuration permits (acks=0/1…)"), noConsumer),
     h("fieldset", {}, h("legend", {}, "How"),
       h("label", { class: "ex-field wide" }, h("span", {}, "Method"), method),
       simFields, tooBig),
@@ -155,8 +157,14 @@ async function create(api) {
   // Random walks are offered when an exhaustive search would be too big for a tab:
   // many steps or faults, or three replicas and more.
   const simulating = () => method.value === "simulate";
+  /** Whether a scenario has a consumer (declared, or one that joins). */
+  const consumes = (sc) => !!(sc?.consumers?.length || (sc?.events ?? []).some((e) => e.add_consumer));
+  /** A search for a consumed record lost where nothing is consumed finds nothing, vacuously. */
+  const vacuous = (sc) => property.value === "consumed-record-lost" && !!sc && !consumes(sc);
+
   function offer() {
     simFields.hidden = !simulating();
+    noConsumer.hidden = !vacuous(shown());
     intro.textContent = INTRO[method.value] ?? INTRO.search;
     const replicas = shown() ? (shown().replicas ?? 3) : 2;
     const big = Number(depth.input.value) > 60 || Number(faults.input.value) > 4 || replicas >= 3 || controllerCuts.checked || clientCuts.checked;
@@ -242,6 +250,7 @@ async function create(api) {
     ];
     // Another scenario opened while it ran (the picker, Back): the verdict is not about it.
     if (searched && searched.text !== api.scenarioText()) parts.splice(1, 0, h("p", { class: "warn ex-other" }, `This searched “${searched.title}”, not the scenario shown now.`));
+    if (searched?.vacuous && r.verdict !== "counterexample") parts.splice(1, 0, h("p", { class: "warn ex-no-consumer" }, NO_CONSUMER));
     if (r.allowed_seen) parts.push(h("p", { class: "muted" }, `Seen on the way, permitted by the configuration (not a counterexample): ${r.allowed_seen}`));
     if (r.verdict === "counterexample") {
       const openB = h("button", { type: "button", class: "primary", onclick: () => openRun(r.link) }, `Open it as a run (step ${r.step})`);
@@ -282,7 +291,7 @@ async function create(api) {
     }
     const sim = simulating();
     // What was searched, to say so if the page shows another scenario when the verdict comes.
-    searched = { text: api.scenarioText(), title: shown()?.title || "its scenario" };
+    searched = { text: api.scenarioText(), title: shown()?.title || "its scenario", vacuous: vacuous(shown()) };
     bar.max = sim ? (opts.walks ?? 10000) : opts.max_depth;
     bar.value = 0;
     bar.setAttribute("aria-label", sim ? "Simulation progress (walks)" : "Search progress (levels)");
