@@ -601,7 +601,9 @@ export function start(core, opts, boot = {}) {
   // Each press below may wait for the full core: core/ondemand.js whenReady acts once it
   // is here and hands focus on (a dialog takes it; Learn's and Explore's panels are given it).
   const ready = () => needFull();
-  $("settings-open").addEventListener("click", () => whenReady(ready, () => panels.openSettings(json)));
+  // The header's buttons are marked busy ("…") while their part downloads (a slow link).
+  const busy = (id) => ({ control: $(id) });
+  $("settings-open").addEventListener("click", () => whenReady(ready, () => panels.openSettings(json), undefined, busy("settings-open")));
   $("share-open").addEventListener("click", () => whenReady(ready, async () => {
     const m = await shareModule();
     if (!m) return;
@@ -613,12 +615,12 @@ export function start(core, opts, boot = {}) {
       dims: { initialEnd: sim.initialEnd, ...sim.room, producers: shown.producers.length, consumersNow: shown.consumers.length },
     }));
     share();
-  }));
-  $("learn-open").addEventListener("click", () => whenReady(ready, () => openLearn(), (hub) => hub?.panel));
+  }, undefined, busy("share-open")));
+  $("learn-open").addEventListener("click", () => whenReady(ready, () => openLearn(), (hub) => hub?.panel, busy("learn-open")));
   // Explore (www/explore/): a search in a Web Worker, loaded on first use.
   const exploreModule = onDemand(() => import("./explore/panel.js"), "Explore", (text) => notice(text));
-  learn.explore = () => whenReady(ready, () => exploreModule().then((m) => m?.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) })), (panel) => panel?.section);
-  $("explore-open").addEventListener("click", () => learn.explore());
+  learn.explore = (wait) => whenReady(ready, () => exploreModule().then((m) => m?.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) })), (panel) => panel?.section, wait);
+  $("explore-open").addEventListener("click", () => learn.explore(busy("explore-open")));
   /** Controls are disabled until the core runs them (index.html): now they do. */
   function enable() {
     for (const el of document.querySelectorAll("[data-live]")) el.disabled = false;
