@@ -1375,20 +1375,9 @@ fn a_fetch_that_waited_on_its_connection_times_out_counting_from_when_it_was_sen
             {"at_ms": 6000, "heal": {"from": 0, "to": 1}}
         ],
         "stop_at_ms": 16_000});
-    for preset in ["kafka-2.4", "kafka-3.7", "kafka-4.0"] {
-        let t = under(&s, preset);
-        let heal = t.find(0, &json!({"type": "heal"}));
-        let gave_up = t.all(&json!({"type": "timeout", "broker": 1, "timer": "fetch-request-timeout"}));
-        assert!(gave_up.first().is_some_and(|&i| i < heal), "{preset}: the Fetch in the cut is given up before the heal");
-        let fetch = t.find(heal, &json!({"type": "fetch_request", "from": 1, "to": 0}));
-        let sent = time(t.at(fetch)) - 1;
-        assert!(sent > 6_000, "{preset}: the Fetch waited on its connection until a SYN after the heal");
-        let mut s2 = s.clone();
-        s2["events"].as_array_mut().unwrap().push(json!({"at_ms": sent + 1, "partition": {"from": 0, "to": 1}}));
-        let t = under(&s2, preset);
-        let timed_out = t.find(heal, &json!({"type": "timeout", "broker": 1, "timer": "fetch-request-timeout"}));
-        assert_eq!(time(t.at(timed_out)), sent + 3_000, "{preset}: the broker's request.timeout.ms from the send");
-    }
+    let request = json!({"type": "fetch_request", "from": 1, "to": 0});
+    let timer = json!({"type": "timeout", "broker": 1, "timer": "fetch-request-timeout"});
+    timed_from_the_send_after_waiting_on_its_connection(&s, &["kafka-2.4", "kafka-3.7", "kafka-4.0"], &request, &timer, 3_000);
 }
 
 /// And for a consumer's fetch: its answer cut off (0 → c at 800 ms), it is given up after
@@ -1398,27 +1387,68 @@ fn a_fetch_that_waited_on_its_connection_times_out_counting_from_when_it_was_sen
 /// after that send, not after it was queued.
 #[test]
 fn a_consumer_fetch_that_waited_on_its_connection_times_out_counting_from_when_it_was_sent() {
-    let s = json!({"format": 1, "replicas": 3, "initial": {"log_end_offset": 10},
+    let s = consumer_cut_off_until(6_000, 20_000);
+    let request = json!({"type": "consumer_fetch_request", "from": "c", "to": 0});
+    let timer = json!({"type": "timeout", "consumer": "c", "timer": "consumer-request-timeout"});
+    timed_from_the_send_after_waiting_on_its_connection(&s, &["kafka-2.4", "kafka-4.0"], &request, &timer, 5_000);
+}
+
+/// A consumer (request.timeout.ms 5 s) whose answers from leader 0 are cut off from 800 ms
+/// until `heal_ms`.
+fn consumer_cut_off_until(heal_ms: u64, stop_at_ms: u64) -> Value {
+    json!({"format": 1, "replicas": 3, "initial": {"log_end_offset": 10},
         "consumers": [{"id": "c", "request.timeout.ms": 5000}],
         "events": [
             {"at_ms": 800, "partition": {"from": 0, "to": "c"}},
-            {"at_ms": 6000, "heal": {"from": 0, "to": "c"}}
+            {"at_ms": heal_ms, "heal": {"from": 0, "to": "c"}}
         ],
-        "stop_at_ms": 20_000});
-    for preset in ["kafka-2.4", "kafka-4.0"] {
-        let t = under(&s, preset);
+        "stop_at_ms": stop_at_ms})
+}
+
+/// The two tests above: in `s`, a request to broker 0 whose answer is cut off (0 → its
+/// client at 800 ms) is given up (`timer`) before the heal at 6 s, and sent again
+/// (`request`) on a new connection through the cut; it goes out on a SYN after the heal.
+/// Its answer cut off again as it arrives, it is given up `timeout_ms` after that send.
+fn timed_from_the_send_after_waiting_on_its_connection(s: &Value, presets: &[&str], request: &Value, timer: &Value, timeout_ms: u64) {
+    for preset in presets {
+        let t = under(s, preset);
         let heal = t.find(0, &json!({"type": "heal"}));
-        let gave_up = t.all(&json!({"type": "timeout", "consumer": "c", "timer": "consumer-request-timeout"}));
-        assert!(gave_up.first().is_some_and(|&i| i < heal), "{preset}: the fetch in the cut is given up before the heal");
-        let fetch = t.find(heal, &json!({"type": "consumer_fetch_request", "from": "c", "to": 0}));
-        let sent = time(t.at(fetch)) - 1;
-        assert!(sent > 6_000, "{preset}: the fetch waited on its connection until a SYN after the heal");
-        let mut s2 = s.clone();
-        s2["events"].as_array_mut().unwrap().push(json!({"at_ms": sent + 1, "partition": {"from": 0, "to": "c"}}));
-        let t = under(&s2, preset);
-        let timed_out = t.find(fetch, &json!({"type": "timeout", "consumer": "c", "timer": "consumer-request-timeout"}));
-        assert_eq!(time(t.at(timed_out)), sent + 5_000, "{preset}: request.timeout.ms from the send");
+        assert!(t.all(timer).first().is_some_and(|&i| i < heal), "{preset}: the request in the cut is given up before the heal");
+        let resent = t.find(heal, request);
+        let sent = time(t.at(resent)) - 1;
+        assert!(sent > 6_000, "{preset}: the request waited on its connection until a SYN after the heal");
+        let mut cut_again = s.clone();
+        let cut = s["events"][0]["partition"].clone();
+        cut_again["events"].as_array_mut().unwrap().push(json!({"at_ms": sent + 1, "partition": cut}));
+        let t = under(&cut_again, preset);
+        let timed_out = t.find(resent, timer);
+        assert_eq!(time(t.at(timed_out)), sent + timeout_ms, "{preset}: request.timeout.ms from the send");
     }
+}
+
+/// A consumer's request that expires unsent keeps its connection attempt: nothing closes it
+/// (`ConsumerNetworkClient.failExpiredRequests`), and the next request waits on the same
+/// attempt. Kafka 2.4 (no setup timeout: the kernel's SYN schedule), cut 0 → c at 800 ms,
+/// request.timeout.ms 5 s: the first fetch is given up at 5502 ms and the next one waits on
+/// a new connection, whose SYNs go out at 5.5, 6.5, …, 10.5, 12.5 and 16.5 s. Healed at
+/// 14 s, the handshake crosses on the SYN of 16502 ms; the fetch made at 10502 ms expires
+/// unsent at 15502 ms, and the next one goes out on that SYN, timed from there. The model
+/// had opened the connection at the heal and sent the next fetch at 15502 ms.
+#[test]
+fn a_consumer_request_that_expires_unsent_keeps_its_connection_attempt() {
+    let t = under(&consumer_cut_off_until(14_000, 25_000), "kafka-2.4");
+    let timer = json!({"type": "timeout", "consumer": "c", "timer": "consumer-request-timeout"});
+    let timeouts: Vec<u64> = t.all(&timer).iter().map(|&i| time(t.at(i))).collect();
+    assert_eq!(timeouts[..3], [5_502, 10_502, 15_502], "{timeouts:?}");
+    let expired = t.at(t.find(t.find(0, &json!({"type": "heal"})), &timer));
+    assert!(expired["text"].as_str().unwrap().contains("never sent (its connection is still being made)"), "{}", line(expired));
+    let fetch = t.find(0, &json!({"type": "consumer_fetch_request", "from": "c", "to": 0}));
+    let fetches: Vec<u64> =
+        t.all(&json!({"type": "consumer_fetch_request", "from": "c", "to": 0})).iter().map(|&i| time(t.at(i))).collect();
+    assert!(fetch < t.find(0, &json!({"type": "heal"})), "the first fetch reached the leader before the cut");
+    assert_eq!(fetches.iter().find(|&&at| at > 14_000), Some(&16_503), "the next fetch goes out on the SYN of 16502 ms: {fetches:?}");
+    // Its answer comes: the consumer goes on fetching on the open connection.
+    assert!(fetches.iter().filter(|&&at| at > 16_503).count() >= 2, "{fetches:?}");
 }
 
 /// A closed connection's bytes are gone, also those a heal released for a retransmission

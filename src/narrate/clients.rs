@@ -520,10 +520,12 @@ impl Narrator<'_> {
         let mut head = String::new();
         for e in self.events {
             match *e {
-                Event::ConsumerRetries { consumer, after_backoff } => {
+                Event::ConsumerRetries { consumer, after_backoff, unsent } => {
                     let c = self.consumer(consumer);
                     head = if after_backoff {
                         format!("{c} retries.")
+                    } else if unsent {
+                        format!("{c}'s request, never sent (its connection is still being made), expires after request.timeout.ms; the connection attempt goes on, and the next request waits on it.")
                     } else {
                         format!("{c}'s fetch has had no answer for request.timeout.ms: it closes the connection, wants new metadata and sends another.")
                     };

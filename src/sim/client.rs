@@ -115,7 +115,8 @@ pub(crate) fn maybe_update_metadata(c: &mut Shared<impl Client>, client: Node, o
     // it (`connect.rs`; before 2.7 the client "should" wait for a connect timeout it does
     // not have: `DefaultMetadataUpdater.maybeUpdate` at 2.4 waits on the kernel).
     let wait = out.connection_wait_bound(client, Node::Broker(broker)).map_or(timeout, |longest| timeout.max(longest + 1));
-    let t = out.set_timer(now + wait, Timer::MetadataTimeout { client });
+    let at = out.send_deadline(client, Node::Broker(broker), now + wait, timeout);
+    let t = out.set_timer(at, Timer::MetadataTimeout { client });
     let m = c.meta_mut();
     m.in_flight = Some((request, broker, t));
     m.last_sent_ms = Some(now);

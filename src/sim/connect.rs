@@ -30,13 +30,17 @@ pub enum Conn {
     Connecting { since: u64, failures: u8, gives_up: Option<Key> },
     /// Closed: its client gave `failures` attempts in a row up (`connect.rs`).
     GivenUp { failures: u8 },
+    /// A heal lets the attempt's handshake cross on its SYN at `at`: until then the
+    /// connection is still CONNECTING (`ClusterConnectionStates`), so a request sent
+    /// meanwhile goes out on that SYN; from `at` it is open.
+    Crossing { at: u64 },
 }
 
 impl Conn {
     /// The attempts given up in a row so far.
     pub fn failures(self) -> u8 {
         match self {
-            Conn::Closed => 0,
+            Conn::Closed | Conn::Crossing { .. } => 0,
             Conn::Connecting { failures, .. } | Conn::GivenUp { failures } => failures,
         }
     }

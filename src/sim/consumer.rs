@@ -16,7 +16,7 @@ use super::event::Event;
 use super::msg::{Body, ConsumerFetchResponse, KafkaError, Msg, Node};
 use super::outbox::Out;
 use super::pvec::PVec;
-use super::scheduler::Timer;
+use super::scheduler::{Key, Timer};
 use super::shared::Shared;
 use super::state::{ClientMeta, Consumer, ConsumerFetch};
 use crate::scenario::{ConsumerSpec, OffsetReset, Scenario};
@@ -91,9 +91,18 @@ pub(crate) fn send_fetch(c: &mut C, id: usize, out: &mut Out) {
     let offset = c.position;
     let leader_epoch = c.meta.leader_epoch;
     let msg = out.send(Node::Consumer(id), Node::Broker(broker), Body::ConsumerFetch { offset, leader_epoch });
-    let timeout = out.set_timer(out.now + c.settings.request_timeout_ms, Timer::ConsumerRequestTimeout { consumer: id });
+    let timeout = request_timeout(c, id, broker, out);
     c.fetch = Some(ConsumerFetch::InFlight { broker, request: msg, timeout });
     out.emit(Event::ConsumerFetchSent { consumer: id, broker, offset, msg });
+}
+
+/// The timer of a request to `broker` made now: request.timeout.ms, from its send if it
+/// waits for a handshake a heal lets cross (`Out::send_deadline`); waiting unsent, it is
+/// given up request.timeout.ms after it was made (`ConsumerNetworkClient`'s unsent queue).
+fn request_timeout(c: &C, id: usize, broker: u32, out: &mut Out) -> Key {
+    let timeout_ms = c.settings.request_timeout_ms;
+    let at = out.send_deadline(Node::Consumer(id), Node::Broker(broker), out.now + timeout_ms, timeout_ms);
+    out.set_timer(at, Timer::ConsumerRequestTimeout { consumer: id })
 }
 
 /// KIP-320 (`OffsetsForLeaderEpochUtils`): the consumer asks the leader where the
@@ -103,9 +112,9 @@ fn validate_position(c: &mut C, id: usize, out: &mut Out) {
         c.awaiting_validation = false;
         return send_fetch(c, id, out);
     };
-    let (current_leader_epoch, request_timeout) = (c.meta.leader_epoch, c.settings.request_timeout_ms);
+    let current_leader_epoch = c.meta.leader_epoch;
     let msg = out.send(Node::Consumer(id), Node::Broker(leader), Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch });
-    let timeout = out.set_timer(out.now + request_timeout, Timer::ConsumerRequestTimeout { consumer: id });
+    let timeout = request_timeout(c, id, leader, out);
     c.fetch = Some(ConsumerFetch::Validating { broker: leader, request: msg, timeout });
     out.emit(Event::ConsumerValidates { consumer: id, broker: leader, epoch, msg });
 }
@@ -218,17 +227,31 @@ fn fetch_failed(c: &mut C, id: usize, error: KafkaError, out: &mut Out) {
 }
 
 /// No answer within request.timeout.ms (the connection is closed and new metadata
-/// wanted), or the retry backoff is over: fetch again.
+/// wanted), or the retry backoff is over: fetch again. A request still waiting on its
+/// connection was never sent: `ConsumerNetworkClient.failExpiredRequests` fails it
+/// request.timeout.ms after it was made and nothing closes the connection (the fetch's
+/// failure handler only forgets the preferred replica: `AbstractFetch.handleFetchFailure`
+/// at 4.0): the attempt goes on, and the next fetch waits on it (read at 2.4.1 and 4.0.0).
 pub(crate) fn on_request_timeout(c: &mut C, id: usize, out: &mut Out) {
     let after_backoff = matches!(c.fetch, Some(ConsumerFetch::Backoff { .. }));
+    let mut unsent = false;
     if let Some(broker) = c.fetch_target() {
-        out.close_conn(Node::Consumer(id), Node::Broker(broker));
-        c.preferred = None;
-        c.fetch = None;
-        let _ = client::disconnected(c, Node::Consumer(id), broker, out);
+        let (me, server) = (Node::Consumer(id), Node::Broker(broker));
+        if let (Some(ConsumerFetch::InFlight { request, .. } | ConsumerFetch::Validating { request, .. }), true) =
+            (c.fetch, out.is_connecting(me, server))
+        {
+            out.drop_unsent_request(request);
+            unsent = true;
+            c.preferred = None;
+        } else {
+            out.close_conn(me, server);
+            c.preferred = None;
+            c.fetch = None;
+            let _ = client::disconnected(c, me, broker, out);
+        }
     }
     c.fetch = None;
-    out.emit(Event::ConsumerRetries { consumer: id, after_backoff });
+    out.emit(Event::ConsumerRetries { consumer: id, after_backoff, unsent });
     send_fetch(c, id, out);
 }
 

@@ -320,7 +320,8 @@ pub enum Event {
     ConsumerRedirected { consumer: usize, to: u32 },
     ConsumerGotNothing { consumer: usize, from: u32, hw: u64 },
     ConsumerReceived { consumer: usize, from: u32, count: u64, position: u64 },
-    ConsumerRetries { consumer: usize, after_backoff: bool },
+    /// `unsent`: the request timed out waiting on its connection, which stays.
+    ConsumerRetries { consumer: usize, after_backoff: bool, unsent: bool },
     /// KIP-320: the consumer asks the leader where its position's epoch ends.
     ConsumerValidates { consumer: usize, broker: u32, epoch: i32, msg: u64 },
     ConsumerValidated { consumer: usize, position: u64 },

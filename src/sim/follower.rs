@@ -43,7 +43,7 @@ pub(crate) fn send_fetch(b: &mut Shared<Broker>, out: &mut Out) {
         log_start_offset: b.log.start_offset,
     };
     let msg = out.send(Node::Broker(id), Node::Broker(leader), Body::Fetch(req));
-    let timeout = out.set_timer(out.now + fetcher_timeout_ms(id, leader, out), Timer::FetchRequestTimeout { follower: id });
+    let timeout = out.set_timer(fetcher_deadline(id, leader, out), Timer::FetchRequestTimeout { follower: id });
     b.fetcher = FetcherState::Fetching { request: msg, timeout };
     b.record(Event::FetchSent { follower: id, leader: Some(leader), fetch_offset, msg: Some(msg) }, out);
 }
@@ -79,16 +79,18 @@ pub(crate) fn fetcher_retry(b: &mut Shared<Broker>, out: &mut Out) {
     send_fetch(b, out);
 }
 
-/// How long the fetcher waits for an answer: the broker's request.timeout.ms
-/// (`BrokerBlockingSender`'s NetworkClient, F6 in docs/exactness.md), or, while its
+/// When the fetcher gives its request up: the broker's request.timeout.ms after it is
+/// sent (`BrokerBlockingSender`'s NetworkClient, F6 in docs/exactness.md), or, while its
 /// connection to the leader is not made, replica.socket.timeout.ms
-/// (`NetworkClientUtils.awaitReady`).
-pub(crate) fn fetcher_timeout_ms(id: u32, leader: u32, out: &Out) -> u64 {
+/// (`NetworkClientUtils.awaitReady`), unless a heal lets the handshake cross first
+/// (`Out::send_deadline`).
+pub(crate) fn fetcher_deadline(id: u32, leader: u32, out: &Out) -> u64 {
     let c = &out.scenario.config;
-    if out.would_wait_for_connection(Node::Broker(id), Node::Broker(leader)) {
-        c.replica_socket_timeout_ms
+    let (me, server, timeout_ms) = (Node::Broker(id), Node::Broker(leader), c.broker_request_timeout_ms());
+    if out.would_wait_for_connection(me, server) {
+        out.send_deadline(me, server, out.now + c.replica_socket_timeout_ms, timeout_ms)
     } else {
-        c.broker_request_timeout_ms()
+        out.now + timeout_ms
     }
 }
 
@@ -220,7 +222,7 @@ pub(crate) fn send_offsets_for_leader_epoch(b: &mut Shared<Broker>, out: &mut Ou
     let epoch = b.log.latest_epoch();
     let current_leader_epoch = b.leader_epoch;
     let msg = out.send(Node::Broker(id), Node::Broker(leader), Body::OffsetsForLeaderEpoch { epoch, current_leader_epoch });
-    let timeout = out.set_timer(out.now + fetcher_timeout_ms(id, leader, out), Timer::FetchRequestTimeout { follower: id });
+    let timeout = out.set_timer(fetcher_deadline(id, leader, out), Timer::FetchRequestTimeout { follower: id });
     b.fetcher = FetcherState::Truncating { request: msg, timeout };
     b.record(Event::EpochQuerySent { follower: id, leader, epoch, msg }, out);
 }

@@ -151,13 +151,15 @@ impl Network {
         }
     }
 
-    /// Whether a request from `client` to `server` would wait for a new connection
-    /// (its connection is closed and a direction is cut, or it is still connecting).
-    /// Between brokers and clients, where channels do not apply.
-    pub fn would_wait_for_connection(&self, client: Node, server: Node) -> bool {
+    /// Whether a request from `client` to `server` at `now` would wait for a new
+    /// connection (its connection is closed and a direction is cut, or it is still
+    /// connecting: also one whose handshake crosses after `now`). Between brokers and
+    /// clients, where channels do not apply.
+    pub fn would_wait_for_connection(&self, client: Node, server: Node, now: u64) -> bool {
         match self.conn(client, server) {
             None => false,
             Some(Conn::Connecting { .. }) => true,
+            Some(Conn::Crossing { at }) => at > now,
             Some(Conn::Closed | Conn::GivenUp { .. }) => self.is_cut(client, server) || self.is_cut(server, client),
         }
     }
@@ -243,7 +245,14 @@ impl Sim {
             }
             return;
         }
-        let state = self.conn_for(client, server, &body);
+        let mut state = self.conn_for(client, server, &body);
+        if let Some(Conn::Crossing { at }) = state {
+            if at <= self.now {
+                // The handshake has crossed: the connection is open.
+                self.net.set_conn(client, server, None);
+                state = None;
+            }
+        }
         let cut = self.net.is_cut_for(from, to, &body);
         let cut_back = self.net.is_cut_for(to, from, &body);
         if !request {
@@ -259,6 +268,15 @@ impl Sim {
         }
         match state {
             Some(Conn::Connecting { since, .. }) => self.hold(id, from, to, body, Hold { since, connect: true }),
+            // Still connecting: it goes out on the SYN the handshake crosses on.
+            Some(Conn::Crossing { at }) => {
+                let arrive_ms = at + self.net.latency(from, to);
+                self.put_on_wire(id, seq, from, to, body, arrive_ms);
+                if let Some((m, _)) = self.in_flight.get_mut(&id) {
+                    m.resent_ms = Some(at);
+                }
+                self.last.sent.push(id);
+            }
             Some(closed) if cut || cut_back => {
                 self.start_connection_attempt(client, server, closed.failures());
                 self.hold(id, from, to, body, Hold { since: self.now, connect: true });
@@ -451,7 +469,11 @@ impl Sim {
                     late += 1;
                     continue;
                 }
-                self.set_conn(client, server, None);
+                // Connecting until that SYN (the attempt's timer goes: it ends first). A
+                // broker's connections to the controller share one state here (`conn_for`),
+                // each channel crossing on its own SYN: they are taken as open at the heal.
+                let crossing = (server != Node::Controller).then_some(Conn::Crossing { at });
+                self.set_conn(client, server, crossing);
             }
             let arrive_ms = at + self.net.latency(from, to);
             let new_key = (arrive_ms, PROTOCOL, self.sched.reserve());
@@ -483,6 +505,7 @@ fn held_oldest(in_flight: &VecMap<u64, (super::Shared<Msg>, Key)>, from: Node, t
 /// The world's wire as a node function sees it (`outbox::Wire`): the connection
 /// table and the messages in flight.
 pub(crate) struct WireOf<'a> {
+    pub now: u64,
     pub net: &'a mut Network,
     pub in_flight: &'a mut VecMap<u64, (Shared<Msg>, Key)>,
     pub setup: ConnectionSetup,
@@ -490,12 +513,34 @@ pub(crate) struct WireOf<'a> {
 
 impl Wire for WireOf<'_> {
     fn would_wait_for_connection(&self, client: Node, server: Node) -> bool {
-        self.net.would_wait_for_connection(client, server)
+        self.net.would_wait_for_connection(client, server, self.now)
     }
 
     fn connection_wait_bound(&self, client: Node, server: Node) -> Option<u64> {
-        let failures = self.net.conn(client, server).map_or(0, Conn::failures);
-        self.would_wait_for_connection(client, server).then(|| longest_attempt_ms(self.setup, failures))
+        let state = self.net.conn(client, server);
+        let waits = self.would_wait_for_connection(client, server) && !matches!(state, Some(Conn::Crossing { .. }));
+        waits.then(|| longest_attempt_ms(self.setup, state.map_or(0, Conn::failures)))
+    }
+
+    fn handshake_at(&self, client: Node, server: Node) -> Option<u64> {
+        match self.net.conn(client, server) {
+            Some(Conn::Crossing { at }) if at > self.now => Some(at),
+            _ => None,
+        }
+    }
+
+    fn is_connecting(&self, client: Node, server: Node) -> bool {
+        match self.net.conn(client, server) {
+            Some(Conn::Connecting { .. }) => true,
+            Some(Conn::Crossing { at }) => at > self.now,
+            _ => false,
+        }
+    }
+
+    fn drop_unsent_request(&mut self, id: u64) -> Option<Key> {
+        let unsent = self.in_flight.get(&id).is_some_and(|(m, _)| m.held.is_some() || m.resent_ms.is_some_and(|at| at > self.now));
+        let (m, key) = self.in_flight.remove(&id).filter(|_| unsent)?;
+        m.held.is_none().then_some(key)
     }
 
     fn close_conn(&mut self, client: Node, server: Node) -> Vec<Key> {

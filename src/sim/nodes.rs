@@ -20,7 +20,7 @@ macro_rules! node_rule {
     ($sim:expr, $nodes:ident $([$index:expr])?, $rule:expr) => {{
         let znode_version = $sim.controller.partition_epoch;
         let Sim { $nodes, scenario, behavior, settings, rng, net, in_flight, next_msg, sched, commands, last, now, step, .. } = $sim;
-        let wire = &mut network::WireOf { net, in_flight, setup: behavior.connection_setup };
+        let wire = &mut network::WireOf { now: *now, net, in_flight, setup: behavior.connection_setup };
         let events = &mut last.events;
         let out = &mut Out { now: *now, step: *step, znode_version, scenario, behavior, settings, rng, wire, next_msg, sched, commands, events };
         ($rule)(&mut (*$nodes)$([$index])?, out)

@@ -49,6 +49,14 @@ pub(crate) trait Wire {
     fn close_metadata_connection(&mut self, broker: u32) -> Vec<Key>;
     /// A request given up while TCP held it is dropped (its connection was reset).
     fn drop_held_message(&mut self, id: u64);
+    /// When the handshake of `client`'s connection to `server` crosses, if a heal has
+    /// let it and it has not yet (`Conn::Crossing`).
+    fn handshake_at(&self, client: Node, server: Node) -> Option<u64>;
+    /// Whether `client`'s connection to `server` is still being made.
+    fn is_connecting(&self, client: Node, server: Node) -> bool;
+    /// A request that never left (it waits on its connection) is taken off the wire;
+    /// returns its delivery, to take out of the queue, if one was due.
+    fn drop_unsent_request(&mut self, id: u64) -> Option<Key>;
 }
 
 /// What a node's rule may read besides its node (the clock, the configuration, its
@@ -142,6 +150,25 @@ impl Out<'_> {
         self.wire.drop_held_message(id);
     }
 
+    /// Whether `client`'s connection to `server` is still being made (`Wire::is_connecting`).
+    pub fn is_connecting(&self, client: Node, server: Node) -> bool {
+        self.wire.is_connecting(client, server)
+    }
+
+    /// A request that never left is taken off the wire (`Wire::drop_unsent_request`).
+    pub fn drop_unsent_request(&mut self, id: u64) {
+        if let Some(key) = self.wire.drop_unsent_request(id) {
+            self.sched.cancel(key);
+        }
+    }
+
+    /// When a request from `client` to `server`, made now and given up at `deadline`
+    /// unless sent, times out: a connection a heal lets cross at a known SYN sends it then,
+    /// and it times out `timeout_ms` after that send ([`timed_from_send`]).
+    pub fn send_deadline(&self, client: Node, server: Node, deadline: u64, timeout_ms: u64) -> u64 {
+        self.wire.handshake_at(client, server).and_then(|sent| timed_from_send(deadline, sent, timeout_ms)).unwrap_or(deadline)
+    }
+
     /// A request that waited on its connection goes out at `sent`, when the connection is
     /// made (`Sim::connection_made`): its request timeout (`timer`, due at `deadline.0`)
     /// runs again from there, for `timeout_ms`. `NetworkClient.doSend` stamps the send
@@ -153,10 +180,15 @@ impl Out<'_> {
     /// (the accumulator's request.timeout.ms before 2.1, `ConsumerNetworkClient`'s unsent
     /// expiry, `awaitReady`'s replica.socket.timeout.ms). Returns the timer in force.
     pub fn restart_request_timeout(&mut self, deadline: Key, sent: u64, timeout_ms: u64, timer: Timer) -> Key {
-        if sent >= deadline.0 {
-            return deadline;
-        }
+        let Some(at) = timed_from_send(deadline.0, sent, timeout_ms) else { return deadline };
         self.cancel(deadline);
-        self.set_timer(sent + timeout_ms, timer)
+        self.set_timer(at, timer)
     }
+}
+
+/// A request sent only once its connection is made (at `sent`) times out `timeout_ms`
+/// after that send (`NetworkClient.doSend`, `InFlightRequests.nodesWithTimedOutRequests`),
+/// unless its `deadline` for waiting comes first (None: then that deadline stands).
+fn timed_from_send(deadline: u64, sent: u64, timeout_ms: u64) -> Option<u64> {
+    (sent < deadline).then_some(sent + timeout_ms)
 }

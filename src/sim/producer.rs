@@ -141,11 +141,14 @@ fn send_batch(p: &mut P, id: usize, i: usize, leader: u32, out: &mut Out) {
     // the wait is the longer of the two. Before 2.1 a batch waiting in the accumulator
     // expires after request.timeout.ms (`expire_waiting_batches_before_kip_91`), which
     // this request's timer stands for.
-    let wait = match out.connection_wait_bound(Node::Producer(id), Node::Broker(leader)) {
-        Some(longest) if settings.delivery_timeout_ms.is_some() => settings.request_timeout_ms.max(longest + 1),
-        _ => settings.request_timeout_ms,
+    // A handshake a heal lets cross sends it on that SYN: request.timeout.ms runs from there.
+    let (me, server, timeout_ms) = (Node::Producer(id), Node::Broker(leader), settings.request_timeout_ms);
+    let wait = match out.connection_wait_bound(me, server) {
+        Some(longest) if settings.delivery_timeout_ms.is_some() => timeout_ms.max(longest + 1),
+        _ => timeout_ms,
     };
-    let timeout = out.set_timer(out.now + wait, Timer::ProduceRequestTimeout { producer: id, request: msg });
+    let at = out.send_deadline(me, server, out.now + wait, timeout_ms);
+    let timeout = out.set_timer(at, Timer::ProduceRequestTimeout { producer: id, request: msg });
     let q = &mut **p;
     let b = &mut q.batches[i];
     b.request = Some(msg);

@@ -439,6 +439,7 @@ impl<'a, const M: u8> Walker<'a, M> {
                 Conn::Closed => u64::MAX,
                 Conn::GivenUp { failures } => u64::MAX - 1 - u64::from(failures),
                 Conn::Connecting { since, failures, .. } => since.wrapping_sub(self.cx.now) ^ (u64::from(failures) << 48),
+                Conn::Crossing { at } => at.wrapping_sub(self.cx.now) ^ (1 << 63),
             };
             s.wrapping_add(mix(mix(mix(self.node_word(a)) ^ self.node_word(b)) ^ state))
         });
