@@ -120,7 +120,9 @@ export async function mount(fig, text, theme) {
   bar.append(open);
   const figure = h(
     "div",
-    { class: "hs", role: "group", "aria-label": label },
+    // tabindex -1: a click on the picture or the sentence focuses the figure (out of the
+    // Tab order; its controls are in it), so its keys (Space, ←, →) work from there.
+    { class: "hs", role: "group", "aria-label": label, tabindex: "-1" },
     h("div", { class: "hs-head" }, h("span", { class: "hs-title", title: block.title }, block.title), " ", status),
     stageSvg,
     caption,
