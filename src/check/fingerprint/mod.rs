@@ -396,7 +396,6 @@ impl<'a, const M: u8> Walker<'a, M> {
             // Caches: what the properties verified already.
             checked: _,
             last: _,
-            commands: _,
             done,
             // Not hashed: the search runs within the script (`moves::due_count` stops at
             // `stop_at_ms` whatever `after_stop` says), where neither changes what is due,
