@@ -224,7 +224,7 @@ impl Sim {
         let (client, server) = conn_of(from, to, &body);
         let request = from == client;
         if self.is_dead(to) || (request && self.listeners_closed(to)) {
-            self.last.lost.push(id);
+            self.last.lists().lost.push(id);
             let killed = matches!(to, Node::Broker(b) if !self.broker(b).silently_down);
             if request && killed && !controller_link && !self.net.is_cut_for(to, from, &body) && !self.net.is_cut_for(from, to, &body) {
                 // The SYN or the data reaches the host, whose kernel answers with a reset.
@@ -239,7 +239,7 @@ impl Sim {
         }
         if controller_link || matches!(body, Body::Reset { .. }) {
             if self.net.is_cut_for(from, to, &body) {
-                self.last.lost.push(id);
+                self.last.lists().lost.push(id);
             } else {
                 self.deliver_later(id, seq, from, to, body);
             }
@@ -258,7 +258,7 @@ impl Sim {
         if !request {
             // An answer on a connection its client closed has nowhere to go.
             if state.is_some() {
-                self.last.lost.push(id);
+                self.last.lists().lost.push(id);
             } else if cut {
                 self.hold(id, from, to, body, Hold { since: self.now, connect: false });
             } else {
@@ -275,7 +275,7 @@ impl Sim {
                 if let Some((m, _)) = self.in_flight.get_mut(&id) {
                     m.resent_ms = Some(at);
                 }
-                self.last.sent.push(id);
+                self.last.lists().sent.push(id);
             }
             Some(closed) if cut || cut_back => {
                 self.start_connection_attempt(client, server, closed.failures());
@@ -322,7 +322,7 @@ impl Sim {
         let jitter = self.rng.upto(self.net.jitter_ms);
         let arrive_ms = self.now + self.net.latency(from, to) + jitter;
         self.put_on_wire(id, seq, from, to, body, arrive_ms);
-        self.last.sent.push(id);
+        self.last.lists().sent.push(id);
     }
 
     fn put_on_wire(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body, arrive_ms: u64) {
@@ -337,8 +337,8 @@ impl Sim {
         let key = (NEVER, PROTOCOL, id);
         self.in_flight
             .insert(id, (Shared::new(Msg { id, from, to, sent_ms: self.now, arrive_ms, body, held: Some(hold), resent_ms: None }), key));
-        self.last.sent.push(id);
-        self.last.held.push(id);
+        self.last.lists().sent.push(id);
+        self.last.lists().held.push(id);
     }
 
     /// When the oldest message held on this direction was first sent.
@@ -405,7 +405,7 @@ impl Sim {
             self.sched.cancel(key);
             if is_lost_in_a_cut(from, to, &m.body, self.zookeeper()) || matches!(m.body, Body::Reset { .. }) {
                 self.in_flight.remove(&id);
-                self.last.lost.push(id);
+                self.last.lists().lost.push(id);
                 continue;
             }
             let hold = Hold { since: sent_ms, connect: false };
@@ -415,7 +415,7 @@ impl Sim {
                 m.arrive_ms = arrive_ms;
                 *k = (NEVER, PROTOCOL, id);
             }
-            self.last.held.push(id);
+            self.last.lists().held.push(id);
         }
     }
 
