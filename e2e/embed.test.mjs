@@ -110,6 +110,36 @@ describe("from, to, loop: the step-range lock", () => {
     await page.close();
   });
 
+  // seed-walkthrough ends at step 13. A range past it showed the last step with nothing said;
+  // it is named in the notice like any other parameter, and clamped to the last step.
+  test("a range past the run's end, or given backwards, is named and clamped", async () => {
+    const notice = (page) => page.waitForFunction(() => !document.getElementById("notice").hidden).then(() => page.textContent("#notice"));
+    let page = await open("/?embed=1&scenario=seed-walkthrough&from=40&controls=full");
+    assert.match(await notice(page), /from=40 is after the run's last step, 13: starting there\./);
+    assert.equal(await stepOf(page), 13);
+    assert.deepEqual(await page.$eval("#scrub", (s) => [s.min, s.max]), ["13", "13"]);
+    assertNoErrors(page);
+    await page.close();
+    page = await open("/?embed=1&scenario=seed-walkthrough&from=2&to=500&controls=full");
+    assert.match(await notice(page), /to=500 is after the run's last step, 13: ending there\./);
+    assert.equal(await stepOf(page), 2);
+    await page.keyboard.press("End");
+    assert.equal(await stepOf(page), 13);
+    assert.deepEqual(await page.$eval("#scrub", (s) => [s.min, s.max]), ["2", "13"]);
+    await page.close();
+    page = await open("/?embed=1&scenario=seed-walkthrough&from=6&to=3&theme=purple");
+    const said = await notice(page);
+    assert.match(said, /from=6 is after to=3: showing steps 3 to 6\./);
+    assert.match(said, /Ignored theme=purple is not light, dark or auto\./);
+    assert.equal(await stepOf(page), 3);
+    await page.close();
+    // Within the run: nothing to say.
+    page = await open("/?embed=1&scenario=seed-walkthrough&from=3&to=13");
+    await page.waitForTimeout(300);
+    assert.equal(await page.$eval("#notice", (n) => n.hidden), true, await page.textContent("#notice"));
+    await page.close();
+  });
+
   test("loop=1 plays the range over and over", async () => {
     const page = await open("/?embed=1&scenario=seed-walkthrough&from=2&to=4&loop=1&motion=reduce");
     await page.click("#play");

@@ -177,6 +177,11 @@ describe("the package's README, as the registry shows it", () => {
     assert.equal(run("cp", ["-r", cp[1], join(site, "hwscope")], { cwd: dir }).status, 0);
     assert.ok(readdirSync(join(site, "hwscope/www/embed")).includes("auto.js"));
     rmSync(site, { recursive: true, force: true });
+    // The full reference it points to is in the package (it named only "hwscope's
+    // docs/embedding.md", which an author without a checkout had to hunt for).
+    const ref = /`node_modules\/hwscope\/(\S+)\/embedding\.\*\.md`/.exec(readme);
+    assert.ok(ref, "the README says where in the package the full reference is");
+    assert.ok(readdirSync(join(dir, "node_modules/hwscope", ref[1])).some((f) => /^embedding\.[0-9a-f]+\.md$/.test(f)), `docs/embedding.md in ${ref[1]}`);
   });
 });
 

@@ -124,6 +124,29 @@ fn top_level_fields() {
     }
 }
 
+/// A number past u64 is read as a float's text (`1e+20`): it is said to be too large for
+/// the field, not to be no whole number. Told from the text, never parsed as a float.
+#[test]
+fn a_number_past_u64_is_too_large() {
+    let cases = [
+        (r#""replicas":99999999999999999999"#, "replicas: must be at most 4294967295, got 1e+20"),
+        (r#""seed":99999999999999999999"#, "seed: must be at most 18446744073709551615, got 1e+20"),
+        (r#""seed":18446744073709551616"#, "seed: must be at most 18446744073709551615, got 1.8446744073709552e+19"),
+        (r#""seed":2e300"#, "seed: must be at most 18446744073709551615, got 2e+300"),
+        (r#""stop_at_ms":1e25"#, "stop_at_ms: must be at most 18446744073709551615, got 1e+25"),
+        // Within u64 but written as floats, or negative: not whole numbers 0 or more.
+        (r#""seed":1e19"#, "seed: must be a whole number 0 or more, got 1e+19"),
+        (r#""seed":1.8e19"#, "seed: must be a whole number 0 or more, got 1.8e+19"),
+        (r#""seed":-1e20"#, "seed: must be a whole number 0 or more, got -1e+20"),
+        (r#""seed":1.5"#, "seed: must be a whole number 0 or more, got 1.5"),
+    ];
+    for (field, want) in cases {
+        let got = Scenario::from_json(&format!(r#"{{"format":1,{field}}}"#)).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(got, want, "{field}");
+    }
+    assert!(Scenario::from_json(r#"{"format":1,"seed":18446744073709551615}"#).is_ok(), "u64::MAX itself is a seed");
+}
+
 #[test]
 fn behavior_overrides() {
     rejected(&with("behavior", json!({"long_pol": true})).to_string(), "behavior.long_pol", "unknown field `long_pol`");

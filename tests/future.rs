@@ -265,3 +265,55 @@ mod random_interventions {
         }
     }
 }
+
+/// Every pending consequence's text at every step of `json`'s run, with its step.
+fn pending_texts(json: &str) -> Vec<(u64, String)> {
+    let mut run = Run::new(Scenario::from_json(json).unwrap());
+    let mut out = Vec::new();
+    loop {
+        let sim = run.sim();
+        for p in sim.pending() {
+            out.push((run.current(), hwscope::narrate::future::pending_text(sim, &p)));
+        }
+        if !run.step() {
+            return out;
+        }
+    }
+}
+
+/// A producer cut off from the leader (both ways) writes at 1 s: its request waits on a
+/// connection that never comes, and what ends the write is delivery.timeout.ms (5 s here,
+/// 2.1+, KIP-91), due at 6 s. The wake-up that expires it was said to be the write's
+/// request.timeout.ms. Before 2.1 a write that waits in the accumulator (here, behind the
+/// one in flight, max.in.flight.requests.per.connection 1) expires after request.timeout.ms.
+#[test]
+fn the_pending_producer_timeout_is_the_one_that_applies_in_its_version() {
+    let json = |preset: &str, producer: &str| {
+        format!(
+            r#"{{"format":1,"preset":"{preset}","replicas":3,"producers":[{producer}],
+            "events":[{{"at_ms":500,"partition":{{"between":[0,"p"]}}}},
+                      {{"at_ms":1000,"produce":{{"producer":"p","records":1}}}},
+                      {{"at_ms":1100,"produce":{{"producer":"p","records":1}}}}],"stop_at_ms":3000}}"#
+        )
+    };
+    let texts = pending_texts(&json("kafka-4.0", r#"{"id":"p","acks":"all","request.timeout.ms":3000,"delivery.timeout.ms":5000}"#));
+    let at_6s: Vec<&String> = texts.iter().map(|(_, t)| t).filter(|t| t.contains(" at 6000 ms")).collect();
+    assert!(!at_6s.is_empty(), "{texts:?}");
+    for t in &at_6s {
+        assert_eq!(t.as_str(), "p's oldest write not yet acknowledged passes delivery.timeout.ms (5000 ms) at 6000 ms and fails");
+    }
+    let old = r#"{"format":1,"preset":"kafka-2.0","replicas":1,"producers":[{"id":"p","acks":"all","request.timeout.ms":3000,"retries":1000}],
+        "events":[{"at_ms":500,"crash":{"broker":0}},{"at_ms":1000,"produce":{"producer":"p","records":1}}],"stop_at_ms":5000}"#;
+    let texts = pending_texts(old);
+    assert!(!texts.iter().any(|(_, t)| t.contains("delivery.timeout.ms (")), "{texts:?}");
+    assert!(
+        texts.iter().any(|(_, t)| t.starts_with("p's write waiting in its accumulator expires at ")
+            && t.ends_with("(request.timeout.ms, 3000 ms: before 2.1 there is no delivery.timeout.ms)")),
+        "{texts:?}"
+    );
+    // Refused by the crashed broker, it retries after retry.backoff.ms.
+    assert!(
+        texts.iter().any(|(_, t)| t.starts_with("p sends its writes again at ") && t.ends_with(" ms, after retry.backoff.ms")),
+        "{texts:?}"
+    );
+}

@@ -97,7 +97,10 @@ export function start(core, opts, boot = {}) {
   const marks = createMarks(document, sim, player, { go, find: (test, label) => frontier.find(test, FAR_MS, label) });
   controls.jumps = marks;
   const verdicts = opts.embed ? { step() {}, reset() {} } : createVerdicts(document, sim, player, { go });
-  const notice = createNotice($("notice"));
+  const showNotice = createNotice($("notice"));
+  /** What the notice says now (a later sentence about the same run is added to it). */
+  let noticeText = "";
+  const notice = (text, act) => showNotice((noticeText = text), act);
   floatUnderHeader($("banner"));
   // The tree of branches under the scrubber (the full page only): each is a share link.
   // A branch is known by its link's scenario part (the scenario and its interventions).
@@ -145,6 +148,28 @@ export function start(core, opts, boot = {}) {
   // The address bar (an embed's "open full playground" link) follows the step shown.
   const sync = createUrlSync(sim, !opts.embed, full);
   let booted = false;
+  /** A step range past the run's end (`from`, `to` after its last step) is named like any
+   *  other parameter it cannot use, and clamped to the last step, once the end is known:
+   *  once per run (`revision`). Returns whether it had something to say. */
+  let range = { revision: -1, said: [] };
+  function checkRange() {
+    if (!sim.done || range.revision === sim.revision) return false;
+    range = { revision: sim.revision, said: [] };
+    const last = sim.known - 1;
+    for (const [key, where] of [["from", "starting"], ["to", "ending"]]) {
+      if (player[key] === Infinity || player[key] <= last) continue;
+      range.said.push(`${key}=${player[key]} is after the run's last step, ${last}: ${where} there.`);
+      player[key] = last;
+    }
+    return range.said.length > 0;
+  }
+  sim.listen(() => {
+    // While a link opens, open() says it with the rest.
+    if (booted && checkRange()) {
+      notice([noticeText, ...range.said].filter(Boolean).join(" "));
+      controls.update();
+    }
+  });
   const title = () => sim.scenario.title || $("scenario").selectedOptions[0]?.textContent || "Custom scenario";
   let share = null;
   const shareModule = onDemand(() => import("./panels/share.js"), "Share", (text) => notice(text));
@@ -576,7 +601,9 @@ export function start(core, opts, boot = {}) {
   // Each press below may wait for the full core: core/ondemand.js whenReady acts once it
   // is here and hands focus on (a dialog takes it; Learn's and Explore's panels are given it).
   const ready = () => needFull();
-  $("settings-open").addEventListener("click", () => whenReady(ready, () => panels.openSettings(json)));
+  // The header's buttons are marked busy ("…") while their part downloads (a slow link).
+  const busy = (id) => ({ control: $(id) });
+  $("settings-open").addEventListener("click", () => whenReady(ready, () => panels.openSettings(json), undefined, busy("settings-open")));
   $("share-open").addEventListener("click", () => whenReady(ready, async () => {
     const m = await shareModule();
     if (!m) return;
@@ -588,12 +615,12 @@ export function start(core, opts, boot = {}) {
       dims: { initialEnd: sim.initialEnd, ...sim.room, producers: shown.producers.length, consumersNow: shown.consumers.length },
     }));
     share();
-  }));
-  $("learn-open").addEventListener("click", () => whenReady(ready, () => openLearn(), (hub) => hub?.panel));
+  }, undefined, busy("share-open")));
+  $("learn-open").addEventListener("click", () => whenReady(ready, () => openLearn(), (hub) => hub?.panel, busy("learn-open")));
   // Explore (www/explore/): a search in a Web Worker, loaded on first use.
   const exploreModule = onDemand(() => import("./explore/panel.js"), "Explore", (text) => notice(text));
-  learn.explore = () => whenReady(ready, () => exploreModule().then((m) => m?.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) })), (panel) => panel?.section);
-  $("explore-open").addEventListener("click", () => learn.explore());
+  learn.explore = (wait) => whenReady(ready, () => exploreModule().then((m) => m?.open({ wasm, sim, scenarioText: () => json, openLink: (f) => (location.hash === `#${f}` ? open(location.hash) : (location.hash = f)) })), (panel) => panel?.section, wait);
+  $("explore-open").addEventListener("click", () => learn.explore(busy("explore-open")));
   /** Controls are disabled until the core runs them (index.html): now they do. */
   function enable() {
     for (const el of document.querySelectorAll("[data-live]")) el.disabled = false;
@@ -646,7 +673,7 @@ export function start(core, opts, boot = {}) {
     const token = ++opening;
     frontier.stop();
     booted = false;
-    const say = opts.problems.map((p) => `Ignored ${p}.`);
+    const say = [...opts.problems];
     // A share link is read by the full core only (the first core has no link codec), and
     // a built-in whose text the page does not have yet comes with it.
     // A link to a built-in as it is (no interventions) runs on the first core: its text is
@@ -700,6 +727,8 @@ export function start(core, opts, boot = {}) {
       if (at != null && r.step < at && r.step === sim.known - 1 && !sim.done) frontier.hold();
       player.go(r.step);
     }
+    checkRange();
+    if (range.revision === sim.revision) say.push(...range.said);
     notice(say.join(" "));
     if (sim.full) full(sim.linkAt(player.step));
     else plain(player.step);

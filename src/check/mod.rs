@@ -21,6 +21,7 @@ pub mod moves;
 pub mod options;
 pub mod properties;
 pub mod report;
+pub mod reuse;
 pub mod search;
 pub mod simulate;
 pub mod symmetry;

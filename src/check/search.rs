@@ -8,6 +8,7 @@
 use super::fingerprint::{fingerprint_with, Perm};
 use super::moves::{apply, moves, Move, Used};
 use super::properties::{failure, Failure};
+use super::reuse::Reuse;
 use super::{approx_bytes, Config, Outcome, Progress, StopReason};
 use crate::scenario::{Action, Scenario};
 use crate::sim::vecmap::VecMap;
@@ -184,12 +185,15 @@ pub struct Search {
     moves: Vec<Move>,
     /// The step's buffers, lent to each child for its step (`Sim::lend`).
     spare: Spare,
+    /// Children thrown away, kept for the next copy (`reuse`).
+    reuse: Reuse,
 }
 
 impl Search {
     pub fn new(config: Config, scenario: &Scenario) -> Search {
         let setup = Setup::new(config, scenario);
         let root = Sim::new(setup.base.clone());
+        let reuse = Reuse::new(&root);
         let used = Used::default();
         let mut seen = Seen::default();
         seen.insert(setup.fingerprint(&root, used));
@@ -209,6 +213,7 @@ impl Search {
             allowed_seen: None,
             moves: Vec::new(),
             spare: Spare::default(),
+            reuse,
         }
     }
 
@@ -280,7 +285,7 @@ impl Search {
             let mut child = if i + 1 == count {
                 parent.take().expect("kept for the last move")
             } else {
-                Box::new(Sim::clone(parent.as_ref().expect("parent")))
+                self.reuse.copy(parent.as_ref().expect("parent"))
             };
             child.lend(&mut self.spare);
             self.setup.apply(&mut child, mv);
@@ -299,6 +304,7 @@ impl Search {
         let id = self.nodes.len() as u32;
         if !self.seen.insert(fp) {
             sim.reclaim(&mut self.spare);
+            self.reuse.give_back(sim);
             return false;
         }
         self.nodes.push(parent, index);
@@ -314,6 +320,7 @@ impl Search {
         sim.reclaim(&mut self.spare);
         if self.setup.beyond_epochs(&sim) {
             self.pruned += 1;
+            self.reuse.give_back(sim);
             return false;
         }
         if self.depth + 1 < self.setup.config.bounds.max_depth {
@@ -321,6 +328,8 @@ impl Search {
             let bytes = approx_bytes(&sim);
             self.frontier_bytes += bytes;
             self.next.push(Queued { node: id, sim, used, bytes: bytes as u32 });
+        } else {
+            self.reuse.give_back(sim);
         }
         false
     }

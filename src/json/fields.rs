@@ -134,7 +134,21 @@ pub fn read_opt<T>(map: &Fields, path: &str, key: &str, read: Reader<T>) -> Read
 }
 
 pub fn uint(path: &str, v: &Value) -> Read<u64> {
-    v.as_u64().map_or_else(|| err(path, error_text!("must be a whole number 0 or more, got {}", shown(v))), Ok)
+    whole_up_to(path, v, u64::MAX)
+}
+
+/// A whole number from 0 to `max`. One past u64 comes from the JSON reader as a float's
+/// text (`1e+20`), and is said to be too large, not to be no whole number
+/// (`Value::past_u64` tells from the text alone).
+fn whole_up_to(path: &str, v: &Value, max: u64) -> Read<u64> {
+    match v.as_u64() {
+        Some(n) if n <= max => Ok(n),
+        Some(n) => err(path, error_text!("must be at most {max}, got {n}")),
+        // The first core says nothing (`error_text!`): no need to look.
+        #[cfg(not(all(feature = "first", not(feature = "docs"))))]
+        None if v.past_u64() => err(path, error_text!("must be at most {max}, got {}", shown(v))),
+        None => err(path, error_text!("must be a whole number 0 or more, got {}", shown(v))),
+    }
 }
 
 pub fn int(path: &str, v: &Value) -> Read<i64> {
@@ -142,8 +156,7 @@ pub fn int(path: &str, v: &Value) -> Read<i64> {
 }
 
 pub fn u32_of(path: &str, v: &Value) -> Read<u32> {
-    let n = uint(path, v)?;
-    u32::try_from(n).or_else(|_| err(path, error_text!("must be at most {}, got {n}", u32::MAX)))
+    whole_up_to(path, v, u32::MAX.into()).map(|n| u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 /// A u32-sized number kept as a u64.

@@ -27,6 +27,30 @@ impl Value {
         }
     }
 
+    /// Whether this is a number past u64::MAX, told from the text the reader keeps
+    /// (`float_text`: from 1e16 on, `d.ddde+N`, at most 17 significant digits) without
+    /// reading it as a float (an f64 parse costs the page's core ~15 KB gzipped):
+    /// positive, and past 18446744073709551615 (at 10^19 its digits are compared with
+    /// u64::MAX's). A number within a rounding of u64::MAX that is not whole
+    /// (`18446744073709551614.9`) shows as `1.8446744073709552e+19` and counts as past it.
+    pub fn past_u64(&self) -> bool {
+        // Bytes, not `str` methods: those would link Unicode tables into the page's core.
+        let Value::Float(text) = self else { return false };
+        let text = text.as_bytes();
+        let Some(e) = text.iter().position(|&b| b == b'e') else { return false };
+        let (Some(mantissa), Some(b'+'), Some(exp)) = (text.get(..e), text.get(e + 1), text.get(e + 2..)) else { return false };
+        if mantissa.first() == Some(&b'-') {
+            return false;
+        }
+        let exp = exp.iter().fold(0u32, |n, d| n.saturating_mul(10).saturating_add(u32::from(d.wrapping_sub(b'0'))));
+        let digits = mantissa.iter().copied().filter(u8::is_ascii_digit).chain(std::iter::repeat(b'0')).take(20);
+        match exp {
+            0..=18 => false,
+            19 => digits.gt(b"18446744073709551615".iter().copied()),
+            _ => true,
+        }
+    }
+
     /// A whole number that fits in an i64 (not `1.0`).
     pub fn as_i64(&self) -> Option<i64> {
         match *self {

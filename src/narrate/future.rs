@@ -32,6 +32,29 @@ pub fn pending_text(sim: &Sim, p: &Pending) -> String {
         Pending::ProduceTimeout { producer: i, at_ms } => {
             format!("{}'s unanswered write times out at {at_ms} ms (request.timeout.ms)", producer(i))
         }
+        Pending::DeliveryTimeout { producer: i, at_ms } => format!(
+            "{}'s oldest write not yet acknowledged passes delivery.timeout.ms ({} ms) at {at_ms} ms and fails",
+            producer(i),
+            sim.producers[i].settings.delivery_timeout_ms.unwrap_or_default()
+        ),
+        Pending::AccumulatorExpiry { producer: i, at_ms } => format!(
+            "{}'s write waiting in its accumulator expires at {at_ms} ms (request.timeout.ms, {} ms: before 2.1 there is no delivery.timeout.ms)",
+            producer(i),
+            sim.producers[i].settings.request_timeout_ms
+        ),
+        Pending::ProducerWake { producer: i, at_ms } => {
+            let p = &sim.producers[i];
+            let what = if p.batches.iter().any(|b| b.request.is_none() && b.retry_at == at_ms) {
+                format!("sends its writes again at {at_ms} ms, after retry.backoff.ms")
+            } else if p.meta.blackout.values().any(|&until| until == at_ms) {
+                format!("connects again at {at_ms} ms, after reconnect.backoff.ms")
+            } else if p.meta.wanted {
+                format!("asks for metadata again at {at_ms} ms, after its refresh backoff (retry.backoff.ms)")
+            } else {
+                format!("refreshes its metadata at {at_ms} ms (metadata.max.age.ms)")
+            };
+            format!("{} {what}", producer(i))
+        }
         Pending::ProduceExpiry { producer: i, at_ms } => format!(
             "{} gives its unsent writes up at {at_ms} ms (delivery.timeout.ms): no broker can lead the partition while the controller's leader is cut off from it",
             producer(i)

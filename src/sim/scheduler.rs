@@ -40,6 +40,19 @@ impl<T: Clone> Clone for Scheduler<T> {
         queue.extend_from_slice(&self.queue);
         Scheduler { queue, seq: self.seq }
     }
+
+    /// A copy in this queue's room (the explorer's reused worlds, `check::reuse`): no
+    /// allocation where the source and the headroom fit.
+    fn clone_from(&mut self, source: &Self) {
+        let room = source.queue.len() + HEADROOM;
+        self.queue.clear();
+        // A room too small is replaced, not grown (growing copies the old room's bytes).
+        if self.queue.capacity() < room {
+            self.queue = Vec::with_capacity(room);
+        }
+        self.queue.extend_from_slice(&source.queue);
+        self.seq = source.seq;
+    }
 }
 
 impl<T> Scheduler<T> {
@@ -121,6 +134,11 @@ impl<T> Scheduler<T> {
 
     pub fn len(&self) -> usize {
         self.queue.len()
+    }
+
+    /// Drops every pending item, keeping the room (the explorer's reused worlds).
+    pub fn clear(&mut self) {
+        self.queue.clear();
     }
 }
 

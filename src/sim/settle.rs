@@ -85,6 +85,15 @@ pub enum Pending {
     SessionExpiry { broker: u32, at_ms: u64 },
     /// A producer gives up on an unanswered request (`request.timeout.ms`).
     ProduceTimeout { producer: usize, at_ms: u64 },
+    /// A producer's oldest write not yet acknowledged passes delivery.timeout.ms (2.1+,
+    /// KIP-91): it fails, sent or not (`Sender.sendProducerData`'s expiry).
+    DeliveryTimeout { producer: usize, at_ms: u64 },
+    /// Before 2.1: a write waiting in the producer's accumulator passes request.timeout.ms
+    /// and fails (`RecordAccumulator.expiredBatches`; there is no delivery.timeout.ms).
+    AccumulatorExpiry { producer: usize, at_ms: u64 },
+    /// A producer with writes to deliver wakes up: a backoff ends (retry.backoff.ms,
+    /// reconnect.backoff.ms, its metadata refresh's), or its metadata is old.
+    ProducerWake { producer: usize, at_ms: u64 },
     /// An acks=all write waits for the ISR at the leader (`DelayedProduce`).
     DelayedProduce { leader: u32, at_ms: u64 },
     /// A follower's Fetch was lost: it times out (`replica.socket.timeout.ms`), then backs off.
@@ -117,6 +126,9 @@ impl Pending {
         match *self {
             Pending::SessionExpiry { at_ms, .. }
             | Pending::ProduceTimeout { at_ms, .. }
+            | Pending::DeliveryTimeout { at_ms, .. }
+            | Pending::AccumulatorExpiry { at_ms, .. }
+            | Pending::ProducerWake { at_ms, .. }
             | Pending::ProduceExpiry { at_ms, .. }
             | Pending::DelayedProduce { at_ms, .. }
             | Pending::LostFetch { at_ms, .. }
@@ -202,9 +214,9 @@ impl Sim {
                 // A sender with batches to deliver (a retry backoff, a delivery timeout);
                 // its periodic metadata refresh alone is steady.
                 Due::Timer(Timer::ProducerWake { producer }) if !self.producers[*producer].batches.is_empty() => {
-                    out.push(Pending::ProduceTimeout { producer: *producer, at_ms })
+                    out.push(self.producer_wake(*producer, at_ms))
                 }
-                Due::Timer(Timer::AccumulatorExpiry { producer }) => out.push(Pending::ProduceTimeout { producer: *producer, at_ms }),
+                Due::Timer(Timer::AccumulatorExpiry { producer }) => out.push(Pending::AccumulatorExpiry { producer: *producer, at_ms }),
                 Due::Timer(Timer::ProduceRequestTimeout { producer, .. }) => {
                     out.push(Pending::ProduceTimeout { producer: *producer, at_ms })
                 }
@@ -253,6 +265,18 @@ impl Sim {
                 }
                 Due::Timer(_) => {}
             }
+        }
+    }
+
+    /// What a producer's wake-up at `at_ms` is for: its oldest batch's delivery timeout
+    /// (`producer::expire_batches` sets the wake-up there), or the end of a backoff.
+    fn producer_wake(&self, producer: usize, at_ms: u64) -> Pending {
+        let p = &self.producers[producer];
+        let deadline = p.settings.delivery_timeout_ms.and_then(|limit| p.batches.iter().map(|b| b.created_ms.saturating_add(limit)).min());
+        if deadline == Some(at_ms) {
+            Pending::DeliveryTimeout { producer, at_ms }
+        } else {
+            Pending::ProducerWake { producer, at_ms }
         }
     }
 

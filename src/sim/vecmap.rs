@@ -215,3 +215,16 @@ impl<K, V> VecMap<K, V> {
         &self.entries
     }
 }
+
+// Also last, for the same reason: the explorer's reused worlds (`check::reuse`).
+impl<K: Clone, V: Clone> VecMap<K, V> {
+    /// Becomes a copy of `other` in the room this map has (no allocation where it fits).
+    pub fn copy_from(&mut self, other: &Self) {
+        self.entries.clone_from(&other.entries);
+    }
+
+    /// Empties the map, keeping its room.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+}

@@ -29,27 +29,37 @@ const WAIT_SHOWN_MS = 150;
  *  to something else while it waited is not pulled back. Resolves to act's result. */
 export async function whenReady(ready, act, target = () => null, wait = null) {
   const from = document.activeElement;
-  // A press that has to wait is seen to wait: after a moment (none when the core is
-  // here), `wait.control` is marked busy and `wait.say(true)` says what is coming;
-  // `wait.say(false)` once it is done or could not be (that failure is said elsewhere).
-  let waiting = false;
+  // A press that has to wait is seen to wait: after a moment (none when the core and the
+  // part are here), `wait.control` is marked busy until the part has done its work (the
+  // full core, then the part's own download: Explore's, Learn's), and `wait.say(true)`
+  // says what is coming while the core is awaited; `wait.say(false)` once it is here or
+  // could not be (that failure is said elsewhere).
+  let coming = true;
+  let said = false;
   const timer = wait && setTimeout(() => {
-    waiting = true;
     wait.control?.setAttribute("aria-busy", "true");
-    wait.say?.(true);
+    if (coming && wait.say) {
+      said = true;
+      wait.say(true);
+    }
   }, WAIT_SHOWN_MS);
+  const here = () => {
+    coming = false;
+    if (said) wait.say(false);
+    said = false;
+  };
   let ok;
+  let result;
   try {
     ok = await ready();
+    here();
+    if (!ok) return null;
+    result = await act();
   } finally {
+    here();
     clearTimeout(timer);
-    if (waiting) {
-      wait.control?.removeAttribute("aria-busy");
-      wait.say?.(false);
-    }
+    wait?.control?.removeAttribute("aria-busy");
   }
-  if (!ok) return null;
-  const result = await act();
   const to = target(result);
   const now = document.activeElement;
   if (to && to !== now && (now === from || now === document.body || now == null)) to.focus({ preventScroll: true });

@@ -6,7 +6,7 @@
 // def: {ask, scenario?: JSON text, runs: [{preset, label}], options: {...}}
 
 import { h } from "../core/dom.js";
-import { search, progressLine } from "./client.js";
+import { search, progressLine, warm } from "./client.js";
 import { loadCss } from "./panel.js";
 
 const CHOICES = [
@@ -19,6 +19,8 @@ let uid = 0;
 /** The beat's widget: predict, search, reveal; `scenarioText` is the part's scenario. */
 export function exploreBeat(def, scenarioText, openLink) {
   loadCss();
+  // The explorer loads while the learner reads the question.
+  warm();
   const name = `ex-beat-${++uid}`;
   const box = h("div", { class: "ex-beat", "data-state": "ask" });
   const msg = h("p", { class: "quiz-msg", role: "status" });
@@ -70,7 +72,7 @@ export function exploreBeat(def, scenarioText, openLink) {
   /** One search with its progress, then its verdict and, for a counterexample, how to open it. */
   function runOne(run, done) {
     const bar = h("progress", { max: def.options.max_depth ?? 28, value: 0 });
-    const line = h("small", { class: "muted" }, "Starting…");
+    const line = h("small", { class: "muted" }, "Loading the explorer…");
     const row = h("div", { class: "row" }, h("span", {}, `${run.preset}: `), bar);
     const slot = h("div", { class: "ex-beat-run", "data-preset": run.preset }, row, line);
     out.append(slot);
@@ -82,7 +84,10 @@ export function exploreBeat(def, scenarioText, openLink) {
         line.textContent = progressLine(m.progress, m.ms, m.wasmBytes, bar.max);
         return;
       }
-      if (m.type === "bounds") return;
+      if (m.type === "bounds") {
+        line.textContent = "Starting…";
+        return;
+      }
       if (m.type !== "done") {
         line.textContent = m.type === "error" ? `The search could not run: ${m.message}` : "Stopped at the memory bound before the end.";
         return;

@@ -2,10 +2,24 @@
 // what it posts. `stop()` terminates the worker at once: whatever the search
 // was doing, the page gets its thread and its memory back.
 
+const spawn = () => new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+/** A worker already loading the explorer's wasm, for the next search. */
+let spare = null;
+
+/** Starts loading the explorer (its worker and ~270 KB of gzipped wasm) before the first
+ *  search is asked for: the panel and the tour's beat call it when they are shown, so on a
+ *  slow link the first Run does not wait for the download. */
+export function warm() {
+  if (spare) return;
+  spare = spawn();
+  spare.postMessage({ type: "warm" });
+}
+
 /** Starts a search: `on(message)` gets every message (bounds, progress, done,
- *  stopped, error); returns {stop}. */
+ *  stopped, error); returns {stop}. Until "bounds", the explorer is loading. */
 export function search(scenario, options, on, { memoryBytes = 1024 * 2 ** 20, mode = "search" } = {}) {
-  const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+  const worker = spare ?? spawn();
+  spare = null;
   let over = false;
   const end = () => {
     over = true;

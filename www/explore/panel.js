@@ -9,12 +9,13 @@
 // app.js hands over {wasm, sim, scenarioText, go, openLink}; loaded on first use.
 
 import { h } from "../core/dom.js";
-import { search, progressLine } from "./client.js";
+import { search, progressLine, warm } from "./client.js";
 
 let panel = null;
 
 export async function open(api) {
   panel ??= await create(api);
+  warm();
   panel.section.hidden = false;
   panel.section.scrollIntoView({ block: "nearest" });
   // Focus is the caller's to give (app.js, core/ondemand.js whenReady: not when the user
@@ -78,6 +79,8 @@ async function create(api) {
   const walks = number("walks", "Walks", 10000, 1, 1e9, "at most; Stop ends it sooner");
   const simFields = h("div", { class: "ex-sim", hidden: "" }, seed.row, walks.row);
   const tooBig = h("p", { class: "ex-hint", hidden: "" });
+  const NO_CONSUMER = "This scenario has no consumer: no record is ever consumed, so this property cannot fail here. Add one (Intervene now: Add consumer), or pick a built-in with one.";
+  const noConsumer = h("p", { class: "ex-hint ex-no-consumer", hidden: "" }, NO_CONSUMER);
   const runB = h("button", { type: "submit", class: "primary" }, "Run");
   const stopB = h("button", { type: "button", disabled: "" }, "Stop");
   const bar = h("progress", { max: 12, value: 0, "aria-label": "Search progress (levels)" });
@@ -86,7 +89,7 @@ async function create(api) {
   const form = h("form", { class: "ex-form" },
     h("fieldset", {}, h("legend", {}, "Look for"),
       h("label", { class: "ex-field wide" }, h("span", {}, "Property"), property),
-      h("label", { class: "ex-check" }, allowed, " also losses the configuration permits (acks=0/1…)")),
+      h("label", { class: "ex-check" }, allowed, " also losses the configuration permits (acks=0/1…)"), noConsumer),
     h("fieldset", {}, h("legend", {}, "How"),
       h("label", { class: "ex-field wide" }, h("span", {}, "Method"), method),
       simFields, tooBig),
@@ -101,6 +104,11 @@ async function create(api) {
       h("label", { class: "ex-check" }, oneWay, " one-way cuts too")),
     h("div", { class: "ex-run" }, runB, stopB, bar),
     line);
+  const INTRO = {
+    search: "Searches every timing: which due event runs first, and when a fault from the budget strikes. Breadth-first, so a counterexample is a shortest one. It runs in the background; the page stays yours.",
+    simulate: "Walks at random from a seed: each walk picks which due event runs first, and when a fault from its budget strikes. A counterexample is shrunk, not a shortest one; nothing found is a sample, not every timing. It runs in the background; the page stays yours.",
+  };
+  const intro = h("p", { class: "ex-intro" }, INTRO.search);
   const section = h("section", { class: "explore panel", id: "explore", "aria-labelledby": "explore-h", tabindex: -1 },
     h("div", { class: "ex-head" },
       h("h2", { id: "explore-h" }, "Explore: can this lose data?"),
@@ -109,7 +117,7 @@ async function create(api) {
         // The button pressed is gone with the panel: the keyboard goes back to Explore.
         document.getElementById("explore-open")?.focus();
       } }, "✕")),
-    h("p", { class: "ex-intro" }, "Searches every timing: which due event runs first, and when a fault from the budget strikes. Breadth-first, so a counterexample is a shortest one. It runs in the background; the page stays yours."),
+    intro,
     form, verdict);
   document.getElementById("controls").after(section);
   // Esc inside the panel does what its ✕ does (a search goes on in its worker), as in Learn.
@@ -119,30 +127,46 @@ async function create(api) {
     section.querySelector(".ex-head button").click();
   });
 
-  function fillPresets() {
-    let own = "";
+  /** The scenario the page shows (the core's copy: it changes before the page's text does). */
+  function shown() {
+    if (api.sim.scenario) return api.sim.scenario;
     try {
-      own = JSON.parse(api.scenarioText()).preset ?? "kafka-4.0";
+      return JSON.parse(api.scenarioText());
     } catch {
-      /* no scenario yet */
+      return null; /* no scenario yet */
     }
+  }
+
+  function fillPresets() {
+    const own = shown()?.preset ?? "kafka-4.0";
     const was = preset.value;
     preset.replaceChildren(h("option", { value: "" }, `as the scenario says (${own})`), ...presets.map((p) => h("option", { value: p.name }, `${p.name}${p.name === own ? " (the scenario's)" : ""}`)));
     if (presets.some((p) => p.name === was)) preset.value = was;
   }
   fillPresets();
+  // Another scenario opened (the picker, Back, a link, Settings) while the panel is
+  // there: its preset is the one "as the scenario says" names (each load is a revision).
+  let revision = api.sim.revision;
+  api.sim.listen((sim) => {
+    if (sim.revision === revision) return;
+    revision = sim.revision;
+    fillPresets();
+    offer();
+  });
 
   // Random walks are offered when an exhaustive search would be too big for a tab:
   // many steps or faults, or three replicas and more.
   const simulating = () => method.value === "simulate";
+  /** Whether a scenario has a consumer (declared, or one that joins). */
+  const consumes = (sc) => !!(sc?.consumers?.length || (sc?.events ?? []).some((e) => e.add_consumer));
+  /** A search for a consumed record lost where nothing is consumed finds nothing, vacuously. */
+  const vacuous = (sc) => property.value === "consumed-record-lost" && !!sc && !consumes(sc);
+
   function offer() {
     simFields.hidden = !simulating();
-    let replicas = 2;
-    try {
-      replicas = JSON.parse(api.scenarioText()).replicas ?? 3;
-    } catch {
-      /* no scenario yet */
-    }
+    noConsumer.hidden = !vacuous(shown());
+    intro.textContent = INTRO[method.value] ?? INTRO.search;
+    const replicas = shown() ? (shown().replicas ?? 3) : 2;
     const big = Number(depth.input.value) > 60 || Number(faults.input.value) > 4 || replicas >= 3 || controllerCuts.checked || clientCuts.checked;
     tooBig.hidden = simulating() || !big;
     tooBig.replaceChildren(big && !simulating() ? h("span", {}, "These bounds may be too big to search exhaustively in a tab. ",
@@ -162,8 +186,12 @@ async function create(api) {
 
   let running = null;
   const setRunning = (on) => {
+    // A disabled button drops the focus to <body>: a keyboard user who pressed Run (or
+    // Stop) keeps it on the button that now does something, Stop (or Run).
+    const keep = document.activeElement === runB || document.activeElement === stopB;
     runB.disabled = on;
     stopB.disabled = !on;
+    if (keep) (on ? stopB : runB).focus();
     section.dataset.state = on ? "running" : section.dataset.state === "running" ? "idle" : section.dataset.state ?? "idle";
   };
 
@@ -194,11 +222,18 @@ async function create(api) {
     return JSON.stringify(obj);
   }
 
-  /** Opens a counterexample as the page's run, and shows the stage it is drawn on. */
+  /** Opens a counterexample (at one of its steps) as the page's run, and shows the stage
+   *  it is drawn on when it is out of view. The run's title heads the stage in both layouts
+   *  (below 900 px .stage-col is `display: contents`, with no box to scroll to). */
   function openRun(link) {
     api.openLink(link);
-    document.querySelector(".stage-col")?.scrollIntoView({ block: "start" });
+    const stage = document.getElementById("stage")?.getBoundingClientRect();
+    if (!stage || (stage.top >= 0 && stage.bottom <= innerHeight)) return;
+    (document.getElementById("about") ?? document.querySelector(".stage-col"))?.scrollIntoView({ block: "start" });
   }
+
+  /** The scenario the running (or last) search was given, and its title. */
+  let searched = null;
 
   function showResult(m) {
     const r = m.result;
@@ -213,6 +248,9 @@ async function create(api) {
       h("p", { class: "ex-sentence" }, r.sentence),
       h("p", { class: "muted ex-bounds-said" }, `Bounds: ${r.bounds}. ${counts}`),
     ];
+    // Another scenario opened while it ran (the picker, Back): the verdict is not about it.
+    if (searched && searched.text !== api.scenarioText()) parts.splice(1, 0, h("p", { class: "warn ex-other" }, `This searched “${searched.title}”, not the scenario shown now.`));
+    if (searched?.vacuous && r.verdict !== "counterexample") parts.splice(1, 0, h("p", { class: "warn ex-no-consumer" }, NO_CONSUMER));
     if (r.allowed_seen) parts.push(h("p", { class: "muted" }, `Seen on the way, permitted by the configuration (not a counterexample): ${r.allowed_seen}`));
     if (r.verdict === "counterexample") {
       const openB = h("button", { type: "button", class: "primary", onclick: () => openRun(r.link) }, `Open it as a run (step ${r.step})`);
@@ -220,7 +258,7 @@ async function create(api) {
       parts.push(h("div", { class: "ex-actions" }, openB, copyB));
       parts.push(h("h4", {}, "Why: the steps that led there, newest first"));
       parts.push(h("ol", { class: "ex-why", reversed: "" }, r.why.map((w) => h("li", { class: w.injected ? "injected" : null },
-        h("button", { type: "button", class: "link", onclick: () => api.openLink(linkAt(r.link, w.step)), title: `Show step ${w.step}` }, `step ${w.step}`),
+        h("button", { type: "button", class: "link", onclick: () => openRun(linkAt(r.link, w.step)), title: `Show step ${w.step}` }, `step ${w.step}`),
         h("span", { class: "t" }, ` ${fmt(w.time_ms)} ms `),
         w.injected ? h("span", { class: "tag" }, "injected") : null,
         " ", w.text))));
@@ -252,10 +290,14 @@ async function create(api) {
       return;
     }
     const sim = simulating();
+    // What was searched, to say so if the page shows another scenario when the verdict comes.
+    searched = { text: api.scenarioText(), title: shown()?.title || "its scenario", vacuous: vacuous(shown()) };
     bar.max = sim ? (opts.walks ?? 10000) : opts.max_depth;
     bar.value = 0;
     bar.setAttribute("aria-label", sim ? "Simulation progress (walks)" : "Search progress (levels)");
-    line.textContent = sim ? "Starting the walks…" : "Starting the search…";
+    // The worker says "bounds" once the explorer is loaded (at once when the panel's
+    // opening loaded it; on a slow link the first Run may still wait for it).
+    line.textContent = "Loading the explorer…";
     verdict.replaceChildren();
     setRunning(true);
     let frame = 0;
@@ -272,7 +314,10 @@ async function create(api) {
         frame ||= requestAnimationFrame(paint);
         return;
       }
-      if (m.type === "bounds") return;
+      if (m.type === "bounds") {
+        if (!latest) line.textContent = sim ? "Starting the walks…" : "Starting the search…";
+        return;
+      }
       cancelAnimationFrame(frame);
       running = null;
       setRunning(false);

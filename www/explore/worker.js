@@ -3,7 +3,9 @@
 // it) and runs the search in slices of about 50 ms, posting progress after
 // each. The page never waits for it; Stop terminates the worker.
 //
-// in:  {type:"start", scenario: JSON text, options: {...}, memoryBytes, mode: "search"|"simulate"}
+// in:  {type:"warm"}: load the wasm now, for a start to come (the panel warms one worker
+//      when it opens: the first Run does not wait for the explorer's download)
+//      {type:"start", scenario: JSON text, options: {...}, memoryBytes, mode: "search"|"simulate"}
 //      (simulate: seeded random walks, check/simulate.rs; progress counts walks and steps)
 // out: {type:"bounds", bounds} · {type:"progress", progress, ms, wasmBytes}
 //      {type:"done", result, ms, wasmBytes} · {type:"stopped", reason, progress, ms, wasmBytes}
@@ -13,13 +15,26 @@ import init, { Explorer, Simulator } from "../pkg-explore/hwscope.js";
 
 const SLICE_MS = 50;
 
+/** The wasm, loading or loaded (a failed load is tried again at the next message). */
+let ready = null;
+const load = () => (ready ??= init().catch((err) => {
+  ready = null;
+  throw err;
+}));
+
 onmessage = async (e) => {
   const msg = e.data;
+  if (msg?.type === "warm") {
+    load().catch(() => {
+      /* said at the start that follows */
+    });
+    return;
+  }
   if (msg?.type !== "start") return;
   let wasm;
   let explorer;
   try {
-    wasm = await init();
+    wasm = await load();
     explorer = msg.mode === "simulate" ? new Simulator(msg.scenario, msg.options ?? {}) : new Explorer(msg.scenario, msg.options ?? {});
   } catch (err) {
     postMessage({ type: "error", message: err?.message ?? String(err) });

@@ -115,6 +115,23 @@ export function context(api, part, step) {
   return c;
 }
 
+/** The address bar's query names the tour, beat and level shown (null: none), so that a
+ *  reload, or the link copied from the bar, comes back to this beat (a tour picked in the
+ *  Learn panel had none, and a reload dropped the tour; one opened by ?beat= went back to
+ *  that beat). The fragment after it stays the step shown (core/permalink.js). */
+function address(params) {
+  try {
+    const url = new URL(location.href);
+    for (const [k, v] of Object.entries(params)) {
+      if (v == null) url.searchParams.delete(k);
+      else url.searchParams.set(k, v);
+    }
+    if (url.href !== location.href) history.replaceState(history.state, "", url);
+  } catch {
+    /* no history here (a sandboxed srcdoc frame) */
+  }
+}
+
 export function createTourPlayer(hub, tourId, { level, beat } = {}) {
   const { api } = hub;
   const tour = TOURS.find((t) => t.id === tourId);
@@ -252,8 +269,14 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
       if (cardTop < 0) scrollBy({ top: Math.floor(Math.min(cardTop, top) - 8), behavior: "instant" });
       return;
     }
+    // Scrolled past the stage (a tour picked in the Learn panel, further down; the reader
+    // went on reading below): the sheet sticks only to the bottom, so it was above the
+    // view with the stage, and the learner saw neither. The status line comes back to
+    // the top; the sheet then sticks below the stage.
+    if (top < 0) scrollBy({ top: Math.floor(top - 4), behavior: "instant" });
+    const now = (document.getElementById("status") ?? stage).getBoundingClientRect().top;
     const hidden = stage.getBoundingClientRect().bottom - card.getBoundingClientRect().top;
-    if (hidden > 1) scrollBy({ top: Math.floor(Math.min(hidden, Math.max(0, top))), behavior: "instant" });
+    if (hidden > 1) scrollBy({ top: Math.floor(Math.min(hidden, Math.max(0, now))), behavior: "instant" });
   }
 
   /** The last beat: say the tour is over, and how to go deeper (a level with more
@@ -296,6 +319,7 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
     mine.done = mine.done || k === shown.length - 1;
     progress.level = lvl;
     saveProgress(progress);
+    address({ tour: tour.id, beat: String(k + 1), level: lvl });
   }
 
   /** Shows beat i: asks its question first (stage one step before) unless answered. */
@@ -417,6 +441,7 @@ export function createTourPlayer(hub, tourId, { level, beat } = {}) {
     start: () => goBeat(start),
     onStep,
     close() {
+      address({ tour: null, beat: null, level: null });
       document.removeEventListener("keydown", keys);
       for (const p of parts) p.trace.free();
       card.remove();

@@ -129,6 +129,7 @@ pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
         sent,
         cache,
         places: Places::new(&sim.sched.queue, sim.in_flight.as_slice()),
+        brokers: sim.brokers.len().min(8) as u8,
     };
     let mut w = Walker::<FULL> { h: StableHash::default(), owner: u32::MAX, cx: &cx };
     w.word(extra);
@@ -167,6 +168,10 @@ pub(super) struct Ctx<'a> {
     pub(super) cache: u64,
     /// The queue's items by sequence number (`Places`).
     pub(super) places: Places,
+    /// How many brokers there are: the new ids a walk in new-id order visits. A renaming
+    /// moves followers among the brokers there are, so no id at or past this is in any
+    /// map a node keeps by broker (the eight a renaming could name cost a lookup each).
+    pub(super) brokers: u8,
 }
 
 #[derive(Clone, Copy)]

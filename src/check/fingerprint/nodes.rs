@@ -172,7 +172,7 @@ impl<const M: u8> Walker<'_, M> {
         }
         self.word(*partition_epoch as u64);
         // Followers in new-id order (no references in them: skipped when walking those).
-        for new in 0..if self.refs_only() || followers.is_empty() { 0 } else { 8u8 } {
+        for new in 0..if self.refs_only() || followers.is_empty() { 0 } else { self.cx.brokers } {
             let old = self.cx.perm.from[new as usize] as u32;
             if let Some(v) = followers.get(&old) {
                 let FollowerView {
@@ -195,7 +195,7 @@ impl<const M: u8> Walker<'_, M> {
             }
         }
         self.brokers(fenced.iter());
-        for new in 0..if self.refs_only() || alter_broker_epochs.is_empty() { 0 } else { 8u8 } {
+        for new in 0..if self.refs_only() || alter_broker_epochs.is_empty() { 0 } else { self.cx.brokers } {
             let old = self.cx.perm.from[new as usize] as u32;
             if let Some(&(_, e)) = alter_broker_epochs.iter().find(|(b, _)| *b == old) {
                 self.word(new as u64);
@@ -306,7 +306,7 @@ impl<const M: u8> Walker<'_, M> {
         self.opt_time(*last_sent_ms);
         self.word(*attempts as u64);
         self.time(*updated_ms);
-        for new in 0..if self.refs_only() || blackout.is_empty() { 0 } else { 8u8 } {
+        for new in 0..if self.refs_only() || blackout.is_empty() { 0 } else { self.cx.brokers } {
             if let Some(&until) = blackout.get(&(self.cx.perm.from[new as usize] as u32)) {
                 self.word(new as u64);
                 self.time(until);

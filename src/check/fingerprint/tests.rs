@@ -17,6 +17,7 @@ fn ctx<'a>(sim: &'a Sim, perm: &Perm) -> Ctx<'a> {
         sent: true,
         cache: 1,
         places: Places::new(&sim.sched.queue, sim.in_flight.as_slice()),
+        brokers: sim.brokers.len().min(8) as u8,
     }
 }
 

@@ -330,7 +330,7 @@ impl<const M: u8> Walker<'_, M> {
                 self.word((*leader_epoch as u32 as u64) << 32 | *partition_epoch as u64);
                 self.brokers(isr);
                 // Each member's broker epoch, in new-id order.
-                for new in 0..8u8 {
+                for new in 0..self.cx.brokers {
                     let old = self.cx.perm.from[new as usize] as u32;
                     if let Some(e) = isr.iter().position(|&b| b == old).and_then(|i| broker_epochs.get(i).copied().flatten()) {
                         self.word(new as u64);
