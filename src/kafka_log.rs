@@ -120,7 +120,7 @@ pub fn lines(sim: &Sim) -> Vec<String> {
     }
     let Some(era) = era(sim.scenario.preset) else { return Vec::new() };
     let kraft = sim.behavior.broker_liveness == crate::scenario::BrokerLiveness::BrokerHeartbeat;
-    let events = &sim.last.events;
+    let events = sim.last.events();
     let mut out = Vec::new();
     let mut at = |source: String, line: String| out.push(format!("{source} | {line}"));
     let src = |id: u32| format!("broker {id}");

@@ -44,7 +44,7 @@ pub fn kinds_of(sim: &Sim, intervention: bool) -> u8 {
             }
         }
     }
-    for e in &sim.last.events {
+    for e in sim.last.events() {
         k |= match *e {
             Event::LeaderHwMoved { from, to, .. } if from != to => HW,
             Event::FollowerAppended { hw_before, hw, .. } if hw_before != hw => HW,

@@ -341,8 +341,8 @@ fn a_steps_held_messages_are_its_own() {
     let (mut steps, mut most) = (0, 0);
     while sim.step() && steps < 5_000 {
         steps += 1;
-        most = most.max(sim.last.held.len());
-        for id in &sim.last.held {
+        most = most.max(sim.last.held().len());
+        for id in sim.last.held() {
             assert!(sim.in_flight.get(id).is_some_and(|(m, _)| m.held.is_some()), "step {}: message {id} is held now", sim.step);
         }
     }

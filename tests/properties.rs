@@ -697,7 +697,7 @@ fn stuck_on_kafka_10706(json: &Value) -> bool {
         if sim.now > HORIZON {
             rounds += sim
                 .last
-                .events
+                .events()
                 .iter()
                 .filter(|e| matches!(e, Event::Truncated { leo_before, to, rule: TruncationRule::EpochRequestMultiRound, .. } if leo_before == to))
                 .count() as u32;
@@ -731,7 +731,7 @@ fn assert_converges_after_fetch_request_timeout(preset: &str, i: u64, json: &Val
     let mut timed_out_after_faults = false;
     while sim.step() {
         timed_out_after_faults |=
-            sim.now > HORIZON && sim.last.events.iter().any(|e| matches!(e, hwscope::sim::event::Event::FetchRequestTimedOut { .. }));
+            sim.now > HORIZON && sim.last.events().iter().any(|e| matches!(e, hwscope::sim::event::Event::FetchRequestTimedOut { .. }));
     }
     assert!(timed_out_after_faults, "{preset}: schedule {i} had not converged, and no follower's Fetch timed out after the faults: {json}");
     let o = run_schedule(&longer);

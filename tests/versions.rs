@@ -715,7 +715,7 @@ fn late_answers(json: &str) -> (usize, usize) {
     let (mut stale, mut skipped) = (0, 0);
     let mut held: Option<(u32, i32, u32)> = None;
     while sim.step() {
-        for e in &sim.last.events {
+        for e in sim.last.events() {
             match e {
                 Event::AlterPartitionAnswerStale { .. } => stale += 1,
                 Event::LeaderStateNewer { .. } => skipped += 1,

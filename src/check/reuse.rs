@@ -12,7 +12,7 @@
 //! nodes would make its siblings copy nodes they own alone.
 
 use crate::sim::invariants::{Checked, Invariants};
-use crate::sim::{Controller, Part, Shared, Sim, Step, Trigger};
+use crate::sim::{Controller, Part, Shared, Sim, Step};
 
 /// How many emptied worlds are kept: a state's moves use one at a time (each child
 /// is either queued, which keeps it, or given back before the next move).
@@ -73,7 +73,6 @@ impl Reuse {
             invariants,
             checked,
             last,
-            commands,
             done: _,
             settle: _,
             settled_since: _,
@@ -87,9 +86,8 @@ impl Reuse {
         *controller = self.controller.clone();
         *invariants = self.invariants.clone();
         *checked = self.checked.clone();
-        last.trigger = Trigger::Start;
-        last.events.clear();
-        commands.clear();
+        // Its lists were taken back (`Sim::reclaim`): a new step holds none.
+        *last = Step::new();
         self.kept.push(sim);
     }
 }
@@ -114,7 +112,6 @@ fn refill(dst: &mut Sim, src: &Sim) {
         invariants,
         checked,
         last,
-        commands,
         done,
         settle,
         settled_since,
@@ -136,13 +133,7 @@ fn refill(dst: &mut Sim, src: &Sim) {
     consumers.clone_from(&src.consumers);
     invariants.clone_from(&src.invariants);
     checked.clone_from(&src.checked);
-    let Step { trigger, events, sent, lost, held } = last;
-    trigger.clone_from(&src.last.trigger);
-    events.clone_from(&src.last.events);
-    sent.clone_from(&src.last.sent);
-    lost.clone_from(&src.last.lost);
-    held.clone_from(&src.last.held);
-    commands.clone_from(&src.commands);
+    last.clone_from(&src.last);
     *done = src.done;
     *settle = src.settle;
     *settled_since = src.settled_since;

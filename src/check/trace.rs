@@ -124,7 +124,7 @@ fn event_spec(sim: &Sim, mv: Move, at_step: u64) -> Option<EventSpec> {
 /// cut or heal, an acknowledgement, a violation.
 fn why_text(sim: &Sim) -> Option<String> {
     let relevant = !sim.invariants.new_violations.is_empty()
-        || sim.last.events.iter().any(|e| {
+        || sim.last.events().iter().any(|e| {
             matches!(
                 e,
                 Event::Truncated { .. }

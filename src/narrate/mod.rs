@@ -25,7 +25,7 @@ pub fn text(sim: &Sim) -> String {
     if cfg!(feature = "first") {
         return String::new();
     }
-    let n = Narrator { sim, step: &sim.last, events: &sim.last.events };
+    let n = Narrator { sim, step: &sim.last, events: sim.last.events() };
     match &sim.last.trigger {
         Trigger::Start => n.start(),
         Trigger::Nothing => String::new(),

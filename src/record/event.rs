@@ -29,19 +29,19 @@ pub fn event_record(sim: &Sim) -> Option<EventRecord> {
     let mut r = match &step.trigger {
         Trigger::Start | Trigger::Nothing => return None,
         Trigger::Action(action) => action_record(sim, action),
-        Trigger::Deliver(msg) if matches!(step.events.first(), Some(Event::ReceiverDown { .. })) => {
+        Trigger::Deliver(msg) if matches!(step.events().first(), Some(Event::ReceiverDown { .. })) => {
             EventRecord { from: Some(sim.node_name(msg.from)), to: Some(sim.node_name(msg.to)), ..new("lost") }
         }
         Trigger::Deliver(msg) => message_record(sim, msg),
         Trigger::Timer(timer) => timer_record(sim, *timer),
     };
     let epoch_response = matches!(&step.trigger, Trigger::Deliver(m) if matches!(m.body, Body::OffsetsForLeaderEpochResponse { .. }));
-    for event in &step.events {
+    for event in step.events() {
         add_event(sim, &mut r, event, epoch_response);
     }
     // An added consumer's first fetch was never listed as the step's own.
     if !matches!(&step.trigger, Trigger::Action(a) if matches!(**a, Action::AddConsumer(_))) {
-        r.sent = step.sent.clone();
+        r.sent = step.sent().to_vec();
     }
     Some(r)
 }

@@ -90,10 +90,8 @@ pub struct Sim {
     /// What the properties verified already (caches; beside the invariants so that
     /// a step that only moves them copies them alone).
     pub checked: Part<invariants::Checked>,
-    /// What the last step did.
+    /// What the last step did, and the commands decided in it (empty between steps).
     pub last: Step,
-    /// Commands decided in this step, applied at its end (empty between steps).
-    pub(crate) commands: Vec<Command>,
     pub done: bool,
     /// Past `stop_at_ms`, go on until settled (`after_stop: "settle"`, settle.rs).
     pub settle: bool,
@@ -220,7 +218,6 @@ impl Sim {
             invariants: Shared::new(Invariants::default()),
             checked: Part::new(invariants::Checked::default()),
             last: Step::new(),
-            commands: Vec::new(),
             done: false,
             settle: scenario.after_stop == crate::scenario::AfterStop::Settle,
             settled_since: None,
@@ -349,10 +346,7 @@ impl Sim {
         };
         self.now = key.0;
         self.step += 1;
-        self.last.events.clear();
-        self.last.sent.clear();
-        self.last.lost.clear();
-        self.last.held.clear();
+        self.last.lists().clear_record();
         if !self.invariants.new_violations.is_empty() {
             self.invariants.begin_step();
         }
@@ -381,7 +375,7 @@ impl Sim {
             Trigger::Timer(timer) => self.fire(*timer),
         }
         self.last.trigger = trigger;
-        if self.last.events.iter().any(settle::changes_state) {
+        if self.last.events().iter().any(settle::changes_state) {
             self.last_change_ms = self.now;
         }
         self.apply_commands();
@@ -553,7 +547,7 @@ impl Sim {
 
     #[inline(always)]
     pub(crate) fn push_command(&mut self, command: Command) {
-        self.commands.push(command);
+        self.last.lists().commands.push(command);
     }
 
     /// Decides to set a timer; its key (known now) cancels it.
@@ -569,7 +563,7 @@ impl Sim {
 
     /// Puts the step's commands into effect, in the order they were decided.
     fn apply_commands(&mut self) {
-        let mut commands = std::mem::take(&mut self.commands);
+        let mut commands = std::mem::take(&mut self.last.lists().commands);
         for command in commands.drain(..) {
             match command {
                 Command::Send { id, seq, from, to, body } => self.transmit(id, seq, from, to, body),
@@ -580,13 +574,13 @@ impl Sim {
                 Command::DropMessagesTo(node) => self.drop_messages_to(node),
             }
         }
-        self.commands = commands;
+        self.last.lists().commands = commands;
     }
 
     /// Records an event and applies it.
     pub(crate) fn emit(&mut self, event: Event) {
         self.apply_event(&event);
-        self.last.events.push(event);
+        self.last.lists().events.push(event);
     }
 
     /// The records a replica's log is about to lose from `offset` on (`Broker::note_ghosts`).

@@ -230,7 +230,7 @@ impl Sim {
         let (client, server) = conn_of(from, to, &body);
         let request = from == client;
         if self.is_dead(to) || (request && self.listeners_closed(to)) {
-            self.last.lost.push(id);
+            self.last.lists().lost.push(id);
             let killed = matches!(to, Node::Broker(b) if !self.broker(b).silently_down);
             if request && killed && !controller_link && !self.net.is_cut_for(to, from, &body) && !self.net.is_cut_for(from, to, &body) {
                 // The SYN or the data reaches the host, whose kernel answers with a reset.
@@ -245,7 +245,7 @@ impl Sim {
         }
         if controller_link || matches!(body, Body::Reset { .. }) {
             if self.net.is_cut_for(from, to, &body) {
-                self.last.lost.push(id);
+                self.last.lists().lost.push(id);
             } else {
                 self.deliver_later(id, seq, from, to, body);
             }
@@ -258,7 +258,7 @@ impl Sim {
             // An answer on a connection its client closed has nowhere to go.
             let orphaned = body.answers().is_some_and(|r| self.net.orphans.remove(&r).is_some());
             if state.is_some() || orphaned {
-                self.last.lost.push(id);
+                self.last.lists().lost.push(id);
             } else if cut {
                 self.hold(id, from, to, body, Hold { since: self.now, connect: false });
             } else {
@@ -313,7 +313,7 @@ impl Sim {
         let jitter = self.rng.upto(self.net.jitter_ms);
         let arrive_ms = self.now + self.net.latency(from, to) + jitter;
         self.put_on_wire(id, seq, from, to, body, arrive_ms);
-        self.last.sent.push(id);
+        self.last.lists().sent.push(id);
     }
 
     fn put_on_wire(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body, arrive_ms: u64) {
@@ -328,8 +328,8 @@ impl Sim {
         let key = (NEVER, PROTOCOL, id);
         self.in_flight
             .insert(id, (Shared::new(Msg { id, from, to, sent_ms: self.now, arrive_ms, body, held: Some(hold), resent_ms: None }), key));
-        self.last.sent.push(id);
-        self.last.held.push(id);
+        self.last.lists().sent.push(id);
+        self.last.lists().held.push(id);
     }
 
     /// When the oldest message held on this direction was first sent (on the open
@@ -399,7 +399,7 @@ impl Sim {
             self.sched.cancel(key);
             if is_lost_in_a_cut(from, to, &m.body, self.zookeeper()) || matches!(m.body, Body::Reset { .. }) {
                 self.in_flight.remove(&id);
-                self.last.lost.push(id);
+                self.last.lists().lost.push(id);
                 continue;
             }
             let hold = Hold { since: sent_ms, connect: false };
@@ -409,7 +409,7 @@ impl Sim {
                 m.arrive_ms = arrive_ms;
                 *k = (NEVER, PROTOCOL, id);
             }
-            self.last.held.push(id);
+            self.last.lists().held.push(id);
         }
     }
 
@@ -462,7 +462,7 @@ impl Sim {
             if orphan && at >= orphan_gives_up_at(oldest) {
                 self.in_flight.remove(&id);
                 self.net.orphans.remove(&id);
-                self.last.lost.push(id);
+                self.last.lists().lost.push(id);
                 gone += 1;
                 continue;
             }

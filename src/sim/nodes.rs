@@ -19,9 +19,10 @@ use crate::scenario::ConsumerSpec;
 macro_rules! node_rule {
     ($sim:expr, $nodes:ident $([$index:expr])?, $rule:expr) => {{
         let znode_version = $sim.controller.partition_epoch;
-        let Sim { $nodes, scenario, behavior, settings, rng, net, in_flight, next_msg, sched, commands, last, now, step, .. } = $sim;
+        let Sim { $nodes, scenario, behavior, settings, rng, net, in_flight, next_msg, sched, last, now, step, .. } = $sim;
         let wire = &mut network::WireOf { net, in_flight, setup: behavior.connection_setup };
-        let events = &mut last.events;
+        let lists = last.lists();
+        let (events, commands) = (&mut lists.events, &mut lists.commands);
         let out = &mut Out { now: *now, step: *step, znode_version, scenario, behavior, settings, rng, wire, next_msg, sched, commands, events };
         ($rule)(&mut (*$nodes)$([$index])?, out)
     }};
@@ -54,10 +55,10 @@ impl Sim {
     /// `broker_rule`'s body, compiled once for every rule rather than once per rule: the
     /// page's first core would otherwise grow with each broker rule converted.
     fn run_broker_rule(&mut self, id: u32, rule: &mut dyn FnMut(&mut Shared<Broker>, &mut Out)) {
-        let from = self.last.events.len();
+        let from = self.last.events().len();
         node_rule!(self, brokers[id as usize], rule);
-        for i in from..self.last.events.len() {
-            let event = self.last.events[i];
+        for i in from..self.last.events().len() {
+            let event = self.last.events()[i];
             self.apply_outside(&event);
         }
     }

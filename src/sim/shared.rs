@@ -19,6 +19,11 @@
 //! The page's core (wasm32 without the `explore` or `node` features) never
 //! searches: there a node is held by value (`plain` below), as before, and the
 //! page's WebAssembly does not carry a copy-on-write clone per node type.
+//!
+//! `Lent` holds what a world holds only during a step (the step's lists): behind
+//! one optional pointer where worlds are copied and queued (a queued state holds
+//! none; the search lends a copy the lists for its step and takes them back), by
+//! value in the page's core, which keeps one world and steps it.
 
 /// The page's core: a node held by value (cloning the world clones it).
 #[cfg(all(target_arch = "wasm32", target_os = "unknown", not(feature = "explore"), not(feature = "node")))]
@@ -72,12 +77,41 @@ mod plain {
 
     /// A part of a node held by value (`cow::Part` elsewhere): the same wrapper.
     pub type Part<T> = Shared<T>;
+
+    /// A step's lists held by value (`cow::Lent` elsewhere): nothing is lent.
+    #[derive(Clone, Default)]
+    pub struct Lent<T: Default>(T);
+
+    impl<T: Default> Lent<T> {
+        #[inline(always)]
+        pub fn get(&self) -> Option<&T> {
+            Some(&self.0)
+        }
+
+        #[inline(always)]
+        pub fn get_mut(&mut self) -> &mut T {
+            &mut self.0
+        }
+
+        pub fn lend(&mut self, _: &mut Option<Box<T>>) {}
+
+        /// Empties it in place (`clear`).
+        pub fn reclaim(&mut self, _: &mut Option<Box<T>>, clear: impl FnOnce(&mut T)) {
+            clear(&mut self.0)
+        }
+    }
+
+    impl<T: Default + fmt::Debug> fmt::Debug for Lent<T> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.fmt(f)
+        }
+    }
 }
 #[cfg(all(target_arch = "wasm32", target_os = "unknown", not(feature = "explore"), not(feature = "node")))]
-pub use plain::{Part, Shared};
+pub use plain::{Lent, Part, Shared};
 
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown", not(feature = "explore"), not(feature = "node"))))]
-pub use cow::{Part, Shared};
+pub use cow::{Lent, Part, Shared};
 
 /// Everywhere else: behind an `Rc`, copied on write.
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown", not(feature = "explore"), not(feature = "node"))))]
@@ -215,6 +249,48 @@ mod cow {
     }
 
     impl<T: Clone + fmt::Debug> fmt::Debug for Part<T> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.fmt(f)
+        }
+    }
+
+    /// What a world holds only during a step, behind one optional pointer: none in a
+    /// queued state; made at the first write, or lent by the search (`lend`) from the
+    /// lists it took back (`reclaim`) from the copy before.
+    #[derive(Clone, Default)]
+    pub struct Lent<T: Default>(Option<Box<T>>);
+
+    impl<T: Default> Lent<T> {
+        #[inline(always)]
+        pub fn get(&self) -> Option<&T> {
+            self.0.as_deref()
+        }
+
+        #[inline(always)]
+        pub fn get_mut(&mut self) -> &mut T {
+            self.0.get_or_insert_with(Box::default)
+        }
+
+        /// Takes `spare`'s, if this holds none.
+        pub fn lend(&mut self, spare: &mut Option<Box<T>>) {
+            if self.0.is_none() {
+                self.0 = spare.take();
+            }
+        }
+
+        /// Gives what this holds, emptied by `clear`, to `spare` if it has none (else drops
+        /// it); this holds none after.
+        pub fn reclaim(&mut self, spare: &mut Option<Box<T>>, clear: impl FnOnce(&mut T)) {
+            if let Some(mut held) = self.0.take() {
+                if spare.is_none() {
+                    clear(&mut held);
+                    *spare = Some(held);
+                }
+            }
+        }
+    }
+
+    impl<T: Default + fmt::Debug> fmt::Debug for Lent<T> {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             self.0.fmt(f)
         }

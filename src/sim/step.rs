@@ -6,7 +6,7 @@
 use super::event::Event;
 use super::msg::{Body, Msg, Node};
 use super::scheduler::{Key, Timer};
-use super::shared::Shared;
+use super::shared::{Lent, Shared};
 use crate::scenario::Action;
 use std::rc::Rc;
 
@@ -45,10 +45,21 @@ pub enum Command {
     DropMessagesTo(Node),
 }
 
-/// The last step: what started it, what happened, and what it put on the wire.
+/// The last step: what started it, and what happened, what it put on the wire and
+/// the commands decided in it ([`Lists`]). Those are behind one pointer where worlds
+/// are copied and queued ([`Lent`]): a world between steps in the explorer's frontier
+/// holds none (`Sim::reclaim` takes them back), so a queued state carries one
+/// pointer, not five vectors (issue 27's memory per state).
 #[derive(Debug, Clone)]
 pub struct Step {
     pub trigger: Trigger,
+    lists: Lent<Lists>,
+}
+
+/// A step's lists. The commands are applied at the step's end (empty between steps);
+/// the rest is the step's record, read after it.
+#[derive(Debug, Clone, Default)]
+pub struct Lists {
     pub events: Vec<Event>,
     /// Ids of the messages this step put on the wire (lost ones excluded).
     pub sent: Vec<u64>,
@@ -56,74 +67,85 @@ pub struct Step {
     pub lost: Vec<u64>,
     /// Ids of the messages this step sent that TCP holds (a cut link, a connection not made).
     pub held: Vec<u64>,
+    /// Commands decided in this step, applied at its end (`Sim::apply_commands`).
+    pub(crate) commands: Vec<Command>,
+}
+
+impl Lists {
+    /// Empties the step's record (the commands are emptied as they are applied).
+    pub(crate) fn clear_record(&mut self) {
+        self.events.clear();
+        self.sent.clear();
+        self.lost.clear();
+        self.held.clear();
+    }
 }
 
 impl Step {
     pub fn new() -> Step {
-        Step { trigger: Trigger::Start, events: Vec::new(), sent: Vec::new(), lost: Vec::new(), held: Vec::new() }
+        Step { trigger: Trigger::Start, lists: Lent::default() }
+    }
+
+    /// What happened in the step, in order.
+    pub fn events(&self) -> &[Event] {
+        self.lists.get().map_or(&[], |l| &l.events)
+    }
+
+    /// Ids of the messages the step put on the wire (lost ones excluded).
+    pub fn sent(&self) -> &[u64] {
+        self.lists.get().map_or(&[], |l| &l.sent)
+    }
+
+    /// Ids of the messages the step sent into a cut link or to a broker that is down.
+    pub fn lost(&self) -> &[u64] {
+        self.lists.get().map_or(&[], |l| &l.lost)
+    }
+
+    /// Ids of the messages the step sent that TCP holds.
+    pub fn held(&self) -> &[u64] {
+        self.lists.get().map_or(&[], |l| &l.held)
+    }
+
+    /// The lists to write to (made at the first write where they are lent).
+    #[inline(always)]
+    pub(crate) fn lists(&mut self) -> &mut Lists {
+        self.lists.get_mut()
     }
 
     /// Whether message `id` (if one was sent) was lost.
     pub fn is_lost(&self, id: Option<u64>) -> bool {
-        id.is_none_or(|id| self.lost.contains(&id))
+        id.is_none_or(|id| self.lost().contains(&id))
     }
 
     /// Whether message `id` is held by TCP in a cut link.
     pub fn is_held(&self, id: Option<u64>) -> bool {
-        id.is_some_and(|id| self.held.contains(&id))
+        id.is_some_and(|id| self.held().contains(&id))
     }
 }
 
-/// A step's buffers kept between copies of the world: its events, the ids it
-/// sent, lost and held, and its commands. The explorer copies the world for
-/// every move and throws most copies away; a copy's step would otherwise grow
-/// these vectors from nothing and free them after. `Sim::lend` hands a copy the
-/// spare buffers for its step, `Sim::reclaim` takes them back (emptied) once
-/// the step's record has been read.
+/// A step's lists kept between copies of the world. The explorer copies the world
+/// for every move and throws most copies away; a copy's step would otherwise make
+/// its lists from nothing and free them after. `Sim::lend` hands a copy the spare
+/// lists for its step, `Sim::reclaim` takes them back (emptied) once the step's
+/// record has been read.
 #[derive(Debug, Default)]
 pub struct Spare {
-    events: Vec<Event>,
-    sent: Vec<u64>,
-    lost: Vec<u64>,
-    held: Vec<u64>,
-    commands: Vec<Command>,
-}
-
-/// Puts `spare`'s buffer in `mine` if `mine` holds nothing (its contents are kept otherwise).
-fn lend_one<T>(mine: &mut Vec<T>, spare: &mut Vec<T>) {
-    if mine.capacity() == 0 {
-        std::mem::swap(mine, spare);
-    }
-}
-
-/// Takes `mine`'s buffer, emptied, into `spare` if it is the larger (the other is freed);
-/// `mine` is left without one.
-fn reclaim_one<T>(mine: &mut Vec<T>, spare: &mut Vec<T>) {
-    let taken = std::mem::take(mine);
-    if taken.capacity() > spare.capacity() {
-        *spare = taken;
-    }
-    spare.clear();
+    lists: Option<Box<Lists>>,
 }
 
 impl super::Sim {
-    /// Gives this world the spare buffers for its next step, where its own are empty.
+    /// Gives this world the spare lists for its next step, if it holds none.
     pub fn lend(&mut self, spare: &mut Spare) {
-        lend_one(&mut self.last.events, &mut spare.events);
-        lend_one(&mut self.last.sent, &mut spare.sent);
-        lend_one(&mut self.last.lost, &mut spare.lost);
-        lend_one(&mut self.last.held, &mut spare.held);
-        lend_one(&mut self.commands, &mut spare.commands);
+        self.last.lists.lend(&mut spare.lists);
     }
 
-    /// Takes the last step's buffers back, emptied: what it recorded (its events,
+    /// Takes the last step's lists back, emptied: what it recorded (its events,
     /// what it sent) is gone; its trigger stays.
     pub fn reclaim(&mut self, spare: &mut Spare) {
-        reclaim_one(&mut self.last.events, &mut spare.events);
-        reclaim_one(&mut self.last.sent, &mut spare.sent);
-        reclaim_one(&mut self.last.lost, &mut spare.lost);
-        reclaim_one(&mut self.last.held, &mut spare.held);
-        reclaim_one(&mut self.commands, &mut spare.commands);
+        self.last.lists.reclaim(&mut spare.lists, |l| {
+            l.clear_record();
+            l.commands.clear();
+        });
     }
 }
 

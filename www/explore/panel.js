@@ -49,6 +49,16 @@ function number(name, label, value, min, max, hint) {
   return { input, row: h("label", { class: "ex-field" }, h("span", {}, label), input, hint ? h("small", {}, hint) : null) };
 }
 
+/** The memory bound's default, and why: an eighth of what the device says it has
+ *  (navigator.deviceMemory, in GB, which Chromium rounds and caps at 8) within 256–1024 MiB;
+ *  without it, 256 MiB on a touch screen or in a narrow window (a phone's tab is closed
+ *  well before 1 GB), else 1024 MiB. */
+export function memoryDefault(nav = navigator, small = matchMedia("(pointer: coarse), (max-width: 600px)").matches) {
+  const gb = Number(nav.deviceMemory);
+  if (gb > 0) return { mb: Math.max(256, Math.min(1024, Math.round(gb * 128))), why: `this device has ${gb} GB` };
+  return small ? { mb: 256, why: "a phone-sized screen" } : { mb: 1024, why: "" };
+}
+
 /** The fragment of a counterexample's link at another step (no state hash: that is the violation's). */
 export const linkAt = (fragment, step) => fragment.replace(/(^|&)at=\d+/, `$1at=${step}`).replace(/&h=[^&]*/, "");
 
@@ -66,7 +76,9 @@ async function create(api) {
   const records = number("records", "Extra records", 0, 0, 20, "writes the search may add, one record each");
   const unflushed = number("unflushed", "Unflushed", 0, 0, 5, "records a crash may lose from a log's tail");
   const time = number("max_time_ms", "Time (ms)", "", 0, 86400000, "simulated; empty: the scenario's end");
-  const memory = number("memory_mb", "Memory (MiB)", 1024, 16, 3072, "the search stops, with a message, past this");
+  const mem = memoryDefault();
+  const memory = number("memory_mb", "Memory (MiB)", mem.mb, 16, 3072, `the search stops, with a message, at this${mem.why ? ` (${fmt(mem.mb)} by default: ${mem.why})` : ""}`);
+  memory.row.classList.add("ex-memory");
   const cuts = h("input", { type: "checkbox", name: "cuts", checked: "" });
   const oneWay = h("input", { type: "checkbox", name: "one_way" });
   const controllerCuts = h("input", { type: "checkbox", name: "controller_cuts" });
@@ -210,7 +222,7 @@ async function create(api) {
       client_cuts: clientCuts.checked,
       catch: int(caught.input) ?? 0,
       max_time_ms: int(time.input),
-      memory_mb: int(memory.input) ?? 1024,
+      memory_mb: int(memory.input) ?? mem.mb,
       drop_faults: start.value === "drop",
       ...(simulating() ? { seed: int(seed.input) ?? 1, walks: int(walks.input) } : {}),
     };
@@ -329,7 +341,7 @@ async function create(api) {
         latest = m;
         paint();
         section.dataset.state = "stopped-memory";
-        verdict.replaceChildren(h("h3", {}, "Stopped: the memory bound"), h("p", {}, `The search used ${fmt(m.wasmBytes / 2 ** 20)} MiB, over the ${fmt(opts.memory_mb)} MiB bound, after ${fmt(m.progress.distinct)} distinct states, before it was done: no counterexample among those, but the bounds were not exhausted. Tighten the bounds (fewer steps or faults) or raise the memory bound.`));
+        verdict.replaceChildren(h("h3", {}, "Stopped: the memory bound"), h("p", {}, `The search reached its ${fmt(opts.memory_mb)} MiB memory bound (it held ${(m.wasmBytes / 2 ** 20).toFixed(1)} MiB) after ${fmt(m.progress.distinct)} distinct states, before it was done: no counterexample among those, but the bounds were not exhausted. Tighten the bounds (fewer steps or faults) or raise the memory bound.`));
       } else {
         bar.value = bar.max;
         line.textContent = progressLine(m.progress, m.ms, m.wasmBytes, opts.max_depth);

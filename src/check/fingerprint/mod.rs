@@ -121,16 +121,17 @@ pub fn fingerprint(sim: &Sim, perm: &Perm, extra: u64) -> u64 {
 pub fn fingerprint_with(sim: &Sim, perm: &Perm, extra: u64, sent: bool) -> u64 {
     // The key the nodes' content hashes are cached under: the renaming, and whether send times count.
     let cache = u64::from_le_bytes(perm.to) ^ (sent as u64) << 63 | 1;
-    let cx = Ctx {
+    let mut cx = Ctx {
         sim,
         perm: *perm,
         now: sim.now,
         next_msg: sim.next_msg,
         sent,
         cache,
-        places: Places::new(&sim.sched.queue, sim.in_flight.as_slice()),
+        places: Places::EMPTY,
         brokers: sim.brokers.len().min(8) as u8,
     };
+    cx.places.fill(&sim.sched.queue, sim.in_flight.as_slice());
     let mut w = Walker::<FULL> { h: StableHash::default(), owner: u32::MAX, cx: &cx };
     w.word(extra);
     w.sim();
@@ -395,7 +396,6 @@ impl<'a, const M: u8> Walker<'a, M> {
             // Caches: what the properties verified already.
             checked: _,
             last: _,
-            commands: _,
             done,
             // Not hashed: the search runs within the script (`moves::due_count` stops at
             // `stop_at_ms` whatever `after_stop` says), where neither changes what is due,

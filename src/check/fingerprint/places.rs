@@ -25,22 +25,33 @@ pub(crate) struct Places {
 pub(crate) const PLACES: usize = 64;
 
 impl Places {
-    #[inline]
+    /// A table built for `queue` and `in_flight` (the tests; a fingerprint fills its own).
+    #[cfg(test)]
     pub(crate) fn new<T, M>(queue: &[(Key, T)], in_flight: &[(u64, (M, Key))]) -> Places {
-        let built = queue.len() < u8::MAX as usize && in_flight.len() < u8::MAX as usize;
-        let mut p = Places { slots: [0; PLACES], msgs: [0; PLACES], clashed: false, built };
-        if built {
+        let mut p = Places::EMPTY;
+        p.fill(queue, in_flight);
+        p
+    }
+
+    /// No table yet (`fill` builds it in place: a fingerprint's context holds it, and
+    /// building it elsewhere and moving it in was a 130-byte copy per state).
+    pub(crate) const EMPTY: Places = Places { slots: [0; PLACES], msgs: [0; PLACES], clashed: false, built: false };
+
+    /// Builds the table for `queue` and `in_flight` (into an `EMPTY` one).
+    #[inline]
+    pub(crate) fn fill<T, M>(&mut self, queue: &[(Key, T)], in_flight: &[(u64, (M, Key))]) {
+        self.built = queue.len() < u8::MAX as usize && in_flight.len() < u8::MAX as usize;
+        if self.built {
             for (i, ((_, _, seq), _)) in queue.iter().enumerate() {
-                let slot = &mut p.slots[(*seq % PLACES as u64) as usize];
-                p.clashed |= *slot != 0;
+                let slot = &mut self.slots[(*seq % PLACES as u64) as usize];
+                self.clashed |= *slot != 0;
                 *slot = i as u8 + 1;
             }
             // A clash here only makes a lookup miss (and search): `msg` checks the id.
             for (i, (_, (_, (_, _, seq)))) in in_flight.iter().enumerate() {
-                p.msgs[(*seq % PLACES as u64) as usize] = i as u8 + 1;
+                self.msgs[(*seq % PLACES as u64) as usize] = i as u8 + 1;
             }
         }
-        p
     }
 
     /// The key's place in `queue`, or `Err` where it is not there (as a binary search

@@ -237,7 +237,7 @@ fn observe(sim: &mut Sim) {
     let step = sim.step;
     let mut duplicates = Vec::new();
     let Sim { last, brokers, invariants, producers, .. } = sim;
-    for event in &last.events {
+    for event in last.events() {
         match *event {
             Event::LeaderHwMoved { leader, from, to, .. } => invariants.note_committed(&brokers[leader as usize].log, from, to),
             Event::Appended { leader, producer, first_offset, count, again, .. } => {
