@@ -159,10 +159,9 @@ impl Network {
         }
     }
 
-    /// Whether a request from `client` to `server` at `now` would wait for a new
-    /// connection (its connection is closed and a direction is cut, or it is still
-    /// connecting: also one whose handshake crosses after `now`). Between brokers and
-    /// clients, where channels do not apply.
+    /// Whether a request from `client` to `server` at `now` would wait for a new connection
+    /// (closed and a direction cut, or still connecting: also one whose handshake crosses
+    /// after `now`). Between brokers and clients, where channels do not apply.
     pub fn would_wait_for_connection(&self, client: Node, server: Node, now: u64) -> bool {
         match self.conn(client, server) {
             None => false,
@@ -254,12 +253,10 @@ impl Sim {
             return;
         }
         let mut state = self.conn_for(client, server, &body);
-        if let Some(Conn::Crossing { at }) = state {
-            if at <= self.now {
-                // The handshake has crossed: the connection is open.
-                self.net.set_conn(client, server, None);
-                state = None;
-            }
+        if matches!(state, Some(Conn::Crossing { at }) if at <= self.now) {
+            // The handshake has crossed: the connection is open.
+            let _ = self.net.set_conn(client, server, None);
+            state = None;
         }
         let cut = self.net.is_cut_for(from, to, &body);
         let cut_back = self.net.is_cut_for(to, from, &body);
@@ -554,10 +551,7 @@ impl Wire for WireOf<'_> {
     }
 
     fn handshake_at(&self, client: Node, server: Node) -> Option<u64> {
-        match self.net.conn(client, server) {
-            Some(Conn::Crossing { at }) if at > self.now => Some(at),
-            _ => None,
-        }
+        self.net.conn(client, server).and_then(|c| if let Conn::Crossing { at } = c { Some(at) } else { None }).filter(|&at| at > self.now)
     }
 
     fn is_connecting(&self, client: Node, server: Node) -> bool {
