@@ -69,6 +69,23 @@ describe("a live docs figure", () => {
     }
     await page.close();
   });
+
+  test("on a site whose body font is not the figure's (a serif one here), the labels' boxes fit their text", async () => {
+    const page = await env.newPage();
+    await page.goto(`${srv.url}/index.html`);
+    await page.mouse.wheel(0, 10);
+    const fig = page.locator("figure.hwscope-figure").first();
+    await fig.scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live");
+    const pills = await page.evaluate(() =>
+      [...document.querySelector(".hwscope-live").shadowRoot.querySelectorAll("svg .client")].map((g) => {
+        const t = g.querySelector("text");
+        return { text: t.textContent, box: Math.round(g.querySelector("rect").getBBox().width), text_w: Math.round(t.getComputedTextLength()) };
+      }));
+    assert.ok(pills.length > 0);
+    for (const p of pills) assert.ok(p.box >= p.text_w, `"${p.text}" is ${p.text_w} px wide in a box of ${p.box} px`);
+    await page.close();
+  });
 });
 
 test("the iframe embed: a click on its stage, then → steps it", async () => {

@@ -1421,13 +1421,14 @@ fn a_consumer_fetch_that_waited_on_its_connection_times_out_counting_from_when_i
     }
 }
 
-/// A closed connection's bytes are gone, also those a heal released for a retransmission
-/// that has not come yet. p's write at 1 s goes into a cut (p → 0); TCP resends it at 1.2,
-/// 1.6, 2.4 and 4 s. The heal at 3.5 s releases it for the resend at 4 s, but at 4 s p's
-/// request.timeout.ms (3 s) has closed the connection: the resend never comes, and the
-/// broker sees only p's retry, on a new connection.
+/// A heal's retransmission outlives the connection its client closed: p's write at 1 s goes
+/// into a cut (p → 0); TCP resends it at 1.2, 1.6, 2.4 and 4 s. The heal at 3.5 s releases it
+/// for the resend at 4 s, when p's request.timeout.ms (3 s) closes the connection: the
+/// kernel's orphaned socket sends it all the same (`connect::drop_unsent_on`), and the leader
+/// appends it; its answer goes nowhere. p's retry, on a new connection, is a duplicate batch
+/// to the idempotent producer's state (kafka-4.0's default): the record is in the log once.
 #[test]
-fn a_heal_s_retransmission_dies_with_the_connection_its_client_closed() {
+fn a_heal_s_retransmission_outlives_the_connection_its_client_closed() {
     let s = json!({"format": 1, "preset": "kafka-4.0", "replicas": 3, "initial": {"log_end_offset": 10},
         "producers": [{"id": "p", "acks": "all", "request.timeout.ms": 3000}],
         "events": [
@@ -1440,6 +1441,11 @@ fn a_heal_s_retransmission_dies_with_the_connection_its_client_closed() {
     let timed_out = t.find(0, &json!({"type": "timeout", "producer": "p", "timer": "produce-request-timeout"}));
     assert_eq!(time(t.at(timed_out)), 4_000);
     let arrived = t.all(&json!({"type": "produce_request", "from": "p", "to": 0}));
-    assert_eq!(arrived.len(), 1, "only the retry reaches the leader: {:?}", arrived.iter().map(|&i| line(t.at(i))).collect::<Vec<_>>());
-    assert!(arrived[0] > timed_out && !event_matches(t.at(arrived[0]), &json!({"duplicate": true})), "{}", line(t.at(arrived[0])));
+    let lines = || arrived.iter().map(|&i| line(t.at(i))).collect::<Vec<_>>();
+    assert_eq!(arrived.len(), 2, "the orphan's resend and the retry reach the leader: {:?}", lines());
+    assert_eq!(time(t.at(arrived[0])), 4_001, "{:?}", lines());
+    assert!(event_matches(t.at(arrived[0]), &json!({"outcome": "appended"})), "{:?}", lines());
+    assert!(event_matches(t.at(arrived[1]), &json!({"outcome": "duplicate", "duplicate": true})), "{:?}", lines());
+    assert_eq!(log_ids(t.last(), 0).iter().filter(|r| r.as_str() == "p-1").count(), 1);
+    assert_eq!(t.all(&json!({"type": "produce_response", "from": 0, "to": "p"})).len(), 1, "only the retry's answer reaches p");
 }

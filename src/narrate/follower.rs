@@ -159,7 +159,7 @@ impl Narrator<'_> {
 
     pub(super) fn fetch_request_timeout(&self, id: u32) -> String {
         format!(
-            "Follower {id}'s request has had no answer in time (request.timeout.ms, {} ms; replica.socket.timeout.ms, {} ms, while its connection was not made): it closes the connection, dropping what TCP still held on it, and tries again after replica.fetch.backoff.ms ({} ms).",
+            "Follower {id}'s request has had no answer in time (request.timeout.ms, {} ms; replica.socket.timeout.ms, {} ms, while its connection was not made): it closes the connection and tries again after replica.fetch.backoff.ms ({} ms).",
             self.config().broker_request_timeout_ms(),
             self.config().replica_socket_timeout_ms,
             self.config().replica_fetch_backoff_ms

@@ -34,6 +34,20 @@ impl Narrator<'_> {
         if let Some(Event::ReceiverDown { broker: b }) = self.events.first() {
             return format!("A message to broker {b} arrives, but broker {b} is down.");
         }
+        let text = self.deliver_as_usual(msg);
+        let Some(&Event::OrphanArrived { client, broker, sent_ms }) = self.events.first() else { return text };
+        let how = if msg.resent_ms.is_some() {
+            "Closing did not take back what TCP had not delivered: the kernel keeps the closed socket (an orphan) and goes on retransmitting its bytes, so after the heal they reach"
+        } else {
+            "It was already on its way, and reaches"
+        };
+        format!(
+            "This request was sent at {sent_ms} ms on a connection {} has since closed (a request timed out). {how} broker {broker}, which handles it as any other; its answer will find the socket gone. {text}",
+            self.node(client)
+        )
+    }
+
+    fn deliver_as_usual(&self, msg: &Msg) -> String {
         match (&msg.body, msg.to, msg.from) {
             (Body::Fetch(req), ..) => self.fetch_request(req),
             (Body::FetchResponse(resp), Node::Broker(id), Node::Broker(leader)) => self.fetch_response(id, leader, resp),
@@ -239,7 +253,7 @@ impl Narrator<'_> {
                         text.push_str(" The next heartbeat gets through, and its answer brings the metadata the broker missed.");
                     }
                 }
-                Event::HeldReleased { count, handshakes, late } => {
+                Event::HeldReleased { count, handshakes, late, orphans_gone } => {
                     if count > 0 {
                         text.push_str(&held_released(count, handshakes));
                     }
@@ -248,6 +262,13 @@ impl Narrator<'_> {
                             " {late} request{} wait{} on a connection attempt whose next SYN comes after the attempt is given up: the client will connect again then.",
                             plural(late),
                             if late == 1 { "s" } else { "" }
+                        ));
+                    }
+                    if orphans_gone > 0 {
+                        text.push_str(&format!(
+                            " {orphans_gone} request{} of a connection its client closed {} gone: the kernel's orphaned socket stopped retransmitting before the heal (Linux gives an orphan 8 retransmissions, the last about 51 s after the first send).",
+                            plural(orphans_gone),
+                            if orphans_gone == 1 { "is" } else { "are" }
                         ));
                     }
                 }

@@ -47,8 +47,13 @@ pub enum Event {
     LinkEndpointMissing,
     /// Messages TCP held in the healed link go out at their next retransmission.
     /// `handshakes` of them were connection attempts (SYNs), the rest data; `late` more
-    /// wait on an attempt whose next SYN comes after its limit (`connect.rs`).
-    HeldReleased { count: usize, handshakes: usize, late: usize },
+    /// wait on an attempt whose next SYN comes after its limit (`connect.rs`);
+    /// `orphans_gone`: requests of closed connections whose orphan gave up before its next
+    /// retransmission (`connect::orphan_gives_up_at`).
+    HeldReleased { count: usize, handshakes: usize, late: usize, orphans_gone: usize },
+    /// A request whose client had closed its connection arrives all the same, sent by the
+    /// kernel's orphaned socket (`connect::drop_unsent_on`); `sent_ms`: its first send.
+    OrphanArrived { client: Node, broker: u32, sent_ms: u64 },
     ConsumerAdded { consumer: usize },
     ConsumerExists,
     /// A message reaches a broker that is down.

@@ -415,6 +415,7 @@ impl Sim {
                 return self.emit(Event::ConsumerResponseIgnored { consumer: c });
             }
         }
+        self.orphan_arrives(msg);
         match &msg.body {
             Body::Fetch(req) => self.broker_rule_at(msg.to, |b, out| leader::handle_fetch_request(b, msg, req, out)),
             Body::FetchResponse(resp) => {

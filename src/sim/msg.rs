@@ -291,6 +291,21 @@ pub enum Body {
 }
 
 impl Body {
+    /// The request this answers, for an answer that names one (`request`; 0, the idle
+    /// round's metadata answer, names none).
+    pub fn answers(&self) -> Option<u64> {
+        match self {
+            Body::FetchResponse(FetchResponse { request, .. })
+            | Body::ProduceResponse { request, .. }
+            | Body::ConsumerFetchResponse(ConsumerFetchResponse { request, .. })
+            | Body::AlterPartitionResponse { request, .. }
+            | Body::OffsetsForLeaderEpochResponse { request, .. }
+            | Body::MetadataResponse { request, .. } => Some(*request),
+            Body::MetadataFetchResponse { request, .. } => (*request != 0).then_some(*request),
+            _ => None,
+        }
+    }
+
     /// Whether the sender is the one waiting for an answer (a request), rather than
     /// the one answering (a response, or the controller's metadata).
     pub fn is_request(&self) -> bool {

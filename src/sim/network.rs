@@ -6,9 +6,11 @@
 //! message sent into a cut is *held*, not lost: TCP retransmits it (after 200 ms,
 //! then doubling, at most 120 s apart), so after the heal it arrives at the next
 //! retransmission, together with everything queued behind it on that connection.
-//! A requester that gives up (its request timeout) closes the connection, and what
-//! it held is gone; a new connection needs both directions, its SYN retried every
-//! second five times, then after 2, 4… s (Linux's RTOs: `TCP_RTO_MIN`,
+//! A requester that gives up (its request timeout) closes the connection: what it
+//! held stays with the kernel's orphaned socket, which goes on retransmitting it for
+//! about 100 s and may still deliver it after a heal (`connect::drop_unsent_on`); the
+//! broker's answer to it is lost. A new connection needs both directions, its SYN
+//! retried every second five times, then after 2, 4… s (Linux's RTOs: `TCP_RTO_MIN`,
 //! `TCP_TIMEOUT_INIT`, `tcp_syn_linear_timeouts`).
 //!
 //! Under KRaft, traffic between brokers and the controller is held the same way
@@ -22,7 +24,7 @@
 //! vanished (`crash.silent`) says nothing: its peers wait for their timeouts.
 
 pub use super::connect::{channel_of, conn_of, retransmission_at, syn_retransmission_gap, Conn};
-use super::connect::{drop_unsent_on, longest_attempt_ms};
+use super::connect::{drop_unsent_on, longest_attempt_ms, orphan_gives_up_at};
 use super::event::Event;
 use super::msg::{Body, Hold, Msg, Node};
 use super::outbox::Wire;
@@ -59,6 +61,11 @@ pub struct Network {
     /// (client, server) → state, for connections not simply open.
     /// Read by the explorer's fingerprint (`crate::check`).
     pub(crate) conns: VecMap<(Node, Node), Conn>,
+    /// Requests whose client closed their connection (`connect::drop_unsent_on`), still on
+    /// their way or not answered yet → the broker they go to: the kernel's orphaned socket
+    /// may still deliver them, and their answer has nowhere to go.
+    /// Read by the explorer's fingerprint (`crate::check`).
+    pub(crate) orphans: VecMap<u64, Node>,
 }
 
 impl Network {
@@ -70,7 +77,13 @@ impl Network {
                 latency.overrides.insert((a, b), l.latency_ms);
             }
         }
-        Network { latency: Part::new(latency), cut: Part::new(VecSet::new()), channel_cut: Part::new(VecSet::new()), conns: VecMap::new() }
+        Network {
+            latency: Part::new(latency),
+            cut: Part::new(VecSet::new()),
+            channel_cut: Part::new(VecSet::new()),
+            conns: VecMap::new(),
+            orphans: VecMap::new(),
+        }
     }
 
     /// The latency overrides naming consumer `id`, now that it is node `node`.
@@ -252,7 +265,8 @@ impl Sim {
         let cut_back = self.net.is_cut_for(to, from, &body);
         if !request {
             // An answer on a connection its client closed has nowhere to go.
-            if state.is_some() {
+            let orphaned = body.answers().is_some_and(|r| self.net.orphans.remove(&r).is_some());
+            if state.is_some() || orphaned {
                 self.last.lists().lost.push(id);
             } else if cut {
                 self.hold(id, from, to, body, Hold { since: self.now, connect: false });
@@ -327,12 +341,14 @@ impl Sim {
         self.last.lists().held.push(id);
     }
 
-    /// When the oldest message held on this direction was first sent.
+    /// When the oldest message held on this direction was first sent (on the open
+    /// connection: not what a closed one left to its orphan).
     /// With `channel`, on that connection between a broker and the controller only.
     fn held_since(&self, from: Node, to: Node, channel: Option<Channel>) -> Option<u64> {
         self.in_flight
             .values()
             .filter(|(m, _)| m.from == from && m.to == to && (channel.is_none() || channel_of(&m.body) == channel))
+            .filter(|(m, _)| !self.net.orphans.contains_key(&m.id))
             .filter_map(|(m, _)| m.held)
             .map(|h| h.since)
             .min()
@@ -348,6 +364,7 @@ impl Sim {
                 self.sched.cancel(key);
             }
         }
+        self.net.orphans.retain(|id, server| *server != node && !ids.contains(id));
     }
 
     /// A killed broker's connections are reset; with `resets`, every peer `waiting`
@@ -411,9 +428,9 @@ impl Sim {
             return self.emit(Event::LinkEndpointMissing);
         };
         self.emit(Event::LinksHealed { from, to, both_ways: links.len() == 2, channel });
-        let (released, made, late) = self.release_held();
-        if released > 0 || late > 0 {
-            self.emit(Event::HeldReleased { count: released, handshakes: made.len(), late });
+        let (released, made, late, orphans_gone) = self.release_held();
+        if released > 0 || late > 0 || orphans_gone > 0 {
+            self.emit(Event::HeldReleased { count: released, handshakes: made.len(), late, orphans_gone });
         }
         let mut told: Vec<(Node, Node)> = Vec::new();
         for (client, server, at) in made {
@@ -430,25 +447,34 @@ impl Sim {
     }
 
     /// Held messages whose way is open again are scheduled at their connection's next
-    /// retransmission (the oldest held message's schedule: TCP resends in order).
-    /// Returns how many messages, the handshake each one that waited on a connection
-    /// crosses on (client, server, the SYN's time), and how many stay held because their
-    /// attempt is given up before its next SYN.
-    fn release_held(&mut self) -> (usize, Vec<(Node, Node, u64)>, usize) {
+    /// retransmission (the oldest held message's schedule: TCP resends in order; a
+    /// closed connection's orphan keeps its own). Returns how many messages, the
+    /// handshake each one that waited on a connection crosses on (client, server, the
+    /// SYN's time), how many stay held because their attempt is given up before its next
+    /// SYN, and how many an orphan had given up before its next retransmission (gone).
+    fn release_held(&mut self) -> (usize, Vec<(Node, Node, u64)>, usize, usize) {
         type HeldMsg = (u64, Node, Node, Hold, (Node, Node), Option<Channel>);
         let held: Vec<HeldMsg> = self
             .in_flight
             .values()
             .filter_map(|(m, _)| m.held.map(|h| (m.id, m.from, m.to, h, conn_of(m.from, m.to, &m.body), channel_of(&m.body))))
             .collect();
-        let (mut released, mut handshakes, mut late) = (0, Vec::new(), 0);
+        let (mut released, mut handshakes, mut late, mut gone) = (0, Vec::new(), 0, 0);
         for (id, from, to, hold, (client, server), channel) in held {
             let open = !(self.net.is_cut_on(from, to, channel) || hold.connect && self.net.is_cut_on(to, from, channel));
             if !open {
                 continue;
             }
-            let oldest = held_oldest(&self.in_flight, from, to, hold.connect, channel);
-            let at = retransmission_at(oldest.min(hold.since), hold.connect, self.now);
+            let orphan = self.net.orphans.contains_key(&id);
+            let oldest = held_oldest(&self.in_flight, &self.net.orphans, (from, to), hold.connect, channel, orphan).min(hold.since);
+            let at = retransmission_at(oldest, hold.connect, self.now);
+            if orphan && at >= orphan_gives_up_at(oldest) {
+                self.in_flight.remove(&id);
+                self.net.orphans.remove(&id);
+                self.last.lists().lost.push(id);
+                gone += 1;
+                continue;
+            }
             if hold.connect {
                 // A handshake whose next SYN comes after the attempt's limit is given up first.
                 if matches!(self.net.conn(client, server), Some(Conn::Connecting { gives_up: Some(k), .. }) if at >= k.0) {
@@ -471,14 +497,24 @@ impl Sim {
                 }
             }
         }
-        (released, handshakes, late)
+        (released, handshakes, late, gone)
     }
 }
 
-fn held_oldest(in_flight: &VecMap<u64, (super::Shared<Msg>, Key)>, from: Node, to: Node, connect: bool, channel: Option<Channel>) -> u64 {
+/// When the oldest message held on `(from, to)` of the same kind was first sent: waiting
+/// for a handshake or not (`connect`), left to a closed connection's orphan or not (`orphan`).
+fn held_oldest(
+    in_flight: &VecMap<u64, (super::Shared<Msg>, Key)>,
+    orphans: &VecMap<u64, Node>,
+    (from, to): (Node, Node),
+    connect: bool,
+    channel: Option<Channel>,
+    orphan: bool,
+) -> u64 {
     in_flight
         .values()
         .filter(|(m, _)| m.from == from && m.to == to && (channel.is_none() || channel_of(&m.body) == channel))
+        .filter(|(m, _)| orphans.contains_key(&m.id) == orphan)
         .filter_map(|(m, _)| m.held.filter(|h| h.connect == connect).map(|h| h.since))
         .min()
         .unwrap_or(u64::MAX)
@@ -502,8 +538,9 @@ impl Wire for WireOf<'_> {
         self.would_wait_for_connection(client, server).then(|| longest_attempt_ms(self.setup, failures))
     }
 
-    fn close_conn(&mut self, client: Node, server: Node) -> Vec<Key> {
-        let mut keys = drop_unsent_on(self.in_flight, client, server, None);
+    fn close_conn(&mut self, client: Node, server: Node, by_client: bool) -> Vec<Key> {
+        let established = by_client && self.net.conn(client, server).is_none();
+        let mut keys = drop_unsent_on(self.in_flight, &mut self.net.orphans, (client, server), None, established);
         if client != Node::Controller && server != Node::Controller {
             keys.extend(self.net.set_conn(client, server, Some(Conn::Closed)));
         }
@@ -519,7 +556,8 @@ impl Wire for WireOf<'_> {
     /// retransmission after a heal) are gone.
     fn close_metadata_connection(&mut self, broker: u32) -> Vec<Key> {
         let me = Node::Broker(broker);
-        let scheduled = drop_unsent_on(self.in_flight, me, Node::Controller, Some(Channel::Metadata));
+        let established = self.net.conn(me, Node::Controller).is_none();
+        let scheduled = drop_unsent_on(self.in_flight, &mut self.net.orphans, (me, Node::Controller), Some(Channel::Metadata), established);
         let _ = self.net.set_conn(me, Node::Controller, Some(Conn::Closed));
         scheduled
     }

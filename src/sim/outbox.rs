@@ -38,10 +38,11 @@ pub(crate) trait Wire {
     /// If a request from `client` to `server` would first wait for a connection, the
     /// longest that attempt may last before it is given up (`connect::longest_attempt_ms`).
     fn connection_wait_bound(&self, client: Node, server: Node) -> Option<u64>;
-    /// The client closes its connection to `server`; its bytes are gone
-    /// (`connect::drop_unsent_on`). Returns the deliveries and the timer of the attempt
-    /// this ends, to take out of the queue.
-    fn close_conn(&mut self, client: Node, server: Node) -> Vec<Key>;
+    /// The connection `client` → `server` closes (`by_client`: its client closes it, else
+    /// the server resets it): what it held is gone, but for what a client's close leaves to
+    /// the kernel's orphaned socket (`connect::drop_unsent_on`). Returns the deliveries and
+    /// the timer of the attempt this ends, to take out of the queue.
+    fn close_conn(&mut self, client: Node, server: Node, by_client: bool) -> Vec<Key>;
     /// Whether the link `from` → `to` is cut (for `channel`, or as a whole).
     fn is_cut_on(&self, from: Node, to: Node, channel: Option<Channel>) -> bool;
     /// A broker resets its connection for the metadata log; returns the deliveries of
@@ -119,7 +120,15 @@ impl Out<'_> {
     /// The client closes its connection to `server` (`Wire::close_conn`); an attempt under
     /// way loses the timer that would have given it up.
     pub fn close_conn(&mut self, client: Node, server: Node) {
-        for key in self.wire.close_conn(client, server) {
+        for key in self.wire.close_conn(client, server, true) {
+            self.sched.cancel(key);
+        }
+    }
+
+    /// The server closes the connection its client opened: the client's bytes still on
+    /// their way are answered with a reset and gone (`Wire::close_conn`).
+    pub fn reset_conn(&mut self, client: Node, server: Node) {
+        for key in self.wire.close_conn(client, server, false) {
             self.sched.cancel(key);
         }
     }

@@ -9,6 +9,7 @@ import { Sim } from "../core/sim.js";
 import { Player } from "../core/player.js";
 import { Frontier } from "../core/frontier.js";
 import { createStage } from "../render/stage.js";
+import { measureIn } from "../render/measure.js";
 
 // Two cores, as the page has (docs/performance.md, issue 28's ninth pass): the figures
 // start on the docs figures' first core (the page's first core plus the block parser:
@@ -208,6 +209,8 @@ export async function mount(fig, text, theme) {
   host.style.visibility = "hidden";
   box.append(host);
   await loaded;
+  // Labels are measured in the figure's font (its style sheets have come), not the site's.
+  measureIn(figure);
   player.go(block.at);
   host.style.visibility = "";
   const img = box.querySelector("img.hwscope-static, .hwscope-pending");

@@ -9,10 +9,20 @@ const cache = new Map();
 let ascent = 0.93;
 let descent = 0.24;
 
-function context() {
+/** Measures in `el`'s font from now on: a docs figure (www/embed/live.js) draws in its
+ *  shadow root's font, not the site's body font (a serif body made every label's box too short). */
+export function measureIn(el) {
+  const f = getComputedStyle(el).fontFamily;
+  if (!f || f === family) return;
+  ctx = null;
+  cache.clear();
+  context(f);
+}
+
+function context(font) {
   if (!ctx) {
     ctx = document.createElement("canvas").getContext("2d");
-    family = getComputedStyle(document.body).fontFamily || "sans-serif";
+    family = font || getComputedStyle(document.body).fontFamily || "sans-serif";
     ctx.font = `400 100px ${family}`;
     const m = ctx.measureText("Hg");
     if (m.fontBoundingBoxAscent) {

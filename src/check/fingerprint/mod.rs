@@ -443,6 +443,15 @@ impl<'a, const M: u8> Walker<'a, M> {
             s.wrapping_add(mix(mix(mix(self.node_word(a)) ^ self.node_word(b)) ^ state))
         });
         self.word(conns);
+        // Requests left to a closed connection's orphan, by id (the renaming keeps ids' order).
+        if !net.orphans.is_empty() {
+            self.word(net.orphans.len() as u64);
+            for (&id, &server) in net.orphans.iter() {
+                self.id(id);
+                let server = self.node_word(server);
+                self.word(server);
+            }
+        }
         self.queue();
         // No renaming, time or id in them: cached like a node's content, with no references.
         self.cached(invariants, Walker::invariants, |_, _| {});

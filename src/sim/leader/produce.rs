@@ -181,7 +181,7 @@ fn refuse_produce(
 ) {
     let closed = acks == Acks::Zero;
     let sent = if closed {
-        out.close_conn(msg.from, msg.to);
+        out.reset_conn(msg.from, msg.to);
         out.send(msg.to, msg.from, Body::Reset { refused: false })
     } else {
         let body = Body::ProduceResponse { request: msg.id, ids: ids.to_vec(), error: Some(error), current_leader, duplicate: false };
