@@ -118,8 +118,8 @@ fn refill(dst: &mut Sim, src: &Sim) {
         last_change_ms,
     } = dst;
     scenario.clone_from(&src.scenario);
-    *behavior = src.behavior;
-    *settings = src.settings;
+    behavior.clone_from(&src.behavior);
+    settings.clone_from(&src.settings);
     *now = src.now;
     *step = src.step;
     sched.clone_from(&src.sched);

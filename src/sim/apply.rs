@@ -102,7 +102,7 @@ impl Sim {
             | Event::ElrChanged { .. }
             | Event::LastKnownLeaderRecorded { .. }
             | Event::PartitionOffline { .. } => {
-                let behavior = self.behavior;
+                let behavior = *self.behavior;
                 self.controller.apply(event, &behavior);
             }
             _ => {}

@@ -164,7 +164,7 @@ impl Sim {
 
     /// (heartbeat or ping interval, session timeout), as `liveness_timing`.
     pub(crate) fn liveness(&self) -> (u64, u64) {
-        liveness_timing(&self.scenario.config, self.behavior.broker_liveness, self.settings)
+        liveness_timing(&self.scenario.config, self.behavior.broker_liveness, *self.settings)
     }
 
     /// `ClusterControlManager.registerBroker` (3.x–4.x): a new incarnation is refused

@@ -71,9 +71,10 @@ use vecmap::{VecMap, VecSet};
 #[derive(Debug, Clone)]
 pub struct Sim {
     pub scenario: Rc<Scenario>,
-    pub behavior: Behavior,
+    /// Fixed for the run, like the scenario: shared by every copy of the world (`Part`).
+    pub behavior: Part<Behavior>,
     /// The settings whose default depends on the preset, as in force (`Scenario::settings`).
-    pub settings: Settings,
+    pub settings: Part<Settings>,
     pub now: u64,
     pub step: u64,
     pub sched: Scheduler<Due>,
@@ -188,8 +189,8 @@ impl Sim {
             })
             .collect();
         let mut sim = Sim {
-            behavior,
-            settings,
+            behavior: Part::new(behavior),
+            settings: Part::new(settings),
             now: 0,
             step: 0,
             sched: Scheduler::new(),

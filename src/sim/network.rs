@@ -31,23 +31,33 @@ use super::outbox::Wire;
 use super::scheduler::{Due, Key, PROTOCOL};
 use super::step::Command;
 use super::vecmap::{VecMap, VecSet};
-use super::{Shared, Sim};
+use super::{Part, Shared, Sim};
 use crate::scenario::{Channel, ConnectionSetup, Peer, Scenario};
 
 /// A held message's key in the scheduler: never due (it is scheduled when released).
 const NEVER: u64 = u64::MAX;
 
+/// The links' latencies: the scenario's, and the overrides naming consumers added
+/// when they join.
 #[derive(Debug, Clone)]
-pub struct Network {
+struct Latency {
     latency_ms: u64,
     jitter_ms: u64,
     overrides: VecMap<(Node, Node), u64>,
+}
+
+/// The parts rarely written (the latencies, the cuts) are each behind a `Part`,
+/// shared by the copies of the world until a write (issue 27: a state the explorer
+/// queues carries a pointer for each, not its lists).
+#[derive(Debug, Clone)]
+pub struct Network {
+    latency: Part<Latency>,
     /// Read by the explorer's fingerprint (`crate::check`).
-    pub(crate) cut: VecSet<(Node, Node)>,
+    pub(crate) cut: Part<VecSet<(Node, Node)>>,
     /// Directions cut on one of a broker's connections to the controller only
     /// (`partition.channel`): the other connections between them still carry.
     /// Read by the explorer's fingerprint (`crate::check`).
-    pub(crate) channel_cut: VecSet<(Node, Node, Channel)>,
+    pub(crate) channel_cut: Part<VecSet<(Node, Node, Channel)>>,
     /// (client, server) → state, for connections not simply open.
     /// Read by the explorer's fingerprint (`crate::check`).
     pub(crate) conns: VecMap<(Node, Node), Conn>,
@@ -60,22 +70,20 @@ pub struct Network {
 
 impl Network {
     pub fn new(s: &Scenario) -> Network {
-        let mut net = Network {
-            latency_ms: s.network.latency_ms,
-            jitter_ms: s.network.jitter_ms,
-            overrides: VecMap::new(),
-            cut: VecSet::new(),
-            channel_cut: VecSet::new(),
-            conns: VecMap::new(),
-            orphans: VecMap::new(),
-        };
+        let mut latency = Latency { latency_ms: s.network.latency_ms, jitter_ms: s.network.jitter_ms, overrides: VecMap::new() };
         for l in &s.network.links {
             // Consumers' links are added when they join (`add_consumer_links`).
             if let (Some(a), Some(b)) = (peer_node(s, &l.from, &[]), peer_node(s, &l.to, &[])) {
-                net.overrides.insert((a, b), l.latency_ms);
+                latency.overrides.insert((a, b), l.latency_ms);
             }
         }
-        net
+        Network {
+            latency: Part::new(latency),
+            cut: Part::new(VecSet::new()),
+            channel_cut: Part::new(VecSet::new()),
+            conns: VecMap::new(),
+            orphans: VecMap::new(),
+        }
     }
 
     /// The latency overrides naming consumer `id`, now that it is node `node`.
@@ -85,7 +93,7 @@ impl Network {
             let resolve = |e: &crate::scenario::Endpoint| if named(e) { Some(node) } else { peer_node(s, e, &[]) };
             if named(&l.from) || named(&l.to) {
                 if let (Some(a), Some(b)) = (resolve(&l.from), resolve(&l.to)) {
-                    self.overrides.insert((a, b), l.latency_ms);
+                    self.latency.overrides.insert((a, b), l.latency_ms);
                 }
             }
         }
@@ -115,10 +123,11 @@ impl Network {
     }
 
     pub fn latency(&self, from: Node, to: Node) -> u64 {
-        if self.overrides.is_empty() {
-            return self.latency_ms;
+        let l = &*self.latency;
+        if l.overrides.is_empty() {
+            return l.latency_ms;
         }
-        self.overrides.get(&(from, to)).copied().unwrap_or(self.latency_ms)
+        l.overrides.get(&(from, to)).copied().unwrap_or(l.latency_ms)
     }
 
     /// Cuts or heals one direction (of one channel only, with `channel`).
@@ -325,7 +334,7 @@ impl Sim {
     }
 
     fn deliver_later(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body) {
-        let jitter = self.rng.upto(self.net.jitter_ms);
+        let jitter = self.rng.upto(self.net.latency.jitter_ms);
         let arrive_ms = self.now + self.net.latency(from, to) + jitter;
         self.put_on_wire(id, seq, from, to, body, arrive_ms);
         self.last.lists().sent.push(id);
