@@ -37,6 +37,14 @@ pub enum Conn {
 }
 
 impl Conn {
+    /// When the handshake crosses, if a heal has let it and it has not by `now`.
+    pub fn crosses_after(self, now: u64) -> Option<u64> {
+        match self {
+            Conn::Crossing { at } if at > now => Some(at),
+            _ => None,
+        }
+    }
+
     /// The attempts given up in a row so far.
     pub fn failures(self) -> u8 {
         match self {
@@ -222,6 +230,14 @@ fn stays_with_the_orphan(m: &Msg, established: bool) -> bool {
 pub fn orphan_gives_up_at(since: u64) -> u64 {
     const ORPHAN_RETRIES: u32 = 8;
     since + ((2u64 << ORPHAN_RETRIES) - 1) * 200
+}
+
+/// Request `id`, if it never left (held on its connection, or due on a handshake's SYN after
+/// `now`), is taken off the wire; returns its delivery, to cancel, if one was due.
+pub(crate) fn drop_unsent_request(in_flight: &mut VecMap<u64, (Shared<Msg>, Key)>, id: u64, now: u64) -> Option<Key> {
+    let unsent = in_flight.get(&id).is_some_and(|(m, _)| m.held.is_some() || m.resent_ms.is_some_and(|at| at > now));
+    let (m, key) = in_flight.remove(&id).filter(|_| unsent)?;
+    m.held.is_none().then_some(key)
 }
 
 impl Sim {

@@ -24,7 +24,7 @@
 //! vanished (`crash.silent`) says nothing: its peers wait for their timeouts.
 
 pub use super::connect::{channel_of, conn_of, retransmission_at, syn_retransmission_gap, Conn};
-use super::connect::{drop_unsent_on, longest_attempt_ms, orphan_gives_up_at};
+use super::connect::{drop_unsent_on, drop_unsent_request, longest_attempt_ms, orphan_gives_up_at};
 use super::event::Event;
 use super::msg::{Body, Hold, Msg, Node};
 use super::outbox::Wire;
@@ -262,10 +262,9 @@ impl Sim {
             return;
         }
         let mut state = self.conn_for(client, server, &body);
+        // A handshake that has crossed: the connection is open.
         if matches!(state, Some(Conn::Crossing { at }) if at <= self.now) {
-            // The handshake has crossed: the connection is open.
-            let _ = self.net.set_conn(client, server, None);
-            state = None;
+            (state, _) = (None, self.net.set_conn(client, server, None));
         }
         let cut = self.net.is_cut_for(from, to, &body);
         let cut_back = self.net.is_cut_for(to, from, &body);
@@ -285,8 +284,7 @@ impl Sim {
             Some(Conn::Connecting { since, .. }) => self.hold(id, from, to, body, Hold { since, connect: true }),
             // Still connecting: it goes out on the SYN the handshake crosses on.
             Some(Conn::Crossing { at }) => {
-                let arrive_ms = at + self.net.latency(from, to);
-                self.put_on_wire(id, seq, from, to, body, arrive_ms);
+                self.put_on_wire(id, seq, from, to, body, at + self.net.latency(from, to));
                 if let Some((m, _)) = self.in_flight.get_mut(&id) {
                     m.resent_ms = Some(at);
                 }
@@ -496,9 +494,8 @@ impl Sim {
                     late += 1;
                     continue;
                 }
-                // Connecting until that SYN (the attempt's timer goes: it ends first). A
-                // broker's connections to the controller share one state here (`conn_for`),
-                // each channel crossing on its own SYN: they are taken as open at the heal.
+                // Connecting until that SYN; a broker's connections to the controller share one
+                // state (`conn_for`), each channel crossing on its own SYN: open at the heal.
                 let crossing = (server != Node::Controller).then_some(Conn::Crossing { at });
                 self.set_conn(client, server, crossing);
             }
@@ -560,21 +557,15 @@ impl Wire for WireOf<'_> {
     }
 
     fn handshake_at(&self, client: Node, server: Node) -> Option<u64> {
-        self.net.conn(client, server).and_then(|c| if let Conn::Crossing { at } = c { Some(at) } else { None }).filter(|&at| at > self.now)
+        self.net.conn(client, server).and_then(|c| c.crosses_after(self.now))
     }
 
     fn is_connecting(&self, client: Node, server: Node) -> bool {
-        match self.net.conn(client, server) {
-            Some(Conn::Connecting { .. }) => true,
-            Some(Conn::Crossing { at }) => at > self.now,
-            _ => false,
-        }
+        self.net.conn(client, server).is_some_and(|c| matches!(c, Conn::Connecting { .. }) || c.crosses_after(self.now).is_some())
     }
 
     fn drop_unsent_request(&mut self, id: u64) -> Option<Key> {
-        let unsent = self.in_flight.get(&id).is_some_and(|(m, _)| m.held.is_some() || m.resent_ms.is_some_and(|at| at > self.now));
-        let (m, key) = self.in_flight.remove(&id).filter(|_| unsent)?;
-        m.held.is_none().then_some(key)
+        drop_unsent_request(self.in_flight, id, self.now)
     }
 
     fn close_conn(&mut self, client: Node, server: Node, by_client: bool) -> Vec<Key> {
