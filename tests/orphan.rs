@@ -34,6 +34,11 @@ fn text(r: &Value) -> &str {
     r["text"].as_str().unwrap_or("")
 }
 
+/// The steps at `at`, one line each, for a failing assertion's message.
+fn lines(t: &Trace, at: &[usize]) -> Vec<String> {
+    at.iter().map(|&i| line(t.at(i))).collect()
+}
+
 /// The leader's steps that received p's produce requests, and the answers p got.
 fn requests_and_answers(t: &Trace) -> (Vec<usize>, Vec<usize>) {
     (t.all(&json!({"type": "produce_request", "from": "p", "to": 0})), t.all(&json!({"type": "produce_response", "from": 0, "to": "p"})))
@@ -45,12 +50,7 @@ fn healed_inside_the_orphan_s_window_a_timed_out_request_is_appended_again_witho
     let closed = t.find(0, &json!({"type": "timeout", "producer": "p", "timer": "produce-request-timeout"}));
     assert_eq!(time(t.at(closed)), 4_000);
     let (requests, answers) = requests_and_answers(&t);
-    assert_eq!(
-        requests.len(),
-        2,
-        "the retry and the orphan's retransmission: {:?}",
-        requests.iter().map(|&i| line(t.at(i))).collect::<Vec<_>>()
-    );
+    assert_eq!(requests.len(), 2, "the retry and the orphan's retransmission: {:?}", lines(&t, &requests));
     // The retry crosses on the new connection's first SYN after the heal; the closed
     // connection's request comes at its retransmission of 13.6 s.
     let (retry, orphan) = (t.at(requests[0]), t.at(requests[1]));
@@ -60,19 +60,19 @@ fn healed_inside_the_orphan_s_window_a_timed_out_request_is_appended_again_witho
     assert!(text(orphan).contains("orphan"), "{}", text(orphan));
     assert_eq!(copies(&t, "p-1"), 2, "p-1 is in the log twice: {:?}", log_ids(t.last(), 0));
     // Only the retry's answer reaches p: the orphan's goes to a closed socket.
-    assert_eq!(answers.len(), 1, "{:?}", answers.iter().map(|&i| line(t.at(i))).collect::<Vec<_>>());
+    assert_eq!(answers.len(), 1, "{:?}", lines(&t, &answers));
 }
 
 #[test]
 fn an_idempotent_producer_s_orphaned_request_is_a_duplicate_batch() {
     let t = Trace::of_value(&cut_past_the_request_timeout(true, 10_000));
     let (requests, answers) = requests_and_answers(&t);
-    assert_eq!(requests.len(), 2, "{:?}", requests.iter().map(|&i| line(t.at(i))).collect::<Vec<_>>());
+    assert_eq!(requests.len(), 2, "{:?}", lines(&t, &requests));
     let orphan = t.at(requests[1]);
     assert_eq!(time(orphan), 13_600 + 1, "{}", line(orphan));
     assert!(event_matches(orphan, &json!({"outcome": "duplicate", "duplicate": true})), "{}", line(orphan));
     assert_eq!(copies(&t, "p-1"), 1, "{:?}", log_ids(t.last(), 0));
-    assert_eq!(answers.len(), 1, "{:?}", answers.iter().map(|&i| line(t.at(i))).collect::<Vec<_>>());
+    assert_eq!(answers.len(), 1, "{:?}", lines(&t, &answers));
 }
 
 /// The orphan's last retransmission is its 8th, 51 s after the first send (52 s here): a
@@ -82,7 +82,7 @@ fn an_orphan_gives_up_after_its_eighth_retransmission() {
     let t = Trace::of_value(&cut_past_the_request_timeout(false, 50_000));
     let (requests, _) = requests_and_answers(&t);
     let from_orphan: Vec<usize> = requests.iter().copied().filter(|&i| text(t.at(i)).contains("orphan")).collect();
-    assert_eq!(from_orphan.len(), 1, "{:?}", requests.iter().map(|&i| line(t.at(i))).collect::<Vec<_>>());
+    assert_eq!(from_orphan.len(), 1, "{:?}", lines(&t, &requests));
     assert_eq!(time(t.at(from_orphan[0])), 52_000 + 1);
     assert_eq!(copies(&t, "p-1"), 2);
 
@@ -90,7 +90,7 @@ fn an_orphan_gives_up_after_its_eighth_retransmission() {
     let heal = t.find(0, &json!({"type": "heal"}));
     assert!(text(t.at(heal)).contains("1 request of a connection its client closed is gone"), "{}", text(t.at(heal)));
     let (requests, answers) = requests_and_answers(&t);
-    assert_eq!(requests.len(), 1, "only the retry: {:?}", requests.iter().map(|&i| line(t.at(i))).collect::<Vec<_>>());
+    assert_eq!(requests.len(), 1, "only the retry: {:?}", lines(&t, &requests));
     assert!(requests[0] > heal && answers.len() == 1);
     assert_eq!(copies(&t, "p-1"), 1, "{:?}", log_ids(t.last(), 0));
 }
@@ -117,5 +117,5 @@ fn a_connection_never_made_leaves_nothing_to_an_orphan() {
         t.all(&json!({"type": "consumer_fetch_request", "from": "c", "to": 0})).into_iter().filter(|&i| i > heal).collect();
     let first = after.first().copied().unwrap_or_else(|| panic!("a fetch after the heal"));
     assert!(!text(t.at(first)).contains("orphan"), "{}", text(t.at(first)));
-    assert!(after.iter().all(|&i| !text(t.at(i)).contains("orphan")), "{:?}", after.iter().map(|&i| line(t.at(i))).collect::<Vec<_>>());
+    assert!(after.iter().all(|&i| !text(t.at(i)).contains("orphan")), "{:?}", lines(&t, &after));
 }
