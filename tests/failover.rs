@@ -816,3 +816,27 @@ fn a_restarted_leader_never_resumes_its_old_epoch() {
         assert_eq!(log_ids(last, b), want, "broker {b}: {}", line(last));
     }
 }
+
+/// A follower keeps the producers' state as it replicates (`follower::append_replicated`,
+/// `UnifiedLog.appendAsFollower`): an idempotent p's p-1 reaches both followers, p never
+/// hears its acknowledgement (0 → p cut), leader 0 crashes, and p's retry to the new
+/// leader is answered as a duplicate from its producer state. Fails with the follower's
+/// producer state left as it was (the new leader appended p-1 a second time).
+#[test]
+fn a_new_leader_answers_an_idempotent_retry_of_a_replicated_batch_as_a_duplicate() {
+    let s = json!({"format": 1, "preset": "kafka-4.0", "replicas": 3, "initial": {"log_end_offset": 10},
+        "producers": [{"id": "p", "acks": "all", "request.timeout.ms": 3000, "enable.idempotence": true}],
+        "events": [
+            {"at_ms": 800, "partition": {"from": 0, "to": "p"}},
+            {"at_ms": 1000, "produce": {"producer": "p", "records": 1}},
+            {"at_ms": 2000, "crash": {"broker": 0}}
+        ],
+        "stop_at_ms": 20_000});
+    let t = Trace::of_value(&s);
+    let retry = t.find(0, &json!({"type": "produce_request", "from": "p", "to": 1}));
+    assert!(event_matches(t.at(retry), &json!({"records": ["p-1"], "outcome": "duplicate"})), "{}", line(t.at(retry)));
+    let leader = t.last()["partition"]["leader"].as_u64().unwrap_or(9) as usize;
+    assert_eq!(leader, 1);
+    assert_eq!(log_ids(t.last(), 1), ["p-1"], "p-1 once in the new leader's log");
+    assert_eq!(strs(&producer(t.last(), "p")["acked"]), ["p-1"]);
+}

@@ -119,3 +119,58 @@ fn a_connection_never_made_leaves_nothing_to_an_orphan() {
     assert!(!text(t.at(first)).contains("orphan"), "{}", text(t.at(first)));
     assert!(after.iter().all(|&i| !text(t.at(i)).contains("orphan")), "{:?}", lines(&t, &after));
 }
+
+/// As `cut_past_the_request_timeout` (idempotent, healed at 10 s), with `later` writes
+/// of one record each from 12 s, every 200 ms: each its own batch, appended before
+/// the orphan's retransmission of p-1 reaches the leader at 13.6 s.
+fn orphan_after_later_batches(preset: &str, later: u64) -> Value {
+    let mut s = cut_past_the_request_timeout(true, 10_000);
+    s["preset"] = json!(preset);
+    s["stop_at_ms"] = json!(20_000);
+    let events = s["events"].as_array_mut().expect("events");
+    events.extend((0..later).map(|i| json!({"at_ms": 12_000 + 200 * i, "produce": {"producer": "p", "records": 1}})));
+    s
+}
+
+/// The step where the orphan's p-1 reaches leader 0.
+fn orphan_request(t: &Trace) -> &Value {
+    let (requests, _) = requests_and_answers(t);
+    let orphan = requests.iter().copied().find(|&i| text(t.at(i)).contains("orphan"));
+    t.at(orphan.unwrap_or_else(|| panic!("the orphan's request: {:?}", lines(t, &requests))))
+}
+
+/// The leader keeps an idempotent producer's last 5 batches (`find_duplicate_batch`,
+/// `ProducerStateEntry.NUM_BATCHES_TO_RETAIN`): the orphan's p-1 behind 4 later batches
+/// is one of them, a duplicate; behind 5 it is not, and it is refused
+/// OUT_OF_ORDER_SEQUENCE_NUMBER (its answer lost to the closed connection). Fails with the
+/// whole log scanned for the batch, as before (a duplicate both times).
+#[test]
+fn an_orphan_s_batch_older_than_the_5_the_leader_keeps_is_out_of_order() {
+    let t = Trace::of_value(&orphan_after_later_batches("kafka-4.0", 4));
+    let orphan = orphan_request(&t);
+    assert_eq!(time(orphan), 13_600 + 1, "{}", line(orphan));
+    assert!(event_matches(orphan, &json!({"outcome": "duplicate", "duplicate": true})), "{}", line(orphan));
+
+    let t = Trace::of_value(&orphan_after_later_batches("kafka-4.0", 5));
+    let orphan = orphan_request(&t);
+    assert_eq!(time(orphan), 13_600 + 1, "{}", line(orphan));
+    assert!(event_matches(orphan, &json!({"outcome": "error", "error": "OUT_OF_ORDER_SEQUENCE_NUMBER"})), "{}", line(orphan));
+    assert!(text(orphan).contains("its last 5 batches"), "{}", text(orphan));
+    assert_eq!(copies(&t, "p-1"), 1, "{:?}", log_ids(t.last(), 0));
+    assert_eq!(log_ids(t.last(), 0), ["p-1", "p-2", "p-3", "p-4", "p-5", "p-6"]);
+}
+
+/// The answer to a request that came from a closed connection is lost, and the narration
+/// says why: not a cut or a receiver down, but the client's closed connection.
+#[test]
+fn the_answer_to_an_orphan_s_request_is_said_lost_to_the_closed_connection() {
+    let t = Trace::of_value(&cut_past_the_request_timeout(true, 10_000));
+    let orphan = orphan_request(&t);
+    let said = text(orphan);
+    assert!(said.contains("the HW has already reached"), "answered at once: {said}");
+    assert!(
+        said.ends_with("That answer is lost: the client has closed the connection the request came on, and no socket takes it in."),
+        "{said}"
+    );
+    assert!(!said.contains("the link is cut"), "{said}");
+}

@@ -1137,6 +1137,41 @@ fn a_zookeeper_era_broker_with_no_partition_state_answers_unknown_topic_or_parti
 }
 
 // ---------------------------------------------------------------------------
+// producer_state_keeps_5_batches: kafka-0.11 | kafka-2.0 (KAFKA-5494, 1.0.0).
+// ---------------------------------------------------------------------------
+
+/// An idempotent p's write of p-1 at 1 s into a cut p → 0 times out (3 s) and its
+/// connection is closed; healed at 10 s, the retry appends p-1 on a new connection and p
+/// writes p-2 at 12 s; the closed connection's orphan delivers p-1 again at 13.6 s. 0.11's
+/// broker keeps the producer's last batch only (p-2): p-1 is OUT_OF_ORDER_SEQUENCE_NUMBER;
+/// from 1.0 it keeps the last 5, and p-1 is answered as a duplicate. Nothing is appended
+/// either way. Fails with the switch wired to the wrong preset.
+#[test]
+fn kafka_0_11_keeps_a_producer_s_last_batch_only_and_2_0_its_last_5() {
+    let s = json!({"format": 1, "replicas": 3, "initial": {"log_end_offset": 10},
+        "producers": [{"id": "p", "acks": "all", "request.timeout.ms": 3000, "enable.idempotence": true}],
+        "events": [
+            {"at_ms": 800, "partition": {"from": "p", "to": 0}},
+            {"at_ms": 1000, "produce": {"producer": "p", "records": 1}},
+            {"at_ms": 10_000, "heal": {"from": "p", "to": 0}},
+            {"at_ms": 12_000, "produce": {"producer": "p", "records": 1}}
+        ],
+        "stop_at_ms": 20_000});
+    for (preset, outcome) in [
+        ("kafka-0.11", json!({"outcome": "error", "error": "OUT_OF_ORDER_SEQUENCE_NUMBER"})),
+        ("kafka-2.0", json!({"outcome": "duplicate"})),
+    ] {
+        let t = under(&s, preset);
+        let at = t.all(&json!({"type": "produce_request", "from": "p", "to": 0, "records": ["p-1"]}));
+        assert_eq!(at.len(), 2, "{preset}: the retry and the orphan's");
+        let orphan = t.at(at[1]);
+        assert_eq!(time(orphan), 13_601, "{preset}: {}", line(orphan));
+        assert!(event_matches(orphan, &outcome), "{preset}: {}", line(orphan));
+        assert_eq!(log_ids(t.last(), 0), ["p-1", "p-2"], "{preset}");
+    }
+}
+
+// ---------------------------------------------------------------------------
 // produce_response_names_leader: kafka-2.8 | kafka-3.7 (KIP-951).
 // ---------------------------------------------------------------------------
 

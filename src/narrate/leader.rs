@@ -176,6 +176,14 @@ impl Narrator<'_> {
                         self.note(Some(msg))
                     );
                 }
+                Event::ProduceRefused { broker, producer, error: KafkaError::OutOfOrderSequenceNumber, msg, .. } => {
+                    let kept = if self.sim.behavior.producer_state_keeps_5_batches { "its last 5 batches" } else { "only its last batch" };
+                    return format!(
+                        "Leader {broker} refuses {}'s write: OUT_OF_ORDER_SEQUENCE_NUMBER. The batch is neither the next of this idempotent producer's sequence nor one of the batches its producer state keeps ({kept}), so it cannot be answered as a retry; nothing is appended.{}",
+                        self.producer(producer),
+                        self.note(Some(msg))
+                    );
+                }
                 Event::ProduceRefused { broker, producer, error, msg, .. } => {
                     return format!(
                         "Broker {broker} refuses {}'s write: {}.{}",
@@ -225,6 +233,12 @@ impl Narrator<'_> {
                         Acks::Zero => " acks=0: no answer is sent.".to_string(),
                         Acks::One => {
                             format!(" acks=1: the leader acknowledges now, before any follower has the records.{}", self.note(msg))
+                        }
+                        Acks::All if msg.is_some() => {
+                            format!(
+                                " acks=all: the HW has already reached {required_offset}, so the leader answers at once.{}",
+                                self.note(msg)
+                            )
                         }
                         Acks::All => format!(" acks=all: the answer waits until the HW reaches {required_offset}."),
                     });

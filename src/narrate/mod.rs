@@ -71,7 +71,9 @@ pub fn acks_str(acks: Acks) -> &'static str {
 impl Narrator<'_> {
     /// Said when a message this step sent was lost.
     fn note(&self, msg: Option<u64>) -> &'static str {
-        if self.step.is_lost(msg) {
+        if self.step.is_lost_on_a_closed_connection(msg) {
+            " That answer is lost: the client has closed the connection the request came on, and no socket takes it in."
+        } else if self.step.is_lost(msg) {
             " That message is lost (the link is cut or the receiver is down)."
         } else {
             ""

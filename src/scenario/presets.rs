@@ -70,6 +70,7 @@ const KAFKA_4_0: Behavior = Behavior {
     heartbeat_timeout_is_interval: true,
     controller_detects_bounced_brokers: true,
     produce_response_names_leader: true,
+    producer_state_keeps_5_batches: true,
     connection_setup: ConnectionSetup::SetupTimeoutCapped,
 };
 
@@ -124,7 +125,7 @@ const KAFKA_2_1: Behavior = Behavior {
 const KAFKA_2_0: Behavior =
     Behavior { leader_epoch_fencing: false, isr_expansion_needs_epoch_start: false, out_of_range_halts: true, ..KAFKA_2_1 };
 
-const KAFKA_0_11: Behavior = Behavior { truncation: Truncation::EpochRequest, ..KAFKA_2_0 };
+const KAFKA_0_11: Behavior = Behavior { truncation: Truncation::EpochRequest, producer_state_keeps_5_batches: false, ..KAFKA_2_0 };
 
 const KAFKA_0_10: Behavior = Behavior { truncation: Truncation::HighWatermark, ..KAFKA_0_11 };
 
@@ -156,6 +157,7 @@ const TEXTBOOK: Behavior = Behavior {
     heartbeat_timeout_is_interval: true,
     controller_detects_bounced_brokers: true,
     produce_response_names_leader: true,
+    producer_state_keeps_5_batches: true,
     connection_setup: ConnectionSetup::SetupTimeoutCapped,
 };
 

@@ -225,6 +225,10 @@ switches! {
     /// (`Sender.completeBatch`, `Metadata.updatePartitionLeadership`). Before, the answer
     /// names no leader and the producer waits for its metadata refresh.
     produce_response_names_leader: bool = "produce_response_names_leader", boolean;
+    /// 1.0 (KAFKA-5494): the broker keeps an idempotent producer's last 5 batches and
+    /// answers a retry of any of them as a duplicate (`ProducerStateEntry.findDuplicateBatch`);
+    /// 0.11 keeps the last batch only, and an older one is OUT_OF_ORDER_SEQUENCE_NUMBER.
+    producer_state_keeps_5_batches: bool = "producer_state_keeps_5_batches", boolean;
     /// 2.7 (KIP-601): a client (a producer, a consumer, a broker's replica fetcher) gives a
     /// connection attempt up after socket.connection.setup.timeout.ms and connects again;
     /// before, it waits until the kernel gives the handshake up (`sim/connect.rs`).

@@ -7,8 +7,10 @@
 //! `Partition.makeLeader` / `makeFollower`, `ReplicaManager.checkpointHighWatermarks`.
 
 use super::event::Event;
+use super::log::RecordId;
 use super::msg::{Metadata, Msg, Node};
-use super::state::{Broker, ConsumerFetch, FetcherState, Ghost, Lifecycle, GHOSTS};
+use super::state::{Broker, ConsumerFetch, FetcherState, Ghost, Lifecycle, ProducerEntry, GHOSTS};
+use super::vecmap::VecMap;
 use super::{consumer_fetch, follower, heartbeat, leader, metadata_fetch, role, Sim};
 
 impl Sim {
@@ -206,15 +208,15 @@ impl Broker {
     /// The producer state a broker rebuilds from its log (`ProducerStateManager`,
     /// after a restart or a truncation): each producer's last sequence in the log.
     pub(crate) fn rebuild_producer_state(&mut self) {
-        let mut state: super::vecmap::VecMap<u16, super::state::ProducerEntry> = super::vecmap::VecMap::new();
-        for (_, e) in self.log.entries_from(0) {
-            let last_n = match state.get(&e.id.producer) {
-                Some(s) if s.epoch >= e.producer_epoch => s.last_n.max(e.id.n),
-                _ => e.id.n,
-            };
-            state.insert(e.id.producer, super::state::ProducerEntry { epoch: e.producer_epoch, last_n });
-        }
+        let mut state = VecMap::new();
+        self.log.entries_from(0).for_each(|(_, e)| note_append(&mut state, e.id, e.producer_epoch));
         *self.producer_state = state;
+    }
+
+    /// The producer state after an append, at the leader or at a follower
+    /// (`follower::append_replicated`): [`note_append`].
+    pub(crate) fn note_producer_append(&mut self, last: RecordId, producer_epoch: u16) {
+        note_append(&mut self.producer_state, last, producer_epoch);
     }
 
     /// The records the log is about to lose from `offset` on, kept as ghosts (the record
@@ -226,4 +228,12 @@ impl Broker {
         let extra = self.ghosts.len().saturating_sub(GHOSTS);
         self.ghosts.drain(..extra);
     }
+}
+
+/// A producer's epoch and last sequence after an append of its records up to `last`
+/// (`ProducerStateEntry.addBatch`; a new producer epoch starts afresh). The batches the
+/// state keeps are read from the log (`leader::produce::find_duplicate_batch`).
+fn note_append(state: &mut VecMap<u16, ProducerEntry>, last: RecordId, producer_epoch: u16) {
+    let last_n = state.get(&last.producer).map_or(last.n, |s| if producer_epoch > s.epoch { last.n } else { s.last_n.max(last.n) });
+    state.insert(last.producer, ProducerEntry { epoch: producer_epoch, last_n });
 }

@@ -6,6 +6,7 @@
 use super::consumer_fetch::complete_consumer_fetches;
 use super::event::Event;
 use super::event::TruncationRule;
+use super::log::Entry;
 use super::msg::{Body, FetchRequest, FetchResponse, KafkaError, Node};
 use super::outbox::Out;
 use super::scheduler::Timer;
@@ -164,14 +165,13 @@ fn process_partition_data(b: &mut Shared<Broker>, leader: u32, resp: &FetchRespo
     }
     let hw_before = b.hw;
     let records = resp.records.len();
-    let log = &mut b.log;
     for (_, entry) in &resp.records {
         match entry {
-            Some(e) => log.append(*e),
-            None => log.append_initial(),
+            Some(e) => append_replicated(b, e),
+            None => b.log.append_initial(),
         }
     }
-    let (leo, start) = (log.leo(), log.start_offset);
+    let (leo, start) = (b.log.leo(), b.log.start_offset);
     let hw = resp.hw.min(leo).max(start);
     let log_start = (resp.log_start_offset > start && resp.log_start_offset <= hw).then_some(resp.log_start_offset);
     b.record(Event::FollowerAppended { follower: id, leader, records, leo, leader_hw: resp.hw, hw_before, hw, log_start }, out);
@@ -179,6 +179,16 @@ fn process_partition_data(b: &mut Shared<Broker>, leader: u32, resp: &FetchRespo
         complete_consumer_fetches(b, out);
     }
     after_response(b, records, out);
+}
+
+/// A replicated record is appended with its batch's producer id, epoch and sequence, and
+/// the follower's producer state follows them as the leader's does, so a new leader knows
+/// an idempotent producer's batches (`UnifiedLog.appendAsFollower` →
+/// `analyzeAndValidateProducerState` → `ProducerStateManager.update`, every version from
+/// 0.11: `Log.append` with `isFromClient = false`, read at 0.11.0.2, 2.0.0 and 3.7.0).
+fn append_replicated(b: &mut Broker, e: &Entry) {
+    b.log.append(*e);
+    b.note_producer_append(e.id, e.producer_epoch);
 }
 
 /// The next Fetch goes out at once; a textbook follower with nothing new waits first.

@@ -20,11 +20,14 @@ pub struct Entry {
     /// The producer epoch its batch carried (idempotence; 0 otherwise): a replica
     /// rebuilds its producer state from these (`ProducerStateManager`).
     pub producer_epoch: u16,
+    /// The first record of an idempotent producer's batch: where the batches the producer
+    /// state keeps begin (`ProducerStateEntry.batchMetadata`, `produce::find_duplicate_batch`).
+    pub batch_start: bool,
 }
 
 impl Entry {
     pub fn new(epoch: i32, id: RecordId) -> Entry {
-        Entry { epoch, id, producer_epoch: 0 }
+        Entry { epoch, id, producer_epoch: 0, batch_start: false }
     }
 }
 

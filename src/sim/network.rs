@@ -272,7 +272,7 @@ impl Sim {
             // An answer on a connection its client closed has nowhere to go.
             let orphaned = body.answers().is_some_and(|r| self.net.orphans.remove(&r).is_some());
             if state.is_some() || orphaned {
-                self.last.lists().lost.push(id);
+                self.last.lists().lost_on_a_closed_connection(id);
             } else if cut {
                 self.hold(id, from, to, body, Hold { since: self.now, connect: false });
             } else {

@@ -55,6 +55,9 @@ pub struct Lists {
     pub sent: Vec<u64>,
     /// Ids of the messages this step sent into a cut link or to a broker that is down.
     pub lost: Vec<u64>,
+    /// Ids of the answers this step sent back on a connection its client had closed (in
+    /// `lost` too): the narration names that reason.
+    pub closed: Vec<u64>,
     /// Ids of the messages this step sent that TCP holds (a cut link, a connection not made).
     pub held: Vec<u64>,
     /// Commands decided in this step, applied at its end (`Sim::apply_commands`).
@@ -67,7 +70,14 @@ impl Lists {
         self.events.clear();
         self.sent.clear();
         self.lost.clear();
+        self.closed.clear();
         self.held.clear();
+    }
+
+    /// An answer sent back on a connection its client had closed is lost.
+    pub(crate) fn lost_on_a_closed_connection(&mut self, id: u64) {
+        self.lost.push(id);
+        self.closed.push(id);
     }
 }
 
@@ -105,6 +115,11 @@ impl Step {
     /// Whether message `id` (if one was sent) was lost.
     pub fn is_lost(&self, id: Option<u64>) -> bool {
         id.is_none_or(|id| self.lost().contains(&id))
+    }
+
+    /// Whether answer `id` was lost because its client had closed the connection.
+    pub fn is_lost_on_a_closed_connection(&self, id: Option<u64>) -> bool {
+        id.is_some_and(|id| self.lists.get().is_some_and(|l| l.closed.contains(&id)))
     }
 
     /// Whether message `id` is held by TCP in a cut link.

@@ -359,10 +359,10 @@ impl<'a, const M: u8> Walker<'a, M> {
     }
 
     pub(super) fn entry(&mut self, e: &Entry) {
-        let Entry { epoch, id, producer_epoch } = *e;
+        let Entry { epoch, id, producer_epoch, batch_start } = *e;
         self.word((epoch as u32 as u64) << 32 | (id.producer as u64) << 24 | (id.n as u64 & 0xff_ffff));
-        if producer_epoch != 0 {
-            self.word(producer_epoch as u64);
+        if producer_epoch != 0 || batch_start {
+            self.word(producer_epoch as u64 | (batch_start as u64) << 16);
         }
     }
 

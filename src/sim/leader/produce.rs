@@ -9,12 +9,12 @@ use super::purgatory::{complete_delayed_produces, complete_follower_fetches};
 use crate::scenario::{Acks, Behavior};
 use crate::sim::consumer_fetch::complete_consumer_fetches;
 use crate::sim::event::{Event, HwCause, Released};
-use crate::sim::log::{Entry, RecordId};
+use crate::sim::log::{Entry, Log, RecordId};
 use crate::sim::msg::{Body, KafkaError, Msg, Node};
 use crate::sim::outbox::Out;
 use crate::sim::scheduler::Timer;
 use crate::sim::shared::Shared;
-use crate::sim::state::{Broker, DelayedProduce, ProducerEntry};
+use crate::sim::state::{Broker, DelayedProduce};
 use crate::sim::vecmap::BrokerSet;
 
 /// What the producer state says about a batch (`ProducerAppendInfo.checkSequence`).
@@ -58,13 +58,13 @@ pub(crate) fn handle_produce_request(
         let isr = BrokerSet::of(&ls.isr);
         return refuse_produce(b, msg, producer, ids, acks, KafkaError::NotEnoughReplicas, isr, None, out);
     }
-    let (required_offset, duplicate) = match check_sequence(b, ids, producer_epoch) {
+    let (required_offset, duplicate) = match check_sequence(b, ids, producer_epoch, out.behavior) {
         Sequence::Refused(error) => return refuse_produce(b, msg, producer, ids, acks, error, BrokerSet::default(), None, out),
         Sequence::Duplicate { last_offset } => {
             b.record(Event::DuplicateBatch { leader, producer, first_n: ids[0].n, count: ids.len(), last_offset }, out);
             (last_offset + 1, true)
         }
-        Sequence::Append => (append_batch(b, producer, ids, producer_epoch.unwrap_or(0), out), false),
+        Sequence::Append => (append_batch(b, producer, ids, producer_epoch, out), false),
     };
     // The append path also tries the HW: it matters when the leader is alone in the ISR.
     let hw_moved = maybe_increment_leader_hw(b, HwCause::Produce, out).is_some();
@@ -96,60 +96,78 @@ pub(crate) fn handle_produce_request(
     complete_follower_fetches(b, Released::NewData, out);
 }
 
-/// `ProducerAppendInfo.checkSequence` against the broker's producer state (all
-/// versions with idempotence, 0.11+): a batch of an older producer epoch is refused;
-/// a new epoch starts afresh; in the same epoch, records at or below the last
-/// sequence are a duplicate (the producer sends at most 5 batches at once, which is
-/// what the broker's cache of the last 5 batches covers), the next sequence is
-/// appended, a gap is refused.
-fn check_sequence(b: &Broker, ids: &[RecordId], producer_epoch: Option<u16>) -> Sequence {
+/// `UnifiedLog.analyzeAndValidateProducerState` then `ProducerAppendInfo.checkSequence`
+/// (0.11+): a retry of one of the batches the producer state keeps is a duplicate
+/// ([`find_duplicate_batch`]); a batch of an older producer epoch is refused; a new epoch
+/// starts afresh; the next sequence is appended. Anything else, a gap or an older batch
+/// the state no longer keeps, is OUT_OF_ORDER_SEQUENCE_NUMBER (from 1.1.0; 1.0.0 answered
+/// a batch older than the kept ones DUPLICATE_SEQUENCE_NUMBER, no preset is 1.0).
+fn check_sequence(b: &Broker, ids: &[RecordId], producer_epoch: Option<u16>, behavior: &Behavior) -> Sequence {
     let Some(epoch) = producer_epoch else {
         return Sequence::Append;
     };
-    let (first, last) = (ids[0], ids[ids.len() - 1]);
+    let first = ids[0];
     let Some(state) = b.producer_state.get(&first.producer) else {
         return Sequence::Append;
     };
+    let kept = if behavior.producer_state_keeps_5_batches { 5 } else { 1 };
+    if let Some(last_offset) = find_duplicate_batch(&b.log, ids, epoch, kept) {
+        return Sequence::Duplicate { last_offset };
+    }
     if epoch < state.epoch {
         return Sequence::Refused(KafkaError::InvalidProducerEpoch);
     }
     if epoch > state.epoch || first.n == state.last_n + 1 {
         return Sequence::Append;
     }
-    if last.n <= state.last_n {
-        // Where the batch's last record sits in the log (it is near the end).
-        let leo = b.log.leo();
-        let mut o = leo;
-        while o > b.log.base() {
-            o -= 1;
-            if b.log.get(o).is_some_and(|e| e.id == last) {
-                return Sequence::Duplicate { last_offset: o };
+    Sequence::Refused(KafkaError::OutOfOrderSequenceNumber)
+}
+
+/// `ProducerStateEntry.findDuplicateBatch` (`ProducerIdEntry` before 3.5): a batch of the
+/// producer's current epoch whose first and last sequence are those of one of the batches
+/// the broker keeps for it is a duplicate, answered with that batch's last offset. The
+/// broker keeps the producer's last `kept` batches, read here from the log back from its
+/// end (leader and followers alike keep them: `UnifiedLog.appendAsFollower` goes through
+/// the same producer state); a new producer epoch empties them
+/// (`maybeUpdateProducerEpoch`). 5 batches (`NUM_BATCHES_TO_RETAIN`, KAFKA-5494, 1.0.0;
+/// read at 1.0.0, 2.0.0, 2.4.0, 2.8.0, 3.7.0 and trunk of October 2024); 0.11 keeps
+/// the last only (`ProducerIdEntry.isDuplicate` in `Log.analyzeAndValidateProducerState`,
+/// 0.11.0.2): `producer_state_keeps_5_batches`.
+fn find_duplicate_batch(log: &Log, ids: &[RecordId], epoch: u16, kept: usize) -> Option<u64> {
+    let (first, last) = (ids[0], ids[ids.len() - 1]);
+    let (mut batches, mut end) = (0, None);
+    let mut o = log.leo();
+    while o > log.base() && batches < kept {
+        o -= 1;
+        let Some(e) = log.get(o).filter(|e| e.id.producer == first.producer) else { continue };
+        if e.producer_epoch != epoch {
+            break;
+        }
+        let (end_n, end_offset) = *end.get_or_insert((e.id.n, o));
+        if e.batch_start {
+            if e.id.n == first.n && end_n == last.n {
+                return Some(end_offset);
             }
+            (batches, end) = (batches + 1, None);
         }
     }
-    Sequence::Refused(KafkaError::OutOfOrderSequenceNumber)
+    None
 }
 
 /// Appends the records in the leader's epoch; returns the offset after them. A
 /// non-idempotent retry of records already here is appended again (a duplicate).
-fn append_batch(b: &mut Shared<Broker>, producer: usize, ids: &[RecordId], producer_epoch: u16, out: &mut Out) -> u64 {
+fn append_batch(b: &mut Shared<Broker>, producer: usize, ids: &[RecordId], producer_epoch: Option<u16>, out: &mut Out) -> u64 {
+    let (idempotent, producer_epoch) = (producer_epoch.is_some(), producer_epoch.unwrap_or(0));
     let epoch = b.leader_epoch;
     let first_offset = b.log.leo();
     let again = b.producer_state.get(&ids[0].producer).is_some_and(|s| s.last_n >= ids[0].n);
-    for id in ids {
-        b.log.append(Entry { epoch, id: *id, producer_epoch });
+    for (i, id) in ids.iter().enumerate() {
+        b.log.append(Entry { epoch, id: *id, producer_epoch, batch_start: i == 0 && idempotent });
     }
-    note_producer_append(b, ids[ids.len() - 1], producer_epoch);
+    b.note_producer_append(ids[ids.len() - 1], producer_epoch);
     let leo = b.log.leo();
     b.record(Event::Appended { leader: b.id, producer, first_offset, count: ids.len(), leo, epoch, again }, out);
     leo
-}
-
-/// The producer state after an append (leader or follower): this producer's last sequence.
-pub(crate) fn note_producer_append(b: &mut Broker, last: RecordId, producer_epoch: u16) {
-    let state = &mut b.producer_state;
-    let last_n = state.get(&last.producer).map_or(last.n, |s| if producer_epoch > s.epoch { last.n } else { s.last_n.max(last.n) });
-    state.insert(last.producer, ProducerEntry { epoch: producer_epoch, last_n });
 }
 
 /// The leader (and its epoch) a produce answer with `error` names: from 3.7 (KIP-951,
