@@ -232,6 +232,25 @@ pub fn orphan_gives_up_at(since: u64) -> u64 {
     since + ((2u64 << ORPHAN_RETRIES) - 1) * 200
 }
 
+/// When the last request or answer a heal released on `from → to` arrives (0 if none):
+/// TCP hands a connection's bytes over in order, so a request or an answer sent on it later
+/// arrives behind that, not before (one left to a closed connection's orphan is on another
+/// connection). ZooKeeper's watches keep their own schedules (not modelled as one stream).
+pub(crate) fn queued_behind(
+    in_flight: &VecMap<u64, (Shared<Msg>, Key)>,
+    orphans: &VecMap<u64, Node>,
+    (from, to): (Node, Node),
+    body: &Body,
+) -> u64 {
+    let exchange = |b: &Body| b.is_request() || b.answers().is_some();
+    if !exchange(body) {
+        return 0;
+    }
+    let released = |m: &Msg| m.held.is_none() && m.resent_ms.is_some() && !orphans.contains_key(&m.id) && exchange(&m.body);
+    let on = |m: &Msg| m.from == from && m.to == to && channel_of(&m.body) == channel_of(body);
+    in_flight.values().filter(|(m, _)| on(m) && released(m)).map(|(m, _)| m.arrive_ms).max().unwrap_or(0)
+}
+
 /// Request `id`, if it never left (held on its connection, or due on a handshake's SYN after
 /// `now`), is taken off the wire; returns its delivery, to cancel, if one was due.
 pub(crate) fn drop_unsent_request(in_flight: &mut VecMap<u64, (Shared<Msg>, Key)>, id: u64, now: u64) -> Option<Key> {

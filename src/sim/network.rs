@@ -1,30 +1,28 @@
-//! Links between participants: a latency per direction, cuts per direction, and
-//! what TCP does with a message sent into a cut.
+//! Links between participants: a latency per direction, cuts per direction, and what TCP does with
+//! a message sent into a cut.
 //!
-//! Brokers, producers and consumers talk over TCP connections, each owned by the
-//! side that sends requests (a follower to its leader, a client to a broker). A
-//! message sent into a cut is *held*, not lost: TCP retransmits it (after 200 ms,
-//! then doubling, at most 120 s apart), so after the heal it arrives at the next
-//! retransmission, together with everything queued behind it on that connection.
-//! A requester that gives up (its request timeout) closes the connection: what it
-//! held stays with the kernel's orphaned socket, which goes on retransmitting it for
-//! about 100 s and may still deliver it after a heal (`connect::drop_unsent_on`); the
-//! broker's answer to it is lost. A new connection needs both directions, its SYN
-//! retried every second five times, then after 2, 4… s (Linux's RTOs: `TCP_RTO_MIN`,
-//! `TCP_TIMEOUT_INIT`, `tcp_syn_linear_timeouts`).
+//! Brokers, producers and consumers talk over TCP connections, each owned by the side that sends
+//! requests (a follower to its leader, a client to a broker). A message sent into a cut is *held*,
+//! not lost: TCP retransmits it (after 200 ms, then doubling, at most 120 s apart), so after the
+//! heal it arrives at the next retransmission, together with everything queued behind it on that
+//! connection (an answer queues behind the answers held there; what is sent after the heal arrives
+//! behind what it released: `connect::queued_behind`). A requester that gives up (its request timeout) closes the connection: what it held
+//! stays with the kernel's orphaned socket, which goes on retransmitting it for about 100 s and may
+//! still deliver it after a heal (`connect::drop_unsent_on`); the broker's answer to it is lost. A
+//! new connection needs both directions, its SYN retried every second five times, then after 2, 4…
+//! s (Linux's RTOs: `TCP_RTO_MIN`, `TCP_TIMEOUT_INIT`, `tcp_syn_linear_timeouts`).
 //!
-//! Under KRaft, traffic between brokers and the controller is held the same way
-//! (each broker owns its connection to the controller; its metadata fetch and
-//! heartbeats give requests up on their own timeouts, `metadata_fetch.rs`). In the
-//! ZooKeeper era a message to or from the controller sent into a cut is lost: the
-//! broker's own timers stand in for the retransmissions.
+//! Under KRaft, traffic between brokers and the controller is held the same way (each broker owns
+//! its connection to the controller; its metadata fetch and heartbeats give requests up on their
+//! own timeouts, `metadata_fetch.rs`). In the ZooKeeper era a message to or from the controller
+//! sent into a cut is lost: the broker's own timers stand in for the retransmissions.
 //!
-//! A killed broker's kernel resets its connections: peers waiting on it are told at
-//! once (a `Reset` one hop later), and a new connection to it is refused. A host that
-//! vanished (`crash.silent`) says nothing: its peers wait for their timeouts.
+//! A killed broker's kernel resets its connections: peers waiting on it are told at once (a `Reset`
+//! one hop later), and a new connection to it is refused. A host that vanished (`crash.silent`)
+//! says nothing: its peers wait for their timeouts.
 
 pub use super::connect::{channel_of, conn_of, retransmission_at, syn_retransmission_gap, Conn};
-use super::connect::{drop_unsent_on, drop_unsent_request, longest_attempt_ms, orphan_gives_up_at};
+use super::connect::{drop_unsent_on, drop_unsent_request, longest_attempt_ms, orphan_gives_up_at, queued_behind};
 use super::event::Event;
 use super::msg::{Body, Hold, Msg, Node};
 use super::outbox::Wire;
@@ -274,7 +272,8 @@ impl Sim {
             if state.is_some() || orphaned {
                 self.last.lists().lost_on_a_closed_connection(id);
             } else if cut {
-                self.hold(id, from, to, body, Hold { since: self.now, connect: false });
+                let since = body.answers().and_then(|_| self.held_since(from, to, channel_of(&body))).unwrap_or(self.now);
+                self.hold(id, from, to, body, Hold { since, connect: false });
             } else {
                 self.deliver_later(id, seq, from, to, body);
             }
@@ -333,7 +332,8 @@ impl Sim {
 
     fn deliver_later(&mut self, id: u64, seq: u64, from: Node, to: Node, body: Body) {
         let jitter = self.rng.upto(self.net.latency.jitter_ms);
-        let arrive_ms = self.now + self.net.latency(from, to) + jitter;
+        let behind = queued_behind(&self.in_flight, &self.net.orphans, (from, to), &body);
+        let arrive_ms = (self.now + self.net.latency(from, to) + jitter).max(behind);
         self.put_on_wire(id, seq, from, to, body, arrive_ms);
         self.last.lists().sent.push(id);
     }

@@ -107,12 +107,34 @@ fn send_what_may_go(p: &mut P, id: usize, out: &mut Out) {
             i += 1;
             continue;
         }
+        if p.settings.idempotent && should_stop_drain_in_sequence(p, i) {
+            break;
+        }
         send_batch(p, id, i, leader, out);
         i += 1;
     }
     if let Some(at) = wake {
         wake_at(p, id, at, out);
     }
+}
+
+/// `RecordAccumulator.shouldStopDrainBatchesForPartition` (1.0+, KAFKA-5494; read at
+/// 1.0.0, 2.4.1, 3.7.0 and trunk of October 2024): an idempotent producer's waiting
+/// batch `i` (the deque's first) stays while it is a retry (it has a sequence) and
+/// not the first batch still owed an answer (`TransactionManager.firstInFlightSequence`):
+/// retries go one at a time, each after the one before it is answered, so none arrives
+/// behind more batches than the broker keeps. A new batch (no sequence yet) stays while
+/// a batch of an older producer epoch is still owed an answer
+/// (`hasInflightBatches` and `hasStaleProducerIdAndEpoch`, 2.5+, KIP-360; before,
+/// `hasUnresolvedSequence` held it until the producer id was reset). Before 1.0 idempotence needs
+/// max.in.flight.requests.per.connection = 1, so nothing is there to pass.
+fn should_stop_drain_in_sequence(p: &Producer, i: usize) -> bool {
+    let b = &p.batches[i];
+    let owed = p.batches[..i].iter().filter(|e| e.sent_to.is_some());
+    if b.sent_to.is_some() {
+        return owed.count() > 0;
+    }
+    owed.into_iter().any(|e| e.epoch != p.epoch)
 }
 
 /// One produce request with one batch to `leader`.

@@ -125,13 +125,47 @@ pub(crate) fn expire_delayed_produce(b: &mut Shared<Broker>, request: u64, out: 
 }
 
 /// `Partition.readRecords` for a follower: from `offset`, at least one record and
-/// at most replica.fetch.max.bytes (all versions).
+/// at most replica.fetch.max.bytes (all versions), in whole batches where the log
+/// knows them (an idempotent producer's): `LogSegment.read` gives at least the first
+/// batch whole (`minOneMessage`), and a batch cut by the byte limit is dropped by the
+/// reader, so a follower never holds part of a batch. Without that, the producer state
+/// a new leader rebuilds from its log could not answer a retry of the whole batch.
 pub(crate) fn read_for_follower(b: &Broker, offset: u64, out: &Out) -> Vec<(u64, Option<Entry>)> {
     let log = &b.log;
     let per = out.scenario.record_bytes.max(1);
     let max = (out.scenario.config.replica_fetch_max_bytes / per).max(1);
-    let end = log.leo().min(offset.saturating_add(max));
-    (offset..end).map(|o| (o, log.get(o))).collect()
+    let mut end = log.leo().min(offset.saturating_add(max));
+    let mut records: Vec<(u64, Option<Entry>)> = (offset..end).map(|o| (o, log.get(o))).collect();
+    let (mut open, mut open_at) = (None, offset);
+    for &(o, e) in &records {
+        match e {
+            Some(e) if e.batch_start => (open, open_at) = (Some(e), o),
+            Some(e) if open.is_some_and(|s| continues(s, e, o - open_at)) => {}
+            _ => open = None,
+        }
+    }
+    let Some(start) = open else { return records };
+    if !log.get(end).is_some_and(|e| !e.batch_start && continues(start, e, end - open_at)) {
+        return records;
+    }
+    if open_at > offset {
+        // The limit cuts this batch: it waits for the next fetch.
+        records.truncate((open_at - offset) as usize);
+        return records;
+    }
+    while let Some(e) = log.get(end).filter(|e| !e.batch_start && continues(start, *e, end - open_at)) {
+        records.push((end, Some(e)));
+        end += 1;
+    }
+    records
+}
+
+/// Whether `e`, `k` records after `start` (a batch's first record), is in that batch.
+fn continues(start: Entry, e: Entry, k: u64) -> bool {
+    e.id.producer == start.id.producer
+        && u64::from(e.id.n) == u64::from(start.id.n) + k
+        && e.producer_epoch == start.producer_epoch
+        && e.epoch == start.epoch
 }
 
 /// The leader's Fetch response to a follower; it remembers the HW it sent
