@@ -35,6 +35,8 @@ before(async () => {
   // 22 paragraphs of 60 px: the figure starts ~1.5 screens (900 px) down; 80 screens: far below.
   writeFileSync(join(dir, "below.html"), page(22, 10));
   writeFileSync(join(dir, "far.html"), page(1200, 10));
+  // A block the docs figures' first core refuses (it keeps no messages): the docs core says why.
+  writeFileSync(join(dir, "broken.html"), page(0, 10).replace("seed-walkthrough at=4", "seed-walkthru at=4"));
   srv = await serveSite(dir);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 });
@@ -108,5 +110,14 @@ test("a figure far below (80 screens): the first scroll fetches nothing; coming 
   await p.evaluate(() => scrollBy(0, innerHeight));
   await fetched(requests);
   assert.equal(await state(p), "waiting");
+  await ctx.close();
+});
+
+test("a block that cannot be drawn says why in the docs core's words (the first core keeps no messages)", async () => {
+  const { ctx, p, requests } = await open("broken.html");
+  await p.mouse.wheel(0, 40);
+  await p.waitForSelector(".hwscope-error", { timeout: 30_000 });
+  assert.match(await p.textContent(".hwscope-error"), /This hwscope figure cannot be drawn: line 1 of the block: no built-in scenario "seed-walkthru" \(did you mean seed-walkthrough\?\)/);
+  assert.ok(requests.includes("www/pkg/hwscope_docs_bg.wasm"), "the docs core was asked for the message");
   await ctx.close();
 });

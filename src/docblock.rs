@@ -72,24 +72,47 @@ impl fmt::Display for BlockError {
 impl std::error::Error for BlockError {}
 
 /// An error message pushed piece by piece: the parser is in the page's
-/// WebAssembly, where each `format!` would cost its own code.
+/// WebAssembly, where each `format!` would cost its own code. The documentation figures'
+/// first core (feature `first`) keeps none of the words, as it keeps none of the scenario
+/// reader's (`error_text!`): www/embed/live.js asks the docs core for the message to show.
 struct Msg(String);
 
+#[cfg(not(feature = "first"))]
 #[inline(never)]
 fn say(text: &str) -> Msg {
     Msg(text.to_string())
 }
 
+#[cfg(feature = "first")]
+#[inline(always)]
+fn say(_: &str) -> Msg {
+    Msg(String::new())
+}
+
 impl Msg {
+    #[cfg(not(feature = "first"))]
     #[inline(never)]
     fn s(mut self, text: &str) -> Msg {
         self.0.push_str(text);
         self
     }
 
+    #[cfg(feature = "first")]
+    #[inline(always)]
+    fn s(self, _: &str) -> Msg {
+        self
+    }
+
+    #[cfg(not(feature = "first"))]
     #[inline(never)]
     fn n(mut self, n: u64) -> Msg {
         json::write_u64(&mut self.0, n);
+        self
+    }
+
+    #[cfg(feature = "first")]
+    #[inline(always)]
+    fn n(self, _: u64) -> Msg {
         self
     }
 
@@ -175,6 +198,9 @@ fn distance(a: &str, b: &str) -> usize {
 
 /// ` (did you mean NAME?)` for the closest of `names`, if it is close enough; else nothing.
 fn suggest(word: &str, names: &[&str]) -> String {
+    if cfg!(feature = "first") {
+        return String::new();
+    }
     match names.iter().map(|n| (distance(word, n), *n)).min() {
         Some((d, n)) if d <= 2.max(word.len() / 3) => say(" (did you mean ").s(n).s("?)").0,
         _ => String::new(),

@@ -36,14 +36,16 @@
 //! - `wasm`       the browser facade (wasm32 only); `wasm_explore`: the explorer's
 //!   worker facade (wasm32, feature `explore`)
 
-/// An error message's text, as `format!` writes it; in the page's first core (feature
-/// `first` without `docs`) an empty string, its arguments not even evaluated. That core
-/// reads only the built-ins' own texts, which the full core reads and validates in every
-/// build and test (scripts/first-frame.mjs), so it never has a message to show, and the
-/// formatting of the scenario reader's ~90 messages was 6.8 KB gzipped of its 108.8 KB
-/// (docs/performance.md, issue 28's twelfth pass). Only for text that ends up in a
-/// [`ScenarioError`]: a field path or a message, never data a run uses.
-#[cfg(all(feature = "first", not(feature = "docs")))]
+/// An error message's text, as `format!` writes it; in the first cores (feature `first`)
+/// an empty string, its arguments not even evaluated. The page's first core reads only the
+/// built-ins' own texts, which the full core reads and validates in every build and test
+/// (scripts/first-frame.mjs), so it never has a message to show, and the formatting of the
+/// scenario reader's ~90 messages was 6.8 KB gzipped of its 108.8 KB (docs/performance.md,
+/// issue 28's twelfth pass). The documentation figures' first core still checks a block's
+/// scenario and refuses a bad one, but says why through the docs core, which has every
+/// message (www/embed/live.js `whyNot`; the thirteenth pass). Only for text that ends up in
+/// a [`ScenarioError`]: a field path or a message, never data a run uses.
+#[cfg(feature = "first")]
 macro_rules! error_text {
     ($($t:tt)*) => {{
         if false {
@@ -52,7 +54,7 @@ macro_rules! error_text {
         ::std::string::String::new()
     }};
 }
-#[cfg(not(all(feature = "first", not(feature = "docs"))))]
+#[cfg(not(feature = "first"))]
 macro_rules! error_text {
     ($($t:tt)*) => {
         ::std::format!($($t)*)
@@ -95,3 +97,11 @@ pub mod wasm_node;
 pub use record::StepRecord;
 pub use run::Run;
 pub use scenario::{Scenario, ScenarioError};
+
+/// The first cores' allocator (the page's, and the documentation figures'): talc, not the
+/// standard library's dlmalloc. Its code is ~3 KB gzipped smaller, on the first load's
+/// path, and a 50,000-step look-ahead takes as long (docs/performance.md, issue 28's
+/// thirteenth pass). No rule depends on where memory is: the records are the same.
+#[cfg(all(target_arch = "wasm32", target_os = "unknown", feature = "first"))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

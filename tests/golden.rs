@@ -625,9 +625,10 @@ fn g13_fetch_from_follower() {
 #[test]
 fn g13_before_kafka_3_4_a_fetch_above_the_hw_parks() {
     // The consumer must leave the cut follower at its refresh, which 2.8's leader does
-    // not allow (KAFKA-14372 came in 3.3.2): that one switch is set as in 3.3.2.
+    // not allow (KAFKA-14372 came in 3.3.2), and be sent back to it at once (KAFKA-13767,
+    // 3.2): those two switches are set as in 3.3.2.
     let mut s = g13_above_hw_scenario();
-    s["behavior"] = json!({"preferred_read_replica_in_isr": true});
+    s["behavior"] = json!({"preferred_read_replica_in_isr": true, "preferred_read_replica_answers_at_once": true});
     let t = Trace::of(&with_preset(&s, "kafka-2.8"));
     let above = (0..t.len())
         .find(|&i| {

@@ -445,7 +445,13 @@ impl Narrator<'_> {
                     };
                     return format!("{text}{}", self.note(Some(msg)));
                 }
-                Event::ConsumerFetchParked { broker: id, consumer, leader, offset, hw, wait, above } => {
+                Event::ConsumerFetchParked { broker: id, consumer, offset, wait, redirect: Some(to), .. } => {
+                    return format!(
+                        "Leader {id} names broker {to} as {}'s preferred read replica for offset {offset}, but before 3.2 (KAFKA-13767) that answer has no records and waits in the purgatory until fetch.max.wait.ms ({wait} ms): nothing else ends the wait.",
+                        self.consumer(consumer)
+                    );
+                }
+                Event::ConsumerFetchParked { broker: id, consumer, leader, offset, hw, wait, above, .. } => {
                     return format!(
                         "{} asks {} {id} for offset {offset}, {} its HW {hw}: nothing it may read yet. The fetch waits up to fetch.max.wait.ms ({wait} ms) for the HW to move.",
                         self.consumer(consumer),

@@ -139,6 +139,11 @@ switches! {
     /// only ISR members as a consumer's preferred read replica. Before, any replica that has
     /// the offset: a follower that left the ISR is named again at every metadata refresh.
     preferred_read_replica_in_isr: bool = "preferred_read_replica_in_isr", boolean;
+    /// 3.2 (KAFKA-13767, `ReplicaManager.fetchMessages`'s `hasPreferredReadReplica`): the
+    /// leader's answer naming a preferred read replica goes at once. In 2.4–3.1 it has no
+    /// records, so it waits in the purgatory, where `DelayedFetch.tryComplete` skips the
+    /// partition it did not read: the consumer learns its replica after fetch.max.wait.ms.
+    preferred_read_replica_answers_at_once: bool = "preferred_read_replica_answers_at_once", boolean;
     truncation: Truncation = "truncation", Truncation::parse;
     /// 2.1 (KIP-320): requests carry the current leader epoch; an older one is fenced. The same
     /// change makes a follower restart its fetcher on every new leader epoch, even from the

@@ -27,7 +27,8 @@ pub(crate) struct FetchAsks {
 /// A consumer fetch arrives at a broker (`ReplicaManager.fetchMessages`): a replica
 /// that neither leads nor is the consumer's preferred one refuses it; from 2.1
 /// (KIP-320) another leader epoch than the replica's is refused too; the leader
-/// names the preferred read replica when there is one (`findPreferredReadReplica`).
+/// names the preferred read replica when there is one (`findPreferredReadReplica`),
+/// at once from 3.2 (KAFKA-13767), after fetch.max.wait.ms before.
 pub(crate) fn handle_consumer_fetch(b: &mut Shared<Broker>, msg: &Msg, offset: u64, leader_epoch: i32, asks: FetchAsks, out: &mut Out) {
     let Node::Consumer(c) = msg.from else { return };
     let id = b.id;
@@ -48,10 +49,29 @@ pub(crate) fn handle_consumer_fetch(b: &mut Shared<Broker>, msg: &Msg, offset: u
         return answer_consumer(b, c, msg.id, offset, Vec::new(), Some(error), why, out);
     }
     if let Some(to) = preferred.filter(|_| is_leader).and_then(|f| find_preferred_read_replica(b, f, offset, out.behavior)) {
-        let in_isr = b.lead.as_ref().is_some_and(|ls| ls.isr.contains(&to));
-        return answer_consumer(b, c, msg.id, offset, Vec::new(), None, Served::Redirect { to, in_isr }, out);
+        if out.behavior.preferred_read_replica_answers_at_once || asks.max_wait_ms == 0 {
+            return redirect(b, c, msg.id, offset, to, out);
+        }
+        return park(b, c, msg.id, offset, asks.max_wait_ms, Some(to), out);
     }
     serve_consumer(b, c, msg.id, offset, Some(asks.max_wait_ms), out);
+}
+
+/// The leader's answer naming `to` as the consumer's read replica, with no records (KIP-392).
+fn redirect(b: &mut Shared<Broker>, c: usize, request: u64, offset: u64, to: u32, out: &mut Out) {
+    let in_isr = b.lead.as_ref().is_some_and(|ls| ls.isr.contains(&to));
+    answer_consumer(b, c, request, offset, Vec::new(), None, Served::Redirect { to, in_isr }, out);
+}
+
+/// The fetch waits in the purgatory for up to `wait` ms: for the HW to move, or (before
+/// 3.2, `redirect`) for nothing but its timeout.
+fn park(b: &mut Shared<Broker>, c: usize, request: u64, offset: u64, wait: u64, redirect: Option<u32>, out: &mut Out) {
+    let (id, hw, leader) = (b.id, b.hw, b.lead.is_some());
+    let expire_ms = out.now + wait;
+    let timer = out.set_timer(expire_ms, Timer::ConsumerFetchExpiry { broker: id, consumer: c });
+    b.parked_consumers.push(ParkedConsumerFetch { consumer: c, request, offset, expire_ms, timer, redirect });
+    let above = offset > hw;
+    b.record(Event::ConsumerFetchParked { broker: id, consumer: c, leader, offset, hw, wait, above, redirect }, out);
 }
 
 /// `ReplicaManager.findPreferredReadReplica` (2.4+, KIP-392): the leader names the
@@ -68,7 +88,7 @@ pub(crate) fn find_preferred_read_replica(b: &Broker, f: u32, offset: u64, behav
 /// waits (`wait`: the request's fetch.max.wait.ms; None once it has waited); above
 /// the HW (not above the LEO) it is answered empty or waits, by preset.
 fn serve_consumer(b: &mut Shared<Broker>, c: usize, request: u64, offset: u64, wait: Option<u64>, out: &mut Out) {
-    let (id, hw, leo, start, leader) = (b.id, b.hw, b.log.leo(), b.log.start_offset, b.lead.is_some());
+    let (hw, leo, start) = (b.hw, b.log.leo(), b.log.start_offset);
     if offset > leo || offset < start {
         let error = Some(KafkaError::OffsetOutOfRange);
         return answer_consumer(b, c, request, offset, Vec::new(), error, Served::OutOfRange { start, leo }, out);
@@ -82,10 +102,7 @@ fn serve_consumer(b: &mut Shared<Broker>, c: usize, request: u64, offset: u64, w
     }
     let above = offset > hw;
     if let Some(wait) = wait.filter(|&w| w > 0 && (!above || out.behavior.consumer_fetch_above_hw == AboveHw::Park)) {
-        let expire_ms = out.now + wait;
-        let timer = out.set_timer(expire_ms, Timer::ConsumerFetchExpiry { broker: id, consumer: c });
-        b.parked_consumers.push(ParkedConsumerFetch { consumer: c, request, offset, expire_ms, timer });
-        return b.record(Event::ConsumerFetchParked { broker: id, consumer: c, leader, offset, hw, wait, above }, out);
+        return park(b, c, request, offset, wait, None, out);
     }
     let why = if wait.is_none() {
         Served::Expired
@@ -124,7 +141,8 @@ fn answer_consumer(
 /// (the leader in `tryCompleteDelayedRequests`; a follower since KAFKA-14334).
 pub(crate) fn complete_consumer_fetches(b: &mut Shared<Broker>, out: &mut Out) {
     let (id, hw) = (b.id, b.hw);
-    let ready: Vec<ParkedConsumerFetch> = b.parked_consumers.iter().filter(|p| p.offset < hw).cloned().collect();
+    // A waiting redirect read nothing, and `DelayedFetch.tryComplete` skips it (before 3.2).
+    let ready: Vec<ParkedConsumerFetch> = b.parked_consumers.iter().filter(|p| p.redirect.is_none() && p.offset < hw).cloned().collect();
     for p in ready {
         b.parked_consumers.retain(|q| q.request != p.request);
         out.cancel(p.timer);
@@ -136,11 +154,15 @@ pub(crate) fn complete_consumer_fetches(b: &mut Shared<Broker>, out: &mut Out) {
     }
 }
 
-/// A consumer's parked fetch reaches fetch.max.wait.ms: `DelayedFetch.onComplete` reads again.
+/// A consumer's parked fetch reaches fetch.max.wait.ms: `DelayedFetch.onComplete` reads
+/// again, naming the preferred read replica again if the leader still would.
 pub(crate) fn expire_consumer_fetch(b: &mut Shared<Broker>, c: usize, out: &mut Out) {
     let Some(i) = b.parked_consumers.iter().position(|p| p.consumer == c) else {
         return;
     };
     let p = b.parked_consumers.remove(i);
+    if let Some(to) = p.redirect.and_then(|f| find_preferred_read_replica(b, f, p.offset, out.behavior)) {
+        return redirect(b, c, p.request, p.offset, to, out);
+    }
     serve_consumer(b, c, p.request, p.offset, None, out);
 }

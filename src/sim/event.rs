@@ -316,7 +316,7 @@ pub enum Event {
         why: Served,
         msg: u64,
     },
-    ConsumerFetchParked { broker: u32, consumer: usize, leader: bool, offset: u64, hw: u64, wait: u64, above: bool },
+    ConsumerFetchParked { broker: u32, consumer: usize, leader: bool, offset: u64, hw: u64, wait: u64, above: bool, redirect: Option<u32> },
     ConsumerFetchReleased { broker: u32, consumer: usize },
     ConsumerResponseIgnored { consumer: usize },
     ConsumerBackToLeader { consumer: usize, from: u32 },

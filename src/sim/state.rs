@@ -68,6 +68,9 @@ pub struct ParkedConsumerFetch {
     pub offset: u64,
     pub expire_ms: u64,
     pub timer: Key,
+    /// Before 3.2 (KAFKA-13767): the leader's answer naming this replica, the consumer's
+    /// preferred one, waiting with no records.
+    pub redirect: Option<u32>,
 }
 
 /// What a broker holds while it leads the partition (`Partition` on the leader).

@@ -23,11 +23,14 @@ const figures = new Set();
 let docs = null;
 /** The docs core's Playground once it has come (figures made live after it start on it). */
 let Full = null;
+/** The docs core's block reader once it has come (it has the messages the first core has not). */
+let readBlock = null;
 function loadDocs() {
   docs ??= import("../pkg/hwscope.js")
     .then(async (m) => {
       await m.default({ module_or_path: new URL("../pkg/hwscope_docs_bg.wasm", import.meta.url) });
       Full = m.Playground;
+      readBlock = m.parseDocBlock;
       for (const f of figures) f.swap(Full);
     })
     // Not fatal: the figures go on without their sentences; the next figure asks again.
@@ -73,14 +76,29 @@ export function showError(fig, text, message) {
 const statusOf = (rec) =>
   `step ${rec.step} · t = ${rec.time_ms} ms · leader ${rec.partition.leader ?? "none"} · epoch ${rec.partition.leader_epoch} · ISR {${rec.partition.isr.join(", ")}}`;
 
+/** Why a block cannot be drawn, in the words of the docs core: the first core keeps none
+ *  of its messages (~2 KB gzipped of its download), so a block it refuses is read again
+ *  by the docs core, which says what `hwscope render-docs` says at build time. */
+async function whyNot(text, first) {
+  await loadDocs();
+  try {
+    readBlock?.(text);
+  } catch (e) {
+    return e.message;
+  }
+  // The docs core could not be loaded (or, not expected, read the block): the first core's words.
+  return first.message;
+}
+
 export async function mount(fig, text, theme) {
   await core;
   let block;
   try {
-    block = parseDocBlock(text);
+    block = (readBlock ?? parseDocBlock)(text);
   } catch (e) {
+    const message = readBlock ? e.message : await whyNot(text, e);
     fig.dataset.hwscopeLive = "error";
-    return showError(fig, text, e.message);
+    return showError(fig, text, message);
   }
   const box = fig.querySelector(".hwscope-box");
   const host = h("div", { class: "hwscope-live" });

@@ -108,12 +108,13 @@ impl<const M: u8> Walker<'_, M> {
         self.fetcher(fetcher);
         self.word(parked_consumers.len() as u64);
         for p in parked_consumers {
-            let ParkedConsumerFetch { consumer, request, offset, expire_ms, timer } = p;
+            let ParkedConsumerFetch { consumer, request, offset, expire_ms, timer, redirect } = p;
             self.word(*consumer as u64);
             self.id(*request);
             self.word(*offset);
             self.time(*expire_ms);
             self.key(*timer);
+            self.opt_broker(*redirect);
         }
     }
 

@@ -74,7 +74,7 @@ impl<const M: u8> Walker<'_, M> {
             FetcherState::Idle => {}
         }
         for p in parked_consumers {
-            let ParkedConsumerFetch { consumer: _, request, offset: _, expire_ms: _, timer } = p;
+            let ParkedConsumerFetch { consumer: _, request, offset: _, expire_ms: _, timer, redirect: _ } = p;
             self.id(*request);
             self.key(*timer);
         }

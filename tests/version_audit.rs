@@ -1,0 +1,67 @@
+//! Rules found wrong by reading the model's runs against Kafka's sources at the
+//! release tags (docs/exactness.md, "Source audit"): each test runs one scenario
+//! under the presets on both sides of the version that changed the rule and checks
+//! what a user sees in the step records.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::*;
+
+fn under(v: &Value, preset: &str) -> Trace {
+    Trace::of(&with_preset(v, preset))
+}
+
+// ---------------------------------------------------------------------------
+// preferred_read_replica_answers_at_once: kafka-2.4, kafka-2.8 | kafka-3.7 (KAFKA-13767, 3.2.0).
+// ---------------------------------------------------------------------------
+
+/// One consumer that prefers follower 1 (KIP-392) on an idle partition, with
+/// fetch.max.wait.ms 400 so that the wait is told apart from the 500 ms replica fetch wait.
+fn redirect_scenario() -> Value {
+    json!({
+        "format": 1,
+        "replicas": 3,
+        "initial": {"log_end_offset": 5},
+        "consumers": [{"id": "c1", "fetch_from": 1, "fetch.max.wait.ms": 400}],
+        "stop_at_ms": 1000
+    })
+}
+
+#[test]
+fn before_3_2_the_leader_names_the_preferred_read_replica_only_after_fetch_max_wait_ms() {
+    for (preset, first_outcome, redirected_at) in
+        [("kafka-2.4", "parked", 402), ("kafka-2.8", "parked", 402), ("kafka-3.7", "answered", 2), ("kafka-4.0", "answered", 2)]
+    {
+        let t = under(&redirect_scenario(), preset);
+        let first = t.find(0, &json!({"type": "consumer_fetch_request", "from": "c1", "to": 0}));
+        assert!(event_matches(t.at(first), &json!({"outcome": first_outcome})), "{preset}: {}", line(t.at(first)));
+        // The answer that names broker 1 reaches the consumer once the fetch stops waiting (1 ms links).
+        let answer = t.find(first, &json!({"type": "consumer_fetch_response", "from": 0, "to": "c1", "preferred_read_replica": 1}));
+        assert_eq!(time(t.at(answer)), redirected_at, "{preset}: {}", line(t.at(answer)));
+        assert_eq!(consumer(t.at(answer), "c1")["preferred_read_replica"], json!(1), "{preset}: {}", line(t.at(answer)));
+        // Then it reads from follower 1, not from the leader.
+        let next = t.find(answer, &json!({"type": "consumer_fetch_request", "from": "c1"}));
+        assert_eq!(t.at(next)["event"]["to"], json!(1), "{preset}: {}", line(t.at(next)));
+        assert!(t.at(first)["text"].as_str().unwrap_or("").contains(if first_outcome == "parked" {
+            "KAFKA-13767"
+        } else {
+            "preferred read replica"
+        }));
+    }
+}
+
+/// The leader names follower 1 only while it has the consumer's offset: if a record
+/// arrives during the wait, the redirect still waits (the purgatory does not count a
+/// fetch whose offset it skipped), and the answer still names broker 1.
+#[test]
+fn before_3_2_a_parked_redirect_is_not_released_by_new_records() {
+    let mut s = redirect_scenario();
+    s["events"] = json!([{"at_ms": 100, "produce": {"producer": "p1", "records": 1}}]);
+    s["producers"] = json!([{"id": "p1", "acks": "all"}]);
+    let t = under(&s, "kafka-2.4");
+    let answer = t.find(0, &json!({"type": "consumer_fetch_response", "from": 0, "to": "c1", "preferred_read_replica": 1}));
+    assert_eq!(time(t.at(answer)), 402, "{}", line(t.at(answer)));
+    let next = t.find(answer, &json!({"type": "consumer_fetch_request", "from": "c1"}));
+    assert_eq!(t.at(next)["event"]["to"], json!(1), "{}", line(t.at(next)));
+}
