@@ -12,7 +12,7 @@
 // The static server (scripts/serve.mjs, with its strict CSP) runs on a free port, so the
 // page is tested under the same Content-Security-Policy it is deployed with.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -226,13 +226,40 @@ let hwscopeBin = process.env.HWSCOPE_BIN;
 /** Runs the CLI and returns what it printed, failing the test if it exits non-zero.
  *  The release binary is built once per test process unless HWSCOPE_BIN names one. */
 export function hwscope(args) {
+  const r = spawnSync(hwscopeBinary(), args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 30 });
+  assert.equal(r.status, 0, `hwscope ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout;
+}
+
+function hwscopeBinary() {
   if (!hwscopeBin) {
     execFileSync("cargo", ["build", "--quiet", "--release", "--bin", "hwscope"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
     hwscopeBin = join(resolve(ROOT, process.env.CARGO_TARGET_DIR || "target"), "release", "hwscope");
   }
-  const r = spawnSync(hwscopeBin, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 30 });
-  assert.equal(r.status, 0, `hwscope ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout;
+  return hwscopeBin;
+}
+
+/** `hwscope(args)` for each of `runs`, `width` at a time (each run is a process of its own,
+ *  mostly its start-up: one after the other they leave the other core idle); what each
+ *  printed, in order. Fails as `hwscope` does if any exits non-zero. */
+export async function hwscopeEach(runs, width = 4) {
+  const bin = hwscopeBinary();
+  const out = new Array(runs.length);
+  let next = 0;
+  const one = (args) =>
+    new Promise((done, fail) => {
+      execFile(bin, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 30 }, (err, stdout, stderr) => {
+        if (err) fail(new assert.AssertionError({ message: `hwscope ${args.join(" ")}: ${stderr || err.message}` }));
+        else done(stdout);
+      });
+    });
+  await Promise.all(Array.from({ length: Math.min(width, runs.length) }, async () => {
+    while (next < runs.length) {
+      const i = next++;
+      out[i] = await one(runs[i]);
+    }
+  }));
+  return out;
 }
 
 const traces = new Map();

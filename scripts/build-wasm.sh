@@ -67,6 +67,8 @@ wasm_features=(
 )
 wasm="$out_dir/hwscope_bg.wasm"
 docs="$out_dir/hwscope_docs_bg.wasm"
+# Each core the page or a docs figure downloads is written without its target_features
+# section (--strip-target-features, ~100 B gzipped): wasm-bindgen, which reads it, has run.
 # Exports only documentation figures call. The page's core leaves them out and
 # wasm-opt drops the code only they reach (the docs block parser is ~7 KB gzipped
 # that every playground page would otherwise download).
@@ -75,7 +77,7 @@ if [[ $opt == 1 ]]; then
   before=$(wc -c <"$wasm")
   echo "build-wasm: wasm-opt -Oz"
   node_modules/.bin/wasm-opt "$wasm" -o "$docs" -Oz "${wasm_features[@]}" \
-    --strip-debug --strip-producers
+    --strip-debug --strip-producers --strip-target-features
   # The page's core is optimized with its function names kept (-g), for `npm run
   # size` (scripts/wasm-sizes.mjs: its largest functions), then stripped. -Oz twice:
   # the second pass finds ~1 KB more (gzipped) in what the first left, and
@@ -88,7 +90,7 @@ if [[ $opt == 1 ]]; then
   node_modules/.bin/wasm-opt "$wasm" -o "$target_dir/wasm-names/hwscope_bg.wasm" "${docs_only[@]}" -Oz -Oz --converge --low-memory-unused -g "${wasm_features[@]}" \
     --strip-producers
   node_modules/.bin/wasm-opt "$target_dir/wasm-names/hwscope_bg.wasm" -o "$wasm" "${wasm_features[@]}" \
-    --strip-debug --strip-producers
+    --strip-debug --strip-producers --strip-target-features
   echo "build-wasm: hwscope_bg.wasm $before -> $(wc -c <"$wasm") bytes (the page), hwscope_docs_bg.wasm $(wc -c <"$docs") bytes (docs figures)"
 else
   cp "$wasm" "$docs"
@@ -121,7 +123,7 @@ if [[ $opt == 1 ]]; then
   node_modules/.bin/wasm-opt "$first" -o "$target_dir/wasm-names/hwscope_first_bg.wasm" -Oz -Oz --converge --low-memory-unused -g "${wasm_features[@]}" \
     --strip-producers
   node_modules/.bin/wasm-opt "$target_dir/wasm-names/hwscope_first_bg.wasm" -o "$first" "${wasm_features[@]}" \
-    --strip-debug --strip-producers
+    --strip-debug --strip-producers --strip-target-features
   echo "build-wasm: hwscope_first_bg.wasm $(wc -c <"$first") bytes (the page's first core)"
 fi
 node scripts/check-pkg.mjs "$out_dir" --first
@@ -138,7 +140,7 @@ wasm-bindgen --target web --out-dir "$out_dir" --out-name hwscope_docs_first "$w
 docs_first="$out_dir/hwscope_docs_first_bg.wasm"
 if [[ $opt == 1 ]]; then
   node_modules/.bin/wasm-opt "$docs_first" -o "$docs_first.opt" -Oz -Oz --converge --low-memory-unused "${wasm_features[@]}" \
-    --strip-debug --strip-producers
+    --strip-debug --strip-producers --strip-target-features
   mv "$docs_first.opt" "$docs_first"
   echo "build-wasm: hwscope_docs_first_bg.wasm $(wc -c <"$docs_first") bytes (the docs figures' first core)"
 fi

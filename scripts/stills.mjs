@@ -16,9 +16,11 @@ export const STILL_LAST = 64;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const dir = join(resolve(process.argv[2] ?? join(ROOT, "www/pkg")), "stills");
 const targetDir = resolve(ROOT, process.env.CARGO_TARGET_DIR ?? "target");
-// The CLI's debug build: cargo test builds it too, so this costs nothing in CI.
-execFileSync("cargo", ["build", "--quiet", "--bin", "hwscope"], { cwd: ROOT, stdio: "inherit" });
-const cli = join(targetDir, "debug", "hwscope");
+// The CLI's debug build, or the profile HWSCOPE_CLI_PROFILE names: scripts/test.sh names
+// `ci-test`, the profile its cargo test builds the CLI with, so this costs nothing in CI.
+const profile = process.env.HWSCOPE_CLI_PROFILE || "dev";
+execFileSync("cargo", ["build", "--quiet", "--profile", profile, "--bin", "hwscope"], { cwd: ROOT, stdio: "inherit" });
+const cli = join(targetDir, profile === "dev" ? "debug" : profile, "hwscope");
 const names = execFileSync(cli, ["scenarios"], { encoding: "utf8" }).split("\n").map((l) => l.split(/\s+/)[0]).filter(Boolean);
 
 rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
 #      (install-docs-tools.sh: mdBook, Hugo, the docs sites' node_modules, the wheelhouse; minutes
 #      on a fresh machine, a few seconds of checks on a warm one), joined before the e2e tests,
 #   2. build the wasm package (npm run build) and the packages (npm run packages),
-#   3. cargo test (native),
+#   3. cargo test (native, profile ci-test: optimized, with debug assertions and overflow checks),
 #   4. node --test tests/js/  (wasm vs native traces, the JS API),
 #   5. node --test e2e/       (the page in headless Chromium; e2e/docsites.test.mjs builds
 #      documentation sites with mdBook, MkDocs, Zensical, Hugo and Docusaurus, from
@@ -72,14 +72,18 @@ setsid -w bash -c 's=$(date +%s); rc=0; bash scripts/install-docs-tools.sh || rc
 docs_pid=$!
 
 phase "build (npm run build)"
-npm run --silent build
+# The CLI that draws the stills (scripts/stills.mjs) in the profile cargo test uses below.
+HWSCOPE_CLI_PROFILE=ci-test npm run --silent build
 
 phase "packages (npm run packages: dist-packages/, from the wasm just built)"
 # The crates are not verified here: e2e/docsites.test.mjs builds mdbook-hwscope from its .crate anyway.
 HWSCOPE_PACKAGE_VERIFY=0 npm run --silent packages
 
 phase "cargo test"
-cargo test --workspace
+# Optimized, with the dev profile's debug assertions and overflow checks (Cargo.toml,
+# profile ci-test): unoptimized, the tests that run the simulator for millions of steps
+# (frozen traces, properties, the model checkers) took most of this phase.
+cargo test --workspace --profile ci-test
 
 shopt -s nullglob
 js_tests=(tests/js/*.test.mjs tests/js/*.test.js)

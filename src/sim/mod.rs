@@ -5,8 +5,8 @@
 //! it to the rule that owns it. The rule *decides*: it says what happened as
 //! typed [`Event`]s (`emit`, which *applies* each one, in `apply_event` (`apply.rs`),
 //! the one place those changes are made) and what the world must do as
-//! [`Command`]s (`send`, `set_timer`, `cancel`), which `apply_commands` puts into
-//! effect at the end of the step. Then the invariants observe the events and
+//! [`Command`]s (`send`), which `apply_commands` puts into effect at the end of
+//! the step; timers (`set_timer`, `cancel`) go into the queue as they are decided. Then the invariants observe the events and
 //! check the state. What the step looked like ([`Step`]: trigger, events, the
 //! messages sent) stays in `last` for the record and the narration, which are
 //! built outside this module, and only when someone asks.
@@ -551,15 +551,19 @@ impl Sim {
         self.last.lists().commands.push(command);
     }
 
-    /// Decides to set a timer; its key (known now) cancels it.
+    /// Sets a timer; its key (known now) cancels it. Timers go into the queue at once:
+    /// its order is the keys', so when an item is inserted changes nothing, and nothing
+    /// in a step reads the queue; a message waits for the step's end (`transmit` reads
+    /// the world as the step left it). A command each cost a copy of the largest
+    /// command, a message's, in and out of the step's list.
     pub(crate) fn set_timer(&mut self, at_ms: u64, timer: Timer) -> Key {
         let key = (at_ms, PROTOCOL, self.sched.reserve());
-        self.push_command(Command::SetTimer { key, timer });
+        self.sched.insert(key, Due::Timer(timer));
         key
     }
 
     pub(crate) fn cancel(&mut self, key: Key) {
-        self.push_command(Command::Cancel(key));
+        self.sched.cancel(key);
     }
 
     /// Puts the step's commands into effect, in the order they were decided.
@@ -568,10 +572,6 @@ impl Sim {
         for command in commands.drain(..) {
             match command {
                 Command::Send { id, seq, from, to, body } => self.transmit(id, seq, from, to, body),
-                Command::SetTimer { key, timer } => self.sched.insert(key, Due::Timer(timer)),
-                Command::Cancel(key) => {
-                    self.sched.cancel(key);
-                }
                 Command::DropMessagesTo(node) => self.drop_messages_to(node),
             }
         }

@@ -5,8 +5,10 @@
 //! go to. It reads and writes no other node's state.
 //!
 //! What a rule writes to `Out` and where it goes:
-//! - messages to send, timers to set or cancel: the step's commands, put into
-//!   effect in one place at the end of the step (`Sim::apply_commands`);
+//! - messages to send: the step's commands, put into effect in one place at the
+//!   end of the step (`Sim::apply_commands`);
+//! - timers to set or cancel: in the queue at once (its order is the keys', whenever
+//!   they are inserted);
 //! - events: the step's record. A node function's events change nothing outside
 //!   its node (`apply_event` has no case for them), so they are only recorded;
 //! - a connection it closes: on the wire at once (`Out::close_conn`), because the
@@ -93,15 +95,17 @@ impl Out<'_> {
         id
     }
 
-    /// Decides to set a timer; its key (known now) cancels it.
+    /// Sets a timer; its key cancels it. Put in the queue at once, not at the step's end
+    /// as a message is: the queue's order is the key's, whenever it is inserted, and no
+    /// rule reads the queue during a step (`Sim::set_timer`).
     pub fn set_timer(&mut self, at_ms: u64, timer: Timer) -> Key {
         let key = (at_ms, PROTOCOL, self.sched.reserve());
-        self.commands.push(Command::SetTimer { key, timer });
+        self.sched.insert(key, Due::Timer(timer));
         key
     }
 
     pub fn cancel(&mut self, key: Key) {
-        self.commands.push(Command::Cancel(key));
+        self.sched.cancel(key);
     }
 
     /// Records an event of the node's own (one `apply_event` has no case for).

@@ -1,11 +1,12 @@
 //! A step as data: what started it ([`Trigger`]), what the world must do for
-//! the rule that ran ([`Command`]s: send a message, set or cancel a timer, put
-//! into effect by `Sim::apply_commands` at the end of the step), and what is
+//! the rule that ran ([`Command`]s: send a message, drop what is on its way to a
+//! crashed node, put into effect by `Sim::apply_commands` at the end of the step;
+//! timers go into the queue as they are set, `Sim::set_timer`), and what is
 //! kept of it for the record and the narration ([`Step`]).
 
 use super::event::Event;
 use super::msg::{Body, Msg, Node};
-use super::scheduler::{Key, Timer};
+use super::scheduler::Timer;
 use super::shared::{Lent, Shared};
 use crate::scenario::Action;
 use std::rc::Rc;
@@ -29,18 +30,7 @@ pub enum Trigger {
 #[derive(Debug, Clone)]
 pub enum Command {
     /// Put a message on the wire; `seq` orders its delivery among same-instant events.
-    Send {
-        id: u64,
-        seq: u64,
-        from: Node,
-        to: Node,
-        body: Body,
-    },
-    SetTimer {
-        key: Key,
-        timer: Timer,
-    },
-    Cancel(Key),
+    Send { id: u64, seq: u64, from: Node, to: Node, body: Body },
     /// A crash: messages on their way to the node are never read.
     DropMessagesTo(Node),
 }
