@@ -237,15 +237,14 @@ pub(crate) fn on_request_timeout(c: &mut C, id: usize, out: &mut Out) {
     let mut unsent = false;
     if let Some(broker) = c.fetch_target() {
         let (me, server) = (Node::Consumer(id), Node::Broker(broker));
+        c.preferred = None;
         if let (Some(ConsumerFetch::InFlight { request, .. } | ConsumerFetch::Validating { request, .. }), true) =
             (c.fetch, out.is_connecting(me, server))
         {
             out.drop_unsent_request(request);
             unsent = true;
-            c.preferred = None;
         } else {
             out.close_conn(me, server);
-            c.preferred = None;
             c.fetch = None;
             let _ = client::disconnected(c, me, broker, out);
         }

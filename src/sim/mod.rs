@@ -557,9 +557,7 @@ impl Sim {
     /// the world as the step left it). A command each cost a copy of the largest
     /// command, a message's, in and out of the step's list.
     pub(crate) fn set_timer(&mut self, at_ms: u64, timer: Timer) -> Key {
-        let key = (at_ms, PROTOCOL, self.sched.reserve());
-        self.sched.insert(key, Due::Timer(timer));
-        key
+        self.sched.schedule(at_ms, PROTOCOL, Due::Timer(timer))
     }
 
     pub(crate) fn cancel(&mut self, key: Key) {

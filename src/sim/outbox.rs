@@ -99,9 +99,7 @@ impl Out<'_> {
     /// as a message is: the queue's order is the key's, whenever it is inserted, and no
     /// rule reads the queue during a step (`Sim::set_timer`).
     pub fn set_timer(&mut self, at_ms: u64, timer: Timer) -> Key {
-        let key = (at_ms, PROTOCOL, self.sched.reserve());
-        self.sched.insert(key, Due::Timer(timer));
-        key
+        self.sched.schedule(at_ms, PROTOCOL, Due::Timer(timer))
     }
 
     pub fn cancel(&mut self, key: Key) {
