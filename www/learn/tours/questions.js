@@ -356,6 +356,11 @@ const leoHwBeats = [
 
 // ---- "The leader dies before the followers learn the new HW" ---------------------
 
+/** KRaft: the bounced follower was fenced out of the ISR while its new incarnation waited
+ *  for its old session to end; when the leader's session ends too, the ISR holds only the
+ *  dead leader and nobody can be elected (ReplicationControlManager, unclean election off). */
+const noLeader = (c) => `But it does not take over: there is no leader. The ISR is ${set(c.rec.partition.isr)}, the dead leader alone: follower 1's restart came inside its old session, so the controller refused it until that session ran out, then fenced it and took it out of the ISR. When leader 0's session ran out as well, no replica in the ISR could lead, and a replica outside it is not elected while unclean.leader.election.enable is false.`;
+
 const rejoins = (b) => (r) =>
   r.event?.to === b && ["broker_registration_response", "leader_and_isr", "broker_heartbeat_response"].includes(r.event.type) && ["become-follower", "become-leader"].includes(r.event.outcome);
 
@@ -372,7 +377,8 @@ const deathBeats = (old) => [
   {
     id: "rejoin",
     level: "junior",
-    title: "The follower takes over",
+    // Not "takes over": under kafka-4.0 the follower is not elected at all (see `noLeader`).
+    title: "The follower comes back",
     at: rejoins(1),
     quiz: {
       kind: "value",
@@ -385,7 +391,7 @@ const deathBeats = (old) => [
       explain: (c) => `Under ${c.sc.preset} follower 1's LEO is ${c.rep(1).leo}.`,
     },
     say: {
-      junior: (c) => `Under ${c.sc.preset} follower 1 ${c.rep(1).leo < c.was(1).leo ? `truncates to its own HW: LEO ${c.was(1).leo} → ${c.rep(1).leo}, and the acknowledged record is gone from it` : `keeps its log (LEO ${c.rep(1).leo}): its stale HW ${c.rep(1).hw} is not used to truncate`}.`,
+      junior: (c) => `Under ${c.sc.preset} follower 1 ${c.rep(1).leo < c.was(1).leo ? `truncates to its own HW: LEO ${c.was(1).leo} → ${c.rep(1).leo}, and the acknowledged record is gone from it` : `keeps its log (LEO ${c.rep(1).leo}): its stale HW ${c.rep(1).hw} is not used to truncate`}.${c.L == null ? ` ${noLeader(c)}` : ""}`,
     },
   },
   {
@@ -397,9 +403,15 @@ const deathBeats = (old) => [
     say: {
       junior: (c) => {
         const lost = (c.rec.lost ?? []).filter((l) => !l.allowed);
-        return `Broker ${c.L} leads epoch ${c.rec.partition.leader_epoch} with LEO ${c.lead.leo}. ${lost.length ? `It does not have ${list(lost.map((l) => l.id))}, acknowledged at offset ${lost[0].offset}: lost, under HW truncation.` : `The acknowledged record is there: nothing acknowledged is lost under ${c.sc.preset}.`}`;
+        const back = c.sc.events.find((e) => e.restart?.broker === c.L)?.at_ms;
+        const old = c.L === 0 && back != null ? ` It is the old leader, back since ${back} ms: follower 1 was never elected.` : "";
+        return `Broker ${c.L} leads epoch ${c.rec.partition.leader_epoch} with LEO ${c.lead.leo}.${old} ${lost.length ? `It does not have ${list(lost.map((l) => l.id))}, acknowledged at offset ${lost[0].offset}: lost, under HW truncation.` : `The acknowledged record is there: nothing acknowledged is lost under ${c.sc.preset}.`}`;
       },
-      middle: () => "The schedule is the same in both runs; only the rule a returning follower follows differs. That is KIP-101.",
+      // The same schedule; under a KRaft preset it also ends differently: the bounced
+      // follower is out of the ISR when the leader goes, so it is not elected.
+      middle: (c) => c.L === 1
+        ? "The schedule is the same in both runs; only the rule a returning follower follows differs. That is KIP-101."
+        : `The schedule is the same in both runs, and under ${c.sc.preset} two things differ. Follower 1 keeps the record (KIP-101: no truncation to a stale HW). And it is not the one elected: its restart came inside its old session, so the controller fenced it and took it out of the ISR before leader 0's session ran out; with only leader 0 left in the ISR, and unclean.leader.election.enable false, the partition had no leader until broker 0 came back.`,
     },
   },
   {

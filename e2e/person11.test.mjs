@@ -1,0 +1,58 @@
+// Eleventh pass as a person: what a learner, a docs author and someone sharing a link met
+// in Chromium that was wrong. Each test failed before its fix. Needs www/pkg (npm run build).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { assertNoErrors, cliTrace, launch } from "./helpers.mjs";
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(() => env?.close());
+
+const card = (page) =>
+  page.$eval(".tour", (t) => ({
+    ...t.dataset,
+    title: t.querySelector(".beat-title").textContent,
+    text: t.querySelector(".beat-body").textContent,
+  }));
+
+describe("eleventh pass: the leader-dies tour says who leads", () => {
+  test("middle: under kafka-4.0 the bounced follower is not elected; no beat says it takes over, and the end names the old leader's return", async () => {
+    const page = await env.open("/?tour=leader-dies&level=middle", { until: ["html[data-boot=live]", ".tour[data-beat]"] });
+    const traces = {};
+    const seen = [];
+    for (let beat = 1; ; beat++) {
+      await page.waitForFunction((n) => document.querySelector(".tour")?.dataset.beat === String(n), beat);
+      let c = await card(page);
+      if (c.state === "ask") {
+        await page.click('.tour button:has-text("Just show me")');
+        await page.waitForFunction(() => document.querySelector(".tour").dataset.state === "show");
+        c = await card(page);
+      }
+      traces[c.preset] ??= cliTrace(["--builtin", c.scenario, "--preset", c.preset]);
+      const rec = traces[c.preset][Number(c.step)];
+      seen.push(`${c.preset} step ${c.step} (leader ${rec.partition.leader}): ${c.title} | ${c.text}`);
+      const says = `${c.title} ${c.text}`;
+      // Whoever the beat says takes over must be the one the run elects.
+      if (/follower takes over|follower is elected/i.test(says)) {
+        const leaders = traces[c.preset].slice(Number(c.step)).map((r) => r.partition.leader);
+        assert.ok(leaders.includes(1), `the beat says follower 1 takes over, but the run never elects it: ${seen.at(-1)}`);
+      }
+      if (rec.partition.leader === null) {
+        assert.match(c.text, /no leader/, `the run has no leader here; the beat must say so: ${seen.at(-1)}`);
+      }
+      if (c.preset === "kafka-4.0" && rec.event?.outcome === "become-leader") {
+        assert.equal(rec.partition.leader, 0, "under kafka-4.0 the old leader returns and leads");
+        assert.doesNotMatch(c.text, /only the rule a returning follower follows differs/, `follower 1 was never elected: ${seen.at(-1)}`);
+        assert.match(c.text, /old leader, back since 12000 ms: follower 1 was never elected/, seen.at(-1));
+      }
+      const next = page.locator(".tour .tour-nav button.primary");
+      if (!(await next.isVisible()) || (await next.isDisabled())) break;
+      await next.click();
+    }
+    assert.ok(seen.some((s) => s.startsWith("kafka-4.0") && /leader null/.test(s)), `a kafka-4.0 beat with no leader was seen:\n${seen.join("\n")}`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});
