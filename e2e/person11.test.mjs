@@ -56,3 +56,38 @@ describe("eleventh pass: the leader-dies tour says who leads", () => {
     await page.close();
   });
 });
+
+describe("eleventh pass: the follower-lag tour under kafka-2.4", () => {
+  test("senior: c-follower's last 300 ms are its way to the follower (the leader held the answer naming it, KAFKA-13767), not a fetch parked there and released by the HW (KAFKA-14334 is 3.4)", async () => {
+    const page = await env.open("/?tour=follower-lag&level=senior", { until: ["html[data-boot=live]", ".tour[data-beat]"] });
+    const seen = [];
+    for (let beat = 1; ; beat++) {
+      await page.waitForFunction((n) => document.querySelector(".tour")?.dataset.beat === String(n), beat);
+      let c = await card(page);
+      if (c.state === "ask") {
+        await page.click('.tour button:has-text("Just show me")');
+        await page.waitForFunction(() => document.querySelector(".tour").dataset.state === "show");
+        c = await card(page);
+      }
+      seen.push(`${c.preset} step ${c.step}: ${c.title} | ${c.text}`);
+      const [major, minor] = c.preset.replace("kafka-", "").split(".").map(Number);
+      if (major < 3 || (major === 3 && minor < 4)) {
+        assert.doesNotMatch(c.text, /answers the consumer's fetch parked on it as soon as its HW moves/, `KAFKA-14334 is 3.4; this run is ${c.preset}: ${seen.at(-1)}`);
+      }
+      if (c.preset === "kafka-2.4" && /c-follower gets p1-1/.test(c.text)) {
+        const rec = cliTrace(["--builtin", c.scenario, "--preset", c.preset]);
+        const asked = rec.slice(0, Number(c.step)).findLast((r) => r.event?.type === "consumer_fetch_request" && r.event.from === "c-follower");
+        assert.equal(asked.event.to, 1, "the fetch it reads went to follower 1");
+        assert.equal(asked.event.outcome, "answered", "follower 1 answered it on arrival: nothing was parked there");
+        assert.match(c.text, /before its fetch reached follower 1 at all/, seen.at(-1));
+        assert.match(c.text, /KAFKA-13767/, seen.at(-1));
+      }
+      const next = page.locator(".tour .tour-nav button.primary");
+      if (!(await next.isVisible()) || (await next.isDisabled())) break;
+      await next.click();
+    }
+    assert.ok(seen.some((s) => s.startsWith("kafka-2.4") && /c-follower gets p1-1/.test(s)), `the kafka-2.4 beat was seen:\n${seen.join("\n")}`);
+    assertNoErrors(page);
+    await page.close();
+  });
+});

@@ -7,6 +7,7 @@
 
 import { ev, both, hwMoved, withRecords, any, list, set, plural, count, WRONG, hwOf } from "./common.js";
 import { sessionEnds } from "./kip101.js";
+import { sentBy } from "../words.js";
 
 /** A consumer's setting as the run has it (the core fills in the defaults). */
 const cset = (c, id, key) => c.sc.consumers?.find((x) => x.id === id)?.[key];
@@ -65,14 +66,32 @@ const lagBeats = [
       junior: (c) => {
         const { leader, follower, f } = waits(c);
         const head = `${c.e.to} gets ${list(c.e.records.map(String))} at ${c.t} ms, ${c.t - leader} ms after the leader's HW moved: ${follower - leader} ms for follower ${f} to hear the HW (${follower - leader >= c.cfg("replica.fetch.wait.max.ms") ? "its Fetch parked at the leader until replica.fetch.wait.max.ms ran out" : "the HW change answered its Fetch parked at the leader"}), then ${c.t - follower} ms`;
-        return c.sentBy()?.ev?.timer === "consumer-fetch-expiry"
-          ? `${head} for the consumer's own fetch, parked on the follower until fetch.max.wait.ms ran out: under ${c.sc.preset} an HW move on the follower does not answer the fetches parked on it.${follower - leader >= c.cfg("replica.fetch.wait.max.ms") ? " The two waits add up: with the defaults, about a second." : ""}`
-          : `${head}: under ${c.sc.preset} the follower answers the consumer's fetch parked on it as soon as its HW moves (from 3.4, KAFKA-14334), so only the follower's own wait is left.`;
+        const by = c.sentBy()?.ev;
+        if (by?.timer === "consumer-fetch-expiry") {
+          return `${head} for the consumer's own fetch, parked on the follower until fetch.max.wait.ms ran out: under ${c.sc.preset} an HW move on the follower does not answer the fetches parked on it.${follower - leader >= c.cfg("replica.fetch.wait.max.ms") ? " The two waits add up: with the defaults, about a second." : ""}`;
+        }
+        // Answered on arrival: the time after the follower heard the HW went on the consumer's
+        // way to the follower, not on a fetch parked there (kafka-2.4: the leader held its
+        // answer naming the preferred read replica until fetch.max.wait.ms, before KAFKA-13767).
+        if (by?.type === "consumer_fetch_request") return `${head} before its fetch reached follower ${f} at all: ${toFollower(c, f)} Follower ${f} answered it at once, everything below its HW.`;
+        return `${head}: under ${c.sc.preset} the follower answers the consumer's fetch parked on it as soon as its HW moves (from 3.4, KAFKA-14334), so only the follower's own wait is left.`;
       },
       middle: (c) => `The consumer's fetch sat on the follower for up to fetch.max.wait.ms (${cset(c, c.e.to, "fetch.max.wait.ms")} ms); the follower's Fetch sat on the leader for up to replica.fetch.wait.max.ms (${c.cfg("replica.fetch.wait.max.ms")} ms). On an idle partition, before 3.4, the consumer waits for both, one after the other; each new record releases the parked Fetches sooner.`,
     },
   },
 ];
+
+/** Why the follower's consumer reached follower f only now: the answer that sent it there. */
+function toFollower(c, f) {
+  const id = c.e.to;
+  const named = c.lastEvent((ev) => ev.type === "consumer_fetch_response" && ev.to === id && ev.preferred_read_replica === f);
+  if (!named) return `${id} was still on its way to it.`;
+  const why = c.trace.receivedAt(named.step) && sentBy(c.trace, c.trace.receivedAt(named.step));
+  const held = why?.ev?.type === "timeout" && why.ev.timer === "consumer-fetch-expiry";
+  return held
+    ? `${id}'s first fetch went to leader ${c.L}, which names follower ${f} as its preferred read replica, but under ${c.sc.preset} that answer waited in the leader's purgatory until fetch.max.wait.ms ran out (before 3.2, KAFKA-13767), so ${id} was sent to follower ${f} only when that wait was over.`
+    : `${id} was sent there late, by leader ${c.L}'s answer naming follower ${f} its preferred read replica.`;
+}
 
 /** When the leader's HW and then follower f's reached the HW the follower's consumer reads below. */
 function waits(c) {
