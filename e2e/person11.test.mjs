@@ -91,3 +91,24 @@ describe("eleventh pass: the follower-lag tour under kafka-2.4", () => {
     await page.close();
   });
 });
+
+describe("eleventh pass: the follower-fetch tour's lag under traffic", () => {
+  test("senior, last beat: p1-2 reaches c-follower 103 ms after it was produced; the beat says why (the next record, p1-3, carried the HW) and does not call that one round trip", async () => {
+    const page = await env.open("/?tour=follower-fetch&level=senior&beat=7", { until: ["html[data-boot=live]", ".tour[data-beat='7']"] });
+    const c = await card(page);
+    const m = c.text.match(/(p1-\d+), produced at (\d+) ms, reaches c-follower at (\d+) ms/);
+    assert.ok(m, c.text);
+    const lag = Number(m[3]) - Number(m[2]);
+    const rec = cliTrace(["--builtin", c.scenario, "--preset", c.preset]);
+    // Its longest hop, four times (Fetch, answer, consumer fetch, answer): 1 ms a hop here.
+    const rtt = 4 * Math.max(...rec.flatMap((r) => r.in_flight.map((x) => x.arrive_ms - x.sent_ms)));
+    if (lag > rtt) {
+      assert.doesNotMatch(`${c.title} ${c.text}`, /lag is (about )?one round trip/, `a lag of ${lag} ms is not one round trip (${rtt} ms at most here): ${c.title} | ${c.text}`);
+      // The answer that moved follower 1's HW past the record came with the next record.
+      const moved = rec.slice(0, Number(c.step)).findLast((r) => r.event?.type === "fetch_response" && r.event.to === 1 && r.event.hw_after > r.event.hw_before);
+      assert.match(c.text, new RegExp(`the next record, ${moved.event.ids[0]}`), c.text);
+    }
+    assertNoErrors(page);
+    await page.close();
+  });
+});
