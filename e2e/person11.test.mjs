@@ -2,7 +2,7 @@
 // in Chromium that was wrong. Each test failed before its fix. Needs www/pkg (npm run build).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -139,5 +139,36 @@ describe("eleventh pass: a share link's block with preset=", () => {
     assert.doesNotMatch(render(`${link} loop preset=kafka-4.0`), changed, "another preset: the link's hash is for its own");
     assert.match(render(`${wrong} loop`), changed, "a hash the run does not reproduce");
     assert.match(render(`${wrong} preset=kafka-0.10`), changed, "the link's own preset, named: still checked");
+  });
+});
+
+describe("eleventh pass: a docs figure with controls=full on a phone", () => {
+  test("360 px: every control of the bar, “open full playground ↗” last, is inside the figure", async () => {
+    mkdirSync(join(ROOT, "e2e/out"), { recursive: true });
+    const file = join(ROOT, "e2e/out/person11-figure.html");
+    writeFileSync(file, `<!doctype html><html><head><meta charset="utf-8"><title>figure</title><link rel="icon" href="data:,">
+<meta name="viewport" content="width=device-width, initial-scale=1"></head><body><main>
+<hwscope-playground scenario="elr" at="3" from="1" to="9" controls="full"></hwscope-playground>
+<p>text</p></main><script type="module" src="/www/embed/auto.js"></script></body></html>\n`);
+    try {
+      const page = await env.open("/e2e/out/person11-figure.html", { viewport: { width: 360, height: 740 } });
+      await page.mouse.wheel(0, 40);
+      await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live", null, { timeout: 60_000 });
+      const boxes = await page.$eval("figure.hwscope-figure", (f) => {
+        const root = [...f.querySelectorAll("*")].find((e) => e.shadowRoot).shadowRoot;
+        const fig = root.querySelector(".hs").getBoundingClientRect();
+        const r = (e) => e.getBoundingClientRect();
+        return { fig: { left: fig.left, right: fig.right, bottom: fig.bottom }, items: [...root.querySelector(".hs-bar").children].map((e) => ({ name: e.className || e.tagName, left: r(e).left, right: r(e).right, bottom: r(e).bottom })) };
+      });
+      assert.ok(boxes.items.some((i) => /hs-open/.test(i.name)), JSON.stringify(boxes.items));
+      for (const i of boxes.items) {
+        assert.ok(i.left >= boxes.fig.left && i.right <= boxes.fig.right + 0.5 && i.bottom <= boxes.fig.bottom + 0.5, `${i.name} (${Math.round(i.left)}–${Math.round(i.right)}) is outside the figure (${Math.round(boxes.fig.left)}–${Math.round(boxes.fig.right)})`);
+      }
+      // No assertNoErrors: this host page is served under the playground's strict CSP,
+      // which refuses auto.js's <style> for the figure box (a docs site has its own policy).
+      await page.close();
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 });
