@@ -202,16 +202,16 @@ impl Sim {
             controller: Shared::new(Controller {
                 leader: Some(0),
                 leader_epoch: 0,
-                isr: all.clone(),
+                isr: Part::new(all.clone()),
                 partition_epoch: 0,
-                elr: Vec::new(),
-                last_known_elr: Vec::new(),
-                fenced: VecSet::new(),
-                registrations,
+                elr: Part::new(Vec::new()),
+                last_known_elr: Part::new(Vec::new()),
+                fenced: Part::new(VecSet::new()),
+                registrations: Part::new(registrations),
                 metadata_offset: 0,
                 check_anchor,
                 check: None,
-                zookeeper: Vec::new(),
+                zookeeper: Part::new(Vec::new()),
                 parked_fetches: vec![None; n as usize],
             }),
             producers,
@@ -240,7 +240,7 @@ impl Sim {
         // before its phase, as the KRaft registrations' heartbeats.
         let sessions =
             sim.controller.registrations.iter().map(|r| zookeeper::ZkSession { incarnation: 0, deadline: r.session_deadline }).collect();
-        sim.controller.zookeeper = sessions;
+        sim.controller.zookeeper = Part::new(sessions);
         for id in 0..n {
             sim.broker_rule(id, heartbeat::schedule_heartbeat);
         }
