@@ -250,7 +250,10 @@ impl Search {
                     self.outcome = Some(Outcome::Exhausted);
                     break;
                 }
-                self.current = VecDeque::from(std::mem::take(&mut self.next));
+                // The next level goes into the room the level just expanded had (empty now):
+                // grown from nothing each level, the list was copied at each doubling.
+                let room = Vec::from(std::mem::take(&mut self.current));
+                self.current = VecDeque::from(std::mem::replace(&mut self.next, room));
                 self.depth += 1;
                 continue;
             };
