@@ -62,9 +62,9 @@ fn kip101_data_loss_is_found_before_the_fix_and_not_after() {
     let config = config(28, 3, 0, true, "any", false);
     let expected = [
         ("textbook", row("none", 0, 207_549, 301_508)),
-        ("kafka-0.10", row("acked-record-lost", 28, 123_518, 174_848)),
-        ("kafka-0.11", row("none", 0, 137_664, 190_901)),
-        ("kafka-2.8", row("none", 0, 148_185, 210_530)),
+        ("kafka-0.10", row("acked-record-lost", 28, 123_519, 174_864)),
+        ("kafka-0.11", row("none", 0, 137_157, 190_196)),
+        ("kafka-2.8", row("none", 0, 147_149, 209_139)),
         ("kafka-4.0", row("none", 0, 130_770, 185_750)),
     ];
     for (name, want) in expected {
@@ -129,13 +129,13 @@ fn divergence_is_found_in_0_10_and_0_11_and_not_after_kip_279() {
     let kip101 = file("kip101-divergence-restart-chosen.json");
     let kip279 = file("kip279-restart-chosen.json");
     let expected = [
-        (&kip101, "kafka-0.10", row("replicas-diverged", 86, 3_443, 3_883)),
-        (&kip101, "kafka-0.11", row("none", 0, 5_308, 5_841)),
-        (&kip101, "kafka-2.0", row("none", 0, 5_308, 5_841)),
+        (&kip101, "kafka-0.10", row("replicas-diverged", 87, 3_462, 3_864)),
+        (&kip101, "kafka-0.11", row("none", 0, 5_376, 5_873)),
+        (&kip101, "kafka-2.0", row("none", 0, 5_376, 5_873)),
         (&kip101, "kafka-4.0", row("none", 0, 17_667, 25_529)),
-        (&kip279, "kafka-0.10", row("none", 0, 14_807, 16_026)),
-        (&kip279, "kafka-0.11", row("replicas-diverged", 65, 7_252, 8_278)),
-        (&kip279, "kafka-2.0", row("none", 0, 14_859, 16_078)),
+        (&kip279, "kafka-0.10", row("none", 0, 15_035, 16_210)),
+        (&kip279, "kafka-0.11", row("replicas-diverged", 66, 7_418, 8_389)),
+        (&kip279, "kafka-2.0", row("none", 0, 15_085, 16_260)),
         (&kip279, "kafka-4.0", row("none", 0, 29_753, 40_468)),
     ];
     for (scenario, name, want) in expected {
@@ -167,7 +167,7 @@ fn kafka_7128_is_found_before_2_1_and_not_after() {
     let scenario = file("kafka-7128-one-crash.json");
     let mut config = config(240, 1, 0, false, "acked-record-lost", false);
     config.drop_faults = false;
-    let expected = [("kafka-2.0", row("acked-record-lost", 217, 106_299, 156_938)), ("kafka-2.1", row("none", 0, 123_180, 172_630))];
+    let expected = [("kafka-2.0", row("acked-record-lost", 217, 106_019, 156_558)), ("kafka-2.1", row("none", 0, 122_892, 172_242))];
     for (name, want) in expected {
         let (got, c) = search(&scenario, name, &config);
         assert_eq!(got, want, "{name}");

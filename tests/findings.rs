@@ -57,7 +57,7 @@ fn kip101_divergence_under_0_10_by_simulation_and_none_under_4_1() {
     let s = file("kip101-divergence-restart-chosen.json");
     let (walks, c) = walk(&with_preset(&s, "kafka-0.10"), config(false, true, 200), 2_000);
     let c = c.expect("found");
-    assert_eq!((walks, c.failure.property, c.step), (278, "replicas-diverged", 72));
+    assert_eq!((walks, c.failure.property, c.step), (278, "replicas-diverged", 82));
     replays_and_links(&c);
     let (walks, c) = walk(&with_preset(&s, "kafka-4.1"), config(false, true, 200), 1_000);
     assert_eq!((walks, c.map(|c| c.step)), (1_000, None));

@@ -67,6 +67,50 @@ fn before_3_2_a_parked_redirect_is_not_released_by_new_records() {
 }
 
 // ---------------------------------------------------------------------------
+// retry_skips_backoff_for_new_leader: kafka-2.4, kafka-2.8 | kafka-3.7 (KIP-951, KAFKA-15415, 3.7.0).
+// ---------------------------------------------------------------------------
+
+/// Leader 0 is killed at 1 s; one record written at 1.5 s is refused at each try (its
+/// kernel refuses the connection) and retried every retry.backoff.ms (300 ms here) until
+/// the producer's metadata names the new leader.
+fn retry_scenario() -> Value {
+    json!({
+        "format": 1,
+        "replicas": 3,
+        "config": {"zookeeper.session.timeout.ms": 6000},
+        "producers": [{"id": "p1", "acks": "all", "retry.backoff.ms": 300}],
+        "events": [
+            {"at_ms": 1000, "crash": {"broker": 0}},
+            {"at_ms": 1500, "produce": {"producer": "p1", "records": 1}}
+        ],
+        "stop_at_ms": 20000
+    })
+}
+
+#[test]
+fn before_3_7_a_retry_waits_its_backoff_even_when_the_leader_changed() {
+    for (preset, waits) in [("kafka-2.4", true), ("kafka-2.8", true), ("kafka-3.7", false), ("kafka-4.0", false)] {
+        let t = under(&retry_scenario(), preset);
+        // The producer's metadata names the new leader, broker 1.
+        let learned = t.find(0, &json!({"type": "metadata_response", "to": "p1", "outcome": "updated", "leader": 1}));
+        let arrived = t.find(learned, &json!({"type": "produce_request", "from": "p1", "to": 1}));
+        let after = time(t.at(arrived)) - 1 - time(t.at(learned));
+        // The try before it was refused by broker 0's kernel (a 300 ms backoff, then).
+        let refused = (0..learned)
+            .rev()
+            .find(|&i| event_matches(t.at(i), &json!({"type": "connection_reset", "from": 0, "to": "p1"})))
+            .unwrap_or_else(|| panic!("{preset}: a refused try before the new leader\n{}", t.summary()));
+        if waits {
+            assert_eq!(time(t.at(arrived)) - 1, time(t.at(refused)) + 300, "{preset}: sent when its backoff ends: {}", line(t.at(arrived)));
+            assert!(after > 200, "{preset}: sent {after} ms after the metadata named broker 1");
+        } else {
+            assert_eq!(after, 0, "{preset}: sent as the metadata names broker 1: {}", line(t.at(arrived)));
+        }
+        assert_eq!(producer(t.last(), "p1")["acked"], json!(["p1-1"]), "{preset}");
+    }
+}
+
+// ---------------------------------------------------------------------------
 // Metadata.timeToAllowUpdate: every version waits after any refresh, one that named a new
 // leader included (0.10.2–3.6: retry.backoff.ms; 3.7+: KIP-580's backoff(0), 80–120 ms).
 // ---------------------------------------------------------------------------

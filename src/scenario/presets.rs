@@ -70,6 +70,7 @@ const KAFKA_4_0: Behavior = Behavior {
     heartbeat_timeout_is_interval: true,
     controller_detects_bounced_brokers: true,
     produce_response_names_leader: true,
+    retry_skips_backoff_for_new_leader: true,
     connection_setup: ConnectionSetup::SetupTimeoutCapped,
 };
 
@@ -98,6 +99,7 @@ const KAFKA_2_8: Behavior = Behavior {
     controller_isr_removal_bumps_epoch: true,
     alter_partition_checks_broker_epochs: false,
     produce_response_names_leader: false,
+    retry_skips_backoff_for_new_leader: false,
     connection_setup: ConnectionSetup::SetupTimeout,
     ..KAFKA_3_7
 };
@@ -156,6 +158,7 @@ const TEXTBOOK: Behavior = Behavior {
     heartbeat_timeout_is_interval: true,
     controller_detects_bounced_brokers: true,
     produce_response_names_leader: true,
+    retry_skips_backoff_for_new_leader: true,
     connection_setup: ConnectionSetup::SetupTimeoutCapped,
 };
 

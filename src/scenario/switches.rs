@@ -225,6 +225,11 @@ switches! {
     /// (`Sender.completeBatch`, `Metadata.updatePartitionLeadership`). Before, the answer
     /// names no leader and the producer waits for its metadata refresh.
     produce_response_names_leader: bool = "produce_response_names_leader", boolean;
+    /// 3.7 (KIP-951, KAFKA-15415: `RecordAccumulator.shouldBackoff` with
+    /// `ProducerBatch.hasLeaderChangedForTheOngoingRetry`): a retried batch whose leader changed
+    /// since its last try goes at once. Before (read at 0.10.2.2, 2.4.1, 3.6.0: `drain` and
+    /// `ready` test attempts and waited time only) it waits retry.backoff.ms whatever the leader.
+    retry_skips_backoff_for_new_leader: bool = "retry_skips_backoff_for_new_leader", boolean;
     /// 2.7 (KIP-601): a client (a producer, a consumer, a broker's replica fetcher) gives a
     /// connection attempt up after socket.connection.setup.timeout.ms and connects again;
     /// before, it waits until the kernel gives the handshake up (`sim/connect.rs`).

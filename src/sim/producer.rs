@@ -60,7 +60,7 @@ pub(crate) fn drain(p: &mut P, id: usize, out: &mut Out) {
 /// `Sender.sendProducerData`: fail batches past delivery.timeout.ms (before 2.1: past
 /// request.timeout.ms in the accumulator); with no leader known, ask for metadata;
 /// otherwise send what may go to the leader now, oldest first: not before its retry
-/// backoff (unless the leader changed since its last try), at most
+/// backoff (from 3.7, KIP-951, unless the leader changed since its last try), at most
 /// max.in.flight.requests.per.connection in flight, and, when idempotent, never past an
 /// earlier batch that still waits (sequence order).
 fn send_what_may_go(p: &mut P, id: usize, out: &mut Out) {
@@ -98,7 +98,7 @@ fn send_what_may_go(p: &mut P, id: usize, out: &mut Out) {
             i += 1;
             continue;
         }
-        let leader_changed = b.sent_to.is_some_and(|(l, e)| l != leader || e != epoch);
+        let leader_changed = out.behavior.retry_skips_backoff_for_new_leader && b.sent_to.is_some_and(|(l, e)| l != leader || e != epoch);
         if b.retry_at > now && !leader_changed {
             wake = Some(b.retry_at);
             if ordered {
