@@ -145,13 +145,9 @@ fn a_client_waits_retry_backoff_after_every_metadata_refresh_one_naming_a_new_le
     let acks: Value = serde_json::from_str(include_str!("../scenarios/acks-and-min-isr.json")).unwrap();
     let elr: Value = serde_json::from_str(include_str!("../scenarios/elr.json")).unwrap();
     // (scenario, preset, the least gap Kafka allows: retry.backoff.ms before 3.7, its 0.8 jitter after)
-    for (s, preset, floor) in [
-        (&acks, "kafka-2.4", 100),
-        (&acks, "kafka-2.8", 100),
-        (&elr, "kafka-0.10", 100),
-        (&elr, "kafka-3.7", 80),
-        (&elr, "kafka-4.0", 80),
-    ] {
+    for (s, preset, floor) in
+        [(&acks, "kafka-2.4", 100), (&acks, "kafka-2.8", 100), (&elr, "kafka-0.10", 100), (&elr, "kafka-3.7", 80), (&elr, "kafka-4.0", 80)]
+    {
         let t = under(s, preset);
         let (gap, at) = shortest_refresh_gap(&t).expect("the clients refresh their metadata");
         // Before the rule a consumer fenced by the new epoch asked again 1 ms after the answer.
