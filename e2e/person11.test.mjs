@@ -1,8 +1,12 @@
 // Eleventh pass as a person: what a learner, a docs author and someone sharing a link met
 // in Chromium that was wrong. Each test failed before its fix. Needs www/pkg (npm run build).
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { assertNoErrors, cliTrace, launch } from "./helpers.mjs";
+import { assertNoErrors, cliTrace, hwscope, launch, ROOT } from "./helpers.mjs";
 
 let env;
 before(async () => {
@@ -110,5 +114,61 @@ describe("eleventh pass: the follower-fetch tour's lag under traffic", () => {
     }
     assertNoErrors(page);
     await page.close();
+  });
+});
+
+describe("eleventh pass: a share link's block with preset=", () => {
+  test("hwscope render-docs: preset=kafka-4.0 on a kafka-0.10 link draws without saying the model changed; a hash that does not match still warns", () => {
+    const link = hwscope(["link", "--builtin", "kip101-data-loss", "--at", "11"]).trim();
+    const wrong = link.replace(/h=([0-9a-f])/, (_, d) => `h=${d === "0" ? "1" : "0"}`);
+    const render = (block) => {
+      const dir = mkdtempSync(join(tmpdir(), "hwscope-person11-"));
+      try {
+        writeFileSync(join(dir, "index.html"), `<!doctype html><html><body><pre><code class="language-hwscope">${block}</code></pre></body></html>\n`);
+        const bin = join(resolve(ROOT, process.env.CARGO_TARGET_DIR || "target"), "release", "hwscope");
+        const r = spawnSync(bin, ["render-docs", dir], { encoding: "utf8" });
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout + r.stderr, /1 figures in 1 pages, 0 blocks with errors/);
+        return r.stderr;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    const changed = /differs from what this version computes/;
+    assert.doesNotMatch(render(`${link} loop`), changed, "the link as made");
+    assert.doesNotMatch(render(`${link} loop preset=kafka-4.0`), changed, "another preset: the link's hash is for its own");
+    assert.match(render(`${wrong} loop`), changed, "a hash the run does not reproduce");
+    assert.match(render(`${wrong} preset=kafka-0.10`), changed, "the link's own preset, named: still checked");
+  });
+});
+
+describe("eleventh pass: a docs figure with controls=full on a phone", () => {
+  test("360 px: every control of the bar, “open full playground ↗” last, is inside the figure", async () => {
+    mkdirSync(join(ROOT, "e2e/out"), { recursive: true });
+    const file = join(ROOT, "e2e/out/person11-figure.html");
+    writeFileSync(file, `<!doctype html><html><head><meta charset="utf-8"><title>figure</title><link rel="icon" href="data:,">
+<meta name="viewport" content="width=device-width, initial-scale=1"></head><body><main>
+<hwscope-playground scenario="elr" at="3" from="1" to="9" controls="full"></hwscope-playground>
+<p>text</p></main><script type="module" src="/www/embed/auto.js"></script></body></html>\n`);
+    try {
+      const page = await env.open("/e2e/out/person11-figure.html", { viewport: { width: 360, height: 740 } });
+      await page.mouse.wheel(0, 40);
+      await page.waitForFunction(() => document.querySelector("figure.hwscope-figure")?.dataset.hwscopeLive === "live", null, { timeout: 60_000 });
+      const boxes = await page.$eval("figure.hwscope-figure", (f) => {
+        const root = [...f.querySelectorAll("*")].find((e) => e.shadowRoot).shadowRoot;
+        const fig = root.querySelector(".hs").getBoundingClientRect();
+        const r = (e) => e.getBoundingClientRect();
+        return { fig: { left: fig.left, right: fig.right, bottom: fig.bottom }, items: [...root.querySelector(".hs-bar").children].map((e) => ({ name: e.className || e.tagName, left: r(e).left, right: r(e).right, bottom: r(e).bottom })) };
+      });
+      assert.ok(boxes.items.some((i) => /hs-open/.test(i.name)), JSON.stringify(boxes.items));
+      for (const i of boxes.items) {
+        assert.ok(i.left >= boxes.fig.left && i.right <= boxes.fig.right + 0.5 && i.bottom <= boxes.fig.bottom + 0.5, `${i.name} (${Math.round(i.left)}–${Math.round(i.right)}) is outside the figure (${Math.round(boxes.fig.left)}–${Math.round(boxes.fig.right)})`);
+      }
+      // No assertNoErrors: this host page is served under the playground's strict CSP,
+      // which refuses auto.js's <style> for the figure box (a docs site has its own policy).
+      await page.close();
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 });

@@ -295,7 +295,7 @@ pub fn parse(text: &str) -> Result<DocBlock, BlockError> {
 }
 
 /// Applies the options to the scenario and checks them against each other.
-fn finish(source: Source, mut scenario: Scenario, link_at: Option<(usize, u64)>, opts: &[Token]) -> Result<DocBlock, BlockError> {
+fn finish(mut source: Source, mut scenario: Scenario, link_at: Option<(usize, u64)>, opts: &[Token]) -> Result<DocBlock, BlockError> {
     let (mut from, mut to, mut looped, mut autoplay, mut theme, mut height, mut title) = (None, None, false, false, "auto", None, None);
     let mut controls_given = None;
     let mut at = link_at;
@@ -340,8 +340,14 @@ fn finish(source: Source, mut scenario: Scenario, link_at: Option<(usize, u64)>,
             }
             "controls" => controls_given = Some(controls(t, v)?),
             "preset" => {
-                scenario.preset = Preset::parse("preset", &json::Value::String(v.to_string()))
-                    .map_err(|e| BlockError { line: t.line, message: e.to_string() })?
+                let preset = Preset::parse("preset", &json::Value::String(v.to_string()))
+                    .map_err(|e| BlockError { line: t.line, message: e.to_string() })?;
+                // A share link's h= names its state under the link's own preset: under
+                // another one there is nothing to compare (it warned "the model changed").
+                if let (Source::Link { hash }, true) = (&mut source, preset != scenario.preset) {
+                    *hash = None;
+                }
+                scenario.preset = preset;
             }
             "height" => match v.parse::<u64>() {
                 Ok(h @ 120..=2000) => height = Some(h as u32),

@@ -22,7 +22,7 @@ impl Sim {
     /// of each producer's and consumer's record lists (`log_tail` says so).
     pub fn record_with_tail(&self, tail: Option<usize>) -> StepRecord {
         let c = &self.controller;
-        let maximal_isr = c.leader.and_then(|l| self.broker(l).lead.as_ref()).map_or_else(|| c.isr.clone(), |ls| ls.maximal_isr());
+        let maximal_isr = c.leader.and_then(|l| self.broker(l).lead.as_ref()).map_or_else(|| c.isr.to_vec(), |ls| ls.maximal_isr());
         let maximal_isr = crate::sim::isr_list::sorted(&maximal_isr);
         let under_min_isr = c.leader.filter(|&l| self.under_min_isr(l)).map(|_| self.effective_min_isr());
         StepRecord {
@@ -43,8 +43,8 @@ impl Sim {
                     .into_iter()
                     .map(|(a, b, channel)| crate::record::ChannelCut { from: self.node_name(a), to: self.node_name(b), channel })
                     .collect(),
-                elr: self.behavior.eligible_leader_replicas.then(|| c.elr.clone()),
-                last_known_elr: self.behavior.eligible_leader_replicas.then(|| c.last_known_elr.clone()),
+                elr: self.behavior.eligible_leader_replicas.then(|| c.elr.to_vec()),
+                last_known_elr: self.behavior.eligible_leader_replicas.then(|| c.last_known_elr.to_vec()),
                 under_min_isr,
                 hw_held: under_min_isr.and(self.behavior.hw_held_under_min_isr.then_some(true)),
             },

@@ -5,7 +5,7 @@
 use super::event::Event;
 use super::isr_list::IsrList;
 use super::outbox::Out;
-use super::shared::Shared;
+use super::shared::{Part, Shared};
 use super::state::{Broker, LeaderState, Lifecycle, PendingIsr, Role};
 use super::Sim;
 use crate::scenario::Scenario;
@@ -115,7 +115,7 @@ impl Sim {
     pub(super) fn apply_outside(&mut self, event: &Event) {
         if let Event::IsrExpanded { after, request: None, .. } | Event::IsrShrunk { after, request: None, .. } = *event {
             let c = &mut self.controller;
-            c.isr = after.to_kafka_vec();
+            c.isr = Part::new(after.to_kafka_vec());
             c.partition_epoch += 1;
             c.metadata_offset += 1;
         }

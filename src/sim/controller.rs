@@ -10,7 +10,7 @@ use super::isr_list::IsrList;
 use super::msg::{AlterPartitionError, Body, KafkaError, Metadata, Msg, Node};
 use super::outbox::Out;
 use super::scheduler::Timer;
-use super::shared::Shared;
+use super::shared::{Part, Shared};
 use super::state::{Controller, Registration, ZkSession};
 use super::vecmap::BrokerSet;
 use super::{election, elr, Sim};
@@ -40,13 +40,25 @@ pub(crate) fn liveness_timing(config: &Config, liveness: BrokerLiveness, setting
 }
 
 impl Controller {
+    /// Whether `broker` is among the fenced, written only when that changes: the set is
+    /// a `Part`, and a write copies it where the controller's copies share it.
+    fn set_fenced(&mut self, broker: u32, fenced: bool) {
+        if self.fenced.contains(&broker) != fenced {
+            if fenced {
+                self.fenced.insert(broker);
+            } else {
+                self.fenced.remove(&broker);
+            }
+        }
+    }
+
     /// The controller's own events (and ZooKeeper's, whose sessions it holds) applied to
     /// its state: the one place they change it, whether a rule of the world
     /// (`Sim::apply_event`) or a node function (`record`) emitted them.
     pub(crate) fn apply(&mut self, event: &Event, behavior: &Behavior) {
         match *event {
             Event::AlterPartitionCommitted { after, .. } => {
-                self.isr = after.to_kafka_vec();
+                self.isr = Part::new(after.to_kafka_vec());
                 self.partition_epoch += 1;
                 self.metadata_offset += 1;
             }
@@ -54,16 +66,16 @@ impl Controller {
                 let reg = &mut self.registrations[broker as usize];
                 reg.fenced = true;
                 reg.session_deadline = None;
-                self.fenced.insert(broker);
+                self.set_fenced(broker, true);
                 self.metadata_offset += 1;
                 if isr_before.contains(broker) && !kept_last {
-                    self.isr = IsrList::of(&self.isr).retained(|b| b != broker).to_kafka_vec();
+                    self.isr = Part::new(IsrList::of(&self.isr).retained(|b| b != broker).to_kafka_vec());
                 }
             }
             Event::PreviousIncarnationRemoved { broker, isr_before } => {
                 let elr = behavior.eligible_leader_replicas;
                 if isr_before.len() > 1 || elr {
-                    self.isr = IsrList::of(&self.isr).retained(|b| b != broker).to_kafka_vec();
+                    self.isr = Part::new(IsrList::of(&self.isr).retained(|b| b != broker).to_kafka_vec());
                 }
             }
             Event::BrokerRegistered { broker, broker_epoch, incarnation, session_deadline, fenced, .. } => {
@@ -75,11 +87,7 @@ impl Controller {
                     session_deadline: Some(session_deadline),
                     registered_at: self.metadata_offset,
                 };
-                if fenced {
-                    self.fenced.insert(broker);
-                } else {
-                    self.fenced.remove(&broker);
-                }
+                self.set_fenced(broker, fenced);
             }
             Event::ZkSessionRenewed { broker, deadline } => self.zookeeper[broker as usize].deadline = Some(deadline),
             Event::ZkSessionCreated { broker, incarnation, deadline, .. } => {
@@ -91,7 +99,7 @@ impl Controller {
                 reg.session_deadline = Some(session_deadline);
                 if unfence {
                     reg.fenced = false;
-                    self.fenced.remove(&broker);
+                    self.set_fenced(broker, false);
                     self.metadata_offset += 1;
                 }
             }
@@ -107,22 +115,28 @@ impl Controller {
                 match from {
                     ElectedFrom::Isr => {}
                     ElectedFrom::Elr => {
-                        self.isr = vec![leader];
-                        self.elr.retain(|&b| b != leader);
+                        self.isr = Part::new(vec![leader]);
+                        if self.elr.contains(&leader) {
+                            self.elr.retain(|&b| b != leader);
+                        }
                     }
                     ElectedFrom::LastKnownLeader | ElectedFrom::Unclean => {
-                        self.isr = vec![leader];
-                        self.elr.clear();
+                        self.isr = Part::new(vec![leader]);
+                        if !self.elr.is_empty() {
+                            self.elr = Part::new(Vec::new());
+                        }
                     }
                 }
-                self.last_known_elr.clear();
+                if !self.last_known_elr.is_empty() {
+                    self.last_known_elr = Part::new(Vec::new());
+                }
             }
             Event::LeaderEpochBumped { epoch, .. } => {
                 self.leader_epoch = epoch;
                 self.metadata_offset += 1;
             }
-            Event::ElrChanged { after, .. } => self.elr = after.to_vec(),
-            Event::LastKnownLeaderRecorded { broker } => self.last_known_elr = vec![broker],
+            Event::ElrChanged { after, .. } => self.elr = Part::new(after.to_vec()),
+            Event::LastKnownLeaderRecorded { broker } => self.last_known_elr = Part::new(vec![broker]),
             Event::PartitionOffline { epoch, .. } => {
                 self.leader = None;
                 self.leader_epoch = epoch;
@@ -140,7 +154,7 @@ impl Controller {
         Metadata {
             leader: self.leader,
             leader_epoch: self.leader_epoch,
-            isr: self.isr.clone(),
+            isr: self.isr.to_vec(),
             partition_epoch: self.partition_epoch,
             fenced: self.fenced.iter().copied().collect(),
             offset: self.metadata_offset,
@@ -413,7 +427,7 @@ pub(crate) fn alter_partition(
         c.record(Event::AlterPartitionCommitted { leader: from, before, after: IsrList::of(isr) }, out);
         elr::maybe_populate_target_elr(c, &isr_before, None, out);
     }
-    let (le, pe, committed) = (c.leader_epoch, c.partition_epoch, c.isr.clone());
+    let (le, pe, committed) = (c.leader_epoch, c.partition_epoch, c.isr.to_vec());
     let body = Body::AlterPartitionResponse { request: msg.id, leader_epoch: le, partition_epoch: pe, isr: committed, error };
     let sent = out.send(Node::Controller, msg.from, body);
     out.emit(Event::AlterPartitionAnswered { leader: from, error, partition_epoch: pe, msg: sent });

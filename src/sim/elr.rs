@@ -34,7 +34,7 @@ pub(crate) fn maybe_populate_target_elr(c: &mut Shared<Controller>, isr_before: 
         }
     }
     crate::sort::ids(&mut elr);
-    if elr != c.elr {
+    if elr != *c.elr {
         let (before, after) = (BrokerSet::of(&c.elr), BrokerSet::of(&elr));
         c.record(Event::ElrChanged { before, after }, out);
     }
@@ -61,7 +61,7 @@ pub(crate) fn elect_from_elr(c: &Controller, acceptable: impl Fn(u32) -> bool, o
 /// become empty and no leader could be elected, the controller remembers the
 /// leader it had.
 pub(crate) fn maybe_update_last_known_leader(c: &mut Shared<Controller>, old_leader: u32, out: &mut Out) {
-    if out.behavior.eligible_leader_replicas && c.isr.is_empty() && c.last_known_elr != [old_leader] {
+    if out.behavior.eligible_leader_replicas && c.isr.is_empty() && *c.last_known_elr != [old_leader] {
         c.record(Event::LastKnownLeaderRecorded { broker: old_leader }, out);
     }
 }

@@ -202,16 +202,16 @@ impl Sim {
             controller: Shared::new(Controller {
                 leader: Some(0),
                 leader_epoch: 0,
-                isr: all.clone(),
+                isr: Part::new(all.clone()),
                 partition_epoch: 0,
-                elr: Vec::new(),
-                last_known_elr: Vec::new(),
-                fenced: VecSet::new(),
-                registrations,
+                elr: Part::new(Vec::new()),
+                last_known_elr: Part::new(Vec::new()),
+                fenced: Part::new(VecSet::new()),
+                registrations: Part::new(registrations),
                 metadata_offset: 0,
                 check_anchor,
                 check: None,
-                zookeeper: Vec::new(),
+                zookeeper: Part::new(Vec::new()),
                 parked_fetches: vec![None; n as usize],
             }),
             producers,
@@ -240,7 +240,7 @@ impl Sim {
         // before its phase, as the KRaft registrations' heartbeats.
         let sessions =
             sim.controller.registrations.iter().map(|r| zookeeper::ZkSession { incarnation: 0, deadline: r.session_deadline }).collect();
-        sim.controller.zookeeper = sessions;
+        sim.controller.zookeeper = Part::new(sessions);
         for id in 0..n {
             sim.broker_rule(id, heartbeat::schedule_heartbeat);
         }
@@ -323,28 +323,36 @@ impl Sim {
         self.next_due().is_some_and(|first| first.0 == key.0) && self.sched.contains(key)
     }
 
-    /// Runs the chosen event (one of `choices()`).
+    /// Runs the chosen event (one of `choices()`): taken out of the queue in one look
+    /// (`is_choice` and then `run` looked it up twice).
     pub fn step_choice(&mut self, key: Key) -> bool {
-        if !self.is_choice(key) {
+        if self.next_due().is_none_or(|first| first.0 != key.0) {
             return false;
         }
-        self.run(key);
+        let Some(due) = self.sched.take(key) else {
+            return false;
+        };
+        self.run_due(key, due);
         true
     }
 
     /// Applies an intervention now, as the next step (the future is recomputed from here).
+    /// Its key sorts after the scenario's own events (whose sequence is their index) and
+    /// is run at once, so it is never put in the queue: nothing would read it there.
     pub fn apply_now(&mut self, action: Action) {
-        // Interventions sort after the scenario's own events (whose sequence is their index).
         let key = (self.now, SCENARIO, u64::MAX - self.step);
-        self.sched.insert(key, Due::Intervention(Rc::new(action)));
-        self.run(key);
+        self.run_due(key, Due::Intervention(Rc::new(action)));
+    }
+
+    /// One step: the item due under `key`, taken out of the queue.
+    fn run(&mut self, key: Key) {
+        if let Some(due) = self.sched.take(key) {
+            self.run_due(key, due);
+        }
     }
 
     /// One step: decide (the rule that owns the trigger), apply the commands, check.
-    fn run(&mut self, key: Key) {
-        let Some(due) = self.sched.take(key) else {
-            return;
-        };
+    fn run_due(&mut self, key: Key, due: Due) {
         self.now = key.0;
         self.step += 1;
         self.last.lists().clear_record();

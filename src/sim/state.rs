@@ -311,20 +311,24 @@ pub struct Ghost {
 /// Ghosts kept per replica (the oldest go first).
 pub const GHOSTS: usize = 64;
 
+/// The controller's lists are each a `Part` (an allocation of its own, shared by the
+/// controller's copies): most steps that write the controller write none of them (a
+/// parked metadata Fetch, a fence check's timer), and a copy then copies one small
+/// struct rather than every list (docs/explorer.md, "The controller's lists shared").
 #[derive(Debug, Clone)]
 pub struct Controller {
     pub leader: Option<u32>,
     pub leader_epoch: i32,
     /// In Kafka's order (`isr_list::IsrList`): the list it keeps and sends.
-    pub isr: Vec<u32>,
+    pub isr: Part<Vec<u32>>,
     pub partition_epoch: u32,
     /// 4.1 (KIP-966): replicas that left the ISR while it was under min.insync.replicas
     /// and may still be elected when the ISR is empty (always empty without ELR).
-    pub elr: Vec<u32>,
+    pub elr: Part<Vec<u32>>,
     /// 4.1 (KIP-966): the last leader, remembered when the ISR became empty.
-    pub last_known_elr: Vec<u32>,
-    pub fenced: VecSet<u32>,
-    pub registrations: Vec<Registration>,
+    pub last_known_elr: Part<Vec<u32>>,
+    pub fenced: Part<VecSet<u32>>,
+    pub registrations: Part<Vec<Registration>>,
     /// Counts the controller's changes (its metadata log's end).
     pub metadata_offset: u64,
     /// A time at which the periodic stale-broker check runs; it runs every
@@ -335,7 +339,7 @@ pub struct Controller {
     pub check: Option<(Key, u64)>,
     /// ZooKeeper's sessions, one per broker (the ZooKeeper era; ZooKeeper is its own
     /// node on the network, `zookeeper.rs`, its state kept here beside the controller's).
-    pub zookeeper: Vec<ZkSession>,
+    pub zookeeper: Part<Vec<ZkSession>>,
     /// Each broker's metadata Fetch waiting at the controller for new records, if one
     /// arrived as a message: (request, the timer that answers it empty).
     pub parked_fetches: Vec<Option<(u64, Key)>>,

@@ -251,9 +251,9 @@ impl<const M: u8> Walker<'_, M> {
         } = c;
         self.opt_broker(*leader);
         self.word(*leader_epoch as u32 as u64);
-        self.brokers(isr);
-        self.brokers(elr);
-        self.brokers(last_known_elr);
+        self.brokers(isr.iter());
+        self.brokers(elr.iter());
+        self.brokers(last_known_elr.iter());
         self.word(*partition_epoch as u64);
         self.brokers(fenced.iter());
         // Registrations in new-id order (no references in them, nor in ZooKeeper's sessions).
