@@ -109,3 +109,48 @@ fn before_3_7_a_retry_waits_its_backoff_even_when_the_leader_changed() {
         assert_eq!(producer(t.last(), "p1")["acked"], json!(["p1-1"]), "{preset}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// Metadata.timeToAllowUpdate: every version waits after any refresh, one that named a new
+// leader included (0.10.2–3.6: retry.backoff.ms; 3.7+: KIP-580's backoff(0), 80–120 ms).
+// ---------------------------------------------------------------------------
+
+/// The least time each client left between the end of a metadata refresh (its answer) and
+/// its next metadata request, with where it happened.
+fn shortest_refresh_gap(t: &Trace) -> Option<(u64, String)> {
+    let mut answered: std::collections::BTreeMap<String, u64> = Default::default();
+    let mut least: Option<(u64, String)> = None;
+    for r in &t.steps {
+        let e = &r["event"];
+        match ty(r) {
+            "metadata_response" => {
+                answered.insert(e["to"].to_string(), time(r));
+            }
+            "metadata_request" => {
+                if let Some(&at) = answered.get(&e["from"].to_string()) {
+                    let gap = time(r) - at;
+                    if least.as_ref().is_none_or(|(g, _)| gap < *g) {
+                        least = Some((gap, line(r)));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    least
+}
+
+#[test]
+fn a_client_waits_retry_backoff_after_every_metadata_refresh_one_naming_a_new_leader_included() {
+    let acks: Value = serde_json::from_str(include_str!("../scenarios/acks-and-min-isr.json")).unwrap();
+    let elr: Value = serde_json::from_str(include_str!("../scenarios/elr.json")).unwrap();
+    // (scenario, preset, the least gap Kafka allows: retry.backoff.ms before 3.7, its 0.8 jitter after)
+    for (s, preset, floor) in
+        [(&acks, "kafka-2.4", 100), (&acks, "kafka-2.8", 100), (&elr, "kafka-0.10", 100), (&elr, "kafka-3.7", 80), (&elr, "kafka-4.0", 80)]
+    {
+        let t = under(s, preset);
+        let (gap, at) = shortest_refresh_gap(&t).expect("the clients refresh their metadata");
+        // Before the rule a consumer fenced by the new epoch asked again 1 ms after the answer.
+        assert!(gap >= floor, "{preset}: a metadata request {gap} ms after the last answer: {at}");
+    }
+}

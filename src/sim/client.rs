@@ -99,11 +99,7 @@ pub(crate) fn maybe_update_metadata(c: &mut Shared<impl Client>, client: Node, o
     if !m.wanted && !expired {
         return Some(m.updated_ms + max_age);
     }
-    let attempts = m.attempts;
-    let allowed = match m.last_sent_ms {
-        Some(last) if attempts > 0 => last + backoff_ms(out, base, max, attempts - 1),
-        _ => now,
-    };
+    let allowed = time_to_allow_update(m.last_sent_ms, m.attempts, base, max, out);
     if allowed > now {
         return Some(allowed);
     }
@@ -122,6 +118,24 @@ pub(crate) fn maybe_update_metadata(c: &mut Shared<impl Client>, client: Node, o
     m.last_sent_ms = Some(now);
     out.emit(Event::MetadataRequested { client, broker, msg: request });
     None
+}
+
+/// `Metadata.timeToAllowUpdate`: the earliest the next refresh may go, counted from the
+/// end of the last one (`lastRefreshMs`: its answer, or its failure), whatever it brought,
+/// a new leader included. 0.10.2–3.6 wait retry.backoff.ms (a fixed `refreshBackoffMs`,
+/// read at 0.10.2.2, 0.11.0, 2.0.1, 2.4.1, 2.8.2, 3.6.0); 3.7+ (KIP-580, read at 3.7.0 and
+/// 4.0.0) wait `ExponentialBackoff.backoff(n - 1)` for `n` refreshes in a row that failed
+/// or found nothing newer (`attempts`, `equivalentResponseCount`), and `backoff(0)`,
+/// 80–120 ms, when `n` is 0. Before the first refresh nothing is waited. The jitter is
+/// drawn once; for `n` = 0 only while the wait may still be running, so that a client
+/// that waited longer draws nothing.
+fn time_to_allow_update(last: Option<u64>, n: u32, base: u64, max: u64, out: &mut Out) -> u64 {
+    let Some(last) = last else { return out.now };
+    let longest = if max <= base { base } else { (base * 12 / 10).min(max) };
+    if n == 0 && out.now >= last + longest {
+        return out.now;
+    }
+    last + backoff_ms(out, base, max, n.saturating_sub(1))
 }
 
 /// `NetworkClient.leastLoadedNode`: a broker with nothing in flight from this client
@@ -204,8 +218,10 @@ pub(crate) fn disconnected(c: &mut Shared<impl Client>, client: Node, broker: u3
     m.blackout.insert(broker, now + RECONNECT_BACKOFF_MS);
     if let Some((_, b, timer)) = m.in_flight {
         if b == broker {
+            // `DefaultMetadataUpdater.handleFailedRequest` → `Metadata.failedUpdate(now)`.
             m.in_flight = None;
             m.attempts += 1;
+            m.last_sent_ms = Some(now);
             out.cancel(timer);
         }
     }

@@ -355,7 +355,9 @@ pub struct ClientMeta {
     pub wanted: bool,
     /// A MetadataRequest in flight: (request id, broker, timeout timer).
     pub in_flight: Option<(u64, u32, Key)>,
-    /// When the last refresh was sent, and how many in a row found nothing new.
+    /// When the last refresh was sent, then when it ended (answered or failed: Kafka's
+    /// `lastRefreshMs`, from which the next one waits its backoff); and how many in a row
+    /// failed or found nothing new.
     pub last_sent_ms: Option<u64>,
     pub attempts: u32,
     pub updated_ms: u64,
