@@ -109,3 +109,51 @@ fn before_3_7_a_retry_waits_its_backoff_even_when_the_leader_changed() {
         assert_eq!(producer(t.last(), "p1")["acked"], json!(["p1-1"]), "{preset}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// An acks=0 write is done once written, and only to a ready connection (every version:
+// `Sender.sendProducerData` drains to `NetworkClient.ready` nodes only;
+// `NetworkClient.handleCompletedSends` completes a request that expects no answer).
+// ---------------------------------------------------------------------------
+
+/// Leader 0 is killed at 2 s (its kernel resets its connections and refuses new ones); an
+/// acks=0 producer writes one record every 500 ms from 1 s to 13.5 s.
+fn acks_0_kill_scenario() -> Value {
+    json!({
+        "format": 1,
+        "replicas": 3,
+        "initial": {"log_end_offset": 100},
+        "config": {"zookeeper.session.timeout.ms": 6000},
+        "producers": [{"id": "p0", "acks": 0}],
+        "events": [
+            {"at_ms": 1000, "produce": {"producer": "p0", "records": 1}, "repeat": {"count": 26, "every_ms": 500}},
+            {"at_ms": 2000, "crash": {"broker": 0}}
+        ],
+        "stop_at_ms": 18000
+    })
+}
+
+/// Every write made while broker 0 is dead is refused at the connection, waits in the
+/// accumulator and reaches broker 1 once it leads; only p0-3, written to the open
+/// connection in the millisecond of the kill, is lost. (Before, each write to the dead
+/// leader counted as done when sent and was lost: under 4.0, p0-3 to p0-24.)
+#[test]
+fn an_acks_0_write_is_not_written_to_a_broker_that_refuses_the_connection_and_reaches_the_new_leader() {
+    for preset in ["kafka-0.10", "kafka-2.4", "kafka-2.8", "kafka-3.7", "kafka-4.0"] {
+        let t = under(&acks_0_kill_scenario(), preset);
+        // p0-4's first try is refused by broker 0's kernel, never written, and retried.
+        let sent = t.find(0, &json!({"type": "produce", "producer": "p0", "records": ["p0-4"]}));
+        let refused = t.find(sent, &json!({"type": "connection_reset", "from": 0, "to": "p0"}));
+        let text = t.at(refused)["text"].as_str().unwrap_or("");
+        assert!(text.contains("never sent") && text.contains("will retry 1 record"), "{preset}: {}", line(t.at(refused)));
+        assert!(!strs(&producer(t.at(refused), "p0")["acked"]).contains(&"p0-4".to_string()), "{preset}: {}", line(t.at(refused)));
+        let last = t.last();
+        let p = producer(last, "p0");
+        assert_eq!((&p["pending"], &p["failed"]), (&json!([]), &json!([])), "{preset}");
+        let leader = last["partition"]["leader"].as_u64().unwrap_or(0) as usize;
+        assert_ne!(leader, 0, "{preset}: a new leader");
+        let logged = log_ids(last, leader);
+        let missing: Vec<String> = (1..=26).map(|n| format!("p0-{n}")).filter(|id| !logged.contains(id)).collect();
+        assert_eq!(missing, vec!["p0-3".to_string()], "{preset}: {logged:?}");
+    }
+}
