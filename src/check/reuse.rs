@@ -12,6 +12,7 @@
 //! nodes would make its siblings copy nodes they own alone.
 
 use crate::sim::invariants::{Checked, Invariants};
+use crate::sim::network::Network;
 use crate::sim::{Controller, Part, Shared, Sim, Step};
 
 /// How many emptied worlds are kept: a state's moves use one at a time (each child
@@ -124,7 +125,7 @@ fn refill(dst: &mut Sim, src: &Sim) {
     *step = src.step;
     sched.clone_from(&src.sched);
     rng.clone_from(&src.rng);
-    net.clone_from(&src.net);
+    copy_network(net, &src.net);
     *next_msg = src.next_msg;
     in_flight.copy_from(&src.in_flight);
     brokers.clone_from(&src.brokers);
@@ -138,4 +139,16 @@ fn refill(dst: &mut Sim, src: &Sim) {
     *settle = src.settle;
     *settled_since = src.settled_since;
     *last_change_ms = src.last_change_ms;
+}
+
+/// Makes `dst` a copy of `src` in the room its lists have: `Network`'s derived
+/// `clone_from` is a `clone` and a drop, which allocated the connections' and the
+/// orphans' lists afresh and freed the old ones for every reused world.
+fn copy_network(dst: &mut Network, src: &Network) {
+    let Network { latency, cut, channel_cut, conns, orphans } = dst;
+    latency.clone_from(&src.latency);
+    cut.clone_from(&src.cut);
+    channel_cut.clone_from(&src.channel_cut);
+    conns.copy_from(&src.conns);
+    orphans.copy_from(&src.orphans);
 }

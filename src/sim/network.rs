@@ -40,7 +40,7 @@ const NEVER: u64 = u64::MAX;
 /// The links' latencies: the scenario's, and the overrides naming consumers added
 /// when they join.
 #[derive(Debug, Clone)]
-struct Latency {
+pub(crate) struct Latency {
     latency_ms: u64,
     jitter_ms: u64,
     overrides: VecMap<(Node, Node), u64>,
@@ -51,7 +51,7 @@ struct Latency {
 /// queues carries a pointer for each, not its lists).
 #[derive(Debug, Clone)]
 pub struct Network {
-    latency: Part<Latency>,
+    pub(crate) latency: Part<Latency>,
     /// Read by the explorer's fingerprint (`crate::check`).
     pub(crate) cut: Part<VecSet<(Node, Node)>>,
     /// Directions cut on one of a broker's connections to the controller only

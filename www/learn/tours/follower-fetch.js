@@ -105,13 +105,23 @@ export const follower = [
     // A contrast: the error is named, not shown in this run.
     claims: () => ["OFFSET_OUT_OF_RANGE"],
     level: "senior",
-    title: "Under traffic the lag is one round trip",
+    // Not "one round trip": the follower hears the HW with the next record's answer, so the
+    // lag is the gap to the leader's next append plus a round trip (semantics §11).
+    title: "Under traffic the lag is the gap to the next record",
     at: both(ev("consumer_fetch_response"), withRecords, (r) => r.consumers.some((x) => x.id === r.event.to && x.fetch_from != null)),
     say: {
       senior: (c) => {
         const id = c.e.records[0];
         const p = c.lastEvent((e) => e.type === "produce" && e.records?.includes(id));
-        return `${id}${p ? `, produced at ${p.t} ms,` : ""} reaches ${c.e.to} at ${c.t} ms. New records released the follower's parked Fetch, and that answer carried the newer HW. Under steady traffic a follower's HW trails the leader's by about one round trip; on an idle partition by up to replica.fetch.wait.max.ms.`;
+        const f = c.rec.consumers.find((x) => x.id === c.e.to)?.fetch_from;
+        // The answer that moved the follower's HW, and the new record it brought along.
+        const moved = c.lastEvent((e) => e.type === "fetch_response" && e.to === f && e.hw_after > e.hw_before);
+        const nextId = moved?.ev.ids?.[0];
+        const next = nextId && c.lastEvent((e) => e.type === "produce" && e.records?.includes(nextId));
+        const why = next
+          ? `Follower ${f} heard the HW that covers it only when the next record, ${nextId}, produced at ${next.t} ms, released its parked Fetch: that answer carried the newer HW.`
+          : "New records released the follower's parked Fetch, and that answer carried the newer HW.";
+        return `${id}${p ? `, produced at ${p.t} ms,` : ""} reaches ${c.e.to} at ${c.t} ms${p ? `, ${c.t - p.t} ms later` : ""}. ${why} Under traffic a follower's HW trails the leader's by the gap to the leader's next append plus one round trip: about one round trip only when records come more often than that. On an idle partition, by up to replica.fetch.wait.max.ms.`;
       },
       principal: () => "A consumer fetching beyond the follower's LEO gets OFFSET_OUT_OF_RANGE, clears its preferred read replica and goes back to the leader (no offset reset). After a failover the new leader's HW can be lower than the old one's for a while: consumers wait rather than fail (see temporary-hw-drop).",
     },

@@ -193,7 +193,7 @@ export const seedKafka = [
     say: {
       middle: (c) => {
         const l = c.leaderMoved(c.e.hw_after);
-        return `Follower 1's HW ${c.e.hw_before} → ${c.e.hw_after} at ${c.t} ms${l ? `, ${c.t - l.t} ms after the leader's` : ""}. On an idle partition a follower's HW trails the leader's by up to replica.fetch.wait.max.ms; under steady traffic new records release the parked Fetch and the lag is about one round trip.`;
+        return `Follower 1's HW ${c.e.hw_before} → ${c.e.hw_after} at ${c.t} ms${l ? `, ${c.t - l.t} ms after the leader's` : ""}. On an idle partition a follower's HW trails the leader's by up to replica.fetch.wait.max.ms; under traffic the next record releases the parked Fetch, and the lag is the gap to that record plus one round trip.`;
       },
       senior: (c) => `Had follower 1 become leader before this answer, it would have led with HW ${c.e.hw_before}: consumers wait until its followers report in (see temporary-hw-drop). A stale follower HW is harmless as long as nothing trusts it to truncate, which is what Kafka did before KIP-101.`,
       principal: () => "Kafka 2.4–2.5 did answer a parked Fetch when the HW it last sent was stale (KIP-392, KAFKA-8443, \"Case H\"); KAFKA-9952 removed that in 2.6 because it raised the follower fetch rate: \"users can use the max wait time in order to control the worst-case latency\". KIP-1166 (4.1) adds a HighWatermark field to Fetch v18 so that the KRaft metadata-log leader can complete the parked Fetches of replicas whose HW is behind.",

@@ -7,6 +7,7 @@
 
 import { ev, both, hwMoved, withRecords, any, list, set, plural, count, WRONG, hwOf } from "./common.js";
 import { sessionEnds } from "./kip101.js";
+import { sentBy } from "../words.js";
 
 /** A consumer's setting as the run has it (the core fills in the defaults). */
 const cset = (c, id, key) => c.sc.consumers?.find((x) => x.id === id)?.[key];
@@ -65,14 +66,32 @@ const lagBeats = [
       junior: (c) => {
         const { leader, follower, f } = waits(c);
         const head = `${c.e.to} gets ${list(c.e.records.map(String))} at ${c.t} ms, ${c.t - leader} ms after the leader's HW moved: ${follower - leader} ms for follower ${f} to hear the HW (${follower - leader >= c.cfg("replica.fetch.wait.max.ms") ? "its Fetch parked at the leader until replica.fetch.wait.max.ms ran out" : "the HW change answered its Fetch parked at the leader"}), then ${c.t - follower} ms`;
-        return c.sentBy()?.ev?.timer === "consumer-fetch-expiry"
-          ? `${head} for the consumer's own fetch, parked on the follower until fetch.max.wait.ms ran out: under ${c.sc.preset} an HW move on the follower does not answer the fetches parked on it.${follower - leader >= c.cfg("replica.fetch.wait.max.ms") ? " The two waits add up: with the defaults, about a second." : ""}`
-          : `${head}: under ${c.sc.preset} the follower answers the consumer's fetch parked on it as soon as its HW moves (from 3.4, KAFKA-14334), so only the follower's own wait is left.`;
+        const by = c.sentBy()?.ev;
+        if (by?.timer === "consumer-fetch-expiry") {
+          return `${head} for the consumer's own fetch, parked on the follower until fetch.max.wait.ms ran out: under ${c.sc.preset} an HW move on the follower does not answer the fetches parked on it.${follower - leader >= c.cfg("replica.fetch.wait.max.ms") ? " The two waits add up: with the defaults, about a second." : ""}`;
+        }
+        // Answered on arrival: the time after the follower heard the HW went on the consumer's
+        // way to the follower, not on a fetch parked there (kafka-2.4: the leader held its
+        // answer naming the preferred read replica until fetch.max.wait.ms, before KAFKA-13767).
+        if (by?.type === "consumer_fetch_request") return `${head} before its fetch reached follower ${f} at all: ${toFollower(c, f)} Follower ${f} answered it at once, everything below its HW.`;
+        return `${head}: under ${c.sc.preset} the follower answers the consumer's fetch parked on it as soon as its HW moves (from 3.4, KAFKA-14334), so only the follower's own wait is left.`;
       },
       middle: (c) => `The consumer's fetch sat on the follower for up to fetch.max.wait.ms (${cset(c, c.e.to, "fetch.max.wait.ms")} ms); the follower's Fetch sat on the leader for up to replica.fetch.wait.max.ms (${c.cfg("replica.fetch.wait.max.ms")} ms). On an idle partition, before 3.4, the consumer waits for both, one after the other; each new record releases the parked Fetches sooner.`,
     },
   },
 ];
+
+/** Why the follower's consumer reached follower f only now: the answer that sent it there. */
+function toFollower(c, f) {
+  const id = c.e.to;
+  const named = c.lastEvent((ev) => ev.type === "consumer_fetch_response" && ev.to === id && ev.preferred_read_replica === f);
+  if (!named) return `${id} was still on its way to it.`;
+  const why = c.trace.receivedAt(named.step) && sentBy(c.trace, c.trace.receivedAt(named.step));
+  const held = why?.ev?.type === "timeout" && why.ev.timer === "consumer-fetch-expiry";
+  return held
+    ? `${id}'s first fetch went to leader ${c.L}, which names follower ${f} as its preferred read replica, but under ${c.sc.preset} that answer waited in the leader's purgatory until fetch.max.wait.ms ran out (before 3.2, KAFKA-13767), so ${id} was sent to follower ${f} only when that wait was over.`
+    : `${id} was sent there late, by leader ${c.L}'s answer naming follower ${f} its preferred read replica.`;
+}
 
 /** When the leader's HW and then follower f's reached the HW the follower's consumer reads below. */
 function waits(c) {
@@ -356,6 +375,11 @@ const leoHwBeats = [
 
 // ---- "The leader dies before the followers learn the new HW" ---------------------
 
+/** KRaft: the bounced follower was fenced out of the ISR while its new incarnation waited
+ *  for its old session to end; when the leader's session ends too, the ISR holds only the
+ *  dead leader and nobody can be elected (ReplicationControlManager, unclean election off). */
+const noLeader = (c) => `But it does not take over: there is no leader. The ISR is ${set(c.rec.partition.isr)}, the dead leader alone: follower 1's restart came inside its old session, so the controller refused it until that session ran out, then fenced it and took it out of the ISR. When leader 0's session ran out as well, no replica in the ISR could lead, and a replica outside it is not elected while unclean.leader.election.enable is false.`;
+
 const rejoins = (b) => (r) =>
   r.event?.to === b && ["broker_registration_response", "leader_and_isr", "broker_heartbeat_response"].includes(r.event.type) && ["become-follower", "become-leader"].includes(r.event.outcome);
 
@@ -372,7 +396,8 @@ const deathBeats = (old) => [
   {
     id: "rejoin",
     level: "junior",
-    title: "The follower takes over",
+    // Not "takes over": under kafka-4.0 the follower is not elected at all (see `noLeader`).
+    title: "The follower comes back",
     at: rejoins(1),
     quiz: {
       kind: "value",
@@ -385,7 +410,7 @@ const deathBeats = (old) => [
       explain: (c) => `Under ${c.sc.preset} follower 1's LEO is ${c.rep(1).leo}.`,
     },
     say: {
-      junior: (c) => `Under ${c.sc.preset} follower 1 ${c.rep(1).leo < c.was(1).leo ? `truncates to its own HW: LEO ${c.was(1).leo} → ${c.rep(1).leo}, and the acknowledged record is gone from it` : `keeps its log (LEO ${c.rep(1).leo}): its stale HW ${c.rep(1).hw} is not used to truncate`}.`,
+      junior: (c) => `Under ${c.sc.preset} follower 1 ${c.rep(1).leo < c.was(1).leo ? `truncates to its own HW: LEO ${c.was(1).leo} → ${c.rep(1).leo}, and the acknowledged record is gone from it` : `keeps its log (LEO ${c.rep(1).leo}): its stale HW ${c.rep(1).hw} is not used to truncate`}.${c.L == null ? ` ${noLeader(c)}` : ""}`,
     },
   },
   {
@@ -397,9 +422,15 @@ const deathBeats = (old) => [
     say: {
       junior: (c) => {
         const lost = (c.rec.lost ?? []).filter((l) => !l.allowed);
-        return `Broker ${c.L} leads epoch ${c.rec.partition.leader_epoch} with LEO ${c.lead.leo}. ${lost.length ? `It does not have ${list(lost.map((l) => l.id))}, acknowledged at offset ${lost[0].offset}: lost, under HW truncation.` : `The acknowledged record is there: nothing acknowledged is lost under ${c.sc.preset}.`}`;
+        const back = c.sc.events.find((e) => e.restart?.broker === c.L)?.at_ms;
+        const old = c.L === 0 && back != null ? ` It is the old leader, back since ${back} ms: follower 1 was never elected.` : "";
+        return `Broker ${c.L} leads epoch ${c.rec.partition.leader_epoch} with LEO ${c.lead.leo}.${old} ${lost.length ? `It does not have ${list(lost.map((l) => l.id))}, acknowledged at offset ${lost[0].offset}: lost, under HW truncation.` : `The acknowledged record is there: nothing acknowledged is lost under ${c.sc.preset}.`}`;
       },
-      middle: () => "The schedule is the same in both runs; only the rule a returning follower follows differs. That is KIP-101.",
+      // The same schedule; under a KRaft preset it also ends differently: the bounced
+      // follower is out of the ISR when the leader goes, so it is not elected.
+      middle: (c) => c.L === 1
+        ? "The schedule is the same in both runs; only the rule a returning follower follows differs. That is KIP-101."
+        : `The schedule is the same in both runs, and under ${c.sc.preset} two things differ. Follower 1 keeps the record (KIP-101: no truncation to a stale HW). And it is not the one elected: its restart came inside its old session, so the controller fenced it and took it out of the ISR before leader 0's session ran out; with only leader 0 left in the ISR, and unclean.leader.election.enable false, the partition had no leader until broker 0 came back.`,
     },
   },
   {
