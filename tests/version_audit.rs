@@ -157,3 +157,44 @@ fn an_acks_0_write_is_not_written_to_a_broker_that_refuses_the_connection_and_re
         assert_eq!(missing, vec!["p0-3".to_string()], "{preset}: {logged:?}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// fetch_error_forgets_preferred_replica: kafka-2.4, kafka-2.8 | kafka-3.7 (KAFKA-14379, 3.3.2/3.4.0).
+// ---------------------------------------------------------------------------
+
+/// A consumer reads from follower 2 (KIP-392) while p1 writes every 500 ms; leader 0 is
+/// killed at 1 s and broker 1 is elected in epoch 1. Follower 2 then refuses the consumer's
+/// fetch, still in epoch 0, with FENCED_LEADER_EPOCH.
+fn fenced_at_follower_scenario() -> Value {
+    json!({
+        "format": 1,
+        "replicas": 3,
+        "initial": {"log_end_offset": 5},
+        "config": {"zookeeper.session.timeout.ms": 6000},
+        "producers": [{"id": "p1", "acks": "all"}],
+        "consumers": [{"id": "c1", "fetch_from": 2}],
+        "events": [
+            {"at_ms": 100, "produce": {"producer": "p1", "records": 1}, "repeat": {"count": 30, "every_ms": 500}},
+            {"at_ms": 1000, "crash": {"broker": 0}}
+        ],
+        "stop_at_ms": 16000
+    })
+}
+
+/// Before 3.3.2 the error only asks for new metadata: once it has validated its position
+/// with leader 1, the consumer fetches from follower 2 again. From 3.3.2 it forgets the
+/// replica and fetches from leader 1, which names follower 2 again.
+#[test]
+fn before_3_3_2_a_fetch_error_keeps_the_preferred_read_replica() {
+    for (preset, keeps) in [("kafka-2.4", true), ("kafka-2.8", true), ("kafka-3.7", false), ("kafka-4.0", false)] {
+        let t = under(&fenced_at_follower_scenario(), preset);
+        let fenced = t.find(0, &json!({"type": "consumer_fetch_response", "from": 2, "to": "c1", "error": "FENCED_LEADER_EPOCH"}));
+        let text = t.at(fenced)["text"].as_str().unwrap_or("");
+        assert_eq!(text.contains("keeps broker 2 as its preferred read replica"), keeps, "{preset}: {}", line(t.at(fenced)));
+        let next = t.find(fenced, &json!({"type": "consumer_fetch_request", "from": "c1"}));
+        assert_eq!(t.at(next)["event"]["to"], json!(if keeps { 2 } else { 1 }), "{preset}: {}", line(t.at(next)));
+        // Either way it reads from follower 2 in the end.
+        let back = t.find(fenced, &json!({"type": "consumer_fetch_request", "from": "c1", "to": 2}));
+        assert!(time(t.at(back)) < time(t.at(fenced)) + 1000, "{preset}: {}", line(t.at(back)));
+    }
+}
