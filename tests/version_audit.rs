@@ -152,5 +152,91 @@ fn a_client_waits_retry_backoff_after_every_metadata_refresh_one_naming_a_new_le
         let (gap, at) = shortest_refresh_gap(&t).expect("the clients refresh their metadata");
         // Before the rule a consumer fenced by the new epoch asked again 1 ms after the answer.
         assert!(gap >= floor, "{preset}: a metadata request {gap} ms after the last answer: {at}");
+
+// An acks=0 write is done once written, and only to a ready connection (every version:
+// `Sender.sendProducerData` drains to `NetworkClient.ready` nodes only;
+// `NetworkClient.handleCompletedSends` completes a request that expects no answer).
+// ---------------------------------------------------------------------------
+
+/// Leader 0 is killed at 2 s (its kernel resets its connections and refuses new ones); an
+/// acks=0 producer writes one record every 500 ms from 1 s to 13.5 s.
+fn acks_0_kill_scenario() -> Value {
+    json!({
+        "format": 1,
+        "replicas": 3,
+        "initial": {"log_end_offset": 100},
+        "config": {"zookeeper.session.timeout.ms": 6000},
+        "producers": [{"id": "p0", "acks": 0}],
+        "events": [
+            {"at_ms": 1000, "produce": {"producer": "p0", "records": 1}, "repeat": {"count": 26, "every_ms": 500}},
+            {"at_ms": 2000, "crash": {"broker": 0}}
+        ],
+        "stop_at_ms": 18000
+    })
+}
+
+/// Every write made while broker 0 is dead is refused at the connection, waits in the
+/// accumulator and reaches broker 1 once it leads; only p0-3, written to the open
+/// connection in the millisecond of the kill, is lost. (Before, each write to the dead
+/// leader counted as done when sent and was lost: under 4.0, p0-3 to p0-24.)
+#[test]
+fn an_acks_0_write_is_not_written_to_a_broker_that_refuses_the_connection_and_reaches_the_new_leader() {
+    for preset in ["kafka-0.10", "kafka-2.4", "kafka-2.8", "kafka-3.7", "kafka-4.0"] {
+        let t = under(&acks_0_kill_scenario(), preset);
+        // p0-4's first try is refused by broker 0's kernel, never written, and retried.
+        let sent = t.find(0, &json!({"type": "produce", "producer": "p0", "records": ["p0-4"]}));
+        let refused = t.find(sent, &json!({"type": "connection_reset", "from": 0, "to": "p0"}));
+        let text = t.at(refused)["text"].as_str().unwrap_or("");
+        assert!(text.contains("never sent") && text.contains("will retry 1 record"), "{preset}: {}", line(t.at(refused)));
+        assert!(!strs(&producer(t.at(refused), "p0")["acked"]).contains(&"p0-4".to_string()), "{preset}: {}", line(t.at(refused)));
+        let last = t.last();
+        let p = producer(last, "p0");
+        assert_eq!((&p["pending"], &p["failed"]), (&json!([]), &json!([])), "{preset}");
+        let leader = last["partition"]["leader"].as_u64().unwrap_or(0) as usize;
+        assert_ne!(leader, 0, "{preset}: a new leader");
+        let logged = log_ids(last, leader);
+        let missing: Vec<String> = (1..=26).map(|n| format!("p0-{n}")).filter(|id| !logged.contains(id)).collect();
+        assert_eq!(missing, vec!["p0-3".to_string()], "{preset}: {logged:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// fetch_error_forgets_preferred_replica: kafka-2.4, kafka-2.8 | kafka-3.7 (KAFKA-14379, 3.3.2/3.4.0).
+// ---------------------------------------------------------------------------
+
+/// A consumer reads from follower 2 (KIP-392) while p1 writes every 500 ms; leader 0 is
+/// killed at 1 s and broker 1 is elected in epoch 1. Follower 2 then refuses the consumer's
+/// fetch, still in epoch 0, with FENCED_LEADER_EPOCH.
+fn fenced_at_follower_scenario() -> Value {
+    json!({
+        "format": 1,
+        "replicas": 3,
+        "initial": {"log_end_offset": 5},
+        "config": {"zookeeper.session.timeout.ms": 6000},
+        "producers": [{"id": "p1", "acks": "all"}],
+        "consumers": [{"id": "c1", "fetch_from": 2}],
+        "events": [
+            {"at_ms": 100, "produce": {"producer": "p1", "records": 1}, "repeat": {"count": 30, "every_ms": 500}},
+            {"at_ms": 1000, "crash": {"broker": 0}}
+        ],
+        "stop_at_ms": 16000
+    })
+}
+
+/// Before 3.3.2 the error only asks for new metadata: once it has validated its position
+/// with leader 1, the consumer fetches from follower 2 again. From 3.3.2 it forgets the
+/// replica and fetches from leader 1, which names follower 2 again.
+#[test]
+fn before_3_3_2_a_fetch_error_keeps_the_preferred_read_replica() {
+    for (preset, keeps) in [("kafka-2.4", true), ("kafka-2.8", true), ("kafka-3.7", false), ("kafka-4.0", false)] {
+        let t = under(&fenced_at_follower_scenario(), preset);
+        let fenced = t.find(0, &json!({"type": "consumer_fetch_response", "from": 2, "to": "c1", "error": "FENCED_LEADER_EPOCH"}));
+        let text = t.at(fenced)["text"].as_str().unwrap_or("");
+        assert_eq!(text.contains("keeps broker 2 as its preferred read replica"), keeps, "{preset}: {}", line(t.at(fenced)));
+        let next = t.find(fenced, &json!({"type": "consumer_fetch_request", "from": "c1"}));
+        assert_eq!(t.at(next)["event"]["to"], json!(if keeps { 2 } else { 1 }), "{preset}: {}", line(t.at(next)));
+        // Either way it reads from follower 2 in the end.
+        let back = t.find(fenced, &json!({"type": "consumer_fetch_request", "from": "c1", "to": 2}));
+        assert!(time(t.at(back)) < time(t.at(fenced)) + 1000, "{preset}: {}", line(t.at(back)));
     }
 }

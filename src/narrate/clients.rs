@@ -474,13 +474,20 @@ impl Narrator<'_> {
                     return format!("{} gets an answer to a fetch it has given up on; ignored.", self.consumer(consumer))
                 }
                 Event::ConsumerFetchFailed { consumer, error } => {
+                    let replica = match self.sim.consumers[consumer].preferred {
+                        Some((r, _)) if self.sim.behavior.fetch_error_forgets_preferred_replica => {
+                            format!("it keeps broker {r} as its preferred read replica (an UNKNOWN_LEADER_EPOCH forgets nothing)")
+                        }
+                        Some((r, _)) => format!("it keeps broker {r} as its preferred read replica (before 3.3.2, KAFKA-14379)"),
+                        None => "it forgets any preferred replica".to_string(),
+                    };
                     return format!(
-                        "{}'s fetch fails with {}; it forgets any preferred replica, refreshes its metadata and retries in {} ms.{}",
+                        "{}'s fetch fails with {}; {replica}, refreshes its metadata and retries in {} ms.{}",
                         self.consumer(consumer),
                         error.name(self.sim.scenario.preset),
                         self.sim.consumers[consumer].settings.retry_backoff_ms,
                         self.sender()
-                    )
+                    );
                 }
                 Event::ConsumerStopped { consumer, error } => {
                     return format!(

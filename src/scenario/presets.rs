@@ -54,6 +54,7 @@ const KAFKA_4_0: Behavior = Behavior {
     follower_fetching: true,
     preferred_read_replica_in_isr: true,
     preferred_read_replica_answers_at_once: true,
+    fetch_error_forgets_preferred_replica: true,
     truncation: Truncation::DivergingEpoch,
     leader_epoch_fencing: true,
     consumer_leader_epoch: true,
@@ -89,11 +90,12 @@ const KAFKA_3_8: Behavior = Behavior {
 const KAFKA_3_7: Behavior = Behavior { consumer_fetch_above_hw: AboveHw::Park, ..KAFKA_3_8 };
 
 /// 2.8 as a ZooKeeper cluster (KRaft was an early-access preview in 2.8); KAFKA-14372
-/// (ISR-only preferred read replicas) came in 3.3.2/3.4.0, KAFKA-13767 in 3.2.
+/// (ISR-only preferred read replicas) and KAFKA-14379 came in 3.3.2/3.4.0, KAFKA-13767 in 3.2.
 const KAFKA_2_8: Behavior = Behavior {
     hw_counts: HwCounts::MaximalIsrOrCaughtUp,
     preferred_read_replica_in_isr: false,
     preferred_read_replica_answers_at_once: false,
+    fetch_error_forgets_preferred_replica: false,
     hw_held_under_min_isr: false,
     follower_hw_completes_consumer_fetch: false,
     broker_liveness: BrokerLiveness::ZookeeperSession,
@@ -143,6 +145,7 @@ const TEXTBOOK: Behavior = Behavior {
     follower_fetching: true,
     preferred_read_replica_in_isr: true,
     preferred_read_replica_answers_at_once: true,
+    fetch_error_forgets_preferred_replica: true,
     truncation: Truncation::HighWatermark,
     leader_epoch_fencing: false,
     consumer_leader_epoch: false,

@@ -144,6 +144,12 @@ switches! {
     /// records, so it waits in the purgatory, where `DelayedFetch.tryComplete` skips the
     /// partition it did not read: the consumer learns its replica after fetch.max.wait.ms.
     preferred_read_replica_answers_at_once: bool = "preferred_read_replica_answers_at_once", boolean;
+    /// 3.3.2/3.4.0 (KAFKA-14379, `Fetcher.requestMetadataUpdate(tp)`): a fetch answered with an
+    /// error that asks for new metadata (FENCED_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER…) also
+    /// forgets the consumer's preferred read replica, so its next fetch goes to the leader.
+    /// In 2.4–3.3.1 `initializeCompletedFetch` only asked for metadata: the consumer fetches
+    /// from the same replica again. UNKNOWN_LEADER_EPOCH forgets nothing in any version.
+    fetch_error_forgets_preferred_replica: bool = "fetch_error_forgets_preferred_replica", boolean;
     truncation: Truncation = "truncation", Truncation::parse;
     /// 2.1 (KIP-320): requests carry the current leader epoch; an older one is fenced. The same
     /// change makes a follower restart its fetcher on every new leader epoch, even from the

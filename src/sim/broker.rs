@@ -101,6 +101,20 @@ impl Sim {
         matches!(node, Node::Broker(b) if self.broker(b).alive && self.broker(b).lifecycle != Lifecycle::Running && !self.zookeeper())
     }
 
+    /// Whether broker `b`'s host answers a request (or its SYN) with a reset: its process
+    /// was killed (a host that vanished says nothing), or a KRaft broker has not opened its
+    /// listeners yet. `Sim::transmit` refuses such a request; a producer reads it to keep an
+    /// acks=0 batch that would never be written (`Out::refuses_request`).
+    pub(crate) fn refuses_connections(&self, b: u32) -> bool {
+        let x = self.broker(b);
+        (!x.alive && !x.silently_down) || self.listeners_closed(Node::Broker(b))
+    }
+
+    /// The brokers whose hosts refuse connections now, one bit each (`refuses_connections`).
+    pub(crate) fn refusing_brokers(&self) -> u64 {
+        (0..self.brokers.len() as u32).filter(|&b| b < 64 && self.refuses_connections(b)).fold(0, |m, b| m | 1 << b)
+    }
+
     /// Whether a new incarnation has yet to publish the image it loaded: it has applied no
     /// metadata since its restart.
     pub(crate) fn publishes_loaded_image(&self, id: u32) -> bool {

@@ -137,6 +137,7 @@ pub(crate) fn on_validation_response(
     }
     c.fetch = None;
     if let Some(error) = error {
+        c.preferred = None;
         return fetch_failed(c, id, error, out);
     }
     let position = c.position;
@@ -191,7 +192,12 @@ pub(crate) fn on_fetch_response(c: &mut C, id: usize, msg: &Msg, resp: &Consumer
             let position = consumer.position;
             out.emit(Event::ConsumerOffsetReset { consumer: id, from, position });
         }
-        (Some(error), _) => return fetch_failed(c, id, error, out),
+        (Some(error), _) => {
+            if error_forgets_preferred_replica(error, out) {
+                c.preferred = None;
+            }
+            return fetch_failed(c, id, error, out);
+        }
         (None, Some(to)) => {
             let until = out.now + c.settings.metadata_max_age_ms;
             c.preferred = Some((to, until));
@@ -216,10 +222,22 @@ pub(crate) fn on_fetch_response(c: &mut C, id: usize, msg: &Msg, resp: &Consumer
     send_fetch(c, id, out);
 }
 
-/// An error that means stale metadata or a lost replica: the consumer forgets its
-/// preferred replica, asks for new metadata and fetches again after retry.backoff.ms.
+/// `Fetcher.initializeCompletedFetch`'s error branches (`FetchCollector.handleInitializeErrors`
+/// from 3.7): from 3.3.2/3.4.0 (KAFKA-14379) an error that asks for new metadata also forgets
+/// the preferred read replica (`requestMetadataUpdate(tp)`); in 2.4–3.3.1 it only asked for
+/// metadata (read at 2.4.1, 2.8.2, 3.3.2 and 3.7.0: `fetch_error_forgets_preferred_replica`).
+/// UNKNOWN_LEADER_EPOCH is only logged, in every version: the replica is kept.
+fn error_forgets_preferred_replica(error: KafkaError, out: &Out) -> bool {
+    out.behavior.fetch_error_forgets_preferred_replica && error != KafkaError::UnknownLeaderEpoch
+}
+
+/// An error that means stale metadata or a lost replica: the consumer asks for new metadata
+/// and fetches again after retry.backoff.ms. Its caller has forgotten the preferred replica
+/// where it should: after a failed connection always (2.4–3.3.1 keep it until the metadata
+/// marks the replica offline, which the model's metadata does not carry; KAFKA-14379's
+/// `onFailure` forgets it at once from 3.3.2), after an error answer by
+/// `error_forgets_preferred_replica`.
 fn fetch_failed(c: &mut C, id: usize, error: KafkaError, out: &mut Out) {
-    c.preferred = None;
     let _ = client::request_metadata_update(c, Node::Consumer(id), out);
     let timer = out.set_timer(out.now + c.settings.retry_backoff_ms, Timer::ConsumerRequestTimeout { consumer: id });
     c.fetch = Some(ConsumerFetch::Backoff { timer });
@@ -276,6 +294,7 @@ pub(crate) fn on_connection_reset(c: &mut C, id: usize, broker: u32, out: &mut O
             out.cancel(timeout);
         }
         c.fetch = None;
+        c.preferred = None;
         fetch_failed(c, id, KafkaError::NetworkException, out);
     }
 }

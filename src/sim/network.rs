@@ -239,8 +239,8 @@ impl Sim {
         let request = from == client;
         if self.is_dead(to) || (request && self.listeners_closed(to)) {
             self.last.lists().lost.push(id);
-            let killed = matches!(to, Node::Broker(b) if !self.broker(b).silently_down);
-            if request && killed && !controller_link && !self.net.is_cut_for(to, from, &body) && !self.net.is_cut_for(from, to, &body) {
+            let refuses = matches!(to, Node::Broker(b) if self.refuses_connections(b));
+            if request && refuses && !controller_link && !self.net.is_cut_for(to, from, &body) && !self.net.is_cut_for(from, to, &body) {
                 // The SYN or the data reaches the host, whose kernel answers with a reset.
                 self.set_conn(client, server, Some(Conn::Closed));
                 let back = self.next_msg;

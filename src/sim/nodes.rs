@@ -19,11 +19,12 @@ use crate::scenario::ConsumerSpec;
 macro_rules! node_rule {
     ($sim:expr, $nodes:ident $([$index:expr])?, $rule:expr) => {{
         let znode_version = $sim.controller.partition_epoch;
+        let refusing = $sim.refusing_brokers();
         let Sim { $nodes, scenario, behavior, settings, rng, net, in_flight, next_msg, sched, last, now, step, .. } = $sim;
         let wire = &mut network::WireOf { now: *now, net, in_flight, setup: behavior.connection_setup };
         let lists = last.lists();
         let (events, commands) = (&mut lists.events, &mut lists.commands);
-        let out = &mut Out { now: *now, step: *step, znode_version, scenario, behavior, settings, rng, wire, next_msg, sched, commands, events };
+        let out = &mut Out { now: *now, step: *step, znode_version, scenario, behavior, settings, rng, wire, next_msg, sched, commands, events, refusing };
         ($rule)(&mut (*$nodes)$([$index])?, out)
     }};
 }

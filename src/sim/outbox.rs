@@ -83,6 +83,8 @@ pub(crate) struct Out<'a> {
     pub(super) sched: &'a mut Scheduler<Due>,
     pub(super) commands: &'a mut Vec<Command>,
     pub(super) events: &'a mut Vec<Event>,
+    /// The brokers whose hosts refuse connections now, one bit each (`Sim::refusing_brokers`).
+    pub(super) refusing: u64,
 }
 
 impl Out<'_> {
@@ -119,6 +121,13 @@ impl Out<'_> {
     /// Whether a request from `client` to `server` would first wait for a new connection.
     pub fn would_wait_for_connection(&self, client: Node, server: Node) -> bool {
         self.wire.would_wait_for_connection(client, server)
+    }
+
+    /// Whether a request from `client` to `server` would be answered by its host's kernel
+    /// with a reset, never read (`Sim::refuses_connections`, across a link open both ways).
+    pub fn refuses_request(&self, client: Node, server: Node) -> bool {
+        let refusing = matches!(server, Node::Broker(b) if b < 64 && self.refusing & (1 << b) != 0);
+        refusing && !self.wire.is_cut_on(client, server, None) && !self.wire.is_cut_on(server, client, None)
     }
 
     /// If a request from `client` to `server` would wait for a connection, the longest

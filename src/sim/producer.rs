@@ -110,8 +110,10 @@ fn send_what_may_go(p: &mut P, id: usize, out: &mut Out) {
         if p.settings.idempotent && should_stop_drain_in_sequence(p, i) {
             break;
         }
-        send_batch(p, id, i, leader, out);
-        i += 1;
+        // A batch done once written (acks=0) leaves the queue: the next is at `i` now.
+        if !send_batch(p, id, i, leader, out) {
+            i += 1;
+        }
     }
     if let Some(at) = wake {
         wake_at(p, id, at, out);
@@ -137,8 +139,9 @@ fn should_stop_drain_in_sequence(p: &Producer, i: usize) -> bool {
     owed.into_iter().any(|e| e.epoch != p.epoch)
 }
 
-/// One produce request with one batch to `leader`.
-fn send_batch(p: &mut P, id: usize, i: usize, leader: u32, out: &mut Out) {
+/// One produce request with one batch to `leader`; returns whether the batch is done
+/// (`done_once_written`) and has left the queue.
+fn send_batch(p: &mut P, id: usize, i: usize, leader: u32, out: &mut Out) -> bool {
     let settings = p.settings;
     let acks = settings.acks;
     let b = &p.batches[i];
@@ -149,13 +152,13 @@ fn send_batch(p: &mut P, id: usize, i: usize, leader: u32, out: &mut Out) {
     let msg = out.send(Node::Producer(id), Node::Broker(leader), body);
     let epoch = p.meta.leader_epoch;
     let first_n = ids[0].n;
-    if acks == Acks::Zero {
-        // Fire and forget: the batch is done once sent.
+    if done_once_written(acks, Node::Producer(id), Node::Broker(leader), out) {
         let q = &mut **p;
         q.batches.remove(i);
         q.pending.retain(|r| !ids.contains(r));
         ids.iter().for_each(|r| q.acked.push(*r));
-        return out.emit(Event::ProduceSent { producer: id, broker: leader, first_n, count: ids.len(), retry, msg });
+        out.emit(Event::ProduceSent { producer: id, broker: leader, first_n, count: ids.len(), retry, msg });
+        return true;
     }
     // On a connection still being set up the request is not sent yet (`NetworkClient`
     // drains a batch only to a ready node): it waits while the attempt lasts, until the
@@ -181,6 +184,20 @@ fn send_batch(p: &mut P, id: usize, i: usize, leader: u32, out: &mut Out) {
     }
     q.requests.insert(msg, ProduceRequest { broker: leader, timeout });
     out.emit(Event::ProduceSent { producer: id, broker: leader, first_n, count: ids.len(), retry, msg });
+    false
+}
+
+/// `NetworkClient.handleCompletedSends`: a request that expects no answer (acks=0) is
+/// complete once written to its connection, and the batch with it. `Sender.sendProducerData`
+/// drains batches only to a node whose connection is ready (`NetworkClient.ready`), so a
+/// batch for a broker whose host refuses the connection (a killed process, or a KRaft broker
+/// that has not opened its listeners) is never written: it stays in the accumulator, and the
+/// refusal makes the producer want new metadata. Here it is sent and kept in flight like any
+/// other until the refusal comes back, then retried as a request never sent (read at
+/// 0.10.2.2, 2.4.1 and 3.7.0). Before, every acks=0 write to a dead leader counted as done
+/// and was lost.
+fn done_once_written(acks: Acks, me: Node, server: Node, out: &Out) -> bool {
+    acks == Acks::Zero && !out.refuses_request(me, server)
 }
 
 /// `Sender.handleProduceResponse` → `completeBatch`: acknowledged (a duplicate
