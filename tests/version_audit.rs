@@ -152,7 +152,10 @@ fn a_client_waits_retry_backoff_after_every_metadata_refresh_one_naming_a_new_le
         let (gap, at) = shortest_refresh_gap(&t).expect("the clients refresh their metadata");
         // Before the rule a consumer fenced by the new epoch asked again 1 ms after the answer.
         assert!(gap >= floor, "{preset}: a metadata request {gap} ms after the last answer: {at}");
+    }
+}
 
+// ---------------------------------------------------------------------------
 // An acks=0 write is done once written, and only to a ready connection (every version:
 // `Sender.sendProducerData` drains to `NetworkClient.ready` nodes only;
 // `NetworkClient.handleCompletedSends` completes a request that expects no answer).
