@@ -104,9 +104,9 @@ fn a_counterexample_as_an_itf_trace_ends_at_its_violation() {
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let trace = read(&path);
-    // The shrunk replay: step 0 to the violation (66 steps since ZooKeeper is a node of its
+    // The shrunk replay: step 0 to the violation (60 steps since ZooKeeper is a node of its
     // own: pings, expiry and the watch are steps); the violation in the last state only.
-    assert_eq!(trace.states.len(), 67);
+    assert_eq!(trace.states.len(), 61);
     let (last, before) = trace.states.split_last().expect("states");
     assert!(before.iter().all(|s| s.value.violations.is_empty()));
     let names: Vec<&str> = last.value.violations.iter().map(|v| v.invariant.as_str()).collect();
