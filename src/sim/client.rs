@@ -138,21 +138,28 @@ fn time_to_allow_update(last: Option<u64>, n: u32, base: u64, max: u64, out: &mu
     last + backoff_ms(out, base, max, n.saturating_sub(1))
 }
 
-/// `NetworkClient.leastLoadedNode`: a broker with nothing in flight from this client
-/// and not in reconnect backoff, starting from a point drawn from the seed; else
-/// any broker not in backoff. A broker whose connection is being set up comes after
-/// those that are ready (`foundConnecting` is the fallback), so a metadata request does
-/// not wait on a handshake another broker does not need.
+/// `NetworkClient.leastLoadedNode` (the order of its choices read at 2.4.1 and 3.7.0),
+/// over the brokers from a point drawn from the seed and not in reconnect backoff: the
+/// first whose connection is open with nothing in flight from this client; else the
+/// first open one; else the last whose connection is being made (`foundConnecting`);
+/// else one it may connect to, the one whose last attempt failed longest ago first
+/// (`lastConnectAttemptMs`). A connection reset or refused is not open: a client whose
+/// requests to a killed leader were refused asks a live broker, not that one again.
 fn least_loaded_node(c: &impl Client, client: Node, out: &mut Out) -> Option<u32> {
     let n = out.scenario.replicas;
     let offset = out.draw(u64::from(n) - 1) as u32;
     let now = out.now;
     let meta = c.meta();
-    let usable = |b: u32| meta.blackout.get(&b).is_none_or(|&until| until <= now);
-    let ready = |b: u32| !out.would_wait_for_connection(client, Node::Broker(b));
-    let order: Vec<u32> = (0..n).map(|i| (i + offset) % n).collect();
-    let first = |pick: &dyn Fn(u32) -> bool| order.iter().copied().find(|&b| usable(b) && pick(b));
-    first(&|b| !c.busy(b) && ready(b)).or_else(|| first(&ready)).or_else(|| first(&|b| !c.busy(b))).or_else(|| first(&|_| true))
+    let order: Vec<u32> = (0..n).map(|i| (i + offset) % n).filter(|b| meta.blackout.get(b).is_none_or(|&until| until <= now)).collect();
+    let ready = |b: &u32| out.is_connection_ready(client, Node::Broker(*b));
+    let failed_at = |b: &u32| meta.blackout.get(b).copied().unwrap_or(0);
+    order
+        .iter()
+        .copied()
+        .find(|b| ready(b) && !c.busy(*b))
+        .or_else(|| order.iter().copied().find(ready))
+        .or_else(|| order.iter().rev().copied().find(|&b| out.is_connecting(client, Node::Broker(b))))
+        .or_else(|| order.iter().copied().min_by_key(failed_at))
 }
 
 /// `Metadata.update`: a newer leader epoch (or the same) replaces what the client

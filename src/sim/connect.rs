@@ -12,6 +12,7 @@ use super::consumer;
 use super::event::Event;
 use super::follower;
 use super::msg::{Body, Msg, Node};
+use super::outbox::Link;
 use super::producer;
 use super::scheduler::{Due, Key, Rng, Timer, PROTOCOL};
 use super::shared::Shared;
@@ -42,6 +43,16 @@ impl Conn {
         match self {
             Conn::Crossing { at } if at > now => Some(at),
             _ => None,
+        }
+    }
+
+    /// The connection as its client's rules see it at `now` (`outbox::Link`).
+    pub(crate) fn link(self, now: u64) -> Link {
+        match self {
+            Conn::Crossing { at } if at <= now => Link::Open,
+            Conn::Crossing { at } => Link::Connecting { crosses_at: Some(at) },
+            Conn::Connecting { .. } => Link::Connecting { crosses_at: None },
+            Conn::Closed | Conn::GivenUp { .. } => Link::Closed,
         }
     }
 

@@ -25,7 +25,7 @@ pub use super::connect::{channel_of, conn_of, retransmission_at, syn_retransmiss
 use super::connect::{drop_unsent_on, drop_unsent_request, longest_attempt_ms, orphan_gives_up_at, queued_behind};
 use super::event::Event;
 use super::msg::{Body, Hold, Msg, Node};
-use super::outbox::Wire;
+use super::outbox::{Link, Wire};
 use super::scheduler::{Due, Key, PROTOCOL};
 use super::step::Command;
 use super::vecmap::{VecMap, VecSet};
@@ -556,12 +556,8 @@ impl Wire for WireOf<'_> {
         waits.then(|| longest_attempt_ms(self.setup, state.map_or(0, Conn::failures)))
     }
 
-    fn handshake_at(&self, client: Node, server: Node) -> Option<u64> {
-        self.net.conn(client, server).and_then(|c| c.crosses_after(self.now))
-    }
-
-    fn is_connecting(&self, client: Node, server: Node) -> bool {
-        self.net.conn(client, server).is_some_and(|c| matches!(c, Conn::Connecting { .. }) || c.crosses_after(self.now).is_some())
+    fn link(&self, client: Node, server: Node) -> Link {
+        self.net.conn(client, server).map_or(Link::Open, |c| c.link(self.now))
     }
 
     fn drop_unsent_request(&mut self, id: u64) -> Option<Key> {

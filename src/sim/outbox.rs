@@ -52,14 +52,32 @@ pub(crate) trait Wire {
     fn close_metadata_connection(&mut self, broker: u32) -> Vec<Key>;
     /// A request given up while TCP held it is dropped (its connection was reset).
     fn drop_held_message(&mut self, id: u64);
-    /// When the handshake of `client`'s connection to `server` crosses, if a heal has
-    /// let it and it has not yet (`Conn::Crossing`).
-    fn handshake_at(&self, client: Node, server: Node) -> Option<u64>;
-    /// Whether `client`'s connection to `server` is still being made.
-    fn is_connecting(&self, client: Node, server: Node) -> bool;
+    /// `client`'s connection to `server` as its rules see it now (`connect::Conn::link`).
+    fn link(&self, client: Node, server: Node) -> Link;
     /// A request that never left (it waits on its connection) is taken off the wire;
     /// returns its delivery, to take out of the queue, if one was due.
     fn drop_unsent_request(&mut self, id: u64) -> Option<Key>;
+}
+
+/// A client's connection as its rules see it (`ClusterConnectionStates`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Link {
+    /// Open: a request goes out at once.
+    Open,
+    /// Being made; `crosses_at`: the SYN a heal lets cross, if one will.
+    Connecting { crosses_at: Option<u64> },
+    /// Closed, reset, refused or given up: the next request connects anew.
+    Closed,
+}
+
+impl Link {
+    /// When the handshake crosses, if a heal has let it and it has not yet.
+    pub fn crosses_at(self) -> Option<u64> {
+        match self {
+            Link::Connecting { crosses_at } => crosses_at,
+            _ => None,
+        }
+    }
 }
 
 /// What a node's rule may read besides its node (the clock, the configuration, its
@@ -170,9 +188,16 @@ impl Out<'_> {
         self.wire.drop_held_message(id);
     }
 
-    /// Whether `client`'s connection to `server` is still being made (`Wire::is_connecting`).
+    /// Whether `client`'s connection to `server` is still being made: CONNECTING, or
+    /// crossing on a SYN still to come.
     pub fn is_connecting(&self, client: Node, server: Node) -> bool {
-        self.wire.is_connecting(client, server)
+        matches!(self.wire.link(client, server), Link::Connecting { .. })
+    }
+
+    /// Whether `client`'s connection to `server` is open (`ClusterConnectionStates.isReady`):
+    /// not closed, reset or given up, and not still being made.
+    pub fn is_connection_ready(&self, client: Node, server: Node) -> bool {
+        self.wire.link(client, server) == Link::Open
     }
 
     /// A request that never left is taken off the wire (`Wire::drop_unsent_request`).
@@ -186,7 +211,7 @@ impl Out<'_> {
     /// unless sent, times out: a connection a heal lets cross at a known SYN sends it then,
     /// and it times out `timeout_ms` after that send ([`timed_from_send`]).
     pub fn send_deadline(&self, client: Node, server: Node, deadline: u64, timeout_ms: u64) -> u64 {
-        self.wire.handshake_at(client, server).and_then(|sent| timed_from_send(deadline, sent, timeout_ms)).unwrap_or(deadline)
+        self.wire.link(client, server).crosses_at().and_then(|sent| timed_from_send(deadline, sent, timeout_ms)).unwrap_or(deadline)
     }
 
     /// A request that waited on its connection goes out at `sent`, when the connection is
