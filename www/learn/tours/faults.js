@@ -401,6 +401,8 @@ export const failover = [
     level: "middle",
     title: "The producer learns the new leader",
     at: ev("metadata_response", { outcome: "updated" }),
+    // The time since the election, read from the run's election step.
+    claims: (c) => [since(c, (e) => e.type === "leader_election")],
     say: {
       middle: (c) => `${since(c, (e) => e.type === "leader_election")} ms after the election, ${c.e.to}'s next metadata refresh names leader ${c.e.leader} (epoch ${c.e.leader_epoch}); every waiting batch goes to broker ${c.e.leader}, in order.`,
     },
@@ -410,6 +412,8 @@ export const failover = [
     level: "junior",
     title: "Delivered: once each, in order",
     at: (r, p) => r.event?.type === "produce_response" && r.event.from === r.partition.leader && r.partition.leader_epoch > 0,
+    // The time since the election, read from the run's election step.
+    claims: (c) => [since(c, (e) => e.type === "leader_election")],
     quiz: {
       kind: "claim",
       claim: "failover-copies",
