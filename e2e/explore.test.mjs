@@ -78,7 +78,7 @@ test("says precisely that nothing was found within the bounds, never a proof", a
   assert.equal(await verdictOf(page), "none-within-bounds");
   const cli = native(["--builtin", "kip101-data-loss", "--preset", "kafka-4.0"]);
   assert.equal(await page.textContent("#explore .ex-sentence"), cli.sentence);
-  assert.match(cli.sentence, /^No counterexample within these bounds: all 130,770 distinct states/);
+  assert.match(cli.sentence, /^No counterexample within these bounds: all 126,219 distinct states/);
   assert.match(cli.sentence, /This is not a proof/);
   const bounds = await page.textContent("#explore .ex-bounds-said");
   assert.ok(bounds.includes(cli.bounds), `${bounds} names ${cli.bounds}`);
