@@ -15,8 +15,17 @@ after(async () => {
 });
 
 describe("seventh pass: a tagged header says LEO and HW in words at 360 px", () => {
-  for (const [name, at] of [["acks-and-min-isr", 102], ["elr", 112], ["elr", 488]]) {
-    test(`${name} step ${at}: every tagged header keeps “LEO n” and “HW n”, its tag apart from its words and inside its box`, async () => {
+  // The first step whose ELR holds a dead broker: its header is tagged, as a live one's.
+  const elrOffline = () => {
+    const trace = cliTrace(["--builtin", "elr"]);
+    const dead = (r, b) => r.replicas.some((x) => x.broker === b && !x.alive);
+    const rec = trace.find((r) => (r.partition.elr ?? []).some((b) => dead(r, b)));
+    assert.ok(rec, "the elr built-in's ELR holds a dead broker at some step");
+    return rec.step;
+  };
+  for (const [name, label, step] of [["acks-and-min-isr", "step 102", () => 102], ["elr", "step 112", () => 112], ["elr", "where its ELR holds a dead broker", elrOffline]]) {
+    test(`${name} ${label}: every tagged header keeps “LEO n” and “HW n”, its tag apart from its words and inside its box`, async () => {
+      const at = step();
       const page = await env.open(`/?scenario=${name}#at=${at}`, { viewport: { width: 360, height: 740 }, until: ["html[data-boot=live]", "#status[data-step]"] });
       await page.waitForSelector("#stage .broker[data-elr]");
       const heads = await page.$$eval("#stage .broker[data-elr]", (gs) => gs.map((g) => {
